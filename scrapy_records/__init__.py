@@ -1,0 +1,44 @@
+"""scrapy_records: find the data records on any web page, without selectors.
+
+Quick use::
+
+    import scrapy_records
+    result = scrapy_records.extract(html_bytes, url="https://example.com/list")
+    for record in result.main.records:
+        print(record.fields)
+"""
+
+__version__ = "0.1.0"
+
+from .errors import (  # noqa: E402
+    EmptyDocumentError,
+    NotHTMLError,
+    PageTooLargeError,
+    RecordsError,
+    UnknownExtractorError,
+    WrapperError,
+)
+from .page import Page, as_page  # noqa: E402
+from .results import Column, PageResult, Record, Region  # noqa: E402
+from .api import extract  # noqa: E402
+from .extractors import available_extractors, get_extractor, register_extractor  # noqa: E402
+
+__all__ = [
+    "__version__",
+    "extract",
+    "Page",
+    "as_page",
+    "PageResult",
+    "Region",
+    "Record",
+    "Column",
+    "available_extractors",
+    "get_extractor",
+    "register_extractor",
+    "RecordsError",
+    "NotHTMLError",
+    "EmptyDocumentError",
+    "PageTooLargeError",
+    "UnknownExtractorError",
+    "WrapperError",
+]

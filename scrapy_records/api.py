@@ -1,0 +1,48 @@
+"""The public one-call API: :func:`extract`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .page import Page, as_page
+from .results import PageResult
+
+#: Options consumed by the page model rather than by extractors.
+PAGE_OPTIONS = ("encoding", "max_bytes", "max_nodes", "max_depth")
+#: Options consumed by :func:`extract` itself.
+RESULT_OPTIONS = ("min_records", "min_confidence", "main_threshold")
+
+
+def extract(
+    source: Any,
+    url: str | None = None,
+    extractor: str = "auto",
+    *,
+    min_records: int = 2,
+    min_confidence: float = 0.0,
+    main_threshold: float = 0.0,
+    **options: Any,
+) -> PageResult:
+    """Find the data records of one page.
+
+    :param source: ``str``, ``bytes``, a Scrapy ``Response``, an lxml element or a :class:`Page`.
+    :param url: the page URL (makes link and image URLs absolute).
+    :param extractor: ``"auto"`` (see :mod:`scrapy_records.auto`) or a registered name
+        (:func:`~scrapy_records.available_extractors`).
+    :param min_records: drop regions with fewer records.
+    :param min_confidence: drop regions with a lower confidence.
+    :param main_threshold: ``result.main`` is ``None`` when the best region's confidence
+        is below this.
+    :param options: page budgets (``max_bytes``, ``max_nodes``, ``max_depth``,
+        ``encoding``) and extractor options (e.g. ``K=10, T=0.3`` for MDR).
+    :raises RecordsError: subclasses for non-HTML, empty or too large input, unknown extractor.
+    """
+    page_opts = {k: options.pop(k) for k in PAGE_OPTIONS if k in options}
+    page = as_page(source, url, **page_opts) if not isinstance(source, Page) else source
+    from .auto import run_extractor
+
+    regions = run_extractor(page, extractor, **options)
+    regions = [
+        r for r in regions if len(r.records) >= min_records and r.confidence >= min_confidence
+    ]
+    return PageResult(url=page.url, regions=regions, main_threshold=main_threshold)

@@ -1,0 +1,79 @@
+"""The extractor protocol and the one routine that turns record node groups into a Region.
+
+Every extractor finds *where* the records are (groups of element indices of the
+:class:`~scrapy_records.page.Page`); :func:`build_region` does the rest the same way for
+all of them: XPaths, text, and field alignment into typed, named columns
+(:mod:`scrapy_records.alignment`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from ..page import Page
+from ..results import Record, Region
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """What an extractor is: a name and a function from a page to ranked-later regions.
+
+    ``extract`` returns every region it finds, in any order, each with a confidence in
+    ``[0, 1]``; ranking and the choice of the main region happen in
+    :mod:`scrapy_records.ranking`. Unknown options must raise ``TypeError``.
+    """
+
+    name: str
+
+    def extract(self, page: Page, **options: Any) -> list[Region]:  # pragma: no cover
+        ...
+
+
+def build_region(
+    page: Page,
+    extractor: str,
+    parent: int,
+    groups: Sequence[Sequence[int]],
+    confidence: float,
+    *,
+    record_confidences: Sequence[float] | None = None,
+    meta: dict[str, Any] | None = None,
+    align: bool = True,
+) -> Region:
+    """Make a :class:`Region` from records given as groups of page node indices.
+
+    :param parent: node index of the region's parent element.
+    :param groups: one sequence of root node indices per record (document order is
+        enforced here; a non-contiguous record may hold nodes of several parents).
+    :param align: run field alignment (set False for speed when only records are needed).
+    """
+    from ..alignment import align_records
+
+    groups = [tuple(sorted(set(g))) for g in groups if g]
+    records = []
+    for k, g in enumerate(groups):
+        conf = record_confidences[k] if record_confidences is not None else confidence
+        records.append(
+            Record(
+                xpaths=[page.xpath(i) for i in g],
+                text=page.texts(g),
+                fields={},
+                confidence=float(min(1.0, max(0.0, conf))),
+                nodes=g,
+            )
+        )
+    columns = []
+    if align and records:
+        columns, values = align_records(page, groups)
+        for rec, vals in zip(records, values):
+            rec.fields = vals
+    return Region(
+        extractor=extractor,
+        records=records,
+        confidence=float(min(1.0, max(0.0, confidence))),
+        xpath=page.xpath(parent) if parent >= 0 else "/",
+        columns=columns,
+        meta=dict(meta or {}),
+        parent=parent,
+    )

@@ -1,0 +1,432 @@
+"""The page model: parse once, share with every extractor.
+
+A :class:`Page` wraps one lxml tree (built exactly as parsel/Scrapy build it, so every
+XPath the library emits selects the same nodes in ``response.xpath(...)``) and flattens
+the elements the algorithms care about into parallel arrays indexed by pre-order
+position. Extractors read these arrays; none of them walks the lxml tree again.
+
+What is dropped for the algorithms (the lxml tree itself is never modified):
+
+* ``script``, ``style``, ``noscript``, ``template`` elements with their sub-trees,
+  comments and processing instructions (their *tail* text is kept: it belongs to the
+  parent);
+* the inside of ``svg`` and ``math`` (the element stays, as a leaf).
+
+Node ``i`` exposes ``tag[i]``, ``tag_id[i]`` (small int, for C-level edit distances),
+``parent[i]``, ``children[i]``, ``depth[i]``, ``end[i]`` (the last pre-order index of its
+sub-tree, so the sub-tree is the slice ``i..end[i]`` and its pre-order tag string is
+``tag_id[i:end[i] + 1]``), ``path_id[i]`` (interned root-to-node tag path),
+and the element itself ``el[i]``. Text is kept as *leaves*: whitespace-normalised
+strings in document order, each owned by the element whose direct content it is;
+``leaf_lo[i]:leaf_hi[i]`` is the range of leaves inside node ``i``'s sub-tree.
+
+The paper-specific views (MDR tag strings, STEM tag-path sequences, MiBAT anchor
+candidates, DCADE leaf sequences) are all derived from these arrays.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
+
+import lxml.html
+from lxml import etree
+from parsel.selector import create_root_node
+
+from .errors import EmptyDocumentError, NotHTMLError, PageTooLargeError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from scrapy.http import Response
+
+__all__ = ["Page", "as_page", "decode_html", "DROPPED_TAGS", "LEAF_TAGS"]
+
+#: Elements removed with their whole sub-tree before any algorithm sees the page.
+DROPPED_TAGS = frozenset({"script", "style", "noscript", "template"})
+#: Elements kept as leaves: their inside is drawing markup, not page structure.
+LEAF_TAGS = frozenset({"svg", "math"})
+
+#: Default budgets. They bound time and memory on hostile input; see the README.
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+DEFAULT_MAX_NODES = 150_000
+DEFAULT_MAX_DEPTH = 512
+
+_BINARY_MAGIC = (
+    b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"%PDF", b"PK\x03\x04", b"\x1f\x8b",
+    b"BM", b"RIFF", b"\x00\x00\x01\x00", b"OggS", b"ID3", b"fLaC", b"wOFF", b"wOF2",
+    b"\x7fELF", b"MZ",
+)
+_TAG_RE = re.compile(r"<\s*[a-zA-Z!?/]")
+_XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*>", re.I)
+_HTML_HINT_RE = re.compile(r"<\s*(html|head|body|div|table|p|span|a|ul|li|!doctype\s+html)\b", re.I)
+
+
+def _looks_binary(data: bytes) -> bool:
+    head = data[:1024]
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF8)):
+        return False
+    if any(head.startswith(m) for m in _BINARY_MAGIC):
+        return True
+    # NUL bytes or a high share of control characters: not a text document.
+    if b"\x00" in head:
+        return True
+    ctrl = sum(1 for b in head if b < 9 or 13 < b < 32)
+    return bool(head) and ctrl / len(head) > 0.1
+
+
+def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]:
+    """Decode raw HTML bytes as a browser would and return ``(text, encoding)``.
+
+    Order of evidence (the WHATWG encoding sniffing algorithm, simplified):
+    byte-order mark, the HTTP ``Content-Type`` charset when given, a ``<meta charset>`` /
+    ``http-equiv`` declaration, then valid UTF-8, then charset-normalizer's guess, then
+    windows-1252 (the web's legacy default). Implemented with :func:`w3lib.encoding.html_to_unicode`,
+    the routine Scrapy's ``TextResponse`` uses.
+    """
+    from w3lib.encoding import html_to_unicode
+
+    def _auto_detect(body: bytes) -> str | None:
+        try:
+            body.decode("utf-8")
+            return "utf-8"
+        except UnicodeDecodeError:
+            pass
+        try:
+            from charset_normalizer import from_bytes
+
+            best = from_bytes(body[:65536]).best()
+            if best is not None:
+                return best.encoding
+        except Exception:  # pragma: no cover - detector failure is not fatal
+            pass
+        return "cp1252"
+
+    ct = f"text/html; charset={content_type}" if content_type and "/" not in content_type else content_type
+    encoding, text = html_to_unicode(ct, data, auto_detect_fun=_auto_detect)
+    return text, encoding
+
+
+class Page:
+    """One parsed HTML page shared by every extractor (see the module docstring).
+
+    Build it from ``str``, ``bytes`` (charset detected as browsers do), a Scrapy
+    ``Response`` (its encoding and its already-parsed selector tree are reused: the page
+    is not parsed twice), a parsel ``Selector``, or an lxml element / tree.
+
+    :param url: the page URL, used to make link and image URLs absolute.
+    :param max_bytes: refuse larger inputs with :class:`PageTooLargeError` (``None``: no limit).
+    :param max_nodes: refuse pages with more elements (after dropping scripts etc.).
+    :param max_depth: deeper elements are folded into their ancestor at this depth
+        (their text is kept, their structure is not), so 50,000-deep nesting costs
+        linear time and no recursion.
+    """
+
+    __slots__ = (
+        "root", "url", "base_url", "encoding", "el", "tag", "tag_id", "parent", "children",
+        "depth", "end", "path_id", "leaves", "leaf_owner", "leaf_elem", "leaf_lo", "leaf_hi",
+        "tag_names", "path_keys", "body", "_index", "_xpaths", "_treeroot", "_classes",
+        "truncated", "__weakref__",
+    )
+
+    def __init__(
+        self,
+        source: Any,
+        url: str | None = None,
+        *,
+        encoding: str | None = None,
+        max_bytes: int | None = DEFAULT_MAX_BYTES,
+        max_nodes: int | None = DEFAULT_MAX_NODES,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+    ) -> None:
+        root, url, enc = self._parse(source, url, encoding, max_bytes)
+        self.root: etree._Element = root
+        self.url: str | None = url
+        self.encoding: str | None = enc
+        self.base_url: str | None = url
+        base = root.find(".//head/base[@href]") if root is not None else None
+        if base is not None:
+            self.base_url = urljoin(url or "", base.get("href", "").strip())
+        self._treeroot = root.getroottree()
+        self._build(max_nodes, max_depth)
+        self._xpaths: dict[int, str] = {}
+        self._index: dict[Any, int] | None = None
+        self._classes: dict[int, tuple[str, ...]] = {}
+
+    # ------------------------------------------------------------------ parsing
+    @staticmethod
+    def _parse(source: Any, url: str | None, encoding: str | None, max_bytes: int | None):
+        # Scrapy Response (duck-typed so scrapy stays an optional import here)
+        if hasattr(source, "selector") and hasattr(source, "body") and hasattr(source, "url"):
+            body = source.body
+            if max_bytes is not None and len(body) > max_bytes:
+                raise PageTooLargeError(f"response is {len(body)} bytes, over max_bytes={max_bytes}")
+            if not body.strip():
+                raise EmptyDocumentError("empty response body")
+            if not hasattr(source, "text"):
+                raise NotHTMLError(f"{type(source).__name__} is not a text response")
+            if _looks_binary(body):
+                raise NotHTMLError("response body is binary data, not HTML")
+            return source.selector.root, url or source.url, getattr(source, "encoding", None)
+        # parsel Selector
+        if hasattr(source, "root") and hasattr(source, "xpath") and hasattr(source, "type"):
+            return source.root, url, encoding
+        if isinstance(source, etree._ElementTree):
+            return source.getroot(), url, encoding
+        if isinstance(source, etree._Element):
+            return source, url, encoding
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            data = bytes(source)
+            if max_bytes is not None and len(data) > max_bytes:
+                raise PageTooLargeError(f"input is {len(data)} bytes, over max_bytes={max_bytes}")
+            if not data.strip():
+                raise EmptyDocumentError("empty document")
+            if _looks_binary(data):
+                raise NotHTMLError("input is binary data, not HTML")
+            if encoding:
+                text, enc = data.decode(encoding, errors="replace"), encoding
+            else:
+                text, enc = decode_html(data)
+        elif isinstance(source, str):
+            text, enc = source, encoding
+            if max_bytes is not None and len(text) > max_bytes:
+                raise PageTooLargeError(f"input is {len(text)} characters, over max_bytes={max_bytes}")
+        else:
+            raise TypeError(
+                "Page source must be str, bytes, a Scrapy Response, a parsel Selector or an "
+                f"lxml element, not {type(source).__name__}"
+            )
+        if not text.strip():
+            raise EmptyDocumentError("empty document")
+        head = text[:4096]
+        if not _TAG_RE.search(head) and not _TAG_RE.search(text[:65536]):
+            raise NotHTMLError("input holds no markup: plain text, not HTML")
+        if _XML_DECL_RE.match(head) and not _HTML_HINT_RE.search(text[:65536]):
+            raise NotHTMLError("input is an XML document, not HTML")
+        text = _XML_DECL_RE.sub("", text, count=1)
+        root = create_root_node(text, lxml.html.HTMLParser, base_url=url)
+        return root, url, enc
+
+    # ----------------------------------------------------------------- flatten
+    def _build(self, max_nodes: int | None, max_depth: int) -> None:
+        el: list[Any] = []
+        tag: list[str] = []
+        tag_id: list[int] = []
+        parent: list[int] = []
+        children: list[list[int]] = []
+        depth: list[int] = []
+        end: list[int] = []
+        path_id: list[int] = []
+        leaves: list[str] = []
+        leaf_owner: list[int] = []
+        leaf_elem: list[int] = []
+        leaf_lo: list[int] = []
+        leaf_hi: list[int] = []
+        tag_names: dict[str, int] = {}
+        path_keys: dict[tuple[int, int], int] = {}
+        truncated = False
+
+        stack: list[int] = []  # open kept nodes
+        skipping = 0  # >0 while inside a dropped / folded sub-tree (count of open skipped)
+        fold_owner = -1  # node collecting the text of a folded (too deep) sub-tree
+
+        def add_text(owner: int, s: str | None) -> None:
+            if s:
+                s = " ".join(s.split())
+                if s:
+                    leaves.append(s)
+                    leaf_owner.append(owner)
+                    leaf_elem.append(len(el))
+
+        walker = etree.iterwalk(self.root, events=("start", "end", "comment", "pi"))
+        for event, node in walker:
+            t = node.tag
+            if event == "start":
+                if skipping:
+                    skipping += 1
+                    if fold_owner >= 0 and isinstance(t, str) and t.lower() not in DROPPED_TAGS:
+                        add_text(fold_owner, node.text)
+                    elif fold_owner >= 0:
+                        walker.skip_subtree()
+                    continue
+                if not isinstance(t, str):  # entities and the like
+                    continue
+                t = t.lower()
+                if t in DROPPED_TAGS:
+                    skipping = 1
+                    walker.skip_subtree()
+                    continue
+                i = len(el)
+                if max_nodes is not None and i >= max_nodes:
+                    raise PageTooLargeError(
+                        f"page has more than max_nodes={max_nodes} elements"
+                    )
+                p = stack[-1] if stack else -1
+                el.append(node)
+                tag.append(t)
+                tid = tag_names.get(t)
+                if tid is None:
+                    tid = tag_names[t] = len(tag_names)
+                tag_id.append(tid)
+                parent.append(p)
+                children.append([])
+                d = depth[p] + 1 if p >= 0 else 0
+                depth.append(d)
+                end.append(i)
+                key = (path_id[p] if p >= 0 else -1, tid)
+                pid = path_keys.get(key)
+                if pid is None:
+                    pid = path_keys[key] = len(path_keys)
+                path_id.append(pid)
+                leaf_lo.append(len(leaves))
+                leaf_hi.append(len(leaves))
+                if p >= 0:
+                    children[p].append(i)
+                stack.append(i)
+                add_text(i, node.text)
+                if t in LEAF_TAGS:
+                    walker.skip_subtree()  # its own "end" event still arrives
+                elif d >= max_depth:
+                    truncated = True
+                    skipping = 1
+                    fold_owner = i
+            elif event == "end":
+                if skipping:
+                    skipping -= 1
+                    if skipping == 0:
+                        if fold_owner >= 0:
+                            # closing the folded node itself: fall through to the normal close
+                            fold_owner = -1
+                        else:
+                            # closing a dropped element: its tail belongs to the open parent
+                            if stack:
+                                add_text(stack[-1], node.tail)
+                            continue
+                    else:
+                        if fold_owner >= 0:
+                            add_text(fold_owner, node.tail)
+                        continue
+                if not isinstance(t, str):
+                    continue
+                i = stack.pop()
+                end[i] = len(el) - 1
+                leaf_hi[i] = len(leaves)
+                if stack:
+                    add_text(stack[-1], node.tail)
+            else:  # comment / processing instruction: only the tail matters
+                if skipping:
+                    if fold_owner >= 0:
+                        add_text(fold_owner, node.tail)
+                    continue
+                if stack:
+                    add_text(stack[-1], node.tail)
+        # leaves added after a node closed but inside its ancestors: fix ancestors' hi
+        # (handled by setting leaf_hi at close time, which is after all descendants' tails
+        # except the node's own tail, which belongs to the parent -> correct).
+        self.el = el
+        self.tag = tag
+        self.tag_id = tag_id
+        self.parent = parent
+        self.children = children
+        self.depth = depth
+        self.end = end
+        self.path_id = path_id
+        self.leaves = leaves
+        self.leaf_owner = leaf_owner
+        self.leaf_elem = leaf_elem
+        self.leaf_lo = leaf_lo
+        self.leaf_hi = leaf_hi
+        self.tag_names = tag_names
+        self.path_keys = path_keys
+        self.truncated = truncated
+        body = 0
+        for i in range(min(len(tag), 64)):
+            if tag[i] == "body":
+                body = i
+                break
+        self.body = body
+
+    # ------------------------------------------------------------------ access
+    def __len__(self) -> int:
+        return len(self.el)
+
+    def __repr__(self) -> str:
+        return f"<Page {self.url or '(no url)'} nodes={len(self.el)} leaves={len(self.leaves)}>"
+
+    def index(self, element: Any) -> int:
+        """Pre-order index of an lxml element of this page (``KeyError`` if dropped)."""
+        if self._index is None:
+            self._index = {e: i for i, e in enumerate(self.el)}
+        return self._index[element]
+
+    def xpath(self, i: int) -> str:
+        """Absolute XPath of node ``i`` in the *original* document (scripts counted)."""
+        x = self._xpaths.get(i)
+        if x is None:
+            x = self._xpaths[i] = self._treeroot.getpath(self.el[i])
+        return x
+
+    def text(self, i: int, sep: str = " ") -> str:
+        """Whitespace-normalised text of node ``i``'s sub-tree."""
+        return sep.join(self.leaves[self.leaf_lo[i]:self.leaf_hi[i]])
+
+    def texts(self, nodes: Iterable[int], sep: str = " ") -> str:
+        return sep.join(t for t in (self.text(i) for i in nodes) if t)
+
+    def own_text(self, i: int) -> str:
+        """Text directly inside node ``i`` (its ``text`` and its children's tails)."""
+        lo, hi = self.leaf_lo[i], self.leaf_hi[i]
+        owner = self.leaf_owner
+        return " ".join(self.leaves[k] for k in range(lo, hi) if owner[k] == i)
+
+    def attr(self, i: int, name: str, default: str | None = None) -> str | None:
+        return self.el[i].get(name, default)
+
+    def classes(self, i: int) -> tuple[str, ...]:
+        c = self._classes.get(i)
+        if c is None:
+            c = self._classes[i] = tuple((self.el[i].get("class") or "").split())
+        return c
+
+    def tag_path(self, i: int) -> str:
+        """``html/body/div/ul/li`` style root-to-node tag path."""
+        parts = []
+        while i >= 0:
+            parts.append(self.tag[i])
+            i = self.parent[i]
+        return "/".join(reversed(parts))
+
+    def subtree(self, i: int) -> range:
+        """Pre-order indices of node ``i``'s sub-tree (``i`` included)."""
+        return range(i, self.end[i] + 1)
+
+    def tag_string(self, i: int) -> list[int]:
+        """MDR tag string: pre-order tag ids of the sub-tree (opening tags only)."""
+        return self.tag_id[i:self.end[i] + 1]
+
+    def is_ancestor(self, a: int, b: int) -> bool:
+        """True when ``a`` is ``b`` or one of its ancestors (O(1) by pre-order ranges)."""
+        return a <= b <= self.end[a]
+
+    def absolute(self, href: str | None) -> str | None:
+        """Resolve a link against the page's base URL; ``None`` for empty or script links."""
+        if href is None:
+            return None
+        href = href.strip()
+        if not href or href.lower().startswith(("javascript:", "data:", "#")):
+            return None if not href or not href.startswith("#") else urljoin(self.base_url or "", href)
+        return urljoin(self.base_url or "", href)
+
+    @property
+    def n(self) -> int:
+        return len(self.el)
+
+
+def as_page(source: Any, url: str | None = None, **options: Any) -> Page:
+    """Return ``source`` if it is a :class:`Page`, else build one (parse once)."""
+    if isinstance(source, Page):
+        if url and not source.url:
+            source.url = source.base_url = url
+        return source
+    return Page(source, url, **options)
