@@ -1,0 +1,557 @@
+"""Per-site wrappers: a versioned JSON document of selectors learnt from extractor output.
+
+A :class:`Wrapper` is what the unsupervised extractors *teach*: once a template's records
+have been found on a page (or on a few pages of the template), the wrapper re-extracts
+every later page of that template with plain compiled XPaths, at a fraction of the cost
+of running an extractor (issue 5, items 2-5; G-STM digest §8, DCADE digest §8.2, MDR
+digest §3.11 "wrapper hook").
+
+JSON document (``version`` 1)
+=============================
+
+All keys are always present (``null`` where a value is absent); ``to_json()`` sorts keys,
+so ``Wrapper.from_json(w.to_json()).to_json() == w.to_json()``::
+
+    {
+      "format": "scrapy-records-wrapper",   # constant
+      "version": 1,                         # WRAPPER_VERSION; other versions are refused
+      "id": "3f2a9c0d1e4b",                 # non-empty string; Region.extractor = "wrapper:<id>"
+      "site": "example.com" | null,         # site key (usually the host)
+      "template": {                         # structural signature (scrapy_records.templates)
+        "id": "t-...", | null,              # template cluster id
+        "method": "bottomk-tagpath-v1" | null,
+        "signature": [int, ...]             # sketch values (may be empty)
+      },
+      "record": {                           # null: a page-level-only wrapper (detail pages)
+        "xpath": "//ul[@id='results']/li",  # absolute, selects the FIRST element of each record
+        "css": "ul#results > li" | null,    # same selection for humans / response.css (may be null)
+        "size": 1                           # elements per record: the first + size-1 following
+      },                                    #   element siblings (MDR generalized nodes, g)
+      "fields": [Field, ...],               # relative to each record's first element
+      "lists": [List, ...],                 # nested lists inside each record
+      "page_fields": [Field, ...],          # xpath evaluated on the document (non-list data)
+      "provenance": {
+        "extractor": "mdr",                 # who found the records ("auto", "gstm", "dcade"...)
+        "sample_urls": ["https://...", ...],
+        "created": "2026-11-25T21:50:00Z",  # ISO-8601 UTC
+        "library_version": "0.1.0",
+        "options": {...}                    # JSON-ready induction options (may be {})
+      },
+      "health": {
+        "expected_records": [min, max],     # record count range seen on the sample pages
+        "fill_rates": {"name": 0.9, ...},   # share of sample records holding each field
+        "min_fit": 0.5                      # fit below this marks a page as not fitting
+      }
+    }
+
+    Field = {"name": str (unique within its list), "type": "text"|"url"|"image"|"number"|
+             "price"|"date", "xpath": str, "css": str|null, "attribute": str|null,
+             "optional": bool, "multiple": bool}
+    List  = {"name": str, "record": {"xpath", "css", "size"} (xpath relative to the
+             enclosing record's first element), "fields": [Field], "lists": [List],
+             "optional": bool}
+
+Selector semantics
+------------------
+* Field ``xpath`` is relative (``h2/a``, ``.//span[...]``) and selects *elements* or
+  *text nodes*; with ``attribute`` set, the value is that attribute of each selected
+  element (``href``, ``src``, ``content``...), else the whitespace-normalised text of the
+  selected node (text of script/style excluded). ``type`` ``url``/``image`` values are made
+  absolute against the page URL.
+* ``multiple`` false: the first non-empty value (a string); true: the list of non-empty
+  values. ``optional`` false: a record without a value lowers the page's fit (health).
+* ``css`` strings use parsel's dialect (``::text``, ``::attr(name)``) and are a
+  convenience for people pasting them into ``response.css``; application always uses the
+  XPath.
+
+How an inducer builds a Wrapper (G-STM, DCADE or your own)
+==========================================================
+Build the dataclasses and call :meth:`Wrapper.validate` (or round-trip through JSON)::
+
+    from scrapy_records.wrapper import (Wrapper, RecordSelector, FieldSpec, ListSpec,
+                                        Provenance, Health, TemplateInfo)
+    w = Wrapper(
+        id=Wrapper.make_id("example.com", "//div[@id='r']/div[@class='item']"),
+        site="example.com",
+        record=RecordSelector(xpath="//div[@id='r']/div[contains(concat(' ', "
+                              "normalize-space(@class), ' '), ' item ')]", css="div#r > div.item"),
+        fields=[FieldSpec("title", "text", "h3/a", css="h3 a"),
+                FieldSpec("link", "url", "h3/a", css="h3 a::attr(href)", attribute="href"),
+                FieldSpec("price", "price", "span[@class='p']", optional=True)],
+        lists=[ListSpec("tags", RecordSelector("ul/li"), [FieldSpec("tag", "text", ".")])],
+        provenance=Provenance(extractor="gstm", sample_urls=[u1, u2]),
+        health=Health(expected_records=(8, 12), fill_rates={"title": 1.0, "price": 0.75}),
+    )
+    w.validate()          # raises WrapperError on anything malformed
+    w.verify(page)        # optional: how exactly the selectors reproduce a page's records
+
+The simplest route from any single-page extractor is :meth:`Wrapper.from_region`, which
+generates robust selectors (stable ids/classes first, positions last) and verifies them on
+the page. ``scrapy_records.induce(pages, extractor=...)`` runs the multi-page inducers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from lxml import etree
+
+from .errors import WrapperError
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "WRAPPER_FORMAT",
+    "WRAPPER_VERSION",
+    "FIELD_TYPES",
+    "Wrapper",
+    "RecordSelector",
+    "FieldSpec",
+    "ListSpec",
+    "TemplateInfo",
+    "Provenance",
+    "Health",
+]
+
+WRAPPER_FORMAT = "scrapy-records-wrapper"
+WRAPPER_VERSION = 1
+FIELD_TYPES = ("text", "url", "image", "number", "price", "date")
+_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+
+
+def _library_version() -> str:
+    try:
+        from . import __version__
+
+        return __version__
+    except Exception:  # pragma: no cover - partial import during packaging
+        return "unknown"
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --------------------------------------------------------------------------- model
+@dataclass
+class RecordSelector:
+    """Where the records are: ``xpath`` selects each record's first element.
+
+    :param xpath: absolute for the top-level record selector, relative to the enclosing
+        record for nested lists.
+    :param css: equivalent CSS (parsel dialect) when expressible, else ``None``.
+    :param size: number of sibling elements per record (the selected one and the next
+        ``size - 1`` element siblings); MDR's generalized node size ``g``.
+    """
+
+    xpath: str
+    css: str | None = None
+    size: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"xpath": self.xpath, "css": self.css, "size": int(self.size)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "RecordSelector":
+        return cls(xpath=d["xpath"], css=d["css"], size=d["size"])
+
+
+@dataclass
+class FieldSpec:
+    """One field: a relative selector and how to read its value (see module docstring)."""
+
+    name: str
+    type: str = "text"
+    xpath: str = "."
+    css: str | None = None
+    attribute: str | None = None
+    optional: bool = False
+    multiple: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "type": self.type,
+            "xpath": self.xpath,
+            "css": self.css,
+            "attribute": self.attribute,
+            "optional": bool(self.optional),
+            "multiple": bool(self.multiple),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "FieldSpec":
+        return cls(
+            name=d["name"], type=d["type"], xpath=d["xpath"], css=d["css"],
+            attribute=d["attribute"], optional=d["optional"], multiple=d["multiple"],
+        )
+
+
+@dataclass
+class ListSpec:
+    """A nested list inside each record: its own record selector, fields and lists."""
+
+    name: str
+    record: RecordSelector
+    fields: list[FieldSpec] = field(default_factory=list)
+    lists: list["ListSpec"] = field(default_factory=list)
+    optional: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "record": self.record.to_dict(),
+            "fields": [f.to_dict() for f in self.fields],
+            "lists": [sub.to_dict() for sub in self.lists],
+            "optional": bool(self.optional),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ListSpec":
+        return cls(
+            name=d["name"],
+            record=RecordSelector.from_dict(d["record"]),
+            fields=[FieldSpec.from_dict(f) for f in d["fields"]],
+            lists=[ListSpec.from_dict(x) for x in d["lists"]],
+            optional=d["optional"],
+        )
+
+
+@dataclass
+class TemplateInfo:
+    """The template this wrapper belongs to (see :mod:`scrapy_records.templates`)."""
+
+    id: str | None = None
+    method: str | None = None
+    signature: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "method": self.method, "signature": [int(x) for x in self.signature]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "TemplateInfo":
+        return cls(id=d["id"], method=d["method"], signature=list(d["signature"]))
+
+
+@dataclass
+class Provenance:
+    """Who made the wrapper from what: extractor, sample URLs, time, library version."""
+
+    extractor: str = "auto"
+    sample_urls: list[str] = field(default_factory=list)
+    created: str = field(default_factory=_utc_now)
+    library_version: str = field(default_factory=_library_version)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "extractor": self.extractor,
+            "sample_urls": list(self.sample_urls),
+            "created": self.created,
+            "library_version": self.library_version,
+            "options": dict(self.options),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Provenance":
+        return cls(
+            extractor=d["extractor"], sample_urls=list(d["sample_urls"]), created=d["created"],
+            library_version=d["library_version"], options=dict(d["options"]),
+        )
+
+
+@dataclass
+class Health:
+    """What a page of this template looks like: record count range and field fill rates.
+
+    :param expected_records: ``(min, max)`` record counts seen on the sample pages.
+    :param fill_rates: field name -> share of sample records with a value.
+    :param min_fit: a page whose fit (see :meth:`Wrapper.check`) is below this does not fit.
+    """
+
+    expected_records: tuple[int, int] = (0, 0)
+    fill_rates: dict[str, float] = field(default_factory=dict)
+    min_fit: float = 0.5
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "expected_records": [int(self.expected_records[0]), int(self.expected_records[1])],
+            "fill_rates": {k: round(float(v), 4) for k, v in self.fill_rates.items()},
+            "min_fit": round(float(self.min_fit), 4),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Health":
+        lo, hi = d["expected_records"]
+        return cls(expected_records=(lo, hi), fill_rates=dict(d["fill_rates"]), min_fit=d["min_fit"])
+
+
+# ---------------------------------------------------------------- validation
+class _V:
+    """Hand-written validator: exact key sets, types, ranges; messages name the JSON path."""
+
+    @staticmethod
+    def fail(path: str, msg: str) -> None:
+        raise WrapperError(f"invalid wrapper document at {path}: {msg}")
+
+    @classmethod
+    def obj(cls, d: Any, path: str, keys: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+        if not isinstance(d, dict):
+            cls.fail(path, f"expected an object, got {type(d).__name__}")
+        missing = [k for k in keys if k not in d]
+        if missing:
+            cls.fail(path, f"missing key(s) {', '.join(missing)}")
+        extra = sorted(set(d) - set(keys) - set(optional))
+        if extra:
+            cls.fail(path, f"unknown key(s) {', '.join(extra)}")
+
+    @classmethod
+    def typ(cls, v: Any, path: str, types: tuple[type, ...], nullable: bool = False) -> None:
+        if v is None and nullable:
+            return
+        # bool is an int subclass: never accept it where a number is expected
+        if isinstance(v, bool) and bool not in types:
+            cls.fail(path, f"expected {'/'.join(t.__name__ for t in types)}, got bool")
+        if not isinstance(v, types):
+            want = "/".join(t.__name__ for t in types) + (" or null" if nullable else "")
+            cls.fail(path, f"expected {want}, got {type(v).__name__}")
+
+    @classmethod
+    def xpath(cls, v: Any, path: str) -> None:
+        cls.typ(v, path, (str,))
+        if not v.strip():
+            cls.fail(path, "empty XPath")
+        try:
+            etree.XPath(v)
+        except etree.XPathSyntaxError as exc:
+            cls.fail(path, f"XPath {v!r} does not compile: {exc}")
+
+    @classmethod
+    def css(cls, v: Any, path: str) -> None:
+        cls.typ(v, path, (str,), nullable=True)
+        if v is None:
+            return
+        try:
+            from parsel.csstranslator import HTMLTranslator
+
+            HTMLTranslator().css_to_xpath(v)
+        except Exception as exc:  # cssselect raises several classes
+            cls.fail(path, f"CSS {v!r} does not parse: {exc}")
+
+    @classmethod
+    def record(cls, d: Any, path: str) -> None:
+        cls.obj(d, path, ("xpath", "css", "size"))
+        cls.xpath(d["xpath"], path + ".xpath")
+        cls.css(d["css"], path + ".css")
+        cls.typ(d["size"], path + ".size", (int,))
+        if d["size"] < 1:
+            cls.fail(path + ".size", "must be >= 1")
+
+    @classmethod
+    def field_(cls, d: Any, path: str) -> None:
+        cls.obj(d, path, ("name", "type", "xpath", "css", "attribute", "optional", "multiple"))
+        cls.typ(d["name"], path + ".name", (str,))
+        if not d["name"]:
+            cls.fail(path + ".name", "empty name")
+        if d["type"] not in FIELD_TYPES:
+            cls.fail(path + ".type", f"{d['type']!r} is not one of {', '.join(FIELD_TYPES)}")
+        cls.xpath(d["xpath"], path + ".xpath")
+        cls.css(d["css"], path + ".css")
+        cls.typ(d["attribute"], path + ".attribute", (str,), nullable=True)
+        cls.typ(d["optional"], path + ".optional", (bool,))
+        cls.typ(d["multiple"], path + ".multiple", (bool,))
+
+    @classmethod
+    def fields(cls, v: Any, path: str) -> None:
+        cls.typ(v, path, (list,))
+        seen: set[str] = set()
+        for k, f in enumerate(v):
+            cls.field_(f, f"{path}[{k}]")
+            if f["name"] in seen:
+                cls.fail(f"{path}[{k}].name", f"duplicate field name {f['name']!r}")
+            seen.add(f["name"])
+
+    @classmethod
+    def list_(cls, d: Any, path: str, depth: int) -> None:
+        if depth > 32:
+            cls.fail(path, "lists nested deeper than 32 levels")
+        cls.obj(d, path, ("name", "record", "fields", "lists", "optional"))
+        cls.typ(d["name"], path + ".name", (str,))
+        if not d["name"]:
+            cls.fail(path + ".name", "empty name")
+        cls.record(d["record"], path + ".record")
+        cls.fields(d["fields"], path + ".fields")
+        cls.lists(d["lists"], path + ".lists", depth + 1)
+        cls.typ(d["optional"], path + ".optional", (bool,))
+
+    @classmethod
+    def lists(cls, v: Any, path: str, depth: int = 0) -> None:
+        cls.typ(v, path, (list,))
+        for k, x in enumerate(v):
+            cls.list_(x, f"{path}[{k}]", depth)
+
+    @classmethod
+    def document(cls, d: Any) -> None:
+        if not isinstance(d, dict):
+            cls.fail("$", f"expected an object, got {type(d).__name__}")
+        if d.get("format") != WRAPPER_FORMAT:
+            cls.fail("$.format", f"expected {WRAPPER_FORMAT!r}, got {d.get('format')!r}")
+        version = d.get("version")
+        if version != WRAPPER_VERSION or isinstance(version, bool):
+            raise WrapperError(
+                f"unsupported wrapper version {version!r}: this library (scrapy_records "
+                f"{_library_version()}) reads version {WRAPPER_VERSION}; re-induce the wrapper"
+            )
+        cls.obj(d, "$", ("format", "version", "id", "site", "template", "record", "fields",
+                         "lists", "page_fields", "provenance", "health"))
+        cls.typ(d["id"], "$.id", (str,))
+        if not d["id"]:
+            cls.fail("$.id", "empty id")
+        cls.typ(d["site"], "$.site", (str,), nullable=True)
+        t = d["template"]
+        cls.obj(t, "$.template", ("id", "method", "signature"))
+        cls.typ(t["id"], "$.template.id", (str,), nullable=True)
+        cls.typ(t["method"], "$.template.method", (str,), nullable=True)
+        cls.typ(t["signature"], "$.template.signature", (list,))
+        for k, x in enumerate(t["signature"]):
+            cls.typ(x, f"$.template.signature[{k}]", (int,))
+        if d["record"] is not None:
+            cls.record(d["record"], "$.record")
+        cls.fields(d["fields"], "$.fields")
+        cls.lists(d["lists"], "$.lists")
+        cls.fields(d["page_fields"], "$.page_fields")
+        if d["record"] is None and (d["fields"] or d["lists"]):
+            cls.fail("$.record", "null record selector but record fields/lists are given")
+        p = d["provenance"]
+        cls.obj(p, "$.provenance", ("extractor", "sample_urls", "created", "library_version", "options"))
+        cls.typ(p["extractor"], "$.provenance.extractor", (str,))
+        cls.typ(p["sample_urls"], "$.provenance.sample_urls", (list,))
+        for k, u in enumerate(p["sample_urls"]):
+            cls.typ(u, f"$.provenance.sample_urls[{k}]", (str,))
+        cls.typ(p["created"], "$.provenance.created", (str,))
+        cls.typ(p["library_version"], "$.provenance.library_version", (str,))
+        cls.typ(p["options"], "$.provenance.options", (dict,))
+        h = d["health"]
+        cls.obj(h, "$.health", ("expected_records", "fill_rates", "min_fit"))
+        er = h["expected_records"]
+        cls.typ(er, "$.health.expected_records", (list,))
+        if len(er) != 2:
+            cls.fail("$.health.expected_records", "expected [min, max]")
+        for k, x in enumerate(er):
+            cls.typ(x, f"$.health.expected_records[{k}]", (int,))
+        if not 0 <= er[0] <= er[1]:
+            cls.fail("$.health.expected_records", f"need 0 <= min <= max, got {er}")
+        cls.typ(h["fill_rates"], "$.health.fill_rates", (dict,))
+        for k, x in h["fill_rates"].items():
+            cls.typ(x, f"$.health.fill_rates.{k}", (int, float))
+            if not 0.0 <= x <= 1.0:
+                cls.fail(f"$.health.fill_rates.{k}", f"{x} is outside [0, 1]")
+        cls.typ(h["min_fit"], "$.health.min_fit", (int, float))
+        if not 0.0 <= h["min_fit"] <= 1.0:
+            cls.fail("$.health.min_fit", f"{h['min_fit']} is outside [0, 1]")
+
+
+# ------------------------------------------------------------------ wrapper
+@dataclass
+class Wrapper:
+    """A per-site, per-template wrapper (see the module docstring for the JSON format).
+
+    Build one with :meth:`from_region` (any extractor's region on one page),
+    :func:`scrapy_records.induce` (several pages of one template) or by hand; apply it with
+    :meth:`extract`; store it with :meth:`to_json` / :meth:`from_json`.
+    """
+
+    id: str
+    record: RecordSelector | None
+    fields: list[FieldSpec] = field(default_factory=list)
+    lists: list[ListSpec] = field(default_factory=list)
+    page_fields: list[FieldSpec] = field(default_factory=list)
+    site: str | None = None
+    template: TemplateInfo = field(default_factory=TemplateInfo)
+    provenance: Provenance = field(default_factory=Provenance)
+    health: Health = field(default_factory=Health)
+    #: set by :meth:`check` when a page no longer fits: re-induce from fresh pages.
+    stale: bool = field(default=False, compare=False)
+    _compiled: Any = field(default=None, init=False, repr=False, compare=False)
+
+    # ---------------------------------------------------------------- identity
+    @staticmethod
+    def make_id(*parts: Any) -> str:
+        """A short deterministic id (12 hex digits) from the given parts (site, selectors...)."""
+        h = hashlib.blake2b(digest_size=6)
+        for p in parts:
+            h.update(repr(p).encode("utf-8", "surrogatepass"))
+            h.update(b"\x00")
+        return h.hexdigest()
+
+    # ----------------------------------------------------------- serialisation
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": WRAPPER_FORMAT,
+            "version": WRAPPER_VERSION,
+            "id": self.id,
+            "site": self.site,
+            "template": self.template.to_dict(),
+            "record": self.record.to_dict() if self.record is not None else None,
+            "fields": [f.to_dict() for f in self.fields],
+            "lists": [x.to_dict() for x in self.lists],
+            "page_fields": [f.to_dict() for f in self.page_fields],
+            "provenance": self.provenance.to_dict(),
+            "health": self.health.to_dict(),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """Deterministic JSON (sorted keys): ``from_json(w.to_json()).to_json() == w.to_json()``."""
+        d = self.to_dict()
+        _V.document(d)
+        return json.dumps(d, sort_keys=True, indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, d: Any) -> "Wrapper":
+        """Validate a decoded document fully, then build the wrapper (never half-loads)."""
+        _V.document(d)
+        try:
+            return cls(
+                id=d["id"],
+                site=d["site"],
+                template=TemplateInfo.from_dict(d["template"]),
+                record=RecordSelector.from_dict(d["record"]) if d["record"] is not None else None,
+                fields=[FieldSpec.from_dict(f) for f in d["fields"]],
+                lists=[ListSpec.from_dict(x) for x in d["lists"]],
+                page_fields=[FieldSpec.from_dict(f) for f in d["page_fields"]],
+                provenance=Provenance.from_dict(d["provenance"]),
+                health=Health.from_dict(d["health"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:  # pragma: no cover - validator gap
+            raise WrapperError(f"invalid wrapper document: {exc}") from exc
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> "Wrapper":
+        """Parse and validate a wrapper document.
+
+        :raises WrapperError: truncated/invalid JSON, another format or version, missing or
+            unknown keys, wrong types, XPaths that do not compile.
+        """
+        if isinstance(text, (bytes, bytearray)):
+            try:
+                text = bytes(text).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise WrapperError(f"wrapper document is not UTF-8: {exc}") from exc
+        if not isinstance(text, str):
+            raise WrapperError(f"wrapper document must be str or bytes, not {type(text).__name__}")
+        try:
+            d = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise WrapperError(f"wrapper document is not valid JSON: {exc}") from exc
+        return cls.from_dict(d)
+
+    def validate(self) -> "Wrapper":
+        """Raise :class:`WrapperError` if this wrapper would not serialise to a valid document."""
+        _V.document(self.to_dict())
+        return self
