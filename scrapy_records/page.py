@@ -158,13 +158,13 @@ class Page:
     @staticmethod
     def _parse(source: Any, url: str | None, encoding: str | None, max_bytes: int | None):
         # Scrapy Response (duck-typed so scrapy stays an optional import here)
-        if hasattr(source, "selector") and hasattr(source, "body") and hasattr(source, "url"):
+        if hasattr(source, "body") and hasattr(source, "url") and hasattr(source, "headers"):
             body = source.body
             if max_bytes is not None and len(body) > max_bytes:
                 raise PageTooLargeError(f"response is {len(body)} bytes, over max_bytes={max_bytes}")
             if not body.strip():
                 raise EmptyDocumentError("empty response body")
-            if not hasattr(source, "text"):
+            if not hasattr(source, "selector"):
                 raise NotHTMLError(f"{type(source).__name__} is not a text response")
             if _looks_binary(body):
                 raise NotHTMLError("response body is binary data, not HTML")

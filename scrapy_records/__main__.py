@@ -1,0 +1,7 @@
+"""``python -m scrapy_records``: see :mod:`scrapy_records.cli`."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

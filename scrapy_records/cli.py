@@ -1,0 +1,173 @@
+"""Command line: ``python -m scrapy_records COMMAND ...`` (also installed as ``scrapy-records``).
+
+Commands:
+
+``extract PATH_OR_URL [--extractor NAME] [--format json|jsonl|csv] [--all] [--url URL]``
+    print the main region's records (``--all``: every region).
+``induce PAGE... -o wrapper.json [--extractor NAME]``
+    induce a wrapper from pages of one template.
+``apply wrapper.json PAGE... [--format ...]``
+    extract records from pages with a stored wrapper.
+
+A ``PAGE`` is a file path, ``-`` (standard input) or an ``http(s)://`` URL (fetched with the
+standard library; for crawls use Scrapy). Errors are printed as one line and exit with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .errors import RecordsError
+
+
+def read_source(spec: str, timeout: float = 30.0) -> tuple[bytes, str | None]:
+    """Bytes and URL of a page given as a path, ``-`` or an http(s) URL."""
+    if spec == "-":
+        return sys.stdin.buffer.read(), None
+    if spec.startswith(("http://", "https://")):
+        import urllib.request
+
+        req = urllib.request.Request(spec, headers={"User-Agent": "scrapy-records (+https://scrapy.org)"})
+        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - user-given URL
+            return resp.read(), resp.geturl()
+    if spec.startswith("file://"):
+        from urllib.parse import unquote, urlsplit
+
+        path = Path(unquote(urlsplit(spec).path))
+        return path.read_bytes(), spec
+    path = Path(spec)
+    return path.read_bytes(), path.resolve().as_uri()
+
+
+def _rows(result, all_regions: bool) -> list[dict[str, Any]]:
+    regions = result.regions if all_regions else ([result.main] if result.main else [])
+    rows = []
+    for rno, region in enumerate(regions):
+        for k, rec in enumerate(region.records):
+            row: dict[str, Any] = {"url": result.url}
+            if all_regions:
+                row["region"] = rno
+                row["extractor"] = region.extractor
+            row["index"] = k
+            row["confidence"] = round(rec.confidence, 4)
+            row.update(rec.fields or {"text": rec.text})
+            row["xpaths"] = rec.xpaths
+            rows.append(row)
+    return rows
+
+
+def write_rows(rows: list[dict[str, Any]], fmt: str, out) -> None:
+    if fmt == "json":
+        json.dump(rows, out, ensure_ascii=False, indent=2)
+        out.write("\n")
+    elif fmt == "jsonl":
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    elif fmt == "csv":
+        columns: list[str] = []
+        for row in rows:
+            for key in row:
+                if key not in columns:
+                    columns.append(key)
+        w = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
+        w.writeheader()
+        for row in rows:
+            w.writerow({k: (" | ".join(v) if isinstance(v, list) else v) for k, v in row.items()})
+    else:  # pragma: no cover - argparse restricts choices
+        raise ValueError(fmt)
+
+
+def cmd_extract(args) -> int:
+    from .api import extract
+
+    body, url = read_source(args.source)
+    options = json.loads(args.options) if args.options else {}
+    result = extract(body, url=args.url or url, extractor=args.extractor, **options)
+    if args.format == "summary":
+        _summary(result, sys.stdout)
+    else:
+        write_rows(_rows(result, args.all), args.format, sys.stdout)
+    return 0
+
+
+def _summary(result, out) -> None:
+    out.write(f"{result.url}: {len(result.regions)} region(s)\n")
+    for i, r in enumerate(result.regions):
+        mark = "*" if i == 0 and result.main is not None else " "
+        cols = ", ".join(c.name for c in r.columns)
+        out.write(f"{mark}{i:>3} {r.extractor:<8} conf={r.confidence:.2f} records={len(r.records):<4} {r.xpath}\n")
+        if cols:
+            out.write(f"       columns: {cols}\n")
+
+
+def cmd_induce(args) -> int:
+    from .induce import induce
+
+    pages = []
+    for spec in args.pages:
+        body, url = read_source(spec)
+        pages.append((url, body))
+    options = json.loads(args.options) if args.options else {}
+    wrapper = induce(pages, extractor=args.extractor, **options)
+    text = wrapper.to_json()
+    if args.output and args.output != "-":
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"wrapper {wrapper.id} written to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+def cmd_apply(args) -> int:
+    from .wrapper import Wrapper
+
+    wrapper = Wrapper.from_json(Path(args.wrapper).read_text(encoding="utf-8"))
+    rows: list[dict[str, Any]] = []
+    for spec in args.pages:
+        body, url = read_source(spec)
+        result = wrapper.extract(body, url=url)
+        rows.extend(_rows(result, False))
+    write_rows(rows, args.format, sys.stdout)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="scrapy-records", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    e = sub.add_parser("extract", help="print the records of a page")
+    e.add_argument("source", help="file path, - or http(s) URL")
+    e.add_argument("--extractor", default="auto")
+    e.add_argument("--format", choices=["json", "jsonl", "csv", "summary"], default="json")
+    e.add_argument("--all", action="store_true", help="every region, not only the main one")
+    e.add_argument("--url", default=None, help="URL of the page (for absolute links)")
+    e.add_argument("--options", default=None, help="JSON dict of extractor options")
+    e.set_defaults(func=cmd_extract)
+    i = sub.add_parser("induce", help="induce a wrapper from pages of one template")
+    i.add_argument("pages", nargs="+")
+    i.add_argument("-o", "--output", default="-")
+    i.add_argument("--extractor", default="auto")
+    i.add_argument("--options", default=None, help="JSON dict of inducer options")
+    i.set_defaults(func=cmd_induce)
+    a = sub.add_parser("apply", help="extract records with a wrapper")
+    a.add_argument("wrapper")
+    a.add_argument("pages", nargs="+")
+    a.add_argument("--format", choices=["json", "jsonl", "csv"], default="json")
+    a.set_defaults(func=cmd_apply)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (RecordsError, OSError) as exc:
+        print(f"scrapy-records: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
+        return 0

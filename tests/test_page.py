@@ -1,0 +1,148 @@
+"""The page model: parse once, drop noise, map back to the original document."""
+
+from __future__ import annotations
+
+import lxml.html
+import pytest
+from scrapy.http import HtmlResponse, TextResponse
+
+from scrapy_records import EmptyDocumentError, NotHTMLError, Page, PageTooLargeError
+from scrapy_records.page import decode_html
+
+HTML = """<html><head><title>T</title><script>var x = "<div>";</script></head>
+<body><div id="main" class="list big">intro<script>bad()</script>after script
+<!-- a comment -->
+<ul><li><a href="/p/1">One</a> <b>1 €</b></li><li><a href="p/2">Two</a></li></ul>
+<style>.x{}</style><noscript>no js</noscript><template><p>t</p></template>
+<svg><g><path d="M0"/></g></svg>tail</div></body></html>"""
+
+
+def test_drops_noise_but_keeps_tails():
+    page = Page(HTML, url="https://shop.example/cat/")
+    assert "script" not in page.tag and "style" not in page.tag
+    assert "noscript" not in page.tag and "template" not in page.tag
+    assert page.tag.count("svg") == 1 and "path" not in page.tag
+    div = page.tag.index("div")
+    assert page.own_text(div) == "intro after script tail"
+    assert page.text(div) == "intro after script One 1 € Two tail"
+    assert "bad()" not in " ".join(page.leaves)
+
+
+def test_arrays_are_consistent():
+    page = Page(HTML)
+    for i in range(len(page)):
+        for c in page.children[i]:
+            assert page.parent[c] == i
+            assert page.depth[c] == page.depth[i] + 1
+            assert i < c <= page.end[i]
+        assert page.end[i] == (page.end[page.children[i][-1]] if page.children[i] else i)
+        assert page.tag_string(i)[0] == page.tag_id[i]
+    ul = page.tag.index("ul")
+    lis = page.children[ul]
+    assert [page.tag[i] for i in lis] == ["li", "li"]
+    assert page.path_id[lis[0]] == page.path_id[lis[1]]
+    assert page.tag_path(lis[0]) == "html/body/div/ul/li"
+    assert page.is_ancestor(ul, lis[1]) and not page.is_ancestor(lis[0], lis[1])
+    assert page.classes(page.tag.index("div")) == ("list", "big")
+
+
+def test_xpath_maps_to_original_document():
+    page = Page(HTML)
+    li2 = page.children[page.tag.index("ul")][1]
+    xp = page.xpath(li2)
+    assert xp == "/html/body/div/ul/li[2]"
+    # the same XPath selects the same node in a tree built the way Scrapy builds it
+    resp = HtmlResponse("https://x.test/", body=HTML.encode(), encoding="utf-8")
+    assert resp.xpath(xp + "/a/text()").get() == "Two"
+
+
+def test_absolute_urls_and_base():
+    page = Page(HTML, url="https://shop.example/cat/")
+    a = [i for i, t in enumerate(page.tag) if t == "a"]
+    assert page.absolute(page.attr(a[0], "href")) == "https://shop.example/p/1"
+    assert page.absolute(page.attr(a[1], "href")) == "https://shop.example/cat/p/2"
+    based = Page('<html><head><base href="https://cdn.example/x/"></head><body><a href="y">y</a></body></html>',
+                 url="https://other.example/")
+    assert based.absolute("y") == "https://cdn.example/x/y"
+    assert page.absolute("javascript:void(0)") is None
+
+
+def test_bytes_charset_detection_like_a_browser():
+    latin = "<html><head><meta charset='windows-1252'></head><body><p>café crème</p></body></html>"
+    page = Page(latin.encode("cp1252"))
+    assert page.text(page.body) == "café crème"
+    sjis = '<html><head><meta http-equiv="Content-Type" content="text/html; charset=shift_jis"></head><body><p>日本語</p></body></html>'
+    assert Page(sjis.encode("shift_jis")).text(0).endswith("日本語")
+    # no declaration, valid UTF-8
+    assert Page("<p>Grüße</p>".encode()).text(0) == "Grüße"
+    # UTF-16 with BOM
+    assert Page("\ufeff<p>naïve</p>".encode("utf-16")).text(0) == "naïve"
+    text, enc = decode_html("<p>x</p>".encode("utf-8"))
+    assert enc == "utf-8" and text == "<p>x</p>"
+
+
+def test_from_scrapy_response_reuses_the_parsed_tree():
+    resp = HtmlResponse("https://x.test/a", body=HTML.encode("utf-8"), encoding="utf-8")
+    page = Page(resp)
+    assert page.root is resp.selector.root  # parsed once, by Scrapy
+    assert page.url == "https://x.test/a"
+    assert page.text(page.tag.index("ul")) == "One 1 € Two"
+
+
+def test_from_lxml_element():
+    root = lxml.html.fromstring("<html><body><ul><li>a</li><li>b</li></ul></body></html>")
+    page = Page(root)
+    assert page.tag == ["html", "body", "ul", "li", "li"]
+    assert page.body == 1
+
+
+@pytest.mark.parametrize(
+    "data, error",
+    [
+        (b"", EmptyDocumentError),
+        (b"   \n\t ", EmptyDocumentError),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", NotHTMLError),
+        (b"%PDF-1.4\n%\xe2\xe3\xcf\xd3", NotHTMLError),
+        (bytes(range(256)) * 4, NotHTMLError),
+        ("just some plain text, no markup at all", NotHTMLError),
+        ('<?xml version="1.0"?><rss><channel><item>x</item></channel></rss>', NotHTMLError),
+    ],
+)
+def test_bad_input_raises_clear_errors(data, error):
+    with pytest.raises(error):
+        Page(data)
+
+
+def test_non_text_response_is_not_html():
+    from scrapy.http import Response
+
+    with pytest.raises(NotHTMLError):
+        Page(Response("https://x.test/img.png", body=b"\x89PNG\r\n\x1a\n"))
+    # a text response holding binary garbage is refused too
+    with pytest.raises(NotHTMLError):
+        Page(TextResponse("https://x.test/a", body=b"\x00\x01\x02" * 100, encoding="utf-8"))
+
+
+def test_budgets():
+    big = "<html><body>" + "<div><p>x</p></div>" * 2000 + "</body></html>"
+    with pytest.raises(PageTooLargeError):
+        Page(big, max_nodes=1000)
+    with pytest.raises(PageTooLargeError):
+        Page(big.encode(), max_bytes=1000)
+    assert len(Page(big, max_nodes=None)) == 4002
+
+
+def test_deep_nesting_is_folded_not_recursed():
+    deep = "<html><body>" + "<div>" * 50000 + "deep" + "</div>" * 50000 + "</body></html>"
+    page = Page(deep)
+    assert max(page.depth) <= 512
+    assert page.truncated
+    page = Page("<html><body>" + "<span>" * 600 + "x" + "</span>" * 600 + "</body></html>", max_depth=100)
+    assert max(page.depth) == 100
+    assert page.text(page.body) == "x"  # text below the fold is kept
+
+
+def test_broken_markup_is_balanced():
+    page = Page("<html><body><table><tr><td>a<td>b<tr><td>c</table><p>unclosed<p>second")
+    assert page.tag.count("tr") == 2 and page.tag.count("td") == 3
+    assert page.tag.count("p") == 2
