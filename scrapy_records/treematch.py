@@ -1,0 +1,801 @@
+"""Simple tree matching and G-STM (generalized simple tree matching with list grammars).
+
+Implements Jindal & Liu, *A Generalized Tree Matching Algorithm Considering Nested Lists
+for Web Data Extraction* (paper ``004_fafc328803373d0e.txt``) following the engineering
+digest ``gstm.md`` (section numbers below refer to the digest):
+
+* §2.2 / §3.2 simple tree matching (:meth:`Matcher.stm`);
+* §3.3 G-STM, §3.4 Detect-Lists, §3.5 Grammar-Generation, §3.6 UpdateW, consolidated in
+  §3.7 (:meth:`Matcher.match`, :meth:`Matcher.detail`, :func:`grammar_generation`);
+* §3.9 record segmentation from the grammar's back edges (:func:`segment`).
+
+Design (digest §3.7 **[proj]** "memoize on structural hashes", §4 complexity notes):
+
+* Trees are interned as *shapes*: a shape is ``(label, tuple of child shapes)``; two
+  sub-trees with the same shape id are structurally identical (labels are the lower-cased
+  tag, text leaves are ``#text`` and match regardless of content, R-9). Shape ids of a
+  :class:`~scrapy_records.page.Page` are computed once, bottom-up in reverse pre-order over
+  the page arrays (:meth:`Matcher.page_tree`): no recursion, no lxml walk.
+* G-STM results depend only on the two shapes, so they are memoized per shape pair, which
+  makes matching a page against its own copy (Problem 2) cost ``O(distinct shape pairs)``.
+  Evaluation is iterative (explicit stack), never recursive.
+* A cell budget (``max_cells``, the number of ``W`` cells evaluated) bounds the time:
+  past it, new pairs get a cheap approximation (LCS of the pre-order label strings, a C-level
+  rapidfuzz routine) and are reported in :attr:`Matcher.approximated`.
+
+Options for the digest's repairs (paper-literal behaviour kept for comparison):
+
+* ``r2="skeleton"`` (R-2, default) / ``"literal"`` / ``"lenient"``: when the two child
+  grammars "match";
+* ``sizes="r3"`` (R-3, default) / ``"literal"``: which collapsed sizes propagate;
+* ``grammar="r6"`` (R-6, default) / ``"literal"``: laminar loop repair in grammar generation.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz.distance import LCSseq
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "TAU1",
+    "TAU2",
+    "TEXT",
+    "Grammar",
+    "grammar_generation",
+    "render",
+    "segment",
+    "Detail",
+    "PageTree",
+    "Matcher",
+]
+
+TAU1 = 0.50  #: digest §3.1, Detect-Lists criterion 1 (strict ``>``)
+TAU2 = 0.70  #: digest §3.1, Detect-Lists criteria 2 and 3 (strict ``>``)
+TEXT = "#text"  #: label of text leaves (R-9)
+
+DEFAULT_MAX_CELLS = 400_000
+#: a node pair whose children matrix is larger than this is approximated directly
+DEFAULT_MAX_NODE_CELLS = 40_000
+
+
+# --------------------------------------------------------------------------- grammar
+@dataclass
+class Grammar:
+    """A union-free regex over a linear state chain (digest §3.5, R-6).
+
+    ``edges[e]`` is the symbol of chain edge ``q_e -> q_{e+1}`` (each symbol labels exactly
+    one edge, §2.6); ``opt`` the optional edges (``x?``); ``loops`` the back edges
+    ``(f, g)`` = epsilon ``q_f -> q_g`` meaning ``(e_g ... e_{f-1})+``; ``pos_edge[p]`` the
+    edge consumed by the p-th input symbol and ``back[p]`` the loop traversed just before
+    consuming it (``None`` when none): the events §3.9 segments records with.
+    """
+
+    edges: list[Any]
+    opt: set[int]
+    loops: set[tuple[int, int]]
+    pos_edge: list[int] = field(default_factory=list)
+    back: list[tuple[int, int] | None] = field(default_factory=list)
+
+    def list_symbols(self) -> set[Any]:
+        """Symbols under a ``+`` (the set L of R-2)."""
+        out: set[Any] = set()
+        for f, g in self.loops:
+            out.update(self.edges[g:f])
+        return out
+
+    def __str__(self) -> str:
+        return render(self)
+
+
+def _laminar(g: int, f: int, loops: set[tuple[int, int]]) -> bool:
+    for f2, g2 in loops:
+        # edge ranges [g, f) and [g2, f2) must be nested or disjoint
+        if g < g2 < f < f2 or g2 < g < f2 < f:
+            return False
+    return True
+
+
+def grammar_generation(seq: Sequence[Any], literal: bool = False) -> Grammar:
+    """Grammar-Generation (paper Figure 7) in the implementable R-6 form of digest §3.5.
+
+    ``literal=True`` keeps the paper's line 9 as written (the back edge always starts at
+    the current state, without the R-6b laminarity repair), which can yield crossing loops
+    (digest T9: ``abcba``).
+    """
+    edges: list[Any] = []
+    pos: dict[Any, int] = {}
+    opt: set[int] = set()
+    loops: set[tuple[int, int]] = set()
+    pos_edge: list[int] = []
+    back: list[tuple[int, int] | None] = []
+    c = 0
+
+    def skip_to(t: int) -> None:
+        nonlocal c
+        while c < t:
+            opt.add(c)
+            c += 1
+
+    for s in seq:
+        e = pos.get(s)
+        used: tuple[int, int] | None = None
+        if e is None:  # lines 11-13; R-6a: append at the end of the chain
+            skip_to(len(edges))
+            e = pos[s] = len(edges)
+            edges.append(s)
+            c += 1
+        elif e >= c:  # lines 4-5, or a forward skip over optional edges
+            skip_to(e)
+            c = e + 1
+        else:  # a repeat: loop back to q_e
+            i = e
+            cands = [f for (f, g) in loops if g == i and f >= c]
+            if cands:  # lines 7-8: reuse the existing loop into q_i
+                f = min(cands)
+                skip_to(f)
+                used = (f, i)
+                c = i + 1
+            elif literal:  # line 9 as written: epsilon q_c -> q_i
+                used = (c, i)
+                loops.add(used)
+                c = i + 1
+            else:  # R-6b: the first laminar f >= c
+                n = len(edges)
+                f = next((f for f in range(c, n + 1) if _laminar(i, f, loops)), None)
+                if f is not None:
+                    skip_to(f)
+                    used = (f, i)
+                    loops.add(used)
+                    c = i + 1
+                else:
+                    encl = [g2 for (f2, g2) in loops if g2 < i <= f2]
+                    g = min(encl) if encl else 0
+                    opt.update(range(g, i))
+                    f = next((f for f in range(c, n + 1) if _laminar(g, f, loops)), n)
+                    skip_to(f)
+                    used = (f, g)
+                    loops.add(used)
+                    c = i + 1
+        pos_edge.append(e)
+        back.append(used)
+    skip_to(len(edges))  # lines 14-16: trailing edges of the last record become optional
+    return Grammar(edges, opt, loops, pos_edge, back)
+
+
+def render(g: Grammar, names: Any = None, only: set[Any] | None = None) -> str:
+    """Figure 7 line 17: the regular expression of a grammar (``(d)+`` written ``d+``).
+
+    :param names: optional mapping or callable symbol -> display string.
+    :param only: render only these edge symbols (used by the literal R-2 comparison).
+    """
+    def name(s: Any) -> str:
+        if names is None:
+            return str(s)
+        return str(names(s) if callable(names) else names[s])
+
+    out: list[str] = []
+    n = len(g.edges)
+    opens: dict[int, int] = {}
+    closes: dict[int, list[int]] = {}
+    for f, gg in g.loops:
+        opens[gg] = opens.get(gg, 0) + 1
+        closes.setdefault(f, []).append(gg)
+    for i in range(n + 1):
+        for gg in sorted(closes.get(i, ()), reverse=True):  # inner groups first
+            body_start = len(out) - 1
+            # find the matching "(" to drop parentheses around a single atom
+            depth = 0
+            j = len(out) - 1
+            while j >= 0:
+                if out[j] == ")+":
+                    depth += 1
+                elif out[j] == "(":
+                    if depth == 0:
+                        break
+                    depth -= 1
+                j -= 1
+            if j >= 0 and body_start - j == 1 and not out[body_start].endswith("?") and len(
+                out[body_start]
+            ) == 1 and out[body_start] != ")+":
+                out.pop(j)
+                out.append("+")
+            else:
+                out.append(")+")
+        if i == n:
+            break
+        out.extend("(" for _ in range(opens.get(i, 0)))
+        if only is None or g.edges[i] in only:
+            out.append(name(g.edges[i]) + ("?" if i in g.opt else ""))
+    s = "".join(out)
+    if only is not None:  # drop empty groups left by filtered symbols
+        prev = None
+        while prev != s:
+            prev = s
+            s = s.replace("()+", "")
+    return s
+
+
+def segment(g: Grammar, lo: int = 0, hi: int | None = None, scope: tuple[int, int] | None = None) -> list[Any]:
+    """Record segmentation from the grammar's back edges (digest §3.9, R-7).
+
+    Returns the items of input positions ``lo..hi-1``: an ``int`` (a position outside any
+    loop of ``scope``) or a ``list`` of instances for a loop, each instance being again a
+    list of items. A traversal of loop ``(f, g)``'s back edge closes the current instance
+    and opens a new one; entering ``[g, f)`` opens the first one; leaving it closes the group.
+    """
+    if hi is None:
+        hi = len(g.pos_edge)
+    if scope is None:
+        inner = sorted(g.loops, key=lambda fg: (fg[1], -fg[0]))
+    else:
+        sf, sg = scope
+        inner = [(f, gg) for (f, gg) in g.loops if sg <= gg and f <= sf and (f, gg) != scope]
+    # outermost loops within the scope
+    outer = [L for L in inner if not any(o != L and o[1] <= L[1] and L[0] <= o[0] for o in inner)]
+    items: list[Any] = []
+    p = lo
+    pe = g.pos_edge
+    while p < hi:
+        e = pe[p]
+        L = next(((f, gg) for (f, gg) in outer if gg <= e < f), None)
+        if L is None:
+            items.append(p)
+            p += 1
+            continue
+        f, gg = L
+        q = p
+        while q < hi and gg <= pe[q] < f:
+            q += 1
+        starts = [p] + [r for r in range(p + 1, q) if g.back[r] is not None
+                        and g.back[r][1] <= gg and g.back[r][0] >= f]
+        starts.append(q)
+        insts = [segment(g, a, b, L) for a, b in zip(starts, starts[1:])]
+        items.append(insts)
+        p = q
+    return items
+
+
+def flatten(items: list[Any]) -> list[int]:
+    """All positions of a segmented item list, in order."""
+    out: list[int] = []
+    stack = [iter(items)]
+    while stack:
+        for it in stack[-1]:
+            if isinstance(it, list):
+                stack.append(iter(it))
+                break
+            out.append(it)
+        else:
+            stack.pop()
+    return out
+
+
+# --------------------------------------------------------------------------- matcher
+class _UF:
+    __slots__ = ("p",)
+
+    def __init__(self, n: int) -> None:
+        self.p = list(range(n))
+
+    def find(self, x: int) -> int:
+        p = self.p
+        while p[x] != x:
+            p[x] = p[p[x]]
+            x = p[x]
+        return x
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            if ra < rb:
+                self.p[rb] = ra
+            else:
+                self.p[ra] = rb
+
+
+@dataclass
+class ListGroup:
+    """One list symbol collapsed by UpdateW (digest §3.6/§3.7): A and B instances."""
+
+    symbol: int
+    ia: list[int]
+    ib: list[int]
+    avg_score: float
+    avg_nodes: float
+
+
+@dataclass
+class Detail:
+    """Everything G-STM computed at one node pair (for traceback, R-11, and pattern building)."""
+
+    score: float
+    na: float
+    nb: float
+    w: list[list[tuple[float, float, float]]]
+    wn: list[list[float]]
+    sym_a: list[int]
+    sym_b: list[int]
+    gram_a: Grammar | None
+    gram_b: Grammar | None
+    lists: bool  # the grammars matched (R-2) and UpdateW ran
+    groups: list[ListGroup]
+    pairs: list[tuple[int, int]]  # DP traceback: aligned child pairs (first instances for lists)
+
+    @property
+    def norm(self) -> float:
+        m = max(self.na, self.nb)
+        return self.score / m if m else 0.0
+
+    def grammar_a(self) -> str:
+        return render(self.gram_a, _sym_name) if self.gram_a else ""
+
+    def grammar_b(self) -> str:
+        return render(self.gram_b, _sym_name) if self.gram_b else ""
+
+
+def _sym_name(s: int) -> str:
+    # symbols are small ints; render as letters a..z, then s<n>
+    return chr(ord("a") + s) if s < 26 else f"<{s}>"
+
+
+@dataclass
+class PageTree:
+    """A page's elements and text leaves as shapes (built by :meth:`Matcher.page_tree`).
+
+    ``shape[i]`` is the shape id of element ``i``; ``kids[i]`` its children in document
+    order as ints: ``>= 0`` an element index, ``< 0`` the text leaf ``~k`` (``-k-1``).
+    """
+
+    page: Any
+    shape: list[int]
+    kids: list[list[int]]
+    root: int
+
+    def kid_nodes(self, i: int, positions: Sequence[int]) -> list[int]:
+        """The element indices among the given child positions of element ``i``."""
+        ks = self.kids[i]
+        return [ks[p] for p in positions if ks[p] >= 0]
+
+
+class Matcher:
+    """Shape intern table plus memoized STM / G-STM (digest §3.7).
+
+    One matcher is shared by the trees that are compared (a page and its copy, or the
+    training pages of one template), so equal sub-trees get equal ids.
+    """
+
+    def __init__(
+        self,
+        *,
+        tau1: float = TAU1,
+        tau2: float = TAU2,
+        r2: str = "skeleton",
+        sizes: str = "r3",
+        grammar: str = "r6",
+        max_cells: int | None = DEFAULT_MAX_CELLS,
+        max_node_cells: int | None = DEFAULT_MAX_NODE_CELLS,
+        symmetric: bool = True,
+    ) -> None:
+        if r2 not in ("skeleton", "literal", "lenient"):
+            raise ValueError(f"r2 must be 'skeleton', 'literal' or 'lenient', not {r2!r}")
+        if sizes not in ("r3", "literal"):
+            raise ValueError(f"sizes must be 'r3' or 'literal', not {sizes!r}")
+        if grammar not in ("r6", "literal"):
+            raise ValueError(f"grammar must be 'r6' or 'literal', not {grammar!r}")
+        self.tau1 = float(tau1)
+        self.tau2 = float(tau2)
+        self.r2 = r2
+        self.sizes = sizes
+        self.literal_grammar = grammar == "literal"
+        self.max_cells = max_cells
+        self.max_node_cells = max_node_cells
+        self.symmetric = symmetric
+        self.label_ids: dict[str, int] = {}
+        self.label_names: list[str] = []
+        self._key: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.s_label: list[int] = []
+        self.s_children: list[tuple[int, ...]] = []
+        self.s_size: list[int] = []
+        self.memo: dict[tuple[int, int], tuple[float, float, float]] = {}
+        self._stm: dict[tuple[int, int], int] = {}
+        self._seq: dict[int, list[int]] = {}
+        self.cells = 0
+        self.approximated = 0
+        self.text_label = self.label(TEXT)
+        self.text_shape = self.intern(self.text_label, ())
+
+    # ------------------------------------------------------------ interning
+    def label(self, name: str) -> int:
+        i = self.label_ids.get(name)
+        if i is None:
+            i = self.label_ids[name] = len(self.label_names)
+            self.label_names.append(name)
+        return i
+
+    def intern(self, label: int, children: tuple[int, ...]) -> int:
+        key = (label, children)
+        h = self._key.get(key)
+        if h is None:
+            h = self._key[key] = len(self.s_label)
+            self.s_label.append(label)
+            self.s_children.append(children)
+            size = 1
+            sz = self.s_size
+            for c in children:
+                size += sz[c]
+            self.s_size.append(size)
+        return h
+
+    def page_tree(self, page: Any, root: int | None = None) -> PageTree:
+        """Shape ids of every element of ``page`` (reverse pre-order over the page arrays).
+
+        Text leaves are children labelled ``#text`` placed in document order among the
+        element children (a leaf ``k`` precedes element ``c`` iff ``leaf_elem[k] <= c``).
+        """
+        n = len(page.tag)
+        kids: list[list[int]] = [[] for _ in range(n)]
+        owned: list[list[int]] = [[] for _ in range(n)]
+        for k, o in enumerate(page.leaf_owner):
+            owned[o].append(k)
+        children = page.children
+        leaf_elem = page.leaf_elem
+        for i in range(n):
+            ch = children[i]
+            lv = owned[i]
+            if not lv:
+                kids[i] = list(ch)
+                continue
+            if not ch:
+                kids[i] = [-k - 1 for k in lv]
+                continue
+            out: list[int] = []
+            a = b = 0
+            while a < len(ch) or b < len(lv):
+                if b < len(lv) and (a >= len(ch) or leaf_elem[lv[b]] <= ch[a]):
+                    out.append(-lv[b] - 1)
+                    b += 1
+                else:
+                    out.append(ch[a])
+                    a += 1
+            kids[i] = out
+        shape = [0] * n
+        tid = page.tag_id
+        lab = [self.label(name) for name in sorted(page.tag_names, key=page.tag_names.get)]
+        ts = self.text_shape
+        intern = self.intern
+        for i in range(n - 1, -1, -1):
+            shape[i] = intern(lab[tid[i]], tuple(shape[c] if c >= 0 else ts for c in kids[i]))
+        r = page.body if root is None else root
+        return PageTree(page, shape, kids, r)
+
+    def from_spec(self, spec: str) -> int:
+        """Shape of a tree written ``a(b(d,d,c),b(c,f,g))`` (tests, digest §7 notation)."""
+        stack: list[tuple[int, list[int]]] = []
+        tok = ""
+        result: int | None = None
+        pending: int | None = None
+
+        def close_leaf() -> None:
+            nonlocal tok, pending
+            if tok:
+                pending = self.intern(self.label(tok), ())
+                tok = ""
+
+        for ch in spec.replace(" ", "") + "\0":
+            if ch.isalnum() or ch in "#_-":
+                tok += ch
+            elif ch == "(":
+                stack.append((self.label(tok), []))
+                tok = ""
+            elif ch in ",)\0":
+                close_leaf()
+                if pending is not None:
+                    if stack:
+                        stack[-1][1].append(pending)
+                    else:
+                        result = pending
+                    pending = None
+                if ch == ")":
+                    lab, ch_ = stack.pop()
+                    pending = self.intern(lab, tuple(ch_))
+                if ch == "\0" and pending is not None:
+                    result = pending
+            else:
+                raise ValueError(f"bad character {ch!r} in tree spec")
+        if result is None or stack:
+            raise ValueError(f"malformed tree spec {spec!r}")
+        return result
+
+    def to_spec(self, h: int) -> str:
+        """Inverse of :meth:`from_spec` (iterative)."""
+        out: list[str] = []
+        stack: list[Any] = [h]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, str):
+                out.append(x)
+                continue
+            out.append(self.label_names[self.s_label[x]])
+            ch = self.s_children[x]
+            if ch:
+                stack.append(")")
+                for k, c in enumerate(reversed(ch)):
+                    stack.append(c)
+                    if k < len(ch) - 1:
+                        stack.append(",")
+                stack.append("(")
+        return "".join(out)
+
+    # ------------------------------------------------------------ STM (baseline)
+    def stm(self, a: int, b: int) -> int:
+        """Simple tree matching W(A, B) (digest §2.2, §3.2), memoized, iterative."""
+        lab, chn, memo = self.s_label, self.s_children, self._stm
+        if lab[a] != lab[b]:
+            return 0
+        stack = [(a, b)]
+        while stack:
+            x, y = stack[-1]
+            if (x, y) in memo:
+                stack.pop()
+                continue
+            cx, cy = chn[x], chn[y]
+            missing = [(p, q) for p in cx for q in cy if lab[p] == lab[q] and (p, q) not in memo]
+            if missing:
+                stack.extend(missing)
+                continue
+            n = len(cy)
+            prev = [0] * (n + 1)
+            for p in cx:
+                cur = [0] * (n + 1)
+                for j, q in enumerate(cy, 1):
+                    w = memo[(p, q)] if lab[p] == lab[q] else 0
+                    cur[j] = max(cur[j - 1], prev[j], prev[j - 1] + w)
+                prev = cur
+            memo[(x, y)] = prev[n] + 1
+            stack.pop()
+        return memo[(a, b)]
+
+    # ------------------------------------------------------------ G-STM
+    def _labels_seq(self, h: int) -> list[int]:
+        s = self._seq.get(h)
+        if s is None:
+            out: list[int] = []
+            stack = [h]
+            lab, chn = self.s_label, self.s_children
+            while stack:
+                x = stack.pop()
+                out.append(lab[x])
+                stack.extend(reversed(chn[x]))
+            s = out
+            if len(self._seq) < 50_000:
+                self._seq[h] = s
+        return s
+
+    def _approx(self, a: int, b: int) -> tuple[float, float, float]:
+        """Budget fallback: LCS of pre-order label strings (an upper bound of STM)."""
+        self.approximated += 1
+        sa, sb = self.s_size[a], self.s_size[b]
+        if a == b:
+            return (float(sa), float(sa), float(sb))
+        score = LCSseq.similarity(self._labels_seq(a), self._labels_seq(b))
+        return (float(score), float(sa), float(sb))
+
+    def match(self, a: int, b: int) -> tuple[float, float, float]:
+        """G-STM(A, B) -> ``(score, nodes_A, nodes_B)`` (paper Figure 5, digest §3.7)."""
+        lab, chn, sz, memo = self.s_label, self.s_children, self.s_size, self.memo
+        if lab[a] != lab[b]:
+            return (0.0, float(sz[a]), float(sz[b]))
+        if (a, b) in memo:
+            return memo[(a, b)]
+        sym = self.symmetric
+        stack = [(a, b)]
+        while stack:
+            x, y = stack[-1]
+            if (x, y) in memo:
+                stack.pop()
+                continue
+            if sym and (y, x) in memo:
+                s, nb, na = memo[(y, x)]
+                memo[(x, y)] = (s, na, nb)
+                stack.pop()
+                continue
+            cx, cy = chn[x], chn[y]
+            kn = len(cx) * len(cy)
+            over = self.max_cells is not None and self.cells > self.max_cells
+            if self.max_node_cells is not None and kn > self.max_node_cells:
+                memo[(x, y)] = self._approx(x, y)
+                stack.pop()
+                continue
+            missing = []
+            for p in cx:
+                lp = lab[p]
+                for q in cy:
+                    if lab[q] == lp and (p, q) not in memo and not (sym and (q, p) in memo):
+                        missing.append((p, q))
+            if missing:
+                if over:
+                    for p, q in missing:
+                        memo[(p, q)] = self._approx(p, q)
+                else:
+                    stack.extend(missing)
+                    continue
+            self.cells += kn
+            memo[(x, y)] = self._combine(x, y, False)  # type: ignore[assignment]
+            stack.pop()
+        return memo[(a, b)]
+
+    def norm(self, a: int, b: int) -> float:
+        """Normalized score ``score / max(nodes_A, nodes_B)`` (digest §2.4)."""
+        s, na, nb = self.match(a, b)
+        m = max(na, nb)
+        return s / m if m else 0.0
+
+    def detail(self, a: int, b: int) -> Detail:
+        """The full G-STM computation at the pair ``(a, b)``: W, symbols, grammars, lists,
+        the DP traceback (R-11). Child pairs come from the memo (computed if needed)."""
+        lab = self.s_label
+        if lab[a] != lab[b]:
+            sa, sb = self.s_size[a], self.s_size[b]
+            return Detail(0.0, sa, sb, [], [], [], [], None, None, False, [], [])
+        self.match(a, b)
+        # the budget may have approximated the children: make sure the cells exist
+        memo = self.memo
+        for p in self.s_children[a]:
+            for q in self.s_children[b]:
+                if lab[p] == lab[q] and (p, q) not in memo:
+                    self.match(p, q)
+        return self._combine(a, b, True)  # type: ignore[return-value]
+
+    def _cell(self, p: int, q: int) -> tuple[float, float, float]:
+        if self.s_label[p] != self.s_label[q]:
+            return (0.0, float(self.s_size[p]), float(self.s_size[q]))
+        r = self.memo.get((p, q))
+        if r is None:
+            r2 = self.memo.get((q, p))
+            if r2 is not None:
+                return (r2[0], r2[2], r2[1])
+            return self.match(p, q)
+        return r
+
+    def _combine(self, a: int, b: int, want: bool) -> Any:
+        """Lines 8-15 of Figure 5 given the memoized child results (digest §3.7)."""
+        ca, cb = self.s_children[a], self.s_children[b]
+        k, n = len(ca), len(cb)
+        sz = self.s_size
+        if k == 0 or n == 0:
+            res = (1.0, float(sz[a]), float(sz[b]))
+            if want:
+                return Detail(1.0, res[1], res[2], [], [], [], [], None, None, False, [], [])
+            return res
+        cell = self._cell
+        W = [[cell(p, q) for q in cb] for p in ca]
+        # ---- Detect-Lists (Figure 6)
+        wn = [[(s / (na if na > nb else nb)) if s > 0 else 0.0 for (s, na, nb) in row] for row in W]
+        rmax = [max(r) for r in wn]
+        cmax = [max(wn[i][j] for i in range(k)) for j in range(n)]
+        t1, t2 = self.tau1, self.tau2
+        uf: _UF | None = None
+        for i in range(k):
+            ri = rmax[i]
+            if ri <= t1:
+                continue
+            row = wn[i]
+            for j in range(n):
+                s = row[j]
+                if s > t1 and s / ri > t2 and s / cmax[j] > t2:
+                    if uf is None:
+                        uf = _UF(k + n)
+                    uf.union(i, k + j)
+        groups: list[ListGroup] = []
+        sym_a: list[int] = []
+        sym_b: list[int] = []
+        gA = gB = None
+        listed = False
+        if uf is not None or want:
+            # symbols: matched groups share one, unmatched children get unique ones
+            ids: dict[int, int] = {}
+            if uf is not None:
+                roots = [uf.find(x) for x in range(k + n)]
+            else:
+                roots = list(range(k + n))
+            for x in range(k + n):
+                r = roots[x]
+                if r not in ids:
+                    ids[r] = len(ids)
+            sym_a = [ids[roots[i]] for i in range(k)]
+            sym_b = [ids[roots[k + j]] for j in range(n)]
+        if uf is not None:
+            lit = self.literal_grammar
+            gA = grammar_generation(sym_a, lit)
+            gB = grammar_generation(sym_b, lit)
+            La, Lb = gA.list_symbols(), gB.list_symbols()
+            L = La | Lb
+            if L:
+                if self.r2 == "literal":
+                    listed = render(gA, only=L) == render(gB, only=L) and bool(gA.loops) and bool(gB.loops)
+                else:
+                    if self.r2 == "lenient":
+                        L = L & set(sym_a) & set(sym_b)
+                    listed = bool(L) and [s for s in gA.edges if s in L] == [s for s in gB.edges if s in L]
+            if listed:
+                # ---- UpdateW (Figure 9), per symbol (R-8)
+                order = [s for s in gA.edges if s in L] + [s for s in gB.edges if s in L and s not in set(gA.edges)]
+                for s in order:
+                    ia = [i for i in range(k) if sym_a[i] == s]
+                    ib = [j for j in range(n) if sym_b[j] == s]
+                    if not ia or not ib:  # R-5
+                        continue
+                    tot_s = tot_n = 0.0
+                    for i in ia:
+                        row = W[i]
+                        for j in ib:
+                            c = row[j]
+                            tot_s += c[0]
+                            tot_n += c[1] + c[2]
+                    cnt = len(ia) * len(ib)
+                    groups.append(ListGroup(s, ia, ib, tot_s / cnt, tot_n / (2 * cnt)))
+        # ---- scores for the DP (W2)
+        if groups:
+            S = [[c[0] for c in row] for row in W]
+            for g in groups:
+                for i in g.ia[1:]:
+                    S[i] = [0.0] * n
+                for j in g.ib[1:]:
+                    for i in range(k):
+                        S[i][j] = 0.0
+                S[g.ia[0]][g.ib[0]] = g.avg_score
+        else:
+            S = [[c[0] for c in row] for row in W]
+        # ---- DP (lines 12-14)
+        m = [[0.0] * (n + 1) for _ in range(k + 1)]
+        for i in range(1, k + 1):
+            mi, mp, Si = m[i], m[i - 1], S[i - 1]
+            for j in range(1, n + 1):
+                d = mp[j - 1] + Si[j - 1]
+                a1 = mi[j - 1]
+                a2 = mp[j]
+                mi[j] = d if d >= a1 and d >= a2 else (a1 if a1 >= a2 else a2)
+        score = m[k][n] + 1.0
+        # ---- traceback (R-11)
+        pairs: list[tuple[int, int]] = []
+        i, j = k, n
+        while i > 0 and j > 0:
+            s = S[i - 1][j - 1]
+            if s > 0 and m[i][j] == m[i - 1][j - 1] + s:
+                pairs.append((i - 1, j - 1))
+                i -= 1
+                j -= 1
+            elif m[i][j] == m[i - 1][j]:
+                i -= 1
+            else:
+                j -= 1
+        pairs.reverse()
+        # ---- sizes (R-3, or the literal lines 19-22 / Figure 6 line 19)
+        if self.sizes == "literal" and not groups:
+            na, nb = float(sz[a]), float(sz[b])
+        else:
+            inA = {i for g in groups for i in g.ia}
+            inB = {j for g in groups for j in g.ib}
+            gl = sum(g.avg_nodes for g in groups)
+            na = nb = 1.0 + gl
+            if self.sizes == "literal":
+                na += sum(sz[ca[i]] for i in range(k) if i not in inA)
+                nb += sum(sz[cb[j]] for j in range(n) if j not in inB)
+            else:
+                alA = {i: j for i, j in pairs}
+                alB = {j: i for i, j in pairs}
+                for i in range(k):
+                    if i not in inA:
+                        na += W[i][alA[i]][1] if i in alA else sz[ca[i]]
+                for j in range(n):
+                    if j not in inB:
+                        nb += W[alB[j]][j][2] if j in alB else sz[cb[j]]
+        if not want:
+            return (score, na, nb)
+        return Detail(score, na, nb, W, wn, sym_a, sym_b, gA, gB, bool(groups), groups, pairs)
