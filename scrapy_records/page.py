@@ -81,8 +81,9 @@ def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]
 
     Order of evidence (the WHATWG encoding sniffing algorithm, simplified):
     byte-order mark, the HTTP ``Content-Type`` charset when given, a ``<meta charset>`` /
-    ``http-equiv`` declaration, then valid UTF-8, then charset-normalizer's guess, then
-    windows-1252 (the web's legacy default). Implemented with :func:`w3lib.encoding.html_to_unicode`,
+    ``http-equiv`` declaration, then valid UTF-8, then windows-1252 when at most 5% of the
+    bytes are non-ASCII (what a Western browser assumes for an undeclared page), else
+    charset-normalizer's guess. Implemented with :func:`w3lib.encoding.html_to_unicode`,
     the routine Scrapy's ``TextResponse`` uses.
     """
     from w3lib.encoding import html_to_unicode
@@ -93,10 +94,15 @@ def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]
             return "utf-8"
         except UnicodeDecodeError:
             pass
+        sample = body[:32768]
+        high = sum(1 for b in sample if b >= 0x80)
+        if high <= 0.05 * len(sample):
+            # Mostly ASCII with a few accented letters: what a Western browser assumes.
+            return "cp1252"
         try:
             from charset_normalizer import from_bytes
 
-            best = from_bytes(body[:65536]).best()
+            best = from_bytes(sample, steps=3, chunk_size=4096).best()
             if best is not None:
                 return best.encoding
         except Exception:  # pragma: no cover - detector failure is not fatal
@@ -232,12 +238,10 @@ class Page:
         fold_owner = -1  # node collecting the text of a folded (too deep) sub-tree
 
         def add_text(owner: int, s: str | None) -> None:
-            if s:
-                s = " ".join(s.split())
-                if s:
-                    leaves.append(s)
-                    leaf_owner.append(owner)
-                    leaf_elem.append(len(el))
+            if s and not s.isspace():
+                leaves.append(" ".join(s.split()))
+                leaf_owner.append(owner)
+                leaf_elem.append(len(el))
 
         walker = etree.iterwalk(self.root, events=("start", "end", "comment", "pi"))
         for event, node in walker:
@@ -284,7 +288,11 @@ class Page:
                 if p >= 0:
                     children[p].append(i)
                 stack.append(i)
-                add_text(i, node.text)
+                s = node.text
+                if s and not s.isspace():
+                    leaves.append(" ".join(s.split()))
+                    leaf_owner.append(i)
+                    leaf_elem.append(i + 1)
                 if t in LEAF_TAGS:
                     walker.skip_subtree()  # its own "end" event still arrives
                 elif d >= max_depth:
@@ -312,8 +320,11 @@ class Page:
                 i = stack.pop()
                 end[i] = len(el) - 1
                 leaf_hi[i] = len(leaves)
-                if stack:
-                    add_text(stack[-1], node.tail)
+                s = node.tail
+                if s and stack and not s.isspace():
+                    leaves.append(" ".join(s.split()))
+                    leaf_owner.append(stack[-1])
+                    leaf_elem.append(len(el))
             else:  # comment / processing instruction: only the tail matters
                 if skipping:
                     if fold_owner >= 0:
