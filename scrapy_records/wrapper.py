@@ -99,10 +99,12 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
+from urllib.parse import urljoin
 
 from lxml import etree
 
 from .errors import WrapperError
+from .results import Column, PageResult, Record, Region
 
 logger = logging.getLogger(__name__)
 
@@ -555,3 +557,321 @@ class Wrapper:
         """Raise :class:`WrapperError` if this wrapper would not serialise to a valid document."""
         _V.document(self.to_dict())
         return self
+
+    # ----------------------------------------------------------- application
+    def _compile(self) -> "_Compiled":
+        if self._compiled is None:
+            self._compiled = _Compiled(self)
+        return self._compiled
+
+    def extract(self, source: Any, url: str | None = None, **page_options: Any) -> PageResult:
+        """Apply the wrapper to one page and return the shared result model.
+
+        ``source`` is ``str``/``bytes``/a Scrapy ``Response``/an lxml tree or a
+        :class:`~scrapy_records.page.Page`. Raw input is parsed once with the same parser
+        as parsel (no page model is built: application is compiled XPaths only). The
+        result has one region, ``extractor="wrapper:<id>"``, whose ``meta`` holds
+        ``health`` (see :meth:`check`), ``page`` (the page-level fields) and ``wrapper``
+        (id and version). A page that does not fit marks the wrapper :attr:`stale`.
+        """
+        root, url, page = _root_of(source, url, page_options)
+        result = self._compile().apply(root, url, page)
+        self.check(result)
+        return result
+
+    def check(self, result: PageResult) -> dict[str, Any]:
+        """How well a page fits this wrapper (G-STM digest §8 step 5, DCADE digest §8.2 step 7).
+
+        ``records_fit`` is 1 inside ``health.expected_records``, ``n/min`` below it and
+        ``max/n`` above it (0 when nothing is found); ``required_fill`` is the share of
+        (record, required field) and required page-field slots that hold a value;
+        ``fit = 0.5 * records_fit + 0.5 * required_fill`` (0 when the record selector
+        finds nothing). ``fits = fit >= health.min_fit``; a page that does not fit sets
+        :attr:`stale` (stays set until the caller re-induces or resets it). The health
+        dict is also stored in ``result.regions[0].meta["health"]``.
+        """
+        region = result.regions[0] if result.regions else None
+        h = region.meta.get("health") if region is not None else None
+        if h is None:
+            h = {"records": 0, "expected_records": list(self.health.expected_records),
+                 "records_fit": 0.0, "required_fill": 0.0, "missing_required": [],
+                 "fit": 0.0, "fits": False}
+        if not h["fits"]:
+            if not self.stale:
+                logger.info("wrapper %s: page %s does not fit (fit=%.2f): marked stale",
+                            self.id, result.url, h["fit"])
+            self.stale = True
+        return h
+
+    def verify(self, page: Any, region: Region | None = None) -> dict[str, Any]:
+        """Compare this wrapper's output on ``page`` with ``region`` (default: nothing).
+
+        Returns ``{"records": n, "expected": m, "records_exact": bool, "same_text": share of
+        expected records whose text the wrapper reproduces}``.
+        """
+        from .page import as_page
+
+        page = as_page(page)
+        res = self._compile().apply(page.root, page.url, page)
+        got = res.regions[0].records if res.regions else []
+        out: dict[str, Any] = {"records": len(got)}
+        if region is not None:
+            want = [tuple(r.xpaths) for r in region.records]
+            have = [tuple(r.xpaths) for r in got]
+            out["expected"] = len(want)
+            out["records_exact"] = want == have
+            wt = {r.text for r in got}
+            out["same_text"] = (sum(1 for r in region.records if r.text in wt) / len(want)) if want else 1.0
+        return out
+
+    # ---------------------------------------------------------------- induction
+    @classmethod
+    def from_region(cls, region: Region, page: Any, **options: Any) -> "Wrapper":
+        """A wrapper from any extractor's region on one page (see :mod:`scrapy_records.induce`).
+
+        Selectors are generated robust-first and verified on ``page``: the record
+        selector must select exactly the region's records, each field selector exactly
+        the elements its feature was built from; see :func:`scrapy_records.induce.region_wrapper`
+        for the options (``min_fill``, ``site``, ``extractor``).
+        """
+        from .induce import region_wrapper
+
+        return region_wrapper(region, page, **options)
+
+
+# ------------------------------------------------------------ application core
+#: text of these elements is not page text (the page model drops them too)
+_TEXT_XP = etree.XPath(
+    "descendant-or-self::text()[not(parent::script or parent::style or parent::noscript"
+    " or parent::template)]",
+    smart_strings=False,
+)
+_DROPPED = frozenset({"script", "style", "noscript", "template"})
+
+
+def node_text(node: Any) -> str:
+    """Whitespace-normalised text of an element (script/style excluded) or a text node."""
+    if isinstance(node, str):
+        return " ".join(node.split())
+    return " ".join(" ".join(_TEXT_XP(node)).split())
+
+
+def _root_of(source: Any, url: str | None, page_options: dict[str, Any]):
+    from .page import Page
+
+    if isinstance(source, Page):
+        return source.root, url or source.url, source
+    if isinstance(source, etree._ElementTree):
+        return source.getroot(), url, None
+    if isinstance(source, etree._Element):
+        return source, url, None
+    # parse exactly as the page model does (same validation and parser), without flattening
+    max_bytes = page_options.get("max_bytes", 10 * 1024 * 1024)
+    root, url, _enc = Page._parse(source, url, page_options.get("encoding"), max_bytes)
+    return root, url, None
+
+
+def _to_value(ftype: str, raw: str, base: str | None) -> Any:
+    if ftype in ("url", "image"):
+        raw = raw.strip()
+        if not raw or raw.lower().startswith(("javascript:", "data:")):
+            return None
+        return urljoin(base or "", raw)
+    return raw
+
+
+class _Field:
+    __slots__ = ("name", "type", "xp", "attr", "multiple", "optional")
+
+    def __init__(self, f: FieldSpec):
+        self.name = f.name
+        self.type = f.type
+        self.xp = etree.XPath(f.xpath, smart_strings=False)
+        self.attr = f.attribute
+        self.multiple = f.multiple
+        self.optional = f.optional
+
+    def read(self, ctx: Any, base: str | None) -> Any:
+        try:
+            nodes = self.xp(ctx)
+        except etree.XPathEvalError:
+            return None
+        if not isinstance(nodes, list):  # a string()/count() style expression
+            nodes = [str(nodes)] if nodes not in (None, "") else []
+        vals = []
+        for n in nodes:
+            if self.attr is not None:
+                raw = n.get(self.attr) if isinstance(n, etree._Element) else None
+                if raw is None:
+                    continue
+                v = _to_value(self.type, raw, base) if self.type in ("url", "image") else " ".join(raw.split())
+            else:
+                v = node_text(n)
+                if self.type in ("url", "image"):
+                    v = _to_value(self.type, v, base)
+            if v:
+                if not self.multiple:
+                    return v
+                vals.append(v)
+        return vals if (self.multiple and vals) else None
+
+
+class _List:
+    __slots__ = ("name", "xp", "size", "fields", "lists", "optional")
+
+    def __init__(self, spec: ListSpec):
+        self.name = spec.name
+        self.xp = etree.XPath(spec.record.xpath, smart_strings=False)
+        self.size = spec.record.size
+        self.fields = [_Field(f) for f in spec.fields]
+        self.lists = [_List(x) for x in spec.lists]
+        self.optional = spec.optional
+
+    def read(self, ctx: Any, base: str | None) -> list[dict[str, Any]]:
+        try:
+            firsts = [e for e in self.xp(ctx) if isinstance(e, etree._Element)]
+        except etree.XPathEvalError:
+            return []
+        rows = []
+        for e in firsts:
+            row: dict[str, Any] = {}
+            for f in self.fields:
+                v = f.read(e, base)
+                if v is not None:
+                    row[f.name] = v
+            for sub in self.lists:
+                vals = sub.read(e, base)
+                if vals:
+                    row[sub.name] = vals
+            if row:
+                rows.append(row)
+        return rows
+
+
+def _siblings(first: Any, size: int) -> list[Any]:
+    out = [first]
+    if size > 1:
+        for s in first.itersiblings():
+            t = s.tag
+            if isinstance(t, str) and t.lower() not in _DROPPED:
+                out.append(s)
+                if len(out) == size:
+                    break
+    return out
+
+
+class _Compiled:
+    """Compiled XPath objects of one wrapper (built once, cached on the wrapper)."""
+
+    def __init__(self, w: Wrapper):
+        self.w = w
+        self.record = etree.XPath(w.record.xpath, smart_strings=False) if w.record else None
+        self.size = w.record.size if w.record else 1
+        self.fields = [_Field(f) for f in w.fields]
+        self.lists = [_List(x) for x in w.lists]
+        self.page_fields = [_Field(f) for f in w.page_fields]
+        self.columns = [
+            Column(f.name, f.type, float(w.health.fill_rates.get(f.name, 1.0)), f.xpath, "wrapper")
+            for f in w.fields
+        ]
+
+    def apply(self, root: Any, url: str | None, page: Any = None) -> PageResult:
+        w = self.w
+        base = url
+        if page is not None:
+            base = page.base_url
+        tree = root.getroottree()
+        records: list[Record] = []
+        req = [f for f in self.fields if not f.optional]
+        filled = 0
+        missing: dict[str, int] = {}
+        parent_el = None
+        if self.record is not None:
+            try:
+                firsts = [e for e in self.record(root) if isinstance(e, etree._Element)]
+            except etree.XPathEvalError:
+                firsts = []
+            for e in firsts:
+                els = _siblings(e, self.size)
+                fields: dict[str, Any] = {}
+                for f in self.fields:
+                    v = f.read(e, base)
+                    if v is not None:
+                        fields[f.name] = v
+                for sub in self.lists:
+                    vals = sub.read(e, base)
+                    if vals:
+                        fields[sub.name] = vals
+                for f in req:
+                    if f.name in fields:
+                        filled += 1
+                    else:
+                        missing[f.name] = missing.get(f.name, 0) + 1
+                nodes: tuple[int, ...] = ()
+                if page is not None:
+                    try:
+                        nodes = tuple(page.index(x) for x in els)
+                    except KeyError:
+                        nodes = ()
+                text = " ".join(t for t in (node_text(x) for x in els) if t)
+                records.append(Record([tree.getpath(x) for x in els], text, fields, 1.0, nodes))
+            if firsts:
+                parent_el = firsts[0].getparent()
+        page_vals: dict[str, Any] = {}
+        page_missing = []
+        for f in self.page_fields:
+            v = f.read(root, base)
+            if v is not None:
+                page_vals[f.name] = v
+            elif not f.optional:
+                page_missing.append(f.name)
+        # ---- health (see Wrapper.check)
+        n = len(records)
+        lo, hi = w.health.expected_records
+        if self.record is None:
+            rfit = 1.0
+        elif n == 0:
+            rfit = 0.0
+        elif n < lo:
+            rfit = n / lo
+        elif n > hi > 0:
+            rfit = hi / n
+        else:
+            rfit = 1.0
+        slots = n * len(req) + sum(1 for f in self.page_fields if not f.optional)
+        got = filled + (sum(1 for f in self.page_fields if not f.optional) - len(page_missing))
+        rfill = got / slots if slots else (1.0 if (n or self.record is None) else 0.0)
+        fit = 0.0 if (self.record is not None and n == 0) else 0.5 * rfit + 0.5 * rfill
+        if self.record is None and not page_vals and self.page_fields:
+            fit = 0.0
+        health = {
+            "records": n,
+            "expected_records": [lo, hi],
+            "records_fit": round(rfit, 4),
+            "required_fill": round(rfill, 4),
+            "missing_required": sorted(set(missing) | set(page_missing)),
+            "fit": round(fit, 4),
+            "fits": fit >= w.health.min_fit,
+        }
+        for rec in records:
+            rec.confidence = fit
+        region = Region(
+            extractor=f"wrapper:{w.id}",
+            records=records,
+            confidence=fit,
+            xpath=tree.getpath(parent_el) if parent_el is not None else "/",
+            columns=list(self.columns),
+            meta={"health": health, "page": page_vals,
+                  "wrapper": {"id": w.id, "version": WRAPPER_VERSION}},
+            parent=(page.index(parent_el) if (page is not None and parent_el is not None
+                                              and _safe_index(page, parent_el)) else -1),
+        )
+        return PageResult(url=url, regions=[region])
+
+
+def _safe_index(page: Any, el: Any) -> bool:
+    try:
+        page.index(el)
+        return True
+    except KeyError:
+        return False

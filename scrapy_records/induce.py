@@ -1,0 +1,968 @@
+"""Wrapper induction: from extractor output on sample pages to a :class:`~scrapy_records.wrapper.Wrapper`.
+
+Entry points
+------------
+* :func:`induce` ``(pages, extractor="auto", **options) -> Wrapper`` -- ``pages`` are
+  ``(url, html or Response)`` pairs, :class:`~scrapy_records.page.Page` objects or raw
+  sources, all of one template. The inducer is chosen by ``extractor``:
+
+  - ``"gstm"`` -> ``scrapy_records.extractors.gstm:induce_wrapper`` and ``"dcade"`` ->
+    ``scrapy_records.dcade:induce_wrapper`` (multi-page pattern inducers, imported lazily,
+    signature ``induce_wrapper(pages: list[Page], **options) -> Wrapper``);
+  - ``"auto"`` or any single-page extractor name (``mdr``, ``stem``, ``mibat``...) ->
+    :func:`intersect_induce`: run the extractor on every page, take each page's main
+    region, keep the record selector and the fields that hold on all pages.
+  - more inducers: :func:`register_inducer`.
+
+* :func:`region_wrapper` (also ``Wrapper.from_region(region, page)``): one page, one region.
+
+Selector generation (issue 5 item 2; MDR digest §3.11 "generalized path ... no varying
+positional indexes"): candidates are tried robust-first and the first one that selects
+*exactly* the extractor's records on the sample page(s) wins:
+
+1. a stable ``id`` anchor (nearest ancestor with an id that is unique on the page and does
+   not look generated) followed by class- or tag-based steps,
+2. a global class selector ``//li[has-class(item)]``,
+3. the parent's path plus the record tag,
+4. positional steps (``tr[position() >= 3 and ...]``),
+5. the union of the records' absolute XPaths (always exact on the sample, brittle).
+
+Class tokens and ids that look machine generated (CSS-in-JS hashes such as ``css-1x2y3z``,
+``sc-bdVaJa``, CSS-module suffixes ``__3xYz1``, long digit runs such as ``post-12345``)
+and state classes (``active``, ``selected``...) are never used.
+
+Fields are *features* of the record sub-trees keyed by their non-positional relative path
+(tag plus first stable class per step): a text-only element (its text), a mixed element
+(its own text nodes, multi-valued), a link (``@href``, type ``url``), an image (``@src``,
+type ``image``). A feature becomes a field when it occurs in at least ``min_fill`` of the
+records; it is ``optional`` when some record lacks it and ``multiple`` when a record holds it
+more than once. Every field XPath is verified: on each sample record it must select exactly
+the feature's nodes; a class-less step is tightened to ``tag[not(@class)]`` when the plain
+step over-selects.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from lxml import etree
+
+from .errors import RecordsError, WrapperError
+from .page import Page, as_page
+from .results import Region
+from .wrapper import (
+    FieldSpec,
+    Health,
+    Provenance,
+    RecordSelector,
+    TemplateInfo,
+    Wrapper,
+    node_text,
+)
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "induce",
+    "intersect_induce",
+    "region_wrapper",
+    "register_inducer",
+    "INDUCERS",
+    "stable_token",
+    "stable_id",
+]
+
+#: name -> "module:function" of multi-page inducers (imported lazily).
+INDUCERS: dict[str, str] = {
+    "gstm": "scrapy_records.extractors.gstm:induce_wrapper",
+    "dcade": "scrapy_records.dcade:induce_wrapper",
+}
+_registered: dict[str, Callable[..., Wrapper]] = {}
+
+#: options consumed by the intersection inducer; everything else goes to the extractor.
+INDUCE_OPTIONS = ("min_fill", "site", "max_fields", "page_fields", "template")
+
+# ------------------------------------------------------------------ stable tokens
+_STATE = frozenset({
+    "active", "selected", "current", "odd", "even", "first", "last", "hover", "focus",
+    "open", "closed", "hidden", "visible", "show", "in", "collapsed", "expanded", "disabled",
+    "is-active", "is-selected", "is-open", "highlight", "highlighted", "new", "alt",
+})
+_GENERATED = [
+    re.compile(r"\d{3,}"),                                              # post-12345, id4711
+    re.compile(r"^(css|sc|jsx|emotion|styled|svelte|astro|ng-tns|ember|tw)[-_]", re.I),
+    re.compile(r"__[A-Za-z0-9_-]{4,}$"),                                # CSS modules
+    re.compile(r"^[A-Za-z0-9_-]{5,}$(?<=[0-9])"),                       # ends with a digit, long
+]
+_MIXED_HASH = re.compile(r"^(?=.*\d)(?=.*[A-Z])(?=.*[a-z])[A-Za-z0-9_-]{5,}$")
+_QUOTE_SAFE = re.compile(r"^[^'\"\s\\]+$")
+
+
+def stable_token(tok: str) -> bool:
+    """True for a class token fit for a selector (not generated-looking, not a state)."""
+    if not tok or len(tok) > 48 or not _QUOTE_SAFE.match(tok) or tok.lower() in _STATE:
+        return False
+    if any(rx.search(tok) for rx in _GENERATED):
+        return False
+    if _MIXED_HASH.match(tok) and not re.match(r"^[A-Za-z]+[A-Z][a-z]+([A-Z][a-z]+)*$", tok):
+        return False  # sc-bdVaJa-like hashes; camelCase words are fine
+    return True
+
+
+def stable_id(v: str | None) -> bool:
+    """True for an id fit for an anchor (same rules as class tokens, state words allowed)."""
+    if not v or len(v) > 64 or not _QUOTE_SAFE.match(v):
+        return False
+    if any(rx.search(v) for rx in _GENERATED[:3]) or _MIXED_HASH.match(v) and re.search(r"\d", v):
+        return False
+    return True
+
+
+def _cls_xp(c: str) -> str:
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {c} ')"
+
+
+def _css_ident_ok(s: str) -> bool:
+    return bool(re.match(r"^-?[A-Za-z_][A-Za-z0-9_-]*$", s))
+
+
+# ------------------------------------------------------------------ page helpers
+class _Ctx:
+    """Per-page caches used while generating selectors (induction only)."""
+
+    def __init__(self, page: Page):
+        self.page = page
+        self._ids: dict[str, int] | None = None
+        self._elkids: dict[int, list[Any]] = {}
+
+    def id_count(self, v: str) -> int:
+        if self._ids is None:
+            ids: dict[str, int] = {}
+            for e in self.page.el:
+                x = e.get("id")
+                if x:
+                    ids[x] = ids.get(x, 0) + 1
+            self._ids = ids
+        return self._ids.get(v, 0)
+
+    def stable_classes(self, i: int) -> list[str]:
+        return [c for c in self.page.classes(i) if stable_token(c)]
+
+    def first_class(self, i: int) -> str | None:
+        for c in self.page.classes(i):
+            if stable_token(c):
+                return c
+        return None
+
+    def el_children(self, p: int) -> list[Any]:
+        kids = self._elkids.get(p)
+        if kids is None:
+            kids = self._elkids[p] = [c for c in self.page.el[p] if isinstance(c.tag, str)]
+        return kids
+
+    def el_pos(self, i: int) -> int:
+        """1-based position of node i among its parent's element children (XPath ``*[k]``)."""
+        p = self.page.parent[i]
+        if p < 0:
+            return 1
+        e = self.page.el[i]
+        for k, c in enumerate(self.el_children(p)):
+            if c is e:
+                return k + 1
+        return 1  # pragma: no cover
+
+    def step(self, i: int) -> tuple[str, str]:
+        """(xpath step, css step) for node i under its parent: tag, tag+class or tag[k]."""
+        page = self.page
+        tag = page.tag[i]
+        p = page.parent[i]
+        if p < 0:
+            return tag, tag
+        sibs = [j for j in page.children[p] if page.tag[j] == tag]
+        if len(sibs) == 1:
+            return tag, tag
+        mine = self.stable_classes(i)
+        for c in mine:
+            if not any(c in page.classes(j) for j in sibs if j != i):
+                css = f"{tag}.{c}" if _css_ident_ok(c) else None
+                return f"{tag}[{_cls_xp(c)}]", css or ""
+        # positional among same-tag element siblings (lxml counts dropped elements of the
+        # same tag too: count on the lxml tree)
+        e = page.el[i]
+        k = 1
+        for c in self.el_children(p):
+            if c is e:
+                break
+            if isinstance(c.tag, str) and c.tag.lower() == tag:
+                k += 1
+        return f"{tag}[{k}]", f"{tag}:nth-of-type({k})"
+
+    def path(self, i: int) -> tuple[str, str | None, bool]:
+        """Anchored absolute XPath (and CSS) of node i; third value: anchored by a stable id."""
+        page = self.page
+        steps: list[tuple[str, str]] = []
+        j = i
+        anchor = None
+        while j >= 0:
+            v = page.el[j].get("id")
+            if v and stable_id(v) and self.id_count(v) == 1:
+                anchor = (page.tag[j], v)
+                break
+            steps.append(self.step(j))
+            j = page.parent[j]
+        steps.reverse()
+        if anchor is not None:
+            tag, v = anchor
+            xp = f"//{tag}[@id='{v}']"
+            css: str | None = f"{tag}#{v}" if _css_ident_ok(v) else None
+        else:
+            xp = ""
+            css = ""
+        for sx, sc in steps:
+            xp += "/" + sx
+            if css is not None:
+                css = (css + " > " + sc) if css else sc
+                if not sc:
+                    css = None
+        if anchor is None and css:
+            css = css  # absolute from html: "html > body > ..."
+        return xp, (css or None), anchor is not None
+
+    def select(self, xp: str, ctx: Any = None) -> list[int] | None:
+        """Evaluate xp on the page (or ctx element); indices, or None if anything is off-page."""
+        try:
+            found = (ctx if ctx is not None else self.page.root).xpath(xp)
+        except etree.XPathError:
+            return None
+        if not isinstance(found, list):
+            return None
+        out = []
+        for e in found:
+            if not isinstance(e, etree._Element):
+                return None
+            try:
+                out.append(self.page.index(e))
+            except KeyError:
+                return None
+        return out
+
+
+def _css_matches(ctx: _Ctx, css: str | None, expect: list[int]) -> str | None:
+    if not css:
+        return None
+    try:
+        from parsel.csstranslator import HTMLTranslator
+
+        xp = HTMLTranslator().css_to_xpath(css)
+    except Exception:
+        return None
+    got = ctx.select(xp)
+    return css if got is not None and sorted(got) == sorted(expect) else None
+
+
+# --------------------------------------------------------------- record selector
+def _record_groups(page: Page, region: Region) -> list[tuple[int, ...]]:
+    groups = [tuple(r.nodes) for r in region.records if r.nodes]
+    if len(groups) != len(region.records):  # records rebuilt from JSON: resolve XPaths
+        groups = []
+        for r in region.records:
+            g = []
+            for x in r.xpaths:
+                try:
+                    found = page.root.xpath(x)
+                except etree.XPathError:
+                    found = []
+                if found and isinstance(found[0], etree._Element):
+                    try:
+                        g.append(page.index(found[0]))
+                    except KeyError:
+                        pass
+            if g:
+                groups.append(tuple(sorted(g)))
+    return groups
+
+
+def record_size(ctx: _Ctx, groups: Sequence[Sequence[int]]) -> int:
+    """g when every record is g adjacent element siblings (MDR generalized node), else 1."""
+    if not groups:
+        return 1
+    g = len(groups[0])
+    if g == 1 or any(len(x) != g for x in groups):
+        return 1
+    page = ctx.page
+    for grp in groups:
+        p = page.parent[grp[0]]
+        if any(page.parent[x] != p for x in grp):
+            return 1
+        pos = [ctx.el_pos(x) for x in grp]
+        if pos != list(range(pos[0], pos[0] + g)):
+            return 1
+    return g
+
+
+def record_candidates(ctx: _Ctx, firsts: Sequence[int], size: int = 1) -> list[tuple[str, str | None]]:
+    """Record XPath candidates (robust first) for record first-nodes ``firsts`` (see module doc)."""
+    page = ctx.page
+    if not firsts:
+        return []
+    tags = {page.tag[i] for i in firsts}
+    tag = page.tag[firsts[0]] if len(tags) == 1 else "*"
+    common: list[str] = []
+    if tag != "*":
+        sets = [set(ctx.stable_classes(i)) for i in firsts]
+        inter = set.intersection(*sets) if sets else set()
+        common = [c for c in ctx.stable_classes(firsts[0]) if c in inter]
+    parents = {page.parent[i] for i in firsts}
+    out: list[tuple[str, str | None]] = []
+    glob = [(f"//{tag}[{_cls_xp(c)}]", f"{tag}.{c}" if _css_ident_ok(c) else None) for c in common]
+    if len(parents) == 1:
+        p = next(iter(parents))
+        pxp, pcss, by_id = ctx.path(p)
+        local = [(f"{pxp}/{tag}[{_cls_xp(c)}]", f"{pcss} > {tag}.{c}" if pcss and _css_ident_ok(c) else None)
+                 for c in common]
+        plain = [(f"{pxp}/{tag}", f"{pcss} > {tag}" if pcss and tag != "*" else None)]
+        if by_id:
+            out += local + plain + glob
+        else:
+            out += glob + local + plain
+        pos = sorted(ctx.el_pos(i) for i in firsts)
+        a, b = pos[0], pos[-1]
+        step = size
+        if all(pos[k + 1] - pos[k] == step for k in range(len(pos) - 1)):
+            cond = f"position() >= {a} and position() <= {b}"
+            if step > 1:
+                cond += f" and (position() - {a}) mod {step} = 0"
+            out.append((f"{pxp}/*[{cond}]", None))
+    else:
+        # records under several parents: the lowest common ancestor + a relative path
+        anc = firsts[0]
+        while anc >= 0 and not all(page.is_ancestor(anc, i) for i in firsts):
+            anc = page.parent[anc]
+        if anc >= 0:
+            axp, acss, by_id = ctx.path(anc)
+            out += [(f"{axp}//{tag}[{_cls_xp(c)}]", f"{acss} {tag}.{c}" if acss and _css_ident_ok(c) else None)
+                    for c in common]
+            rels = set()
+            for i in firsts:
+                steps = []
+                j = i
+                while j != anc:
+                    c = ctx.first_class(j)
+                    steps.append(f"{page.tag[j]}[{_cls_xp(c)}]" if c else page.tag[j])
+                    j = page.parent[j]
+                rels.add("/".join(reversed(steps)))
+            if len(rels) == 1:
+                out.append((f"{axp}/{rels.pop()}", None))
+            out.append((f"{axp}//{tag}", f"{acss} {tag}" if acss and tag != "*" else None))
+        out += glob
+    out.append((" | ".join(page.xpath(i) for i in firsts), None))
+    seen = set()
+    uniq = []
+    for xp, css in out:
+        if xp not in seen:
+            seen.add(xp)
+            uniq.append((xp, css))
+    return uniq
+
+
+def choose_record_selector(ctx: _Ctx, firsts: Sequence[int], size: int = 1) -> RecordSelector | None:
+    """The first candidate selecting exactly ``firsts`` on the page (verified)."""
+    want = sorted(firsts)
+    for xp, css in record_candidates(ctx, firsts, size):
+        got = ctx.select(xp)
+        if got is not None and sorted(got) == want:
+            return RecordSelector(xp, _css_matches(ctx, css, want), size)
+    return None
+
+
+# ------------------------------------------------------------------------ fields
+_PRICE_RX = re.compile(r"^\s*(?:[$€£¥₹]|usd|eur|gbp|rs\.?)\s*\d[\d.,\s]*$|^\s*\d[\d.,\s]*\s*(?:[$€£¥₹]|usd|eur|gbp|€)\s*$", re.I)
+_NUMBER_RX = re.compile(r"^\s*[-+]?\d[\d,.\s]*%?\s*$")
+
+
+def _guess_type(values: list[str]) -> str:
+    vals = [v for v in values if isinstance(v, str) and v][:50]
+    if not vals:
+        return "text"
+    if all(_PRICE_RX.match(v) for v in vals):
+        return "price"
+    if all(_NUMBER_RX.match(v) for v in vals):
+        return "number"
+    try:
+        from .dates import is_date_candidate
+
+        if all(len(v) <= 40 and is_date_candidate(v) for v in vals):
+            return "date"
+    except Exception:  # pragma: no cover - optional helper
+        pass
+    return "text"
+
+
+class _Feature:
+    __slots__ = ("kind", "key", "name_hint", "order", "per_record", "values", "multi")
+
+    def __init__(self, kind: str, key: tuple, name_hint: str, order: tuple):
+        self.kind = kind
+        self.key = key
+        self.name_hint = name_hint
+        self.order = order
+        self.per_record: dict[int, list[int]] = {}
+        self.values: list[str] = []
+        self.multi = False
+
+
+def _features(ctx: _Ctx, groups: Sequence[Sequence[int]], size: int) -> dict[tuple, _Feature]:
+    """Features of the records (module docstring); key = (kind, offset, relative path)."""
+    page = ctx.page
+    tag, parent, owner = page.tag, page.parent, page.leaf_owner
+    feats: dict[tuple, _Feature] = {}
+    for rno, grp in enumerate(groups):
+        roots = list(grp[:size]) if size > 1 else [grp[0]]
+        for k, r in enumerate(roots):
+            rel: dict[int, tuple] = {r: ()}
+            for j in range(r, page.end[r] + 1):
+                if j != r:
+                    pj = parent[j]
+                    if pj not in rel:  # folded / unexpected: skip
+                        continue
+                    rel[j] = rel[pj] + ((tag[j], ctx.first_class(j)),)
+                key = rel[j]
+                lo, hi = page.leaf_lo[j], page.leaf_hi[j]
+                found = []
+                if lo < hi:
+                    own = [q for q in range(lo, hi) if owner[q] == j]
+                    if own:
+                        found.append("text" if len(own) == hi - lo else "own")
+                t = tag[j]
+                el = page.el[j]
+                if t == "a" and (el.get("href") or "").strip():
+                    found.append("href")
+                elif t == "img" and (el.get("src") or "").strip():
+                    found.append("src")
+                for kind in found:
+                    fk = (kind, k, key)
+                    f = feats.get(fk)
+                    if f is None:
+                        hint = el.get("itemprop") or (key[-1][1] if key and key[-1][1] else "")
+                        f = feats[fk] = _Feature(kind, key, hint, (k, j - r, kind))
+                    else:
+                        o = (k, j - r, kind)
+                        if o < f.order:
+                            f.order = o
+                    lst = f.per_record.setdefault(rno, [])
+                    lst.append(j)
+                    if len(lst) > 1:
+                        f.multi = True
+    return feats
+
+
+def _field_xpaths(ctx: _Ctx, f: _Feature, offset: int) -> list[str]:
+    """Candidate relative XPaths of a feature: plain steps, then class-less steps tightened."""
+    def build(tight: bool) -> str:
+        steps = []
+        for t, c in f.key:
+            if c:
+                steps.append(f"{t}[{_cls_xp(c)}]")
+            else:
+                steps.append(f"{t}[not(@class)]" if tight else t)
+        base = "/".join(steps)
+        if offset:
+            pre = f"following-sibling::*[{offset}]"
+            base = pre + ("/" + base if base else "")
+        elif not base:
+            base = "."
+        if f.kind == "own":
+            base += "/text()"
+        return base
+
+    plain = build(False)
+    tight = build(True)
+    return [plain] if plain == tight else [plain, tight]
+
+
+def _field_css(f: _Feature, offset: int) -> str | None:
+    if offset:
+        return None
+    parts = []
+    for t, c in f.key:
+        if c and not _css_ident_ok(c):
+            return None
+        parts.append(f"{t}.{c}" if c else t)
+    sel = " > ".join(parts)
+    if f.kind == "href":
+        return (sel + "::attr(href)") if sel else "::attr(href)"
+    if f.kind == "src":
+        return (sel + "::attr(src)") if sel else "::attr(src)"
+    if f.kind == "own":
+        return (sel + "::text") if sel else "::text"
+    return sel or None
+
+
+def _verify_field(ctx: _Ctx, xp: str, f: _Feature, groups: Sequence[Sequence[int]]) -> float:
+    """Share of records where xp selects exactly the feature's nodes (text() kinds: parents)."""
+    page = ctx.page
+    ok = 0
+    try:
+        compiled = etree.XPath(xp.removesuffix("/text()") if f.kind == "own" else xp)
+    except etree.XPathSyntaxError:
+        return 0.0
+    for rno, grp in enumerate(groups):
+        want = sorted(f.per_record.get(rno, []))
+        try:
+            got_el = compiled(page.el[grp[0]])
+        except etree.XPathError:
+            continue
+        got = []
+        bad = False
+        for e in got_el:
+            if not isinstance(e, etree._Element):
+                bad = True
+                break
+            try:
+                got.append(page.index(e))
+            except KeyError:
+                bad = True
+                break
+        if f.kind in ("href", "src"):
+            attr = "href" if f.kind == "href" else "src"
+            got = [g for g in got if (page.el[g].get(attr) or "").strip()]
+        elif f.kind == "own":
+            got = [g for g in got if page.own_text(g)]
+        else:
+            got = [g for g in got if page.text(g)]
+        if not bad and sorted(got) == want:
+            ok += 1
+    return ok / len(groups) if groups else 0.0
+
+
+_KIND_NAME = {"href": "url", "src": "image"}
+_TAG_NAME = {"h1": "title", "h2": "title", "h3": "title", "h4": "title", "a": "link_text",
+             "img": "image", "time": "date", "p": "text", "span": "text", "td": "cell"}
+
+
+def _slug(s: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9_]+", "_", s).strip("_").lower()
+    return s or "field"
+
+
+def build_fields(
+    ctx: _Ctx,
+    groups: Sequence[Sequence[int]],
+    size: int,
+    *,
+    min_fill: float = 0.3,
+    max_fields: int = 40,
+) -> tuple[list[FieldSpec], dict[str, float], dict[str, float]]:
+    """Fields of the records: ``(fields, fill_rates, verified share per field)``."""
+    n = len(groups)
+    feats = _features(ctx, groups, size)
+    kept = [f for f in feats.values() if n and len(f.per_record) / n >= min_fill]
+    kept.sort(key=lambda f: (-len(f.per_record), f.order))
+    kept = kept[:max_fields]
+    kept.sort(key=lambda f: f.order)
+    out: list[FieldSpec] = []
+    fill: dict[str, float] = {}
+    verified: dict[str, float] = {}
+    used: dict[str, int] = {}
+    page = ctx.page
+    for f in kept:
+        offset = f.order[0]
+        if offset:
+            # lxml element offset of the k-th root from the first (dropped tags count there)
+            grp = next(iter(groups))
+            offset = ctx.el_pos(grp[offset]) - ctx.el_pos(grp[0])
+        best_xp, best_v = None, -1.0
+        for xp in _field_xpaths(ctx, f, offset):
+            v = _verify_field(ctx, xp, f, groups)
+            if v > best_v:
+                best_xp, best_v = xp, v
+            if v >= 1.0:
+                break
+        if best_xp is None or best_v <= 0.0:
+            continue
+        last_tag = f.key[-1][0] if f.key else page.tag[groups[0][offset and 0]]
+        base = _slug(f.name_hint) if f.name_hint else _TAG_NAME.get(last_tag, last_tag)
+        if f.kind in _KIND_NAME:
+            base = base + "_" + _KIND_NAME[f.kind] if f.name_hint else _KIND_NAME[f.kind]
+        elif f.kind == "own":
+            base += "_text" if not base.endswith("text") else ""
+        used[base] = used.get(base, 0) + 1
+        name = base if used[base] == 1 else f"{base}_{used[base]}"
+        while name in fill:
+            used[base] += 1
+            name = f"{base}_{used[base]}"
+        if f.kind == "href":
+            ftype, attr = "url", "href"
+        elif f.kind == "src":
+            ftype, attr = "image", "src"
+        else:
+            attr = None
+            sample = []
+            for rno, nodes in list(f.per_record.items())[:50]:
+                for j in nodes[:1]:
+                    sample.append(page.own_text(j) if f.kind == "own" else page.text(j))
+            ftype = _guess_type(sample)
+        fr = len(f.per_record) / n
+        out.append(FieldSpec(
+            name=name, type=ftype, xpath=best_xp, css=_field_css(f, offset) if best_xp == _field_xpaths(ctx, f, offset)[0] else None,
+            attribute=attr, optional=fr < 1.0, multiple=f.multi or f.kind == "own",
+        ))
+        fill[name] = fr
+        verified[name] = best_v
+    return out, fill, verified
+
+
+# --------------------------------------------------------------- one region
+def _site_of(url: str | None) -> str | None:
+    if not url:
+        return None
+    host = urlsplit(url).hostname
+    return host or None
+
+
+def region_wrapper(
+    region: Region,
+    page: Any,
+    *,
+    min_fill: float = 0.3,
+    max_fields: int = 40,
+    site: str | None = None,
+    extractor: str | None = None,
+) -> Wrapper:
+    """``Wrapper.from_region``: a verified wrapper for ``region``'s records on ``page``.
+
+    :param min_fill: a feature becomes a field when at least this share of records has it.
+    :param max_fields: keep at most this many fields (the most frequent).
+    :param site: site key (default: the page URL's host).
+    :param extractor: provenance (default: ``region.extractor``).
+    :raises WrapperError: the region has no records that resolve on the page.
+    """
+    page = as_page(page)
+    ctx = _Ctx(page)
+    groups = _record_groups(page, region)
+    if not groups:
+        raise WrapperError("cannot build a wrapper: the region has no records on this page")
+    size = record_size(ctx, groups)
+    firsts = [g[0] for g in groups]
+    rec = choose_record_selector(ctx, firsts, size)
+    if rec is None:  # pragma: no cover - the union candidate is always exact
+        raise WrapperError("no record selector reproduces the region's records")
+    fields, fill, verified = build_fields(ctx, groups, size, min_fill=min_fill, max_fields=max_fields)
+    site = site or _site_of(page.url)
+    n = len(groups)
+    w = Wrapper(
+        id=Wrapper.make_id(site, rec.xpath, [f.xpath for f in fields]),
+        record=rec,
+        fields=fields,
+        site=site,
+        template=_template_info(page),
+        provenance=Provenance(
+            extractor=extractor or region.extractor,
+            sample_urls=[page.url] if page.url else [],
+            options={"min_fill": min_fill, "max_fields": max_fields},
+        ),
+        health=Health(expected_records=(n, n), fill_rates=fill),
+    )
+    w.validate()
+    return w
+
+
+def _template_info(page: Page) -> TemplateInfo:
+    try:
+        from .templates import page_signature
+
+        sig = page_signature(page)
+        return TemplateInfo(id=sig.template_id, method=sig.method, signature=list(sig.sketch))
+    except ImportError:
+        return TemplateInfo()
+
+
+# ------------------------------------------------------------- several pages
+def _as_pages(pages: Iterable[Any], page_options: dict[str, Any]) -> list[Page]:
+    out = []
+    for p in pages:
+        if isinstance(p, Page):
+            out.append(p)
+        elif isinstance(p, tuple) and len(p) == 2:
+            url, src = p
+            if isinstance(src, str) and not isinstance(url, str) or (
+                isinstance(url, str) and isinstance(src, str) and "<" in url and "<" not in src
+            ):
+                url, src = src, url  # (html, url) given: accept both orders
+            out.append(as_page(src, url, **page_options))
+        else:
+            out.append(as_page(p, None, **page_options))
+    return out
+
+
+def _page_field_features(ctx: _Ctx, exclude: Sequence[tuple[int, int]]) -> dict[tuple[str, str], str]:
+    """Page-level leaves outside the records: (kind, anchored positional xpath) -> value."""
+    page = ctx.page
+    out: dict[tuple[str, str], str] = {}
+    seen_owner: set[int] = set()
+    dup: set[tuple[str, str]] = set()
+    ranges = sorted(exclude)
+    start = page.body
+    end = page.end[start] if page.n else -1
+    for q in range(page.leaf_lo[start], page.leaf_hi[start]):
+        j = page.leaf_owner[q]
+        if j in seen_owner:
+            continue
+        seen_owner.add(j)
+        if any(a <= j <= b for a, b in ranges):
+            continue
+        if j > end:
+            continue
+        lo, hi = page.leaf_lo[j], page.leaf_hi[j]
+        own = sum(1 for k in range(lo, hi) if page.leaf_owner[k] == j)
+        xp, _css, _ = ctx.path(j)
+        if own == hi - lo:
+            key = ("text", xp)
+            val = page.text(j)
+        else:
+            key = ("own", xp + "/text()")
+            val = page.own_text(j)
+        if key in out:
+            dup.add(key)
+        out[key] = val
+        if len(out) > 3000:
+            break
+    for k in dup:
+        out.pop(k, None)
+    return out
+
+
+def intersect_induce(
+    pages: Sequence[Page],
+    extractor: str = "auto",
+    *,
+    min_fill: float = 0.3,
+    max_fields: int = 40,
+    site: str | None = None,
+    page_fields: bool = True,
+    **extractor_options: Any,
+) -> Wrapper:
+    """Induction from single-page extractor output on pages of one template (issue 5 item 3).
+
+    1. Run ``extractor`` on each page; its main region gives that page's records.
+    2. Record selector: over every page's verified candidates (robust first), pick the one
+       that reproduces exactly the main records on the most pages (ties: robustness order).
+    3. Fields: the features of the records the chosen selector selects, per page; a field
+       is kept when it holds on every page that has records (``optional`` if some record
+       lacks it); fill rates are over all sample records.
+    4. Page fields (``page_fields=True``, >= 2 pages): leaves outside the records whose
+       anchored path occurs once on every page with a value that differs between pages
+       (data, not template text) -- the non-list slots of a detail page.
+    """
+    from .auto import run_extractor
+
+    if not pages:
+        raise WrapperError("induce() needs at least one page")
+    ctxs = [_Ctx(p) for p in pages]
+    mains: list[list[tuple[int, ...]]] = []
+    for p in pages:
+        try:
+            regions = run_extractor(p, extractor, **extractor_options)
+        except RecordsError:
+            raise
+        regions = [r for r in regions if len(r.records) >= 2]
+        mains.append(_record_groups(p, regions[0]) if regions else [])
+    # ---- record selector
+    best: tuple | None = None
+    sizes = [record_size(c, g) if g else 1 for c, g in zip(ctxs, mains)]
+    cand_seen: set[str] = set()
+    for pi, (ctx, groups) in enumerate(zip(ctxs, mains)):
+        if not groups:
+            continue
+        firsts = sorted(g[0] for g in groups)
+        for rank_, (xp, css) in enumerate(record_candidates(ctx, firsts, sizes[pi])):
+            if xp in cand_seen:
+                continue
+            cand_seen.add(xp)
+            got = ctx.select(xp)
+            if got is None or sorted(got) != firsts:
+                continue
+            exact = 0
+            overlap = 0.0
+            for c2, g2 in zip(ctxs, mains):
+                sel = c2.select(xp) or []
+                want = {g[0] for g in g2}
+                if want and set(sel) == want:
+                    exact += 1
+                if want or sel:
+                    overlap += len(want & set(sel)) / max(1, len(want | set(sel)))
+            if " | " in xp and len(pages) > 1:
+                exact, overlap = exact - 0.5, overlap - 0.5  # a union of absolute paths never generalises
+            score = (exact, overlap, -pi, -rank_)
+            if best is None or score > best[0]:
+                best = (score, xp, css, sizes[pi], pi)
+    record = None
+    fields: list[FieldSpec] = []
+    fill: dict[str, float] = {}
+    counts: list[int] = []
+    selected: list[list[tuple[int, ...]]] = [[] for _ in pages]
+    if best is not None:
+        _score, xp, css, size, pi = best
+        record = RecordSelector(xp, _css_matches(ctxs[pi], css, sorted(g[0] for g in mains[pi])), size)
+        per_page = []
+        for k, ctx in enumerate(ctxs):
+            sel = ctx.select(xp) or []
+            groups = []
+            for i in sorted(sel):
+                grp = [i]
+                if size > 1:
+                    kids = ctx.page.children[ctx.page.parent[i]] if ctx.page.parent[i] >= 0 else []
+                    if i in kids:
+                        at = kids.index(i)
+                        grp = kids[at:at + size]
+                groups.append(tuple(grp))
+            selected[k] = groups
+            counts.append(len(groups))
+            if groups:
+                per_page.append(build_fields(ctx, groups, size, min_fill=min_fill, max_fields=max_fields * 2))
+        # intersection by (xpath, attribute)
+        if per_page:
+            keyed = [{(f.xpath, f.attribute): (f, fl[f.name]) for f in fs} for fs, fl, _v in per_page]
+            common = set(keyed[0])
+            for kd in keyed[1:]:
+                common &= set(kd)
+            total_records = sum(len(g) for g in selected)
+            names: set[str] = set()
+            for fs, fl, _v in per_page[:1]:
+                for f in fs:
+                    key = (f.xpath, f.attribute)
+                    if key not in common:
+                        continue
+                    filled = 0.0
+                    k2 = 0
+                    for kd, groups in zip(keyed, [g for g in selected if g]):
+                        filled += kd[key][1] * len(groups)
+                    rate = filled / total_records if total_records else 0.0
+                    multiple = any(kd[key][0].multiple for kd in keyed)
+                    name = f.name
+                    while name in names:
+                        k2 += 1
+                        name = f"{f.name}_{k2}"
+                    names.add(name)
+                    fields.append(FieldSpec(name, f.type, f.xpath, f.css, f.attribute, rate < 1.0, multiple))
+                    fill[name] = rate
+            fields = fields[:max_fields]
+            fill = {f.name: fill[f.name] for f in fields}
+    # ---- page-level fields (detail pages)
+    pfields: list[FieldSpec] = []
+    if page_fields and len(pages) >= 2:
+        per = []
+        for ctx, groups in zip(ctxs, selected):
+            ranges = [(g[0], ctx.page.end[g[-1]]) for g in groups]
+            per.append(_page_field_features(ctx, ranges))
+        common_keys = set(per[0])
+        for d in per[1:]:
+            common_keys &= set(d)
+        order = [k for k in per[0] if k in common_keys]
+        used: dict[str, int] = {}
+        for kind, xp in order:
+            vals = [d[(kind, xp)] for d in per]
+            if len(set(vals)) == 1:
+                continue  # template text
+            ftype = _guess_type(vals)
+            tail = re.findall(r"([a-z0-9]+)(?:\[[^\]]*\])?(?:/text\(\))?$", xp)
+            base = (tail[0] if tail else "value")
+            base = {"h1": "title", "h2": "heading", "h3": "heading", "title": "page_title"}.get(base, base)
+            used[base] = used.get(base, 0) + 1
+            name = base if used[base] == 1 else f"{base}_{used[base]}"
+            pfields.append(FieldSpec(name, ftype, xp, None, None, False, kind == "own"))
+            if len(pfields) >= max_fields * 2:
+                break
+    urls = [p.url for p in pages if p.url]
+    site = site or _site_of(urls[0] if urls else None)
+    if record is None and not pfields:
+        raise WrapperError(
+            f"could not induce a wrapper: extractor {extractor!r} found no records on the "
+            f"{len(pages)} page(s) and no page-level data holds on all of them"
+        )
+    nonzero = [c for c in counts if c] or [0]
+    w = Wrapper(
+        id=Wrapper.make_id(site, record.xpath if record else None, [f.xpath for f in fields],
+                           [f.xpath for f in pfields]),
+        record=record,
+        fields=fields if record else [],
+        page_fields=pfields,
+        site=site,
+        template=_template_info(pages[0]),
+        provenance=Provenance(
+            extractor=extractor,
+            sample_urls=urls,
+            options=_json_ready({"min_fill": min_fill, "max_fields": max_fields,
+                                 "page_fields": page_fields, **extractor_options}),
+        ),
+        health=Health(expected_records=(min(nonzero), max(nonzero)), fill_rates=fill),
+    )
+    w.validate()
+    return w
+
+
+def _json_ready(d: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            out[k] = v
+        else:
+            out[k] = repr(v)
+    return out
+
+
+# ----------------------------------------------------------------- registry
+def register_inducer(name: str, fn: Callable[..., Wrapper]) -> None:
+    """Register ``fn(pages: list[Page], **options) -> Wrapper`` under ``name``."""
+    _registered[name] = fn
+
+
+def _get_inducer(name: str) -> Callable[..., Wrapper] | None:
+    if name in _registered:
+        return _registered[name]
+    spec = INDUCERS.get(name)
+    if spec is None:
+        return None
+    module, _, attr = spec.partition(":")
+    try:
+        mod = importlib.import_module(module)
+        fn = getattr(mod, attr)
+    except (ImportError, AttributeError):
+        if name == "gstm":  # single-page extractor exists but no multi-page inducer yet
+            logger.warning("inducer %s unavailable: falling back to intersection induction", spec)
+            return None
+        raise
+    return fn
+
+
+def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wrapper:
+    """Induce one wrapper from pages of one template.
+
+    :param pages: ``(url, html or Response)`` pairs, :class:`~scrapy_records.page.Page`
+        objects or raw sources (``str``/``bytes``/``Response``).
+    :param extractor: ``"auto"``/a single-page extractor name (intersection induction,
+        :func:`intersect_induce`), ``"gstm"``/``"dcade"`` (their pattern inducers) or a name
+        given to :func:`register_inducer`.
+    :param options: page budgets (``max_bytes``, ``max_nodes``, ``max_depth``,
+        ``encoding``), inducer options and extractor options.
+    :raises WrapperError: no records and no page data hold on the pages.
+    """
+    from .api import PAGE_OPTIONS
+
+    page_opts = {k: options.pop(k) for k in PAGE_OPTIONS if k in options}
+    plist = _as_pages(pages, page_opts)
+    if not plist:
+        raise WrapperError("induce() needs at least one page")
+    fn = _get_inducer(extractor)
+    if fn is not None:
+        w = fn(plist, **options)
+        if not isinstance(w, Wrapper):
+            raise WrapperError(f"inducer {extractor!r} returned {type(w).__name__}, not a Wrapper")
+        return w.validate()
+    return intersect_induce(plist, extractor, **options)
