@@ -64,8 +64,10 @@ DEFAULTS: dict[str, Any] = {
     "T": 0.3,
     "min_depth": 3,
     "recover_left": True,
+    "harmonic_guard": True,
     "split_guard": True,
     "vacuous_split": False,
+    "resplit": True,
     "keep_nested": False,
     "merge_adjacent": True,
     "recover_orphans": True,
@@ -77,8 +79,10 @@ DEFAULTS: dict[str, Any] = {
 #: Values that ``mode="paper"`` changes (the paper-literal reading, digest §3.5/A7, A11, A16).
 PAPER_MODE: dict[str, Any] = {
     "recover_left": False,
+    "harmonic_guard": False,
     "split_guard": False,
     "vacuous_split": True,
+    "resplit": False,
     "table_tags_only": True,
 }
 
@@ -146,14 +150,16 @@ class _DR:
     recovered: list[int] = field(default_factory=list)
     nested: list[dict[str, Any]] = field(default_factory=list)
     kind: str = "gnode"
+    resplit_from: int = 0
 
 
 class _Miner:
     """One MDR run over one page (holds the per-page arrays and distance tables)."""
 
-    def __init__(self, page: Page, K: int, T: float, min_depth: int, recover_left: bool,
-                 split_guard: bool, vacuous_split: bool, table_tags_only: bool,
-                 max_tokens: int | None) -> None:
+    def __init__(self, page: Page, K: int = 10, T: float = 0.3, min_depth: int = 3,
+                 recover_left: bool = True, harmonic_guard: bool = True,
+                 split_guard: bool = True, vacuous_split: bool = False, resplit: bool = True,
+                 table_tags_only: bool = False, max_tokens: int | None = None) -> None:
         self.page = page
         self.tid = page.tag_id
         self.end = page.end
@@ -162,8 +168,10 @@ class _Miner:
         self.T = T
         self.min_depth = min_depth
         self.recover_left = recover_left
+        self.harmonic_guard = harmonic_guard
         self.split_guard = split_guard
         self.vacuous_split = vacuous_split
+        self.resplit = resplit
         self.table_tags_only = table_tags_only
         self.max_tokens = max_tokens
         self.height: list[int] = []
@@ -172,14 +180,15 @@ class _Miner:
         self._pos_cache: dict[int, dict[int, int]] = {}
 
     # ------------------------------------------------------------ distances
-    def nd_range(self, a0: int, a1: int, b0: int, b1: int) -> float:
+    def nd_range(self, a0: int, a1: int, b0: int, b1: int, T: float | None = None) -> float:
         """ND of token ranges ``[a0, a1)`` and ``[b0, b1)`` (``inf`` when > T)."""
         la = a1 - a0
         lb = b1 - b0
         L = la + lb
         if L == 0:
             return 0.0
-        T = self.T
+        if T is None:
+            T = self.T
         diff = la - lb if la > lb else lb - la
         if 2 * diff > T * L + _EPS:
             return _INF
@@ -244,6 +253,7 @@ class _Miner:
         """
         T = self.T + _EPS
         Kmax = len(dist) - 1
+        guard = self.harmonic_guard
         out: list[_DR] = []
         stack = [(0, n)]
         while stack:
@@ -268,7 +278,11 @@ class _Miner:
                             break  # only the FIRST run from offset f (Fig. 9 line 11)
                         a += g
                     if cur_start >= 0 and (
-                        best is None or (cur_cov > best[2] and cur_start <= best[1])
+                        best is None or (
+                            cur_cov > best[2] and cur_start <= best[1]
+                            and (not guard or cur_cov >= best[2] + g
+                                 or cur_start + cur_cov <= best[1])
+                        )
                     ):
                         best = (g, cur_start, cur_cov)
             if best is None:
@@ -389,8 +403,36 @@ class _Miner:
                 return False
         return True
 
+    def uniform_components(self, r: _DR) -> bool:
+        """[R] ``resplit``: are the components of ``r``'s generalized nodes (g > 1) one
+        kind of node, i.e. the same tag and every adjacent pair within ND <= 2T?
+
+        Then the generalized nodes are harmonics of single records whose tag strings vary a
+        little too much for T (query highlighting, optional fields): IdentDRs took the
+        pairs because combining averages the differences out. The paper reports "generalized
+        nodes of the smallest length that cover a data region" (§3.5), so such a region is
+        re-expressed with g = 1.
+        """
+        ch = self.children[r.parent]
+        span = ch[r.start:r.start + r.covered]
+        tag = self.page.tag
+        t0 = tag[span[0]]
+        if any(tag[x] != t0 for x in span):
+            return False
+        end = self.end
+        T2 = 2 * self.T
+        lim = T2 + _EPS
+        for k in range(len(span) - 1):
+            x, y = span[k], span[k + 1]
+            if self.nd_range(x, end[x] + 1, y, end[y] + 1, T2) > lim:
+                return False
+        return True
+
     def find_records(self, r: _DR) -> None:
         """FindRecords-1 / FindRecords-n (§3.7) for every generalized node of ``r``."""
+        if r.g > 1 and self.resplit and self.uniform_components(r):
+            r.resplit_from = r.g
+            r.g = 1
         ch = self.children[r.parent]
         groups: list[tuple[int, ...]] = []
         kinds: set[str] = set()
@@ -520,14 +562,12 @@ def _merge_adjacent(miner: _Miner, regions: list[_DR]) -> list[_DR]:
     return res
 
 
-def mine(page: Page, *, K: int = 10, T: float = 0.3, min_depth: int = 3,
-         recover_left: bool = True, split_guard: bool = True, vacuous_split: bool = False,
-         keep_nested: bool = False, merge_adjacent: bool = True, recover_orphans: bool = True,
-         table_tags_only: bool = False, max_tokens: int | None = None) -> tuple[_Miner, list[_DR]]:
+def mine(page: Page, *, keep_nested: bool = False, merge_adjacent: bool = True,
+         recover_orphans: bool = True, **options: Any) -> tuple[_Miner, list[_DR]]:
     """The MDR driver (§3.10) without Region building: returns the miner and the regions
-    (with ``groups`` = records as tuples of node indices) in document order."""
-    miner = _Miner(page, K, T, min_depth, recover_left, split_guard, vacuous_split,
-                   table_tags_only, max_tokens)
+    (with ``groups`` = records as tuples of node indices) in document order. ``options``
+    are the remaining :data:`DEFAULTS` (K, T, min_depth, recover_left, ...)."""
+    miner = _Miner(page, **options)
     if len(page.tag) == 0:
         return miner, []
     root = page.body if 0 <= page.body < len(page.tag) else 0
@@ -623,6 +663,8 @@ class MDRExtractor:
                 "kind": r.kind,
                 "score": round(r.score, 4),
             }
+            if r.resplit_from:
+                meta["resplit_from"] = r.resplit_from
             if r.recovered:
                 meta["recovered"] = [page.xpath(x) for x in r.recovered]
             if r.nested:
