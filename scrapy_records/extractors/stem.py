@@ -1,0 +1,739 @@
+"""STEM: data records from repeated tag-path patterns found with a suffix structure.
+
+Fang, Xie, Zhang, Cheng, Zhang, *STEM: a suffix tree-based method for web data records
+extraction* (KAIS 2017); working specification: ``shared/papers/stem.md`` (the "digest";
+section numbers below refer to it).
+
+Pipeline (digest §0, Algorithm 1):
+
+1. **Preprocessing** (§3.1): the shared :class:`~scrapy_records.page.Page` already dropped
+   scripts/styles/comments; *decorative* tags (paper: ``b, i, u, em``) are **unwrapped** here,
+   so their children's paths skip them (A2).
+2. **WPS** (§3.2, D2-D4): every retained element's root-to-node tag path, numbered by first
+   appearance in pre-order from 1 (the *HTPI*); the page becomes the integer sequence of HTPIs.
+3. **Suffix structure** (§3.3): :class:`~scrapy_records.suffix.SuffixIndex`, a suffix array
+   + LCP array whose LCP intervals are exactly the internal nodes of the suffix tree of
+   ``wps + $`` with the same node sequences and node frequencies (see that module for why this
+   replaces Ukkonen's tree).
+4. **Four filters in order** (§3.5-§3.8), visiting nodes in lexicographic pre-order (A24):
+   frequency (``nf >= 2``, ``2 <= len <= L``), gap (``pvr = h / nf >= beta`` where ``h`` counts
+   occurrences followed by an approximate copy, ``LCS >= alpha * l``; equivalent occurrence form
+   of §3.6), tree (rotation to the smallest-HTPI root, truncation at its second occurrence,
+   duplicate check), repetition (simple and nested).
+5. **Record cutting** (§3.9): greedy non-overlapping exact matches (Lemma 1) plus gap records
+   with ``rvr >= alpha``; a candidate WPS range maps to its *record roots* (elements of the range
+   whose parent is outside it), and a record is the full DOM subtrees of its roots.
+
+Two profiles (§3.12, §6.3):
+
+* ``profile="paper"``: the paper-literal reading (unchunked gaps, no pf re-check, no Case 1/2
+  check, nested repetition with unit length 1, simple repetition checked inline against the DRPs
+  found so far, one region per DRP, no overlap resolution);
+* ``profile="recommended"`` (default, measures better on the development lists): the digest's
+  [R] repairs — gap denominator ``nf - 1`` so two-record lists pass (A9), ``pf(canonical) >= 2``
+  against rotation junk (A11), strict Case 1/Case 2 check (A12), nested repetition only for
+  units of length >= 2 so table rows survive (A14), order-independent repetition post-pass (A15),
+  gaps chunked at the DRP root so page headers are not swallowed into a "record" (§3.9 step 2,
+  A16), redundant sub-pattern DRPs dropped when their records lie inside another DRP's (A17),
+  and one region per record parent (test 19).
+
+Every parameter is an option of :meth:`STEMExtractor.extract` (and of :func:`analyze`), and an
+explicit option overrides the profile's value.
+"""
+
+from __future__ import annotations
+
+import logging
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz.distance import LCSseq
+
+from ..page import Page
+from ..results import Region
+from ..suffix import SuffixIndex, greedy_matches
+from .base import build_region
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "STEMExtractor",
+    "TagPathSequence",
+    "STEMAnalysis",
+    "DRP",
+    "NodeDecision",
+    "analyze",
+    "analyze_sequence",
+    "canonical_rotation",
+    "roots_of",
+    "DECORATIVE_PAPER",
+    "DECORATIVE_EXTENDED",
+    "PROFILES",
+]
+
+#: Decorative tags the paper removes (§3.1: "such as em, b, u and i").
+DECORATIVE_PAPER = frozenset({"b", "i", "u", "em"})
+#: Extended preset (§3.1 [R]): also inline formatting and line breaks that vary per record.
+DECORATIVE_EXTENDED = DECORATIVE_PAPER | frozenset(
+    {"strong", "font", "small", "big", "s", "strike", "tt", "mark", "sup", "sub", "br", "wbr"}
+)
+
+#: Paper-literal and recommended settings (§3.12). ``gap_denominator``: ``nf`` (Eq. 5),
+#: ``nf_minus_1`` (A9) or ``pf`` (Eq. 4, A10).
+PROFILES: dict[str, dict[str, Any]] = {
+    "paper": {
+        "gap_denominator": "nf",
+        "rotation_mode": "truncate",
+        "recheck_pf": False,
+        "strict_case_check": False,
+        "nested_min_unit": 1,
+        "repetition_postpass": False,
+        "chunk_gaps": False,
+        "dedupe_regions": False,
+        "split_regions": False,
+    },
+    "recommended": {
+        "gap_denominator": "nf_minus_1",
+        "rotation_mode": "truncate",
+        "recheck_pf": True,
+        "strict_case_check": True,
+        "nested_min_unit": 2,
+        "repetition_postpass": True,
+        "chunk_gaps": True,
+        "dedupe_regions": True,
+        "split_regions": True,
+    },
+}
+
+_DEFAULTS: dict[str, Any] = {
+    "L": 100,
+    "alpha": 0.6,
+    "beta": 0.6,
+    "min_length": 2,
+    "min_frequency": 2,
+    "decorative": "paper",
+    "backend": "auto",
+    "align": True,
+}
+_OPTION_NAMES = frozenset(_DEFAULTS) | frozenset(PROFILES["paper"]) | {"profile"}
+_EPS = 1e-9
+
+
+# =============================================================================== representation
+class TagPathSequence:
+    """The WPS of a page (digest D4) with its HTPI table (D3).
+
+    ``ids[p]``: HTPI at WPS position ``p`` (from 1); ``parent_pos[p]``: WPS position of the nearest
+    retained ancestor (-1 for the root); ``nodes[p]``: the :class:`Page` index of the element (or
+    ``p`` itself when built from paths); ``subtree_end[p]``: last WPS position in that element's
+    subtree. ``htpi_parent[h]`` / ``htpi_tag[h]`` / ``htpi_depth[h]`` describe tag path ``h``
+    (index 0 is the empty path above ``/html``).
+    """
+
+    __slots__ = ("ids", "parent_pos", "nodes", "subtree_end", "htpi_parent", "htpi_tag", "htpi_depth")
+
+    def __init__(self) -> None:
+        self.ids: list[int] = []
+        self.parent_pos: list[int] = []
+        self.nodes: list[int] = []
+        self.subtree_end: list[int] = []
+        self.htpi_parent: list[int] = [0]
+        self.htpi_tag: list[str] = [""]
+        self.htpi_depth: list[int] = [0]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @classmethod
+    def from_page(cls, page: Page, decorative: Iterable[str] = DECORATIVE_PAPER) -> TagPathSequence:
+        """Steps 1-2 (§3.1-§3.2): one linear pass over the page's pre-order arrays."""
+        deco = frozenset(t.lower() for t in decorative)
+        self = cls()
+        n = page.n
+        tags, parents, end = page.tag, page.parent, page.end
+        eff_h = [0] * n  # HTPI of the node, or of its retained ancestor for a decorative node
+        eff_pos = [-1] * n
+        count_upto = [0] * n  # number of WPS positions among page nodes 0..i
+        keymap: dict[tuple[int, str], int] = {}
+        ids, ppos, nodes = self.ids, self.parent_pos, self.nodes
+        hpar, htag, hdep = self.htpi_parent, self.htpi_tag, self.htpi_depth
+        for i in range(n):
+            p = parents[i]
+            t = tags[i]
+            if p >= 0:
+                par_h, par_pos = eff_h[p], eff_pos[p]
+            else:
+                par_h, par_pos = 0, -1
+            if t in deco and p >= 0:
+                eff_h[i], eff_pos[i] = par_h, par_pos
+                count_upto[i] = len(ids)
+                continue
+            key = (par_h, t)
+            h = keymap.get(key)
+            if h is None:
+                h = keymap[key] = len(hpar)
+                hpar.append(par_h)
+                htag.append(t)
+                hdep.append(hdep[par_h] + 1)
+            eff_h[i] = h
+            eff_pos[i] = len(ids)
+            ids.append(h)
+            ppos.append(par_pos)
+            nodes.append(i)
+            count_upto[i] = len(ids)
+        self.subtree_end = [count_upto[end[nodes[q]]] - 1 for q in range(len(ids))]
+        return self
+
+    @classmethod
+    def from_paths(cls, paths: Sequence[str]) -> TagPathSequence:
+        """Build from a pre-order list of tag paths (``"/html/body/div"``), one per element, as
+        the paper's figures give them. Parents are inferred as the nearest preceding element
+        whose path is the path's parent path."""
+        self = cls()
+        keymap: dict[tuple[int, str], int] = {}
+        last_pos_of_path: dict[str, int] = {}
+        for pos, path in enumerate(paths):
+            parts = [x for x in path.strip().lower().split("/") if x]
+            par_h = 0
+            for k, t in enumerate(parts):
+                key = (par_h, t)
+                h = keymap.get(key)
+                if h is None:
+                    h = keymap[key] = len(self.htpi_parent)
+                    self.htpi_parent.append(par_h)
+                    self.htpi_tag.append(t)
+                    self.htpi_depth.append(k + 1)
+                par_h = h
+            parent_path = "/" + "/".join(parts[:-1]) if len(parts) > 1 else None
+            self.ids.append(par_h)
+            self.parent_pos.append(last_pos_of_path.get(parent_path, -1) if parent_path else -1)
+            self.nodes.append(pos)
+            last_pos_of_path["/" + "/".join(parts)] = pos
+        n = len(self.ids)
+        end = list(range(n))
+        for q in range(n - 1, -1, -1):  # children after parents: propagate ends upwards
+            pp = self.parent_pos[q]
+            if pp >= 0 and end[q] > end[pp]:
+                end[pp] = end[q]
+        self.subtree_end = end
+        return self
+
+    def path(self, h: int) -> str:
+        parts = []
+        while h > 0:
+            parts.append(self.htpi_tag[h])
+            h = self.htpi_parent[h]
+        return "/" + "/".join(reversed(parts))
+
+    def is_ancestor_path(self, a: int, b: int) -> bool:
+        """Strict, component-wise: path ``a`` is a proper prefix of path ``b`` (D18 [R])."""
+        da, db = self.htpi_depth[a], self.htpi_depth[b]
+        if da >= db:
+            return False
+        hp = self.htpi_parent
+        while db > da:
+            b = hp[b]
+            db -= 1
+        return a == b
+
+    def roots_in(self, a: int, b: int) -> list[int]:
+        """WPS positions in ``[a, b)`` whose parent lies outside the range (record roots, §3.9)."""
+        pp = self.parent_pos
+        return [q for q in range(a, b) if pp[q] < a]
+
+
+# =============================================================================== filters
+def roots_of(seq: Sequence[int], tps: TagPathSequence) -> list[int]:
+    """Indices (into ``seq``) of the root entries by the paper's procedure (§3.7 step 2): walk the
+    list; each kept path removes the *consecutive* following paths it is an ancestor of."""
+    out: list[int] = []
+    i = 0
+    m = len(seq)
+    while i < m:
+        out.append(i)
+        p = seq[i]
+        j = i + 1
+        while j < m and tps.is_ancestor_path(p, seq[j]):
+            j += 1
+        i = j
+    return out
+
+
+def canonical_rotation(seq: Sequence[int], tps: TagPathSequence, mode: str = "truncate") -> tuple[int, ...]:
+    """Tree filter rotation (§3.7, Eq. 6, A11): rotate to the first occurrence of the smallest-HTPI
+    root; then ``truncate`` at the next occurrence of that root (keep one period) or, with
+    ``delete_all_other``, delete the other occurrences of it."""
+    if not seq:
+        return ()
+    roots = roots_of(seq, tps)
+    sr = min(seq[i] for i in roots)
+    r = list(seq).index(sr)
+    rot = list(seq[r:]) + list(seq[:r])
+    if mode == "truncate":
+        try:
+            k = rot.index(sr, 1)
+            rot = rot[:k]
+        except ValueError:
+            pass
+    elif mode == "delete_all_other":
+        rot = [rot[0]] + [x for x in rot[1:] if x != sr]
+    else:
+        raise ValueError(f"unknown rotation_mode {mode!r}")
+    return tuple(rot)
+
+
+def _smallest_period(seq: Sequence[int]) -> int:
+    """Length of the smallest period by the KMP failure function (§3.8)."""
+    m = len(seq)
+    if m == 0:
+        return 0
+    fail = [0] * m
+    k = 0
+    for i in range(1, m):
+        while k and seq[i] != seq[k]:
+            k = fail[k - 1]
+        if seq[i] == seq[k]:
+            k += 1
+        fail[i] = k
+    per = m - fail[-1]
+    return per if m % per == 0 else m
+
+
+def _is_power_of(x: Sequence[int], s: Sequence[int]) -> bool:
+    """``s == x * k`` for some ``k >= 2`` (simple repetition, Eq. 7)."""
+    lx, ls = len(x), len(s)
+    return lx > 0 and ls >= 2 * lx and ls % lx == 0 and tuple(s) == tuple(x) * (ls // lx)
+
+
+def _case_ok(c: Sequence[int], tps: TagPathSequence) -> bool:
+    """Strict Case 1 / Case 2 check (A12): one root, or all roots share the same parent path."""
+    roots = roots_of(c, tps)
+    if len(roots) == 1:
+        return True
+    hp = tps.htpi_parent
+    par = hp[c[roots[0]]]
+    return all(hp[c[i]] == par for i in roots)
+
+
+# =============================================================================== results
+@dataclass
+class NodeDecision:
+    """One visited suffix-tree node and what the filters decided (§3.11 node table)."""
+
+    sequence: tuple[int, ...]
+    nf: int
+    h: int | None = None
+    pvr: float | None = None
+    outcome: str = ""  # frequency | gap | tree | repetition | kept
+    canonical: tuple[int, ...] | None = None
+
+
+@dataclass
+class DRP:
+    """A data record pattern and the records cut with it (Step 5)."""
+
+    pattern: tuple[int, ...]
+    paths: list[str]
+    nf: int = 0
+    h: int = 0
+    pvr: float = 0.0
+    matches: list[int] = field(default_factory=list)  # WPS start positions of exact matches
+    records: list[tuple[int, int, float]] = field(default_factory=list)  # (start, end, rvr) WPS ranges
+    groups: list[tuple[int, ...]] = field(default_factory=list)  # record roots (WPS positions)
+    source: tuple[int, ...] = ()  # the raw node sequence it came from
+
+
+@dataclass
+class STEMAnalysis:
+    """Everything :func:`analyze` computed, for tests and for the extractor's ``meta``."""
+
+    tps: TagPathSequence
+    drps: list[DRP]
+    decisions: list[NodeDecision]
+    options: dict[str, Any]
+    stats: dict[str, int]
+
+    @property
+    def wps(self) -> list[int]:
+        return self.tps.ids
+
+    def decision(self, seq: Sequence[int]) -> NodeDecision | None:
+        t = tuple(seq)
+        for d in self.decisions:
+            if d.sequence == t:
+                return d
+        return None
+
+
+def _resolve_options(options: dict[str, Any]) -> dict[str, Any]:
+    unknown = set(options) - _OPTION_NAMES
+    if unknown:
+        raise TypeError(f"stem got unknown option(s): {', '.join(sorted(unknown))}")
+    profile = options.get("profile", "recommended")
+    if profile not in PROFILES:
+        raise ValueError(f"unknown STEM profile {profile!r}; choose from {sorted(PROFILES)}")
+    opts = dict(_DEFAULTS)
+    opts.update(PROFILES[profile])
+    opts.update({k: v for k, v in options.items() if v is not None})
+    opts["profile"] = profile
+    if opts["gap_denominator"] not in ("nf", "nf_minus_1", "pf"):
+        raise ValueError(f"unknown gap_denominator {opts['gap_denominator']!r}")
+    if opts["rotation_mode"] not in ("truncate", "delete_all_other"):
+        raise ValueError(f"unknown rotation_mode {opts['rotation_mode']!r}")
+    if not 0 < float(opts["alpha"]) <= 1 or not 0 < float(opts["beta"]) <= 1:
+        raise ValueError("alpha and beta must be in (0, 1]")
+    if int(opts["L"]) < 2:
+        raise ValueError("L must be >= 2")
+    deco = opts["decorative"]
+    if isinstance(deco, str):
+        if deco == "paper":
+            deco = DECORATIVE_PAPER
+        elif deco == "extended":
+            deco = DECORATIVE_EXTENDED
+        elif deco == "none":
+            deco = frozenset()
+        else:
+            raise ValueError(f"unknown decorative preset {deco!r} (paper, extended, none, or a set of tags)")
+    opts["decorative"] = frozenset(deco)
+    return opts
+
+
+# =============================================================================== Step 4
+def _gap_h(
+    index: SuffixIndex, lb: int, rb: int, l: int, s: list[int], alpha: float, need: float
+) -> int:
+    """``h`` of the gap filter (§3.6, equivalent occurrence form): the number of occurrences of ``s``
+    followed by ``l`` symbols whose LCS with ``s`` is ``>= alpha*l``. Occurrences sharing their next
+    ``l`` symbols are one run of the SA interval (LCP >= 2l), i.e. one stopping node q' of the
+    paper's Step 1; each run's window is compared once. Stops early once ``h >= need`` or once
+    ``need`` is out of reach (the decision, not ``h``, is what the filter needs; ``need <= 0``
+    disables early stops)."""
+    text, sa, n = index.text, index.sa, index.n
+    starts = [lb] + index.small_lcp_positions(lb, rb, 2 * l)
+    starts.append(rb + 1)
+    threshold = alpha * l - _EPS
+    st = tuple(s)
+    h = 0
+    remaining = rb - lb + 1
+    early = need > 0
+    for g in range(len(starts) - 1):
+        k0 = starts[g]
+        size = starts[g + 1] - k0
+        remaining -= size
+        p = sa[k0]
+        if p + 2 * l <= n:
+            w = text[p + l:p + 2 * l]
+            if tuple(w) == st or LCSseq.similarity(s, w) >= threshold:
+                h += size
+        if early and (h >= need or h + remaining < need):
+            break
+    return h
+
+
+def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: Any) -> STEMAnalysis:
+    """Steps 3-5 on a tag-path sequence (see the module docstring). Options as :func:`analyze`.
+
+    ``trace=True`` computes every gap-filter ``h`` exactly (no early stop) and records a
+    :class:`NodeDecision` for every node that reached the gap filter."""
+    opts = _resolve_options(options)
+    L, alpha, beta = int(opts["L"]), float(opts["alpha"]), float(opts["beta"])
+    min_len, min_freq = int(opts["min_length"]), int(opts["min_frequency"])
+    stats = {"nodes": 0, "frequency": 0, "gap": 0, "tree": 0, "repetition": 0, "kept": 0}
+    decisions: list[NodeDecision] = []
+    drps: list[DRP] = []
+    if len(tps) < 2:
+        return STEMAnalysis(tps, drps, decisions, opts, stats)
+    index = SuffixIndex(tps.ids, backend=opts["backend"])
+    wps = index.text
+    extracted: set[tuple[int, ...]] = set()
+    pf_cache: dict[tuple[int, ...], list[int]] = {}
+
+    def matches_of(c: tuple[int, ...]) -> list[int]:
+        m = pf_cache.get(c)
+        if m is None:
+            m = pf_cache[c] = greedy_matches(index.find_all(c), len(c))
+        return m
+
+    denom_mode = opts["gap_denominator"]
+    for lb, rb, depth in index.nodes(min_depth=1):
+        stats["nodes"] += 1
+        nf = rb - lb + 1
+        # ---- filter 1: frequency (§3.5; L bound A4)
+        if nf < min_freq or depth < min_len or depth > L:
+            stats["frequency"] += 1
+            continue
+        s = index.node_sequence(lb, depth)
+        # ---- filter 2: gap (§3.6)
+        if denom_mode == "nf":
+            denom = nf
+        elif denom_mode == "nf_minus_1":
+            denom = max(nf - 1, 1)
+        else:
+            denom = max(len(greedy_matches(index.occurrences(lb, rb), depth)), 1)
+        need = beta * denom - _EPS
+        h = _gap_h(index, lb, rb, depth, s, alpha, 0.0 if trace else need)
+        pvr = min(1.0, h / denom)
+        dec = NodeDecision(tuple(s), nf, h, pvr)
+        decisions.append(dec)
+        if h < need:
+            dec.outcome = "gap"
+            stats["gap"] += 1
+            continue
+        # ---- filter 3: tree (§3.7)
+        c = canonical_rotation(s, tps, opts["rotation_mode"])
+        dec.canonical = c
+        if len(c) < min_len or c in extracted:
+            dec.outcome = "tree"
+            stats["tree"] += 1
+            continue
+        if opts["recheck_pf"] and len(matches_of(c)) < 2:
+            dec.outcome = "tree"
+            stats["tree"] += 1
+            continue
+        if opts["strict_case_check"] and not _case_ok(c, tps):
+            dec.outcome = "tree"
+            stats["tree"] += 1
+            continue
+        # ---- filter 4: repetition (§3.8)
+        if not opts["repetition_postpass"] and any(
+            _is_power_of(d.pattern, s) or _is_power_of(d.pattern, c) for d in drps
+        ):
+            dec.outcome = "repetition"
+            stats["repetition"] += 1
+            continue
+        roots = set(roots_of(c, tps))
+        rest = [x for i, x in enumerate(c) if i not in roots]
+        if rest:
+            per = _smallest_period(rest)
+            if per < len(rest) and per >= int(opts["nested_min_unit"]):
+                dec.outcome = "repetition"
+                stats["repetition"] += 1
+                continue
+        dec.outcome = "kept"
+        extracted.add(c)
+        drps.append(DRP(c, [tps.path(x) for x in c], nf=nf, h=h, pvr=pvr, source=tuple(s)))
+    if opts["repetition_postpass"] and drps:
+        keep = []
+        for d in drps:
+            if any(o is not d and (_is_power_of(o.pattern, d.pattern) or _is_power_of(o.pattern, d.source))
+                   for o in drps):
+                stats["repetition"] += 1
+                for dec in decisions:
+                    if dec.canonical == d.pattern and dec.outcome == "kept":
+                        dec.outcome = "repetition"
+                continue
+            keep.append(d)
+        drps = keep
+    stats["kept"] = len(drps)
+    # ---- Step 5: record cutting (§3.9)
+    for d in drps:
+        _cut_records(d, tps, matches_of(d.pattern), alpha, bool(opts["chunk_gaps"]))
+    drps = [d for d in drps if d.groups]
+    if opts["dedupe_regions"]:
+        drps = _dedupe(drps, tps)
+    return STEMAnalysis(tps, drps, decisions, opts, stats)
+
+
+def _cut_records(d: DRP, tps: TagPathSequence, matches: list[int], alpha: float, chunk: bool) -> None:
+    """Eq. (1)-(2): exact matches are records; a gap (or, chunked, each piece of a gap starting at
+    the DRP's first identifier, bounded by that element's subtree for Case 1 patterns or by its
+    parent for Case 2) is a record when ``rvr >= alpha`` (§3.9, A16)."""
+    c = d.pattern
+    l = len(c)
+    d.matches = list(matches)
+    if not matches:  # A16: k = 0 gives no records
+        return
+    wps = tps.ids
+    n = len(wps)
+    threshold = alpha * l - _EPS
+    first = c[0]
+    case1 = len(roots_of(c, tps)) == 1
+    cand: list[tuple[int, int, float]] = []
+
+    def gap(a: int, b: int) -> None:
+        if a >= b:
+            return
+        if not chunk:
+            r = LCSseq.similarity(list(c), wps[a:b])
+            if r >= threshold:
+                cand.append((a, b, r / l))
+            return
+        starts = [q for q in range(a, b) if wps[q] == first]
+        for j, q in enumerate(starts):
+            stop = starts[j + 1] if j + 1 < len(starts) else b
+            if case1:
+                stop = min(stop, tps.subtree_end[q] + 1)
+            else:
+                par = tps.parent_pos[q]
+                if par >= 0:
+                    stop = min(stop, tps.subtree_end[par] + 1)
+            r = LCSseq.similarity(list(c), wps[q:stop])
+            if r >= threshold:
+                cand.append((q, stop, r / l))
+
+    prev = 0
+    for m in matches:
+        gap(prev, m)
+        cand.append((m, m + l, 1.0))
+        prev = m + l
+    gap(prev, n)
+    cand.sort()
+    records: list[tuple[int, int, float]] = []
+    groups: list[tuple[int, ...]] = []
+    last_end = -1  # last WPS position covered by the previous record's root subtrees
+    for a, b, r in cand:
+        roots = tps.roots_in(a, b)
+        if not roots:
+            continue
+        if chunk and roots[0] <= last_end:
+            continue  # nested inside the previous record (keep the outer one)
+        records.append((a, b, r))
+        groups.append(tuple(roots))
+        last_end = max(tps.subtree_end[x] for x in roots)
+    d.records = records
+    d.groups = groups
+
+
+def _dedupe(drps: list[DRP], tps: TagPathSequence) -> list[DRP]:
+    """A17: drop DRPs with < 2 records; drop B when every record root of B lies inside a record of
+    another DRP A with at least as many records (equal record sets: keep more exact matches, then
+    the longer pattern)."""
+    drps = [d for d in drps if len(d.groups) >= 2]
+    ends = tps.subtree_end
+
+    def intervals(d: DRP) -> tuple[list[int], list[int]]:
+        iv = sorted((x, ends[x]) for g in d.groups for x in g)
+        return [a for a, _ in iv], [b for _, b in iv]
+
+    ivs = [intervals(d) for d in drps]
+
+    def inside(b: int, a: int) -> bool:
+        st, en = ivs[a]
+        for g in drps[b].groups:
+            for x in g:
+                k = bisect_right(st, x) - 1
+                if k < 0 or en[k] < x:
+                    return False
+        return True
+
+    def rank(i: int) -> tuple[int, int, int]:
+        d = drps[i]
+        return (len(d.groups), len(d.matches), len(d.pattern))
+
+    out = []
+    for b in range(len(drps)):
+        dropped = False
+        for a in range(len(drps)):
+            if a == b or len(drps[a].groups) < len(drps[b].groups) or not inside(b, a):
+                continue
+            if inside(a, b):  # same record set
+                if rank(a) > rank(b) or (rank(a) == rank(b) and a < b):
+                    dropped = True
+                    break
+            else:
+                dropped = True
+                break
+        if not dropped:
+            out.append(drps[b])
+    return out
+
+
+# =============================================================================== page level
+def analyze(page: Page, *, trace: bool = False, **options: Any) -> STEMAnalysis:
+    """Run STEM on a :class:`Page` and return every intermediate result (WPS, node decisions,
+    DRPs with their records as WPS ranges and root positions)."""
+    opts = _resolve_options(options)
+    tps = TagPathSequence.from_page(page, opts["decorative"])
+    return analyze_sequence(tps, trace=trace, **options)
+
+
+def _confidence(page: Page, groups: list[tuple[int, ...]], rvrs: list[float], l: int, pvr: float) -> float:
+    """How sure we are this is a list of data records (comparable across extractors, brief):
+    similarity (mean rvr; exact matches are 1) x record count (2 records: 0.5, 3: 0.75, 5+: ~0.94)
+    x pattern richness (a 2-tag pattern like ``li/a`` is weak evidence) x content (records with
+    little text, e.g. menu items, score low)."""
+    k = len(groups)
+    if k < 2:
+        return 0.0
+    sim = sum(rvrs) / k
+    count = 1.0 - 0.5 ** (k - 1)
+    rich = min(1.0, 0.4 + 0.15 * l)
+    chars = 0
+    for g in groups:
+        for x in g:
+            lo, hi = page.leaf_lo[x], page.leaf_hi[x]
+            chars += sum(len(t) for t in page.leaves[lo:hi])
+    avg = chars / k
+    content = min(1.0, 0.2 + avg / 60.0)
+    return max(0.0, min(1.0, sim * count * rich * content * (0.75 + 0.25 * pvr)))
+
+
+class STEMExtractor:
+    """The ``stem`` extractor (see the module docstring for the algorithm and the options).
+
+    Options: ``profile`` (``"recommended"`` | ``"paper"``), ``L`` (100), ``alpha`` (0.6),
+    ``beta`` (0.6), ``min_length`` (2), ``min_frequency`` (2), ``decorative`` (``"paper"``,
+    ``"extended"``, ``"none"`` or a set of tag names), ``gap_denominator``, ``rotation_mode``,
+    ``recheck_pf``, ``strict_case_check``, ``nested_min_unit``, ``repetition_postpass``,
+    ``chunk_gaps``, ``dedupe_regions``, ``split_regions``, ``backend`` (suffix array:
+    ``auto``/``divsufsort``/``sais``), ``align`` (field alignment, default True).
+    """
+
+    name = "stem"
+
+    def extract(self, page: Page, **options: Any) -> list[Region]:
+        analysis = analyze(page, **options)
+        opts = analysis.options
+        tps = analysis.tps
+        regions: list[Region] = []
+        for k, d in enumerate(analysis.drps):
+            recs = list(zip(d.groups, (r for _, _, r in d.records)))
+            if opts["split_regions"]:
+                by_parent: dict[int, list[tuple[tuple[int, ...], float]]] = {}
+                for g, r in recs:
+                    by_parent.setdefault(page.parent[tps.nodes[g[0]]], []).append((g, r))
+                parts = [(p, v) for p, v in by_parent.items() if len(v) >= 2]
+            else:
+                parts = [(_common_parent(page, [tps.nodes[x] for g, _ in recs for x in g]), recs)]
+            for parent, items in parts:
+                groups = [tuple(tps.nodes[x] for x in g) for g, _ in items]
+                rvrs = [r for _, r in items]
+                conf = _confidence(page, groups, rvrs, len(d.pattern), d.pvr)
+                meta = {
+                    "drp": list(d.paths),
+                    "drp_ids": list(d.pattern),
+                    "nf": d.nf,
+                    "h": d.h,
+                    "pvr": round(d.pvr, 4),
+                    "exact": len(d.matches),
+                    "gap_records": sum(1 for r in rvrs if r < 1.0),
+                    "drp_index": k,
+                    "profile": opts["profile"],
+                }
+                regions.append(
+                    build_region(page, self.name, parent, groups, conf, record_confidences=rvrs,
+                                 meta=meta, align=bool(opts["align"]))
+                )
+        return regions
+
+
+def _common_parent(page: Page, nodes: list[int]) -> int:
+    """Lowest common ancestor of the nodes' parents (iterative, by depth)."""
+    if not nodes:
+        return -1
+    parent, depth = page.parent, page.depth
+    a = parent[nodes[0]]
+    for x in nodes[1:]:
+        b = parent[x]
+        while a != b and a >= 0 and b >= 0:
+            if depth[a] > depth[b]:
+                a = parent[a]
+            elif depth[b] > depth[a]:
+                b = parent[b]
+            else:
+                a, b = parent[a], parent[b]
+        if a != b:
+            return -1
+    return a

@@ -1,0 +1,301 @@
+"""Suffix array + LCP array, and the suffix-tree internal nodes they encode (STEM Step 3).
+
+STEM (digest ``stem.md`` §3.3, paper Sect. 4 Step 3) builds a suffix tree of the page's tag-path
+sequence with Ukkonen's algorithm and visits its nodes. We build the equivalent **enhanced suffix
+array** instead: suffix array (SA), LCP array (Kasai et al. 2001), and the *LCP intervals*
+enumerated with one stack pass (Abouelhoda, Kurtz & Ohlebusch 2004). Why:
+
+* it yields **exactly the same candidate patterns and frequencies**: the internal nodes of the
+  suffix tree of ``text + $`` are the right-branching repeats, and each of them is one LCP interval
+  ``[lb, rb]`` with string depth ``ℓ`` (the node sequence is ``text[SA[lb]:SA[lb]+ℓ]``) and node
+  frequency ``nf = rb - lb + 1`` (overlapping occurrences ``SA[lb..rb]``). Digest §2 "Further
+  properties" and test case 5 (oracle equivalence) — checked by ``tests/test_stem.py``;
+* the arrays are flat integer lists built by C code: a pointer-based Ukkonen tree in pure Python
+  costs ~20 objects per symbol, the arrays cost two ints;
+* the gap filter's "descend until the concatenation reaches ``l``" (digest §3.6) becomes a scan of
+  ``LCP[lb+1..rb]`` for values below ``2l``, and record cutting finds any pattern's occurrences by
+  binary search.
+
+Backends: ``pydivsufsort`` (libdivsufsort, C; the well-kept C-backed suffix-array package on PyPI,
+integer alphabets supported, its Kasai is Cython) when installed, else a pure-Python **SA-IS**
+(Nong, Zhang & Chan 2009; a port of the AtCoder Library routine), which is linear-time.
+libdivsufsort's guaranteed bound is O(n log n) but it is the fastest suffix sorter in practice;
+SA-IS is O(n). Kasai and the interval enumeration are O(n) in both cases.
+"""
+
+from __future__ import annotations
+
+import logging
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+
+logger = logging.getLogger(__name__)
+
+try:  # pragma: no cover - exercised when installed
+    import numpy as _np
+    from pydivsufsort import divsufsort as _divsufsort
+    from pydivsufsort import kasai as _kasai
+
+    HAVE_DIVSUFSORT = True
+except Exception:  # pragma: no cover - optional dependency
+    _np = None
+    HAVE_DIVSUFSORT = False
+
+__all__ = [
+    "sa_is",
+    "suffix_array",
+    "lcp_array",
+    "SuffixIndex",
+    "HAVE_DIVSUFSORT",
+    "greedy_matches",
+]
+
+
+# ----------------------------------------------------------------------------- SA-IS (pure Python)
+def sa_is(s: Sequence[int], upper: int) -> list[int]:
+    """Suffix array of ``s`` (values in ``0..upper``) by induced sorting, O(n), no recursion on the input size
+    beyond the SA-IS reduction (depth O(log n))."""
+    n = len(s)
+    if n == 0:
+        return []
+    if n == 1:
+        return [0]
+    if n == 2:
+        return [0, 1] if s[0] < s[1] else [1, 0]
+    sa = [0] * n
+    ls = [False] * n
+    for i in range(n - 2, -1, -1):
+        ls[i] = ls[i + 1] if s[i] == s[i + 1] else (s[i] < s[i + 1])
+    sum_l = [0] * (upper + 2)
+    sum_s = [0] * (upper + 2)
+    for i in range(n):
+        if not ls[i]:
+            sum_s[s[i]] += 1
+        else:
+            sum_l[s[i] + 1] += 1
+    for i in range(upper + 1):
+        sum_s[i] += sum_l[i]
+        if i < upper:
+            sum_l[i + 1] += sum_s[i]
+
+    def induce(lms: list[int]) -> None:
+        for i in range(n):
+            sa[i] = -1
+        buf = sum_s[:]
+        for d in lms:
+            if d == n:
+                continue
+            sa[buf[s[d]]] = d
+            buf[s[d]] += 1
+        buf = sum_l[:]
+        sa[buf[s[n - 1]]] = n - 1
+        buf[s[n - 1]] += 1
+        for i in range(n):
+            v = sa[i]
+            if v >= 1 and not ls[v - 1]:
+                c = s[v - 1]
+                sa[buf[c]] = v - 1
+                buf[c] += 1
+        buf = sum_l[:]
+        for i in range(n - 1, -1, -1):
+            v = sa[i]
+            if v >= 1 and ls[v - 1]:
+                c = s[v - 1] + 1
+                buf[c] -= 1
+                sa[buf[c]] = v - 1
+
+    lms_map = [-1] * (n + 1)
+    lms: list[int] = []
+    for i in range(1, n):
+        if not ls[i - 1] and ls[i]:
+            lms_map[i] = len(lms)
+            lms.append(i)
+    m = len(lms)
+    induce(lms)
+    if m:
+        sorted_lms = [v for v in sa if lms_map[v] != -1]
+        rec_s = [0] * m
+        rec_upper = 0
+        rec_s[lms_map[sorted_lms[0]]] = 0
+        for i in range(1, m):
+            left, right = sorted_lms[i - 1], sorted_lms[i]
+            end_l = lms[lms_map[left] + 1] if lms_map[left] + 1 < m else n
+            end_r = lms[lms_map[right] + 1] if lms_map[right] + 1 < m else n
+            same = True
+            if end_l - left != end_r - right:
+                same = False
+            else:
+                while left < end_l:
+                    if s[left] != s[right]:
+                        break
+                    left += 1
+                    right += 1
+                if left == n or s[left] != s[right]:
+                    same = False
+            if not same:
+                rec_upper += 1
+            rec_s[lms_map[sorted_lms[i]]] = rec_upper
+        rec_sa = sa_is(rec_s, rec_upper)
+        for i in range(m):
+            sorted_lms[i] = lms[rec_sa[i]]
+        induce(sorted_lms)
+    return sa
+
+
+def _kasai_py(s: Sequence[int], sa: Sequence[int]) -> list[int]:
+    """``lcp[i] = LCP(s[sa[i-1]:], s[sa[i]:])`` for ``i >= 1``, ``lcp[0] = 0`` (Kasai et al., O(n))."""
+    n = len(s)
+    rank = [0] * n
+    for i, p in enumerate(sa):
+        rank[p] = i
+    lcp = [0] * n
+    h = 0
+    for i in range(n):
+        r = rank[i]
+        if r == 0:
+            h = 0
+            continue
+        j = sa[r - 1]
+        while i + h < n and j + h < n and s[i + h] == s[j + h]:
+            h += 1
+        lcp[r] = h
+        if h:
+            h -= 1
+    return lcp
+
+
+def suffix_array(s: Sequence[int], backend: str = "auto") -> list[int]:
+    """Suffix array of a sequence of non-negative ints (``backend``: ``auto``, ``divsufsort``, ``sais``)."""
+    if backend not in ("auto", "divsufsort", "sais"):
+        raise ValueError(f"unknown suffix-array backend {backend!r}")
+    if backend == "divsufsort" and not HAVE_DIVSUFSORT:
+        raise ImportError("backend='divsufsort' needs the pydivsufsort package")
+    if not s:
+        return []
+    if HAVE_DIVSUFSORT and backend != "sais" and len(s) > 1:
+        return _divsufsort(_np.asarray(s, dtype=_np.int32)).tolist()
+    return sa_is(s, max(s))
+
+
+def lcp_array(s: Sequence[int], sa: Sequence[int], backend: str = "auto") -> list[int]:
+    """LCP array, ``lcp[i]`` = longest common prefix of suffixes ``sa[i-1]`` and ``sa[i]`` (``lcp[0] = 0``)."""
+    if not s:
+        return []
+    if HAVE_DIVSUFSORT and backend != "sais" and len(s) > 1:
+        k = _kasai(_np.asarray(s, dtype=_np.int32), _np.asarray(sa, dtype=_np.int32)).tolist()
+        return [0] + k[:-1]
+    return _kasai_py(s, sa)
+
+
+class SuffixIndex:
+    """Enhanced suffix array of ``text + [0]`` (``text`` holds ints ``>= 1``; 0 is the unique terminator).
+
+    Internal suffix-tree nodes are ``(lb, rb, depth)`` LCP intervals over ``sa``; the node sequence is
+    ``text[sa[lb]:sa[lb] + depth]``, its node frequency ``rb - lb + 1``.
+    """
+
+    __slots__ = ("text", "n", "sa", "lcp", "_lcp_np", "backend")
+
+    def __init__(self, text: Sequence[int], backend: str = "auto") -> None:
+        self.text: list[int] = list(text)
+        if any(v <= 0 for v in self.text[:1]) or (self.text and min(self.text) <= 0):
+            raise ValueError("SuffixIndex text symbols must be >= 1 (0 is the terminator)")
+        self.n = len(self.text)
+        full = self.text + [0]
+        self.backend = "divsufsort" if (HAVE_DIVSUFSORT and backend != "sais") else "sais"
+        self.sa = suffix_array(full, backend)
+        self.lcp = lcp_array(full, self.sa, backend)
+        self._lcp_np = None
+
+    # ------------------------------------------------------------------ nodes
+    def nodes(self, min_depth: int = 1, max_depth: int | None = None) -> list[tuple[int, int, int]]:
+        """Internal nodes ``(lb, rb, depth)`` with ``min_depth <= depth <= max_depth`` in the suffix
+        tree's lexicographic pre-order (a node before its descendants, siblings by first symbol).
+
+        One left-to-right stack pass over the LCP array: O(n)."""
+        lcp = self.lcp
+        m = len(lcp)
+        out: list[tuple[int, int, int]] = []
+        if m <= 1:
+            return out
+        hi = max_depth if max_depth is not None else m
+        stack_d = [0]
+        stack_lb = [0]
+        for i in range(1, m + 1):
+            cur = lcp[i] if i < m else 0
+            lb = i - 1
+            while cur < stack_d[-1]:
+                d = stack_d.pop()
+                lb = stack_lb.pop()
+                if min_depth <= d <= hi:
+                    out.append((lb, i - 1, d))
+            if cur > stack_d[-1]:
+                stack_d.append(cur)
+                stack_lb.append(lb)
+        # post-order -> pre-order: by lb ascending, ancestors (smaller depth) first
+        out.sort(key=lambda t: (t[0], t[2]))
+        return out
+
+    def node_sequence(self, lb: int, depth: int) -> list[int]:
+        p = self.sa[lb]
+        return self.text[p:p + depth]
+
+    def occurrences(self, lb: int, rb: int) -> list[int]:
+        """Start positions of the node's (overlapping) occurrences, sorted."""
+        return sorted(self.sa[lb:rb + 1])
+
+    def small_lcp_positions(self, lb: int, rb: int, bound: int) -> list[int]:
+        """Indices ``k`` in ``lb+1..rb`` with ``lcp[k] < bound`` (group boundaries inside a node)."""
+        if rb - lb > 64 and _np is not None:
+            if self._lcp_np is None:
+                self._lcp_np = _np.asarray(self.lcp, dtype=_np.int64)
+            idx = _np.flatnonzero(self._lcp_np[lb + 1:rb + 1] < bound)
+            return (idx + (lb + 1)).tolist()
+        lcp = self.lcp
+        return [k for k in range(lb + 1, rb + 1) if lcp[k] < bound]
+
+    # ----------------------------------------------------------------- search
+    def find(self, pattern: Sequence[int]) -> tuple[int, int] | None:
+        """SA interval ``(lb, rb)`` of the suffixes starting with ``pattern`` (None if absent).
+        O(|pattern| log n) by binary search."""
+        pat = list(pattern)
+        k = len(pat)
+        if k == 0 or k > self.n:
+            return None
+        text, sa = self.text, self.sa
+
+        class _Key:
+            __slots__ = ()
+
+            def __getitem__(self, i: int) -> list[int]:
+                p = sa[i]
+                return text[p:p + k]
+
+            def __len__(self) -> int:
+                return len(sa)
+
+        keys = _Key()
+        lo = bisect_left(keys, pat)  # type: ignore[arg-type]
+        hi = bisect_right(keys, pat)  # type: ignore[arg-type]
+        if lo >= hi:
+            return None
+        return lo, hi - 1
+
+    def find_all(self, pattern: Sequence[int]) -> list[int]:
+        """All (overlapping) start positions of ``pattern``, sorted."""
+        iv = self.find(pattern)
+        if iv is None:
+            return []
+        return sorted(self.sa[iv[0]:iv[1] + 1])
+
+
+def greedy_matches(positions: Sequence[int], length: int) -> list[int]:
+    """Lemma 1 (digest D12): leftmost non-overlapping matches from sorted occurrence positions."""
+    out: list[int] = []
+    nxt = -1
+    for p in positions:
+        if p >= nxt:
+            out.append(p)
+            nxt = p + length
+    return out
+
