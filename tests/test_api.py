@@ -1,0 +1,108 @@
+"""Public API, extractor registry and command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.metadata import EntryPoint
+
+import pytest
+
+import scrapy_records
+from scrapy_records import (
+    NotHTMLError,
+    UnknownExtractorError,
+    extract,
+    get_extractor,
+    register_extractor,
+)
+from scrapy_records.extractors import build_region
+
+LIST_PAGE = """<html><body><h1>Shop</h1>
+<ul id="products">
+  <li class="product"><a href="/p/1">Red kettle</a> <span class="price">$19.99</span></li>
+  <li class="product"><a href="/p/2">Blue kettle</a> <span class="price">$24.50</span></li>
+  <li class="product"><a href="/p/3">Green kettle</a> <span class="price">$9.00</span></li>
+</ul></body></html>"""
+
+
+class LiExtractor:
+    """A toy extractor: every <ul> with >= 2 <li> children is a region."""
+
+    name = "toy-li"
+
+    def extract(self, page, **options):
+        if options:
+            raise TypeError(f"unknown options {sorted(options)}")
+        regions = []
+        for i, tag in enumerate(page.tag):
+            kids = [c for c in page.children[i] if page.tag[c] == "li"]
+            if tag == "ul" and len(kids) >= 2:
+                regions.append(build_region(page, self.name, i, [[c] for c in kids], 0.9))
+        return regions
+
+
+def test_unknown_extractor_lists_available_names():
+    with pytest.raises(UnknownExtractorError) as exc:
+        extract(LIST_PAGE, extractor="nope")
+    msg = str(exc.value)
+    for name in ("mdr", "stem", "mibat", "gstm", "auto"):
+        assert name in msg
+
+
+def test_registered_extractor_runs_through_the_public_api():
+    register_extractor("toy-li", LiExtractor)
+    result = extract(LIST_PAGE, url="https://shop.example/", extractor="toy-li")
+    assert result.main is not None
+    assert [r.text for r in result.main.records] == [
+        "Red kettle $19.99", "Blue kettle $24.50", "Green kettle $9.00",
+    ]
+    assert result.main.records[1].xpaths == ["/html/body/ul/li[2]"]
+    assert result.main.xpath == "/html/body/ul"
+    data = result.to_dict()
+    assert json.loads(json.dumps(data)) == data  # plain JSON
+    assert data["regions"][0]["records"][0]["xpaths"] == ["/html/body/ul/li[1]"]
+    with pytest.raises(TypeError):
+        extract(LIST_PAGE, extractor="toy-li", bogus=1)
+
+
+def test_entry_point_extractors_are_found(monkeypatch):
+    ep = EntryPoint(name="toy-ep", value="tests.test_api:LiExtractor", group="scrapy_records.extractors")
+    import scrapy_records.extractors as reg
+
+    monkeypatch.setattr(reg, "entry_points", lambda group: [ep] if group == reg.ENTRY_POINT_GROUP else [])
+    assert "toy-ep" in scrapy_records.available_extractors()
+    assert get_extractor("toy-ep").extract.__qualname__ == "LiExtractor.extract"
+
+
+def test_min_records_and_main_threshold():
+    register_extractor("toy-li", LiExtractor)
+    assert extract(LIST_PAGE, extractor="toy-li", min_records=4).regions == []
+    res = extract(LIST_PAGE, extractor="toy-li", main_threshold=0.95)
+    assert res.regions and res.main is None and res.records == []
+
+
+def test_bad_input_through_the_api():
+    with pytest.raises(NotHTMLError):
+        extract(b"\x89PNG\r\n\x1a\n\x00\x00")
+    with pytest.raises(scrapy_records.EmptyDocumentError):
+        extract("")
+
+
+def test_cli_extract_csv_and_errors(tmp_path):
+    page = tmp_path / "list.html"
+    page.write_text(LIST_PAGE)
+    out = subprocess.run(
+        [sys.executable, "-m", "scrapy_records", "extract", str(page), "--format", "json"],
+        capture_output=True, text=True, check=True,
+    )
+    rows = json.loads(out.stdout)
+    assert len(rows) == 3
+    assert "Red kettle" in json.dumps(rows[0])
+    bad = tmp_path / "img.png"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    res = subprocess.run([sys.executable, "-m", "scrapy_records", "extract", str(bad)],
+                         capture_output=True, text=True)
+    assert res.returncode == 2
+    assert "binary data" in res.stderr and "Traceback" not in res.stderr
