@@ -1,0 +1,402 @@
+"""Value typing and normalisation for aligned columns.
+
+Field alignment (:mod:`scrapy_records.alignment`, DEPTA partial tree alignment, digest
+``gstm.md`` §3.10 / ``mdr.md`` §8.1) produces *data slots*; this module decides what kind
+of value a slot holds and turns the raw strings into plain JSON/CSV scalars:
+
+``text``
+    the whitespace-normalised string (unchanged).
+``url``
+    a link target (``a/@href``) made absolute with :meth:`Page.absolute` (``<base href>``
+    and the page URL are honoured).
+``image``
+    an image URL: ``img/@src``, or for lazy-loaded images ``data-src``/``data-original``/
+    ``data-lazy-src`` or the first candidate of ``srcset``/``data-srcset``; absolute.
+``number``
+    ``int`` when the text has no decimal part, else ``float``. Thousands separators in the
+    en (``1,234.5``), de (``1.234,5``), fr (``1 234,5``) and ch (``1'234.5``) styles are
+    understood; an ambiguous single separator followed by exactly three digits (``1.234``)
+    is resolved by the style the other values of the column use (:func:`decimal_style`).
+``price``
+    an amount with a currency symbol or ISO code (``$1,299.00``, ``1.299,00 €``,
+    ``EUR 12,50``, ``12,- €``). **Decision:** the column value is the amount as a ``float``
+    (a plain scalar, what CSV users want) and, when any value names a currency, the region
+    gets a companion column ``<name>_currency`` holding the ISO 4217 code when the symbol
+    is unambiguous (``€`` -> ``EUR``, ``£`` -> ``GBP``, ``US$`` -> ``USD``) or the symbol as
+    written otherwise (``$``, ``¥``, ``kr``). No ``<name>_raw`` column: the raw text stays
+    in the record's ``text`` and the column's relative ``xpath`` selects it.
+``date``
+    ISO 8601: ``YYYY-MM-DD`` when the text has no time of day, else
+    ``YYYY-MM-DDTHH:MM[:SS][+HH:MM]``. Parsing uses :mod:`scrapy_records.dates`
+    (``is_date_candidate`` / ``parse_date``) when that module is present and falls back to
+    a small regular-expression parser of numeric and English dates otherwise.
+
+A column gets a typed kind only when *every* value of the column converts (a price column
+with one ``"Call for price"`` stays ``text``): a column never mixes strings and numbers.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Any, Callable
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "parse_number",
+    "parse_price",
+    "parse_date_iso",
+    "decimal_style",
+    "infer_column",
+    "first_srcset_url",
+    "CURRENCY_SYMBOLS",
+]
+
+# --------------------------------------------------------------------------- currencies
+#: Currency markers -> ISO 4217 code, or the marker itself when it is ambiguous.
+#: Longer markers are tried first (``US$`` before ``$``).
+CURRENCY_SYMBOLS: dict[str, str] = {
+    "US$": "USD", "U$S": "USD", "C$": "CAD", "CA$": "CAD", "A$": "AUD", "AU$": "AUD",
+    "NZ$": "NZD", "HK$": "HKD", "S$": "SGD", "R$": "BRL", "MX$": "MXN", "NT$": "TWD",
+    "€": "EUR", "£": "GBP", "₹": "INR", "₽": "RUB", "₩": "KRW", "₺": "TRY", "₪": "ILS",
+    "฿": "THB", "₫": "VND", "₴": "UAH", "₦": "NGN", "₱": "PHP", "₡": "CRC", "₲": "PYG",
+    "₸": "KZT", "₼": "AZN", "₾": "GEL", "zł": "PLN", "Kč": "CZK", "Ft": "HUF", "lei": "RON",
+    "руб": "RUB", "руб.": "RUB", "р.": "RUB", "Rs": "INR", "Rs.": "INR", "CHF": "CHF",
+    "Fr.": "CHF", "fr.": "CHF", "$": "$", "¥": "¥", "円": "JPY", "元": "CNY", "kr": "kr",
+    "kr.": "kr", "R": "ZAR", "RM": "MYR", "Rp": "IDR", "lv": "BGN", "лв": "BGN",
+}
+_ISO_CODES = frozenset(
+    "USD EUR GBP JPY CNY RMB CHF CAD AUD NZD HKD SGD SEK NOK DKK ISK PLN CZK HUF RON BGN "
+    "RUB UAH TRY ILS INR PKR LKR BDT IDR MYR THB VND PHP KRW TWD BRL ARS CLP COP MXN PEN "
+    "UYU ZAR NGN KES EGP MAD AED SAR QAR KWD BHD OMR JOD KZT GEL AZN BYN RSD HRK".split()
+)
+
+_SPACES = "\u00a0\u202f\u2009\u2007\u200a "
+_NUM = r"[+\-\u2212]?\d[\d.,'’" + _SPACES + r"]*"
+_sym_alt = "|".join(
+    re.escape(s) for s in sorted(CURRENCY_SYMBOLS, key=len, reverse=True)
+)
+_code_alt = "|".join(sorted(_ISO_CODES))
+# A currency marker: an ISO code (a whole word) or a symbol.
+_CUR = rf"(?:(?<![A-Za-z])(?:{_code_alt})(?![A-Za-z])|{_sym_alt})"
+_PRICE_RE = re.compile(
+    rf"^(?:(?:from|ab|dès|des|desde|da|vanaf|od|от|only|now|just)\s*:?\s*)?"
+    rf"(?P<pre>{_CUR})?\s*(?P<pre2>{_CUR})?\s*"
+    rf"(?P<num>{_NUM})\s*"
+    rf"(?P<dash>[,.]\s*[-–—]{{1,2}})?\s*"
+    rf"(?P<post>{_CUR})?\s*(?P<post2>{_CUR})?\s*[*†]?$",
+    re.I,
+)
+_NUMBER_RE = re.compile(rf"^{_NUM}$")
+
+
+def _currency_code(marker: str | None) -> str | None:
+    if not marker:
+        return None
+    m = marker.strip()
+    if m.upper() in _ISO_CODES:
+        return "CNY" if m.upper() == "RMB" else m.upper()
+    for k, v in CURRENCY_SYMBOLS.items():
+        if k.lower() == m.lower():
+            return v
+    return m
+
+
+# ----------------------------------------------------------------------------- numbers
+def _clean_number(text: str) -> str:
+    s = text.strip().replace("\u2212", "-")
+    # digit-group separators that are never decimal points: spaces and apostrophes
+    s = re.sub(rf"(?<=\d)[{_SPACES}'’](?=\d{{3}}(?!\d))", "", s)
+    return s
+
+
+def _split_style(s: str) -> str | None:
+    """The decimal separator a single value proves (``'.'``/``','``) or ``None``."""
+    s = _clean_number(s)
+    if "." in s and "," in s:
+        return "." if s.rfind(".") > s.rfind(",") else ","
+    for sep in ".,":
+        if s.count(sep) == 1:
+            after = s.rsplit(sep, 1)[1]
+            if after.isdigit() and len(after) in (1, 2):
+                return sep
+            if after.isdigit() and len(after) > 3:
+                return sep
+        elif s.count(sep) > 1:
+            return "," if sep == "." else "."
+    return None
+
+
+def decimal_style(texts: Sequence[str]) -> str | None:
+    """The decimal separator most values of a column prove (``'.'``, ``','`` or ``None``).
+
+    Used to resolve ``1.234`` (de: one thousand two hundred thirty-four; en: 1.234).
+    """
+    votes = {".": 0, ",": 0}
+    for t in texts:
+        m = re.search(_NUM, t or "")
+        if m:
+            st = _split_style(m.group(0))
+            if st:
+                votes[st] += 1
+    if votes["."] == votes[","]:
+        return None
+    return "." if votes["."] > votes[","] else ","
+
+
+def parse_number(text: str, decimal: str | None = None, *, prefer_thousands: bool = False) -> int | float | None:
+    """Parse a whole-string number with thousands separators; ``None`` if it is not one.
+
+    :param decimal: the column's decimal separator (:func:`decimal_style`), used only for
+        an ambiguous single separator followed by exactly three digits.
+    :param prefer_thousands: without a column style, read ``1.234`` / ``1,234`` as
+        thousands (prices) instead of en-style (``,`` thousands, ``.`` decimal).
+
+    >>> parse_number("1,234.5"), parse_number("1.234,5"), parse_number("1 234,5")
+    (1234.5, 1234.5, 1234.5)
+    >>> parse_number("007"), parse_number("12a")
+    (None, None)
+    """
+    if not text:
+        return None
+    s = _clean_number(text)
+    if not _NUMBER_RE.match(s) or any(c in s for c in _SPACES):
+        return None
+    sign = ""
+    if s[0] in "+-":
+        sign, s = ("-" if s[0] == "-" else ""), s[1:]
+    if not s or not s[0].isdigit() or not s[-1].isdigit():
+        return None
+    dec: str | None = None
+    if "." in s and "," in s:
+        dec = "." if s.rfind(".") > s.rfind(",") else ","
+        thou = "," if dec == "." else "."
+        if s.count(dec) != 1:
+            return None
+    else:
+        sep = "." if "." in s else ("," if "," in s else None)
+        if sep is None:
+            thou = ""
+        elif s.count(sep) > 1:
+            thou = sep
+        else:
+            after = s.rsplit(sep, 1)[1]
+            if len(after) != 3:
+                dec = sep
+            elif decimal is not None:
+                dec = sep if decimal == sep else None
+            elif prefer_thousands:
+                dec = None
+            else:
+                dec = "." if sep == "." else None
+            thou = sep if dec is None else ""
+    intpart, _, frac = s.partition(dec) if dec else (s, "", "")
+    if thou:
+        groups = intpart.split(thou)
+        # first group 1-3 digits, others 3 (or 2 for the Indian lakh style with ",")
+        if not (1 <= len(groups[0]) <= 3) or any(
+            not (len(g) == 3 or (thou == "," and len(g) == 2 and k < len(groups) - 1))
+            for k, g in enumerate(groups[1:])
+        ):
+            return None
+        intpart = "".join(groups)
+    if not intpart.isdigit() or (frac and not frac.isdigit()):
+        return None
+    if len(intpart) > 1 and intpart[0] == "0" and not frac and not thou:
+        return None  # an identifier such as 007, not a quantity
+    if frac:
+        return float(f"{sign}{intpart}.{frac}")
+    return int(sign + intpart) if sign != "-" or intpart.strip("0") else 0
+
+
+def parse_price(text: str, decimal: str | None = None) -> tuple[float, str | None] | None:
+    """Parse ``text`` as a price: ``(amount, currency)`` or ``None``.
+
+    ``currency`` is an ISO code when the marker is unambiguous, the marker otherwise, or
+    ``None`` when the text is a bare number.
+
+    >>> parse_price("$1,299.00"), parse_price("1.299,00 €"), parse_price("12,- EUR")
+    ((1299.0, '$'), (1299.0, 'EUR'), (12.0, 'EUR'))
+    """
+    if not text or len(text) > 48:
+        return None
+    m = _PRICE_RE.match(text.strip())
+    if not m or not m.group("num"):
+        return None
+    markers = [m.group(g) for g in ("pre", "pre2", "post", "post2") if m.group(g)]
+    num = m.group("num").strip().rstrip(",.").strip() if m.group("dash") else m.group("num").strip()
+    # a currency written after a space-separated number may have eaten a trailing space
+    val = parse_number(num, decimal, prefer_thousands=True)
+    if val is None:
+        return None
+    cur = None
+    for mk in markers:
+        c = _currency_code(mk)
+        if c and (cur is None or (len(cur) != 3 and len(c) == 3)):
+            cur = c
+    return float(val), cur
+
+
+# ------------------------------------------------------------------------------- dates
+_dates_mod: Any = None
+_dates_checked = False
+
+_MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        [
+            ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
+            ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
+            ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+            ("dec", "december"),
+        ]
+    )
+    for m in names
+}
+_MON = r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_TIME = r"(?:[ T,]+(?:at\s+)?(?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2}))?\s*(?P<ampm>[ap]\.?m\.?)?)?"
+_FALLBACK_DATE_RES = [
+    re.compile(r"^(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})" + _TIME + r"(?P<tz>Z|[+-]\d{2}:?\d{2})?$", re.I),
+    re.compile(r"^(?P<d>\d{1,2})\.\s?(?P<m>\d{1,2})\.\s?(?P<y>\d{4}|\d{2})" + _TIME + "$", re.I),
+    re.compile(r"^(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})" + _TIME + "$", re.I),
+    re.compile(r"^(?:\w+,?\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\.?\s+" + _MON + r",?\s+(?P<y>\d{4})" + _TIME + "$", re.I),
+    re.compile(r"^(?:\w+,?\s+)?" + _MON + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})" + _TIME + "$", re.I),
+]
+
+
+def _dates() -> Any:
+    """The project's date module (lazily imported), or ``None`` when it is not there yet."""
+    global _dates_mod, _dates_checked
+    if not _dates_checked:
+        _dates_checked = True
+        try:
+            from . import dates as mod  # type: ignore[attr-defined]
+
+            if hasattr(mod, "parse_date"):
+                _dates_mod = mod
+        except Exception:  # pragma: no cover - depends on the other module being present
+            logger.debug("scrapy_records.dates not available; using the fallback date parser")
+            _dates_mod = None
+    return _dates_mod
+
+
+def _fallback_parse(text: str) -> datetime | None:
+    s = text.strip()
+    for rx in _FALLBACK_DATE_RES:
+        m = rx.match(s)
+        if not m:
+            continue
+        g = m.groupdict()
+        try:
+            y = int(g["y"])
+            if y < 100:
+                y += 2000 if y < 70 else 1900
+            if g.get("mon"):
+                mon = g["mon"].lower().rstrip(".")
+                mo = _MONTHS.get(mon) or _MONTHS[mon[:3]]
+                d = int(g["d"])
+            elif g.get("a"):
+                a, b = int(g["a"]), int(g["b"])
+                mo, d = (b, a) if a > 12 else (a, b)  # 25/12/2020 is d/m, else US m/d
+            else:
+                mo, d = int(g["m"]), int(g["d"])
+            H = int(g["H"]) if g.get("H") else 0
+            M = int(g["M"]) if g.get("M") else 0
+            S = int(g["S"]) if g.get("S") else 0
+            if g.get("ampm"):
+                pm = g["ampm"].lower().startswith("p")
+                H = (H % 12) + (12 if pm else 0)
+            return datetime(y, mo, d, H, M, S)
+        except (ValueError, KeyError):
+            return None
+    return None
+
+
+def _has_time(text: str, dt: datetime) -> bool:
+    return bool(dt.hour or dt.minute or dt.second or dt.tzinfo is not None) or bool(
+        re.search(r"\d{1,2}:\d{2}", text)
+    )
+
+
+def parse_date_iso(text: str, languages: Sequence[str] | None = None) -> str | None:
+    """Parse a date string and return it in ISO 8601, or ``None``.
+
+    Uses ``scrapy_records.dates.parse_date`` (after its cheap ``is_date_candidate``
+    pre-filter) when available, else the fallback parser (ISO, ``d.m.y``, ``m/d/y``
+    (``d/m/y`` when the day is > 12), English month names).
+    """
+    if not text or len(text) > 64 or not any(c.isdigit() for c in text):
+        return None
+    mod = _dates()
+    dt: Any = None
+    if mod is not None:
+        try:
+            cand = getattr(mod, "is_date_candidate", None)
+            if cand is None or cand(text):
+                dt = mod.parse_date(text, languages=list(languages) if languages else None)
+        except Exception:  # pragma: no cover - a bug there must not break alignment
+            logger.debug("dates.parse_date failed on %r", text, exc_info=True)
+            dt = None
+    else:
+        dt = _fallback_parse(text)
+    if dt is None:
+        return None
+    if isinstance(dt, datetime):
+        if _has_time(text, dt):
+            return dt.isoformat()
+        return dt.date().isoformat()
+    if isinstance(dt, date):
+        return dt.isoformat()
+    return None
+
+
+# ------------------------------------------------------------------------------ images
+def first_srcset_url(srcset: str | None) -> str | None:
+    """The first candidate URL of a ``srcset`` value (``"a.jpg 1x, b.jpg 2x"`` -> ``a.jpg``)."""
+    if not srcset:
+        return None
+    first = srcset.strip().split(",")[0].strip()
+    return first.split()[0] if first else None
+
+
+# --------------------------------------------------------------------- column inference
+def _all_convert(vals: Sequence[str], fn: Callable[[str], Any]) -> list[Any] | None:
+    out = []
+    for v in vals:
+        r = fn(v)
+        if r is None:
+            return None
+        out.append(r)
+    return out
+
+
+def infer_column(values: Sequence[str], languages: Sequence[str] | None = None) -> tuple[str, list[Any], list[str | None] | None]:
+    """Decide a text slot's type from its raw values and convert them.
+
+    Returns ``(type, converted, currencies)``: ``type`` is ``price``, ``number``, ``date``
+    or ``text``; ``converted`` is parallel to ``values``; ``currencies`` (prices only) holds
+    each value's currency or ``None``.
+
+    A price column needs every value to parse as a price and at least half of them to
+    carry a currency marker; a number column needs every value to be a bare number; a
+    date column every value to parse as a date. Otherwise the column is ``text``.
+    """
+    vals = [v for v in values]
+    if not vals:
+        return "text", [], None
+    style = decimal_style(vals)
+    prices = _all_convert(vals, lambda v: parse_price(v, style))
+    if prices is not None:
+        with_cur = sum(1 for _, c in prices if c)
+        if with_cur * 2 >= len(prices) and with_cur:
+            return "price", [p for p, _ in prices], [c for _, c in prices]
+    nums = _all_convert(vals, lambda v: parse_number(v, style))
+    if nums is not None:
+        return "number", nums, None
+    dates = _all_convert(vals, lambda v: parse_date_iso(v, languages))
+    if dates is not None:
+        return "date", dates, None
+    return "text", list(vals), None
