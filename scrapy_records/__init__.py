@@ -23,9 +23,32 @@ from .results import Column, PageResult, Record, Region  # noqa: E402
 from .api import extract  # noqa: E402
 from .extractors import available_extractors, get_extractor, register_extractor  # noqa: E402
 
+
+
+def __getattr__(name: str):
+    # Heavier or optional parts are imported on first use, so ``import scrapy_records``
+    # stays cheap and does not import Scrapy's machinery for library users.
+    if name == "Addon":
+        from .scrapy.addon import Addon
+
+        return Addon
+    if name == "induce":
+        from .induce import induce
+
+        return induce
+    if name == "Wrapper":
+        from .wrapper import Wrapper
+
+        return Wrapper
+    raise AttributeError(f"module 'scrapy_records' has no attribute {name!r}")
+
+
 __all__ = [
     "__version__",
     "extract",
+    "induce",
+    "Wrapper",
+    "Addon",
     "Page",
     "as_page",
     "PageResult",
