@@ -1,0 +1,1361 @@
+"""DCADE: full-page schema induction from several pages of one template.
+
+Yuliana & Chang, *DCADE: divide and conquer alignment with dynamic encoding for full page
+data extraction* (2019); working specification ``papers/dcade.md`` (cited as "digest §x").
+
+Pipeline (digest §0, §3):
+
+1. **Leaves** (§3.2): the text leaves of :class:`~scrapy_records.page.Page` plus one leaf per
+   link target (``a/@href``, placed right after the anchor's text) and per image source
+   (``img/@src``). Each leaf has Content, Path (tag sequence), IDSeq and ClassSeq.
+2. **Encoding** (§2, §3.3): ContentId, TypeSet/PTypeSet (token types, §2.2), PathId
+   (complete-link clusters of paths, ``Sim > theta_path``), SimSeqId (clusters of
+   (path, ids, classes) with ``simTEC > theta_tec``); level codes 0..6 (§2.1): level 0 is
+   the CECId, level 1 the TECId, higher levels are used by the dynamic encoding.
+3. **MT landmarks** (§3.4): CECIds that occur exactly once on every page, made consistent
+   by LIS, mined recursively inside the segments.
+4. **Segments** (§3.5-3.6): pattern mining (ST/RT/SD/RD, false-pattern filters, gap
+   statistics), Needleman-Wunsch alignment of the pattern occurrences into sub-landmarks,
+   recursive splitting with postponed pages, centre-star alignment of the rest; the top
+   level tries ST, RT and RD and keeps the alignment with fewest columns.
+5. **Re-arrangement** (§3.7): disjunctive column merging with the higher encoding levels,
+   low-density block merging, record boundary detection (RefGap) and recordset tables.
+
+:func:`induce_schema` returns a :class:`Schema` (the aligned ``TableA`` and the recordset
+tables, values per page); :func:`induce_wrapper` turns it into a
+:class:`~scrapy_records.wrapper.Wrapper` of XPath selectors (digest §8, our design).
+All loops over pages are iterative; the dynamic programs are vectorised row by row with
+numpy (``max_cells`` bounds the matrix size; larger problems fall back to a C-level LCS).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+from rapidfuzz.distance import Indel, LCSseq
+from rapidfuzz.process import cdist
+
+from .errors import RecordsError
+from .page import Page, as_page
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "DEFAULT_OPTIONS",
+    "Schema",
+    "SchemaColumn",
+    "RecordSet",
+    "induce_schema",
+    "induce_wrapper",
+    "token_type",
+    "type_sets",
+    "seq_sim",
+    "nw_align",
+    "filter_repeats",
+    "rec_detection",
+]
+
+#: Every parameter of the digest (§3.9) plus our [R] switches, with defaults.
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "theta_path": 0.7,        # PathId: Sim(path) > theta (Def. 2)
+    "theta_tec": 0.7,         # SimSeqId: simTEC > theta (Def. 3)
+    "w_path": 0.5,            # simTEC weights (eq. 3)
+    "w_id": 0.25,
+    "w_class": 0.25,
+    "theta_ot": 0.3,          # support of a frequent LEC (eq. 4)
+    "theta_rp": 2,            # RT/RD iff MaxRep > theta_rp
+    "repeat_min_maxrep": None,  # short-list rule (A3): None = theta_rp + 1 (literal); 2 = 2-item lists are sets
+    "theta_nsd": 0.5,         # NSD bound when no repeat pattern is perfectly regular (fn. 2)
+    "nsd_adaptive": True,     # fn. 2: theta_NSD = 0 when some RT/RD has NSD == 0
+    "theta_den": 0.7,         # low-density merging (eq. 7)
+    "density_pages": "present",  # eq. 7's m: "present" (pages with leaves in the block) or "all" (literal)
+    "match_cec": 2,           # eq. 6
+    "match_tec": 1,
+    "mismatch": -4,
+    "gap": -2,                # eq. 5
+    "lis": "paper",           # MT chain: "paper" (pairwise LIS) or "exact" (multi-page chain DP)
+    "mt_exclude_numeric": False,  # TC16: numbers/punctuation never become MTs
+    "merge_max_level": 6,     # highest encoding level used by disjunctive merging (§3.7.1)
+    "record_match_levels": (1, 2, 4, 5),  # levels at which RecDetection's match() may hold
+    "link_leaves": True,      # a/@href leaves (§3.2)
+    "image_leaves": True,     # img/@src leaves
+    "max_depth": 60,          # recursion bound of SplittingSubSegment (falls back to centre-star)
+    "max_cells": 3_000_000,   # largest NW matrix; above it the C-level LCS fallback aligns
+    "max_leaves": 20_000,     # leaves per page kept (the rest is ignored, logged)
+    "max_cluster_items": 4000,  # distinct paths/structures clustered (more: exact ids only)
+}
+
+# ----------------------------------------------------------------- token types (§2.2)
+TOKEN_TYPES = ("URL", "EMAIL", "DATE", "TIME", "INTEGER", "DECIMAL", "CURRENCY", "PERCENT",
+               "FIRST_CAP", "ALL_CAPS", "LOWER", "MIXED", "PUNCT")
+PARENT_TYPES = ("ADDRESS", "DATETIME", "NUMBER", "MIXTURE")
+_PARENT = {"URL": 0, "EMAIL": 0, "DATE": 1, "TIME": 1, "INTEGER": 2, "DECIMAL": 2,
+           "CURRENCY": 2, "PERCENT": 2, "FIRST_CAP": 3, "ALL_CAPS": 3, "LOWER": 3,
+           "MIXED": 3, "PUNCT": 3}
+_T = {name: i for i, name in enumerate(TOKEN_TYPES)}
+_URL_RE = re.compile(r"^(?:(?:https?|ftp)://|www\.|/\S+|\S+\.(?:html?|php|aspx?|jsp)\b)", re.I)
+_EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
+_MONTHS = ("jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|"
+           "june|july|august|september|october|november|december|monday|tuesday|wednesday|"
+           "thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun")
+_DATE_RE = re.compile(r"^(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|(?:%s)\.?,?)$" % _MONTHS, re.I)
+_TIME_RE = re.compile(r"^(?:\d{1,2}:\d{2}(?::\d{2})?(?:am|pm)?|am|pm|a\.m\.|p\.m\.)$", re.I)
+_CUR_RE = re.compile(r"^(?:[$€£¥]\s?[\d.,]*\d[\d.,]*|[\d.,]*\d[\d.,]*[$€£¥]|(?:usd|eur|gbp)\d[\d.,]*)$", re.I)
+_PCT_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)?%$")
+_INT_RE = re.compile(r"^(?:[+-]?\d+|\d{1,3}(?:,\d{3})+)$")
+_DEC_RE = re.compile(r"^[+-]?\d*[.,]\d+$")
+
+
+def token_type(w: str) -> str:
+    """Fine token type of one whitespace-free token (digest §2.2 [R] table, first match wins)."""
+    if _URL_RE.match(w):
+        return "URL"
+    if "@" in w and _EMAIL_RE.match(w):
+        return "EMAIL"
+    if _DATE_RE.match(w):
+        return "DATE"
+    if _TIME_RE.match(w):
+        return "TIME"
+    if _CUR_RE.match(w):
+        return "CURRENCY"
+    if _PCT_RE.match(w):
+        return "PERCENT"
+    if _INT_RE.match(w):
+        return "INTEGER"
+    if _DEC_RE.match(w):
+        return "DECIMAL"
+    if w.isalpha():
+        if len(w) > 1 and w[0].isupper() and w[1:].islower():
+            return "FIRST_CAP"
+        if w.isupper():
+            return "ALL_CAPS"
+        if w.islower():
+            return "LOWER"
+        return "MIXED"
+    if not any(c.isalnum() for c in w):
+        return "PUNCT"
+    return "MIXED"
+
+
+def type_sets(content: str) -> tuple[frozenset[str], frozenset[str]]:
+    """``(TypeSet, PTypeSet)`` of a leaf's content (eq. 1): sets of fine / parent types."""
+    fine = frozenset(token_type(w) for w in content.split())
+    return fine, frozenset(PARENT_TYPES[_PARENT[t]] for t in fine)
+
+
+def _type_masks(content: str) -> tuple[int, int]:
+    fm = pm = 0
+    for w in content.split():
+        t = _T[token_type(w)]
+        fm |= 1 << t
+        pm |= 1 << _PARENT[TOKEN_TYPES[t]]
+    return fm, pm
+
+
+_NUMERIC_MASK = sum(1 << _T[t] for t in ("INTEGER", "DECIMAL", "CURRENCY", "PERCENT", "PUNCT"))
+
+
+def seq_sim(a: Sequence[Any], b: Sequence[Any]) -> float:
+    """``Sim(s1, s2) = |LCS| / max(|s1|, |s2|)`` (eq. 2); ``Sim(∅, ∅) = 1`` (digest A16)."""
+    if not a and not b:
+        return 1.0
+    return LCSseq.similarity(list(a), list(b)) / max(len(a), len(b))
+
+
+# -------------------------------------------------------------------- data model
+class _Col:
+    """An aligned column: ``cells`` maps page -> leaf indices (one leaf, or a merged run)."""
+
+    __slots__ = ("cells", "kind", "c0", "c1")
+
+    def __init__(self, kind: str = "D") -> None:
+        self.cells: dict[int, list[int]] = {}
+        self.kind = kind          # "MT", "LM", "D" (aligned data/template), "B" (merged block), "L" (list)
+        self.c0: set[int] = set()
+        self.c1: set[int] = set()
+
+    def add(self, enc: "_Encoded", r: int, k: int) -> None:
+        self.cells.setdefault(r, []).append(k)
+        self.c0.add(enc.lv[r][0][k])
+        self.c1.add(enc.lv[r][1][k])
+
+    def mask(self) -> int:
+        m = 0
+        for r in self.cells:
+            m |= 1 << r
+        return m
+
+
+class _ListCol(_Col):
+    """A recordset in TableA: ``blocks`` are the record occurrences (``ref_gap`` columns each)."""
+
+    __slots__ = ("blocks", "ref_gap")
+
+    def __init__(self, blocks: list[list[_Col | None]], ref_gap: int) -> None:
+        super().__init__("L")
+        self.blocks = blocks
+        self.ref_gap = ref_gap
+        for b in blocks:
+            for c in b:
+                if c is not None:
+                    for r in c.cells:
+                        self.cells.setdefault(r, [])
+
+
+@dataclass
+class SchemaColumn:
+    """One column of ``TableA`` or of a recordset table.
+
+    :param label: ``MT``/``OT``/``MD``/``OD`` (template/data x mandatory/optional) or
+        ``MR``/``OR`` for the list column of a recordset (digest §1.2).
+    :param values: one value per row (page for TableA, record for a recordset), ``None`` = null.
+    :param nodes: per row, the pre-order indices of the leaves' owner elements.
+    :param kind: ``text``, ``href`` or ``src`` (the leaf kind), ``list`` for list columns.
+    :param level: the most specific encoding level all cells share (§2.1), ``None`` if none.
+    """
+
+    index: int
+    label: str
+    name: str
+    kind: str
+    values: list[Any]
+    nodes: list[tuple[int, ...]] = field(default_factory=list, repr=False)
+    leaves: list[tuple[int, ...]] = field(default_factory=list, repr=False)
+    level: int | None = None
+    support: float = 1.0
+    recordset: int | None = None
+
+    @property
+    def template(self) -> bool:
+        return self.label in ("MT", "OT")
+
+    @property
+    def data(self) -> bool:
+        return self.label in ("MD", "OD")
+
+    @property
+    def mandatory(self) -> bool:
+        return self.label.startswith("M")
+
+
+@dataclass
+class RecordSet:
+    """A recordset table: rows keyed ``SetId-DocId-RecId`` (digest §3.7.4)."""
+
+    set_id: int
+    ref_gap: int
+    columns: list[SchemaColumn]
+    rows: list[tuple[int, int]]      # (page, record number on that page)
+    column_index: int                # index of its list column in TableA
+
+    def records(self, page: int) -> list[dict[str, Any]]:
+        """The records of one page as ``{column name: value}`` (data columns only)."""
+        out = []
+        for i, (r, _k) in enumerate(self.rows):
+            if r != page:
+                continue
+            out.append({c.name: c.values[i] for c in self.columns if c.data and c.values[i] is not None})
+        return out
+
+    def pointers(self) -> list[str]:
+        return [f"{self.set_id}-{r}-{k}" for r, k in self.rows]
+
+
+@dataclass
+class Schema:
+    """The result of DCADE: ``TableA`` (``columns``) and the recordset tables."""
+
+    m: int
+    columns: list[SchemaColumn]
+    recordsets: list[RecordSet]
+    landmarks: list[list[int]] = field(repr=False, default_factory=list)
+    options: dict[str, Any] = field(repr=False, default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    pages: list[Page] = field(repr=False, default_factory=list)
+
+    def data_columns(self) -> list[SchemaColumn]:
+        return [c for c in self.columns if c.data]
+
+    def column(self, name: str) -> SchemaColumn:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def page_record(self, page: int) -> dict[str, Any]:
+        """One page as a record: named data fields plus a list per recordset (detail view)."""
+        rec: dict[str, Any] = {}
+        for c in self.columns:
+            if c.kind == "list":
+                rs = self.recordsets[c.recordset]  # type: ignore[index]
+                rows = rs.records(page)
+                if rows:
+                    rec[c.name] = rows
+            elif c.data and c.values[page] is not None:
+                rec[c.name] = c.values[page]
+        return rec
+
+    def to_dict(self) -> dict[str, Any]:
+        def col(c: SchemaColumn) -> dict[str, Any]:
+            return {"index": c.index, "label": c.label, "name": c.name, "kind": c.kind,
+                    "level": c.level, "support": round(c.support, 4), "values": list(c.values),
+                    "recordset": c.recordset}
+        return {
+            "m": self.m,
+            "columns": [col(c) for c in self.columns],
+            "recordsets": [{"set_id": rs.set_id, "ref_gap": rs.ref_gap,
+                            "pointers": rs.pointers(),
+                            "columns": [col(c) for c in rs.columns]} for rs in self.recordsets],
+        }
+
+
+# ------------------------------------------------------------------ leaves (§3.2)
+class _Interner(dict):
+    def id(self, key: Any) -> int:
+        v = self.get(key)
+        if v is None:
+            v = self[key] = len(self)
+        return v
+
+
+_DIGITS = re.compile(r"\d+")
+_HREF = "@href"
+_SRC = "@src"
+
+
+@dataclass
+class _PageLeaves:
+    content: list[str]
+    kind: list[str]           # text / href / src
+    node: list[int]           # owner element (the anchor / img for attribute leaves)
+    path: list[int]           # global path id (interned tag tuple)
+    struct: list[int]         # global (path, ids, classes) id
+
+
+def _page_leaves(page: Page, opts: dict[str, Any], tags: _Interner, paths: _Interner,
+                 toks: _Interner, structs: _Interner) -> _PageLeaves:
+    """The DCADE leaf sequence of one page (digest §3.2 [R] rules), from the page arrays."""
+    n_nodes = len(page.tag)
+    ptag: dict[int, tuple[int, ...]] = {}      # page path_id -> global tag tuple
+    idseq: dict[int, tuple[int, ...]] = {}
+    clseq: dict[int, tuple[int, ...]] = {}
+
+    def seqs(i: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        # iterative: climb to the nearest memoised ancestor, fill back down
+        chain = []
+        j = i
+        while j >= 0 and j not in idseq:
+            chain.append(j)
+            j = page.parent[j]
+        for j in reversed(chain):
+            p = page.parent[j]
+            pi = idseq[p] if p >= 0 else ()
+            pc = clseq[p] if p >= 0 else ()
+            el = page.el[j]
+            a = el.get("id")
+            idseq[j] = pi + (toks.id("#" + _DIGITS.sub("#", a.strip())),) if a and a.strip() else pi
+            c = el.get("class")
+            if c and c.split():
+                clseq[j] = pc + (toks.id("." + _DIGITS.sub("#", " ".join(c.split()))),)
+            else:
+                clseq[j] = pc
+            pid = page.path_id[j]
+            if pid not in ptag:
+                pt = ptag.get(page.path_id[p]) if p >= 0 else ()
+                if pt is None:  # pragma: no cover - parents precede children
+                    pt = ()
+                ptag[pid] = pt + (tags.id(page.tag[j]),)
+        return ptag[page.path_id[i]], idseq[i], clseq[i]
+
+    entries: list[tuple[int, int, int, str, str]] = []   # (pos, sub, node, kind, content)
+    leaves = page.leaves
+    owner = page.leaf_owner
+    for k, s in enumerate(leaves):
+        entries.append((k, 1, owner[k], "text", s))
+    if opts["link_leaves"] or opts["image_leaves"]:
+        tag = page.tag
+        for i in range(n_nodes):
+            t = tag[i]
+            if t == "a" and opts["link_leaves"]:
+                h = page.el[i].get("href")
+                if h and h.strip() and not h.strip().lower().startswith("javascript:"):
+                    entries.append((page.leaf_hi[i], 0, i, "href", page.absolute(h) or h.strip()))
+            elif t == "img" and opts["image_leaves"]:
+                s = page.el[i].get("src")
+                if s and s.strip():
+                    entries.append((page.leaf_lo[i], 0, i, "src", page.absolute(s) or s.strip()))
+        entries.sort(key=lambda e: (e[0], e[1], e[2]))
+    if len(entries) > opts["max_leaves"]:
+        logger.warning("dcade: page %s has %d leaves, keeping the first %d",
+                       page.url, len(entries), opts["max_leaves"])
+        entries = entries[: opts["max_leaves"]]
+    out = _PageLeaves([], [], [], [], [])
+    href_t = tags.id(_HREF)
+    src_t = tags.id(_SRC)
+    for _pos, _sub, node, kind, content in entries:
+        pt, ids, cls = seqs(node)
+        if kind == "href":
+            pt = pt + (href_t,)
+        elif kind == "src":
+            pt = pt + (src_t,)
+        out.content.append(content)
+        out.kind.append(kind)
+        out.node.append(node)
+        out.path.append(paths.id(pt))
+        out.struct.append(structs.id((pt, ids, cls)))
+    return out
+
+
+# -------------------------------------------------------------- encoding (§3.3)
+def _chars(seq: Iterable[int]) -> str:
+    out = []
+    for x in seq:
+        c = 0x100 + x
+        if c >= 0xD800:
+            c += 0x800
+        out.append(chr(c))
+    return "".join(out)
+
+
+def _sim_matrix(items: list[str]) -> np.ndarray:
+    return cdist(items, items, scorer=LCSseq.normalized_similarity, dtype=np.float32, workers=1)
+
+
+def _complete_link(sim: np.ndarray, theta: float, order: Sequence[int]) -> list[int]:
+    """Clusters where every pair has ``sim > theta`` (complete-link consistency, digest A17).
+
+    Greedy and deterministic: items in ``order`` (most frequent first) join the first
+    cluster all of whose members are similar enough, else start a new cluster.
+    """
+    n = sim.shape[0]
+    ok_rows = sim > theta
+    labels = [-1] * n
+    okmat = np.zeros((0, n), dtype=bool)
+    rows: list[np.ndarray] = []
+    for j in order:
+        if rows:
+            col = okmat[:, j]
+            hit = np.flatnonzero(col)
+        else:
+            hit = ()
+        if len(hit):
+            c = int(hit[0])
+            labels[j] = c
+            okmat[c] &= ok_rows[j]
+        else:
+            labels[j] = len(rows)
+            rows.append(ok_rows[j].copy())
+            okmat = np.vstack([okmat, ok_rows[j][None, :]])
+    return labels
+
+
+class _Encoded:
+    """All pages' leaves with their level codes ``lv[r][level][k]`` (digest §2.1)."""
+
+    def __init__(self, pages: list[Page], opts: dict[str, Any]) -> None:
+        self.pages = pages
+        self.opts = opts
+        tags, paths, toks, structs = _Interner(), _Interner(), _Interner(), _Interner()
+        self.leaves = [_page_leaves(p, opts, tags, paths, toks, structs) for p in pages]
+        self.m = len(pages)
+        self.n = [len(pl.content) for pl in self.leaves]
+        # --- PathId clustering over distinct paths
+        path_list = [None] * len(paths)
+        for k, v in paths.items():
+            path_list[v] = k
+        struct_list = [None] * len(structs)
+        for k, v in structs.items():
+            struct_list[v] = k
+        freq_p = Counter()
+        freq_s = Counter()
+        for pl in self.leaves:
+            freq_p.update(pl.path)
+            freq_s.update(pl.struct)
+        cap = opts["max_cluster_items"]
+        if 0 < len(path_list) <= cap:
+            psim = _sim_matrix([_chars(p) for p in path_list])
+            order = sorted(range(len(path_list)), key=lambda i: (-freq_p[i], i))
+            path_cluster = _complete_link(psim, opts["theta_path"], order)
+        else:
+            psim = None
+            path_cluster = list(range(len(path_list)))
+        # --- SimSeqId clustering over distinct (path, ids, classes)
+        if 0 < len(struct_list) <= cap:
+            pidx = np.array([paths[s[0]] for s in struct_list], dtype=np.int64)
+            ids = _Interner()
+            cls = _Interner()
+            iidx = np.array([ids.id(s[1]) for s in struct_list], dtype=np.int64)
+            cidx = np.array([cls.id(s[2]) for s in struct_list], dtype=np.int64)
+            id_items = [None] * len(ids)
+            for k, v in ids.items():
+                id_items[v] = _chars(k)
+            cl_items = [None] * len(cls)
+            for k, v in cls.items():
+                cl_items[v] = _chars(k)
+            sp = psim[np.ix_(pidx, pidx)] if psim is not None else (pidx[:, None] == pidx[None, :]).astype(np.float32)
+            si = _sim_matrix(id_items)[np.ix_(iidx, iidx)]
+            sc = _sim_matrix(cl_items)[np.ix_(cidx, cidx)]
+            tec = opts["w_path"] * sp + opts["w_id"] * si + opts["w_class"] * sc
+            order = sorted(range(len(struct_list)), key=lambda i: (-freq_s[i], i))
+            struct_cluster = _complete_link(tec, opts["theta_tec"], order)
+        else:
+            struct_cluster = list(range(len(struct_list)))
+        self.path_cluster = path_cluster
+        self.struct_cluster = struct_cluster
+        # --- level codes
+        contents = _Interner()
+        tmask: dict[str, tuple[int, int]] = {}
+        levels = [_Interner() for _ in range(7)]
+        self.lv: list[list[list[int]]] = []
+        self.typeset_of_cec: dict[int, int] = {}
+        for pl in self.leaves:
+            L = [[] for _ in range(7)]
+            for content, path, struct in zip(pl.content, pl.path, pl.struct):
+                cid = contents.id(content)
+                tm = tmask.get(content)
+                if tm is None:
+                    tm = tmask[content] = _type_masks(content)
+                ts, pts = tm
+                pid = path_cluster[path]
+                sid = struct_cluster[struct]
+                c0 = levels[0].id((pid, cid))
+                L[0].append(c0)
+                L[1].append(levels[1].id((sid, ts)))
+                L[2].append(levels[2].id((sid, pts)))
+                L[3].append(levels[3].id(sid))
+                L[4].append(levels[4].id((pid, ts)))
+                L[5].append(levels[5].id((pid, pts)))
+                L[6].append(levels[6].id(pid))
+                self.typeset_of_cec[c0] = ts
+            self.lv.append(L)
+        self.cec = [L[0] for L in self.lv]
+        self.tec = [L[1] for L in self.lv]
+
+
+# ------------------------------------------------------------ alignment (eq. 5-6)
+def nw_align(cols: list[_Col], enc: _Encoded, r: int, seq: Sequence[int], opts: dict[str, Any],
+             mode: str = "both") -> list[_Col]:
+    """Align page ``r``'s leaves ``seq`` to the column profile ``cols`` (Needleman-Wunsch).
+
+    Score (eq. 5-6): +``match_cec`` when the leaf's CECId is in the column, +``match_tec``
+    when its TECId is (``mode`` "cec"/"tec" restricts to one code), else ``mismatch``; gap
+    ``gap``. Traceback tie-break (digest §3.6.4): insert the leaf as a new column, then gap
+    the profile, then the diagonal; a mismatch is never kept in one column. Returns the new
+    profile (columns in order, the leaves added to their columns).
+    """
+    n, C = len(seq), len(cols)
+    if n == 0:
+        return cols
+    if C == 0:
+        out = []
+        for k in seq:
+            c = _Col()
+            c.add(enc, r, k)
+            out.append(c)
+        return out
+    if n * C > opts["max_cells"]:
+        return _lcs_align(cols, enc, r, seq)
+    gp = -opts["gap"]
+    mm = opts["mismatch"]
+    S = np.full((n, C), mm, dtype=np.int32)
+    L0, L1 = enc.lv[r][0], enc.lv[r][1]
+    if mode in ("both", "tec"):
+        m1: dict[int, list[int]] = {}
+        for j, c in enumerate(cols):
+            for code in c.c1:
+                m1.setdefault(code, []).append(j)
+        for i, k in enumerate(seq):
+            js = m1.get(L1[k])
+            if js:
+                S[i, js] = opts["match_tec"]
+    if mode in ("both", "cec"):
+        m0: dict[int, list[int]] = {}
+        for j, c in enumerate(cols):
+            for code in c.c0:
+                m0.setdefault(code, []).append(j)
+        for i, k in enumerate(seq):
+            js = m0.get(L0[k])
+            if js:
+                S[i, js] = opts["match_cec"]
+    H = np.empty((n + 1, C + 1), dtype=np.int64)
+    ar = np.arange(C + 1, dtype=np.int64) * gp
+    H[0] = -ar
+    A = np.empty(C + 1, dtype=np.int64)
+    for i in range(1, n + 1):
+        prev = H[i - 1]
+        A[0] = prev[0] - gp
+        np.maximum(prev[:-1] + S[i - 1], prev[1:] - gp, out=A[1:])
+        H[i] = np.maximum.accumulate(A + ar) - ar
+    # traceback
+    ops: list[tuple[int, int, int]] = []   # (op, i, j): 0 insert leaf i, 1 gap col j, 2 match
+    i, j = n, C
+    while i > 0 or j > 0:
+        h = H[i, j]
+        if i > 0 and h == H[i - 1, j] - gp:
+            ops.append((0, i - 1, -1))
+            i -= 1
+        elif j > 0 and h == H[i, j - 1] - gp:
+            ops.append((1, -1, j - 1))
+            j -= 1
+        else:
+            ops.append((2, i - 1, j - 1))
+            i -= 1
+            j -= 1
+    out: list[_Col] = []
+    for op, a, b in reversed(ops):
+        if op == 0:
+            c = _Col()
+            c.add(enc, r, seq[a])
+            out.append(c)
+        elif op == 1:
+            out.append(cols[b])
+        else:
+            cols[b].add(enc, r, seq[a])
+            out.append(cols[b])
+    return out
+
+
+def _lcs_align(cols: list[_Col], enc: _Encoded, r: int, seq: Sequence[int]) -> list[_Col]:
+    """Bounded fallback for huge segments: C-level LCS on TECIds (each column by its smallest)."""
+    prof = [min(c.c1) if c.c1 else -1 for c in cols]
+    L1 = enc.lv[r][1]
+    mine = [L1[k] for k in seq]
+    out: list[_Col] = []
+    for tag, a0, a1, b0, b1 in Indel.opcodes(prof, mine):
+        if tag == "equal":
+            for a, b in zip(range(a0, a1), range(b0, b1)):
+                cols[a].add(enc, r, seq[b])
+                out.append(cols[a])
+        else:
+            out.extend(cols[a0:a1])
+            for b in range(b0, b1):
+                c = _Col()
+                c.add(enc, r, seq[b])
+                out.append(c)
+    return out
+
+
+def _center_star(enc: _Encoded, seqs: dict[int, list[int]], opts: dict[str, Any],
+                 mode: str = "both") -> list[_Col]:
+    """Centre-star multiple alignment: the longest sequence first, then the others (§3.6.6)."""
+    if not seqs:
+        return []
+    order = sorted(seqs, key=lambda r: (-len(seqs[r]), r))
+    cols: list[_Col] = []
+    for r in order:
+        cols = nw_align(cols, enc, r, seqs[r], opts, mode)
+    return cols
+
+
+# ------------------------------------------------------------- pattern mining (§3.6)
+@dataclass
+class _Pat:
+    code: int
+    level: int            # 0 CEC, 1 TEC
+    pos: dict[int, list[int]]
+
+    @property
+    def maxrep(self) -> int:
+        return max(len(v) for v in self.pos.values())
+
+
+def filter_repeats(pats: list[_Pat], opts: dict[str, Any]) -> tuple[list[_Pat], int, float]:
+    """RemoveFalseRTRD (digest §3.6.3): NSD filter with the adaptive bound, then RefGap.
+
+    Returns ``(kept, RefGap, theta_NSD used)``; RefGap 0 when nothing is kept.
+    """
+    if not pats:
+        return [], 0, opts["theta_nsd"]
+    stats = []
+    for p in pats:
+        gaps = []
+        for v in p.pos.values():
+            gaps.extend(b - a for a, b in zip(v, v[1:]))
+        mu = sum(gaps) / len(gaps) if gaps else 0.0
+        nsd = statistics.pstdev(gaps) / mu if gaps and mu else 0.0
+        modal = min(Counter(gaps).items(), key=lambda kv: (-kv[1], kv[0]))[0] if gaps else 0
+        stats.append((p, gaps, nsd, modal))
+    theta = opts["theta_nsd"]
+    if opts["nsd_adaptive"] and any(s[2] == 0 for s in stats):
+        theta = 0.0
+    stats = [s for s in stats if s[2] <= theta]
+    if not stats:
+        return [], 0, theta
+    glob = Counter()
+    for s in stats:
+        glob.update(s[1])
+    ref = min(glob.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+    return [s[0] for s in stats if s[3] == ref], ref, theta
+
+
+@dataclass
+class _Patterns:
+    ST: list[_Pat]
+    RT: list[_Pat]
+    RD: list[_Pat]
+    gap: dict[str, int]
+    nsd: dict[str, float]
+
+
+@dataclass
+class _State:
+    S_L: list[int]
+    postpone: set[int] = field(default_factory=set)
+    pending_after: dict[int, _Col | None] = field(default_factory=dict)
+    regions: list[tuple[str, int, _Col, _Col, Any]] = field(default_factory=list)
+    seg: list[_Col] = field(default_factory=list)
+
+
+class _DCADE:
+    def __init__(self, enc: _Encoded, opts: dict[str, Any]) -> None:
+        self.enc = enc
+        self.o = opts
+        self.m = enc.m
+        rm = opts["repeat_min_maxrep"]
+        self.rep_min = int(rm) if rm is not None else int(opts["theta_rp"]) + 1
+
+    # ---- MT mining (§3.4)
+    def mt_mining(self) -> list[list[int]]:
+        m = self.m
+        begin = [-1] * m
+        end = list(self.enc.n)
+        found: list[list[int]] = []
+        stack = [(begin, end)]
+        while stack:
+            u, v = stack.pop()
+            chain = self._mt_chain(u, v)
+            if not chain:
+                continue
+            found.extend(chain)
+            bounds = [u] + chain + [v]
+            for a, b in zip(bounds, bounds[1:]):
+                if min(b[r] - a[r] for r in range(m)) > 2:
+                    stack.append((a, b))
+        found.sort(key=lambda x: x[0])
+        return found
+
+    def _mt_chain(self, u: list[int], v: list[int]) -> list[list[int]]:
+        cec = self.enc.cec
+        cands: set[int] | None = None
+        firstpos: list[dict[int, int]] = []
+        excl = self.o["mt_exclude_numeric"]
+        tsof = self.enc.typeset_of_cec
+        for r in range(self.m):
+            seg = cec[r][u[r] + 1:v[r]]
+            cnt = Counter(seg)
+            singles = {c for c, k in cnt.items() if k == 1}
+            cands = singles if cands is None else (cands & singles)
+            if not cands:
+                return []
+        assert cands is not None
+        if excl:
+            cands = {c for c in cands if tsof.get(c, 0) & ~_NUMERIC_MASK}
+            if not cands:
+                return []
+        for r in range(self.m):
+            base = u[r] + 1
+            d = {}
+            for k, c in enumerate(cec[r][u[r] + 1:v[r]]):
+                if c in cands:
+                    d[c] = base + k
+            firstpos.append(d)
+        items = sorted(cands, key=lambda c: firstpos[0][c])
+        if self.o["lis"] == "exact" and len(items) <= 3000:
+            items = self._chain_exact(items, firstpos)
+        else:
+            for r in range(1, self.m):
+                items = _lis(items, [firstpos[r][c] for c in items])
+        return [[firstpos[r][c] for r in range(self.m)] for c in items]
+
+    def _chain_exact(self, items: list[int], fp: list[dict[int, int]]) -> list[int]:
+        k = len(items)
+        P = np.array([[fp[r][c] for c in items] for r in range(self.m)], dtype=np.int64)
+        best = np.ones(k, dtype=np.int64)
+        prev = np.full(k, -1, dtype=np.int64)
+        for j in range(1, k):
+            ok = np.all(P[:, :j] < P[:, j:j + 1], axis=0)
+            if ok.any():
+                cand = np.where(ok, best[:j], 0)
+                i = int(np.argmax(cand))
+                best[j] = cand[i] + 1
+                prev[j] = i
+        j = int(np.argmax(best))
+        out = []
+        while j >= 0:
+            out.append(items[j])
+            j = int(prev[j])
+        return out[::-1]
+
+    # ---- driver (Algorithm 1 with §3.5 fixes)
+    def run(self) -> tuple[list[_Col], list[list[int]]]:
+        m = self.m
+        mts = self.mt_mining()
+        begin = [-1] * m
+        end = list(self.enc.n)
+        bounds = [begin] + mts + [end]
+        table: list[_Col] = []
+        for idx, (u, v) in enumerate(zip(bounds, bounds[1:])):
+            g = max(v[r] - u[r] for r in range(m))
+            if g == 2:
+                seg = self.align_infrequent(u, v, list(range(m)))
+                seg = self.rearrange(seg)
+                table += seg
+            elif g > 2:
+                table += self.mining_segment(u, v)
+            if idx + 1 < len(bounds) - 1:
+                c = _Col("MT")
+                for r in range(m):
+                    c.add(self.enc, r, v[r])
+                table.append(c)
+        return table, mts
+
+    def align_infrequent(self, u: list[int], v: list[int], active: Iterable[int]) -> list[_Col]:
+        seqs = {r: list(range(u[r] + 1, v[r])) for r in active if v[r] - u[r] > 1}
+        return _center_star(self.enc, seqs, self.o, "both")
+
+    # ---- pattern mining (§3.6.1-3.6.3)
+    def mine(self, left: list[int], right: list[int], active: list[int]) -> _Patterns:
+        m = len(active)
+        occ0: dict[int, dict[int, list[int]]] = {}
+        occ1: dict[int, dict[int, list[int]]] = {}
+        for r in active:
+            L0, L1 = self.enc.cec[r], self.enc.tec[r]
+            for k in range(left[r] + 1, right[r]):
+                occ0.setdefault(L0[k], {}).setdefault(r, []).append(k)
+                occ1.setdefault(L1[k], {}).setdefault(r, []).append(k)
+        need = self.o["theta_ot"] * m
+        ST, RT, SD, RD = [], [], [], []
+        for code, pos in occ0.items():
+            if len(pos) >= need - 1e-9:
+                rep = max(len(x) for x in pos.values())
+                if rep == 1:
+                    ST.append(_Pat(code, 0, pos))
+                elif rep >= self.rep_min:
+                    RT.append(_Pat(code, 0, pos))
+        for code, pos in occ1.items():
+            if len(pos) >= need - 1e-9:
+                rep = max(len(x) for x in pos.values())
+                if rep == 1:
+                    SD.append(_Pat(code, 1, pos))
+                elif rep >= self.rep_min:
+                    RD.append(_Pat(code, 1, pos))
+        # RemoveFalseST (§3.6.2): an ST strictly subsumed by an SD of the same TECId
+        if ST and SD:
+            sd_by = {t.code: t for t in SD}
+            keep = []
+            for e in ST:
+                tecs = {self.enc.tec[r][v[0]] for r, v in e.pos.items()}
+                t = sd_by.get(next(iter(tecs))) if len(tecs) == 1 else None
+                if (t is not None and len(t.pos) > len(e.pos)
+                        and all(t.pos.get(r) == v for r, v in e.pos.items())):
+                    continue
+                keep.append(e)
+            ST = keep
+        RT, g_rt, n_rt = filter_repeats(RT, self.o)
+        RD, g_rd, n_rd = filter_repeats(RD, self.o)
+        return _Patterns(ST, RT, RD, {"RT": g_rt, "RD": g_rd}, {"RT": n_rt, "RD": n_rd})
+
+    def align_frequent(self, pats: list[_Pat], active: list[int]) -> list[list[int]]:
+        """AlignFrequentPattern (§3.6.4): NW-align the pattern occurrences into LM vectors."""
+        level = pats[0].level
+        seqs: dict[int, list[int]] = {}
+        for p in pats:
+            for r, v in p.pos.items():
+                seqs.setdefault(r, []).extend(v)
+        for r in seqs:
+            seqs[r].sort()
+        cols = _center_star(self.enc, seqs, self.o, "cec" if level == 0 else "tec")
+        out = []
+        for c in cols:
+            vec = [-1] * self.m
+            for r, ks in c.cells.items():
+                vec[r] = ks[0]
+            out.append(vec)
+        return out
+
+    # ---- Algorithm 2
+    def mining_segment(self, u: list[int], v: list[int]) -> list[_Col]:
+        m = self.m
+        docs = list(range(m))
+        pats = self.mine(u, v, docs)
+        if not (pats.ST or pats.RT or pats.RD):
+            return self.rearrange(self.align_infrequent(u, v, docs))
+        best: _State | None = None
+        best_key = None
+        rank = {"RT": 0, "RD": 1, "ST": 2}
+        for t in ("ST", "RT", "RD"):
+            sel = getattr(pats, t)
+            if not sel:
+                continue
+            st = _State(S_L=list(u))
+            lms = self.align_frequent(sel, docs) + [v]
+            self.split_sub(t, 0 if t == "ST" else pats.gap[t], lms, st, 0)
+            st.seg = self.rearrange(st.seg)
+            key = (len(st.seg), rank[t])
+            if best_key is None or key < best_key:
+                best, best_key = st, key
+        assert best is not None
+        return self.rec_detection(best)
+
+    # ---- Algorithm 3 (with the §3.6.5 fixes a-f)
+    def split_sub(self, ptype: str, gap: int, LM: list[list[int]], st: _State, depth: int) -> None:
+        enc, m = self.enc, self.m
+        lm_cols: list[_Col] = []
+        for lm in LM[:-1]:
+            c = _Col("LM")
+            for r in range(m):
+                if lm[r] >= 0:
+                    c.add(enc, r, lm[r])
+            lm_cols.append(c)
+        if gap and lm_cols:
+            st.regions.append((ptype, gap, lm_cols[0], lm_cols[-1], LM[-1]))
+        last = len(LM) - 1
+        for ci, lm in enumerate(LM):
+            for r in range(m):
+                if lm[r] == -1 and r not in st.postpone:
+                    st.postpone.add(r)
+                    st.pending_after[r] = st.seg[-1] if st.seg else None
+            active = [r for r in range(m) if r not in st.postpone]
+            if active and any(lm[r] - st.S_L[r] > 1 for r in active):
+                pick = None
+                p = None
+                if depth < self.o["max_depth"]:
+                    p = self.mine(st.S_L, lm, active)
+                    if p.gap["RT"] and p.nsd["RT"] == 0 and p.RT:
+                        pick = "RT"
+                    elif p.gap["RD"] and p.nsd["RD"] == 0 and p.RD:
+                        pick = "RD"
+                    elif p.ST:
+                        pick = "ST"
+                    elif p.RT:
+                        pick = "RT"
+                    elif p.RD:
+                        pick = "RD"
+                if pick is not None and p is not None:
+                    sub = self.align_frequent(getattr(p, pick), active) + [lm]
+                    self.split_sub(pick, 0 if pick == "ST" else p.gap[pick], sub, st, depth + 1)
+                else:
+                    st.seg += self.align_infrequent(st.S_L, lm, active)
+            for r in sorted(st.postpone):
+                if lm[r] != -1:
+                    after = st.pending_after.pop(r, None)
+                    start = 0
+                    if after is not None:
+                        for idx in range(len(st.seg) - 1, -1, -1):
+                            if st.seg[idx] is after:
+                                start = idx + 1
+                                break
+                    seq = list(range(st.S_L[r] + 1, lm[r]))
+                    if seq:
+                        st.seg[start:] = nw_align(st.seg[start:], enc, r, seq, self.o, "both")
+                    st.postpone.discard(r)
+            for r in range(m):
+                if lm[r] != -1:
+                    st.S_L[r] = lm[r]
+            if ci < last:
+                st.seg.append(lm_cols[ci])
+
+    # ---- ReArrangement (§3.7.1-3.7.2)
+    def _codes(self, c: _Col, level: int) -> set[int]:
+        lv = self.enc.lv
+        return {lv[r][level][k] for r, ks in c.cells.items() for k in ks}
+
+    def col_level(self, c: _Col) -> int | None:
+        for L in range(7):
+            if len(self._codes(c, L)) == 1:
+                return L
+        return None
+
+    def _is_template(self, c: _Col) -> bool:
+        return len(c.cells) >= 2 and len(c.c0) == 1 and c.kind != "B"
+
+    def rearrange(self, seg: list[_Col]) -> list[_Col]:
+        seg = self.merge_disjunctive(seg)
+        return self.merge_low_density(seg)
+
+    def merge_disjunctive(self, seg: list[_Col]) -> list[_Col]:
+        m = self.m
+        full = (1 << m) - 1
+        maxL = self.o["merge_max_level"]
+        alive = [True] * len(seg)
+        masks = [c.mask() for c in seg]
+        cache: dict[int, list[set[int]]] = {}
+
+        def codes(i: int) -> list[set[int]]:
+            x = cache.get(i)
+            if x is None:
+                x = cache[i] = [self._codes(seg[i], L) for L in range(7)]
+            return x
+
+        def level(cs: list[set[int]]) -> int:
+            for L in range(7):
+                if len(cs[L]) == 1:
+                    return L
+            return 7
+
+        for i in range(len(seg)):
+            if not alive[i] or seg[i].kind != "D" or masks[i] == full:
+                continue
+            between = 0
+            for j in range(i + 1, len(seg)):
+                if not alive[j]:
+                    continue
+                if (masks[i] | between) == full:
+                    break
+                cj = seg[j]
+                if cj.kind != "D" or masks[i] & masks[j] or masks[j] & between:
+                    between |= masks[j]
+                    continue
+                ci_codes, cj_codes = codes(i), codes(j)
+                lo = max(1, level(ci_codes), level(cj_codes))
+                merged_level = None
+                for L in range(lo, maxL + 1):
+                    if len(ci_codes[L] | cj_codes[L]) == 1:
+                        merged_level = L
+                        break
+                if merged_level is None:
+                    between |= masks[j]
+                    continue
+                ci = seg[i]
+                for r, ks in cj.cells.items():
+                    ci.cells[r] = list(ks)
+                ci.c0 |= cj.c0
+                ci.c1 |= cj.c1
+                masks[i] |= masks[j]
+                cache[i] = [ci_codes[L] | cj_codes[L] for L in range(7)]
+                alive[j] = False
+                if masks[i] == full:
+                    break
+        return [c for c, a in zip(seg, alive) if a]
+
+    def merge_low_density(self, seg: list[_Col]) -> list[_Col]:
+        if len(seg) < 2:
+            return seg
+        out: list[_Col] = []
+        block: list[_Col] = []
+
+        def flush() -> None:
+            if len(block) >= 2 and self._density(block) <= self.o["theta_den"]:
+                run: list[_Col] = []
+                for c in block + [None]:  # type: ignore[list-item]
+                    if c is not None and not self._is_template(c):
+                        run.append(c)
+                        continue
+                    if len(run) >= 2:
+                        out.append(self._merge_run(run))
+                    else:
+                        out.extend(run)
+                    run = []
+                    if c is not None:
+                        out.append(c)
+            else:
+                out.extend(block)
+            block.clear()
+
+        for c in seg:
+            if c.kind in ("MT", "LM", "L"):
+                flush()
+                out.append(c)
+            else:
+                block.append(c)
+        flush()
+        return out
+
+    def _density(self, block: list[_Col]) -> float:
+        cnt: Counter[int] = Counter()
+        for c in block:
+            for r, ks in c.cells.items():
+                cnt[r] += len(ks)
+        if not cnt:
+            return 1.0
+        mpages = len(cnt) if self.o["density_pages"] == "present" else self.m
+        return sum(cnt.values()) / (max(cnt.values()) * mpages)
+
+    def _merge_run(self, run: list[_Col]) -> _Col:
+        b = _Col("B")
+        for c in run:
+            for r, ks in c.cells.items():
+                b.cells.setdefault(r, []).extend(ks)
+            b.c0 |= c.c0
+            b.c1 |= c.c1
+        for ks in b.cells.values():
+            ks.sort()
+        return b
+
+    # ---- RecDetection and table splitting (§3.7.3-3.7.4)
+    def _match(self, a: _Col | None, b: _Col | None) -> bool:
+        if a is None or b is None:
+            return False
+        la, lb = self.col_level(a), self.col_level(b)
+        if la == 0 or lb == 0:
+            return la == lb == 0 and a.c0 == b.c0
+        lo = max(la or 0, lb or 0)
+        for L in self.o["record_match_levels"]:
+            if L >= lo and len(self._codes(a, L) | self._codes(b, L)) == 1:
+                return True
+        return False
+
+    def rec_detection(self, st: _State) -> list[_Col]:
+        seg = st.seg
+        for _ptype, G, first, last, _right in st.regions:
+            pos = {id(c): i for i, c in enumerate(seg)}
+            if id(first) not in pos or id(last) not in pos or G < 1:
+                continue
+            p1, pK = pos[id(first)] + 1, pos[id(last)] + 1
+            pK1 = len(seg) + 1
+            for i in range(pK, len(seg)):
+                if seg[i].kind in ("MT", "L"):
+                    pK1 = i + 1
+                    break
+            sdr = max(p1 - G + 1, 1)
+            edr = min(pK + G - 1, pK1 - 1)
+            if any(seg[i - 1].kind == "L" for i in range(sdr, edr + 1)):
+                continue
+            sr1, best = None, -1.0
+            for s in range(sdr, edr - 2 * G + 2):
+                score = sum(self._match(seg[s - 1 + i], seg[s - 1 + G + i]) for i in range(G)) / G
+                if score > best:
+                    sr1, best = s, score
+                if score == 1:
+                    break
+            if sr1 is None or best <= 0:
+                continue
+            schema = seg[sr1 - 1:sr1 - 1 + G]
+            blocks: list[list[_Col | None]] = [list(schema)]
+            s = sr1 + G
+            while s <= edr:
+                blk = [seg[s - 1 + i] if s - 1 + i < edr else None for i in range(G)]
+                hits = sum(self._match(x, y) for x, y in zip(blk, schema) if x is not None)
+                present = sum(1 for x in blk if x is not None)
+                if hits == 0 or hits * 2 < present:
+                    break
+                blocks.append(blk)
+                s += G
+            if len(blocks) < 2:
+                continue
+            end = s - 1  # 1-based index of the last column taken
+            lc = _ListCol(blocks, G)
+            seg[sr1 - 1:end] = [lc]
+        return seg
+
+
+def _lis(items: list[int], vals: list[int]) -> list[int]:
+    """Items whose ``vals`` form a longest strictly increasing subsequence (O(k log k))."""
+    import bisect
+
+    tails: list[int] = []
+    tails_idx: list[int] = []
+    prev = [-1] * len(vals)
+    for i, x in enumerate(vals):
+        j = bisect.bisect_left(tails, x)
+        if j == len(tails):
+            tails.append(x)
+            tails_idx.append(i)
+        else:
+            tails[j] = x
+            tails_idx[j] = i
+        prev[i] = tails_idx[j - 1] if j > 0 else -1
+    out = []
+    i = tails_idx[-1] if tails_idx else -1
+    while i >= 0:
+        out.append(items[i])
+        i = prev[i]
+    return out[::-1]
+
+
+def rec_detection(codes: list[Any], ref_gap: int, p1: int, pK: int, pK1: int) -> tuple[int, int, int, list[int]]:
+    """Eq. 8-9 on a list of column codes (1-based positions, as in Example 8).
+
+    Returns ``(SDR, EDR, SR1, record starts)``; ``match`` is code equality.
+    """
+    G = ref_gap
+    sdr = max(p1 - G + 1, 1)
+    edr = min(pK + G - 1, pK1 - 1)
+    sr1, best = sdr, -1.0
+    for s in range(sdr, edr - 2 * G + 1):
+        score = sum(codes[s - 1 + i] == codes[s - 1 + G + i] for i in range(G)) / G
+        if score > best:
+            sr1, best = s, score
+        if score == 1:
+            break
+    starts = list(range(sr1, edr - G + 2, G))
+    return sdr, edr, sr1, starts
+
+
+# --------------------------------------------------------------- finalize (§3.7.4)
+_SLUG = re.compile(r"[^0-9a-zA-Z]+")
+
+
+def _slug(text: str) -> str:
+    s = _SLUG.sub("_", text).strip("_").lower()
+    if not s:
+        return ""
+    if s[0].isdigit():
+        s = "f_" + s
+    return s[:40]
+
+
+class _Finalizer:
+    def __init__(self, alg: _DCADE) -> None:
+        self.alg = alg
+        self.enc = alg.enc
+        self.m = alg.m
+
+    def _value(self, r: int, ks: list[int]) -> str:
+        return " ".join(self.enc.leaves[r].content[k] for k in ks)
+
+    def _column(self, index: int, c: _Col | None, rows: list[tuple[int, list[int] | None]]) -> SchemaColumn:
+        vals: list[Any] = []
+        nodes: list[tuple[int, ...]] = []
+        leaves: list[tuple[int, ...]] = []
+        kinds: Counter[str] = Counter()
+        for r, ks in rows:
+            if ks:
+                vals.append(self._value(r, ks))
+                pl = self.enc.leaves[r]
+                nodes.append(tuple(pl.node[k] for k in ks))
+                leaves.append(tuple(ks))
+                kinds.update(pl.kind[k] for k in ks)
+            else:
+                vals.append(None)
+                nodes.append(())
+                leaves.append(())
+        present = [v for v in vals if v is not None]
+        support = len(present) / len(vals) if vals else 0.0
+        template = bool(present) and len(set(present)) == 1 and (c is None or c.kind != "B")
+        mand = support >= 1.0
+        label = ("M" if mand else "O") + ("T" if template else "D")
+        kind = kinds.most_common(1)[0][0] if kinds else "text"
+        level = self.alg.col_level(c) if c is not None else None
+        return SchemaColumn(index, label, "", kind, vals, nodes, leaves, level, support)
+
+    def build(self, table: list[_Col], mts: list[list[int]], opts: dict[str, Any]) -> Schema:
+        cols: list[SchemaColumn] = []
+        rsets: list[RecordSet] = []
+        for c in table:
+            if isinstance(c, _ListCol):
+                idx = len(cols)
+                rows: list[tuple[int, int]] = []
+                cellrows: list[list[list[int] | None]] = [[] for _ in range(c.ref_gap)]
+                for r in range(self.m):
+                    k = 0
+                    for blk in c.blocks:
+                        cells = [x.cells.get(r) if x is not None else None for x in blk]
+                        if not any(cells):
+                            continue
+                        rows.append((r, k))
+                        k += 1
+                        for f in range(c.ref_gap):
+                            cellrows[f].append(cells[f])
+                fields = []
+                for f in range(c.ref_gap):
+                    rr = [(r, ks) for (r, _k), ks in zip(rows, cellrows[f])]
+                    sc = self._column(f, c.blocks[0][f], rr)
+                    fields.append(sc)
+                pages_with = {r for r, _ in rows}
+                label = "MR" if len(pages_with) == self.m else "OR"
+                rs = RecordSet(len(rsets), c.ref_gap, fields, rows, idx)
+                self._name(fields)
+                lc = SchemaColumn(idx, label, f"list_{len(rsets)}", "list",
+                                  [sum(1 for rr in rows if rr[0] == r) or None for r in range(self.m)],
+                                  support=len(pages_with) / self.m if self.m else 0.0,
+                                  recordset=len(rsets))
+                rsets.append(rs)
+                cols.append(lc)
+            else:
+                cols.append(self._column(len(cols), c, [(r, c.cells.get(r)) for r in range(self.m)]))
+        self._name(cols)
+        return Schema(self.m, cols, rsets, mts, dict(opts))
+
+    def _name(self, cols: list[SchemaColumn]) -> None:
+        """Field names from the nearest preceding template label (digest §8.2 [R])."""
+        used: Counter[str] = Counter()
+        for i, c in enumerate(cols):
+            name = ""
+            if c.kind == "list":
+                # label: the template column right before the list
+                for j in range(i - 1, max(-1, i - 3), -1):
+                    p = cols[j]
+                    if p.template and p.kind == "text":
+                        name = _slug(p.values[next(k for k, v in enumerate(p.values) if v is not None)])
+                        break
+                name = name or "list"
+            elif c.template:
+                name = "t_" + (_slug(next(v for v in c.values if v is not None)) or "const")
+            else:
+                for j in range(i - 1, max(-1, i - 4), -1):
+                    p = cols[j]
+                    if p.template and p.kind == "text":
+                        lab = next(v for v in p.values if v is not None)
+                        if len(lab) <= 40 and len(lab.split()) <= 5:
+                            name = _slug(lab)
+                        break
+                    if p.data and p.kind == "text" and c.kind != "text" and j == i - 1:
+                        name = (p.name or f"field_{j}")
+                        break
+                if c.kind == "href":
+                    name = (name + "_url") if name else "url"
+                elif c.kind == "src":
+                    name = (name + "_image") if name else "image"
+                name = name or "field"
+            used[name] += 1
+            c.name = name if used[name] == 1 else f"{name}_{used[name]}"
+
+
+# --------------------------------------------------------------------- public API
+def _options(options: dict[str, Any]) -> dict[str, Any]:
+    unknown = set(options) - set(DEFAULT_OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown DCADE option(s): {', '.join(sorted(unknown))}")
+    o = dict(DEFAULT_OPTIONS)
+    o.update(options)
+    if o["density_pages"] not in ("present", "all"):
+        raise ValueError("density_pages must be 'present' or 'all'")
+    if o["lis"] not in ("paper", "exact"):
+        raise ValueError("lis must be 'paper' or 'exact'")
+    return o
+
+
+def induce_schema(pages: Sequence[Any], **options: Any) -> Schema:
+    """Run DCADE on pages of one template and return the aligned :class:`Schema`.
+
+    ``pages``: :class:`~scrapy_records.page.Page` objects (or anything :func:`as_page`
+    accepts). Options: see :data:`DEFAULT_OPTIONS` (unknown options raise ``TypeError``).
+    Fewer than 2 pages raise :class:`~scrapy_records.errors.RecordsError`; fewer than 5
+    are accepted with a warning (digest A21).
+    """
+    o = _options(options)
+    pages = [as_page(p) for p in pages]
+    if len(pages) < 2:
+        raise RecordsError("DCADE needs at least 2 pages of one template")
+    if len(pages) < 5:
+        logger.warning("dcade: inducing from %d pages; 5 or more recommended", len(pages))
+    t0 = time.perf_counter()
+    enc = _Encoded(pages, o)
+    t1 = time.perf_counter()
+    alg = _DCADE(enc, o)
+    table, mts = alg.run()
+    t2 = time.perf_counter()
+    schema = _Finalizer(alg).build(table, mts, o)
+    schema.pages = pages
+    schema.timings = {"encode": t1 - t0, "align": t2 - t1, "finalize": time.perf_counter() - t2}
+    return schema
+
+
+def induce_wrapper(pages: Sequence[Any], **options: Any):
+    """Induce a :class:`~scrapy_records.wrapper.Wrapper` from pages of one template.
+
+    See :mod:`scrapy_records.dcade_wrapper` for how columns become selectors.
+    """
+    from .dcade_wrapper import schema_to_wrapper
+
+    wopts = {k: options.pop(k) for k in list(options) if k in ("site", "min_fill", "verify")}
+    schema = induce_schema(pages, **options)
+    return schema_to_wrapper(schema, **wopts)
