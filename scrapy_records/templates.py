@@ -1,0 +1,238 @@
+"""Template grouping: which pages of a site share a template (issue 5 item 4).
+
+A site serves list pages, detail pages, forum threads... each needs its own wrapper. This
+module gives every page a *structural signature* and clusters signatures with a fixed
+similarity threshold, deterministically, at a cost well below one parse per page.
+
+Signature (``method = "bottomk-tagpath-v1"``)
+--------------------------------------------
+The page's feature set is
+
+* every distinct root-to-node tag path (``html/body/div/ul/li``), read from the page
+  model's interned ``path_id`` table (no walk over the nodes),
+* the same path marked *repeated* when at least ``REPEAT`` (3) nodes share it (a list
+  page repeats its record paths, a detail page does not),
+* ``#id`` for every ``id`` value and ``.class`` for every class token that looks stable
+  (:func:`scrapy_records.induce.stable_token`; generated hashes and long digit runs are
+  skipped, as they differ from page to page).
+
+Each feature is hashed to a 61-bit integer with a fixed arithmetic hash (no Python
+``hash()``, which is salted per process), and the signature keeps the ``k`` (default 128)
+smallest hashes: a *bottom-k* MinHash sketch. The Jaccard similarity of two pages'
+feature sets is estimated from their sketches (exact when both sets hold fewer than ``k``
+features): among the ``k`` smallest hashes of the union, the share present in both.
+
+Clustering
+----------
+:class:`TemplateGrouper` keeps an ordered list of clusters, each with the signature of
+its first page (the *representative*). :meth:`TemplateGrouper.assign` compares a page's
+signature with every representative and joins the most similar cluster when the
+similarity is ``>= threshold`` (default 0.6; ties go to the older cluster); otherwise it
+opens a new cluster. A cluster's id is ``"t-"`` plus 10 hex digits of a hash of its
+representative sketch, so ids are a pure function of the pages seen, in order: the same
+pages in the same order give the same ids in every run, and a grouper saved with
+:meth:`TemplateGrouper.to_json` and reloaded keeps assigning the stored ids.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import zlib
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree
+
+from .errors import WrapperError
+from .page import Page, as_page
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Signature", "page_signature", "similarity", "TemplateGrouper", "METHOD"]
+
+METHOD = "bottomk-tagpath-v1"
+REPEAT = 3
+#: tag paths deeper than this are ignored (free-form content such as user-written
+#: descriptions nests deep and differs from page to page; the template is shallower)
+DEPTH = 12
+_MASK = (1 << 61) - 1
+_IDS = etree.XPath("//@id", smart_strings=False)
+_CLASSES = etree.XPath("//@class", smart_strings=False)
+
+
+def _mix(x: int) -> int:
+    """splitmix64 finaliser, reduced to 61 bits: a fixed, well-spread integer hash."""
+    x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return (x ^ (x >> 31)) & _MASK
+
+
+def _str_hash(s: str, salt: int) -> int:
+    b = s.encode("utf-8", "surrogatepass")
+    return _mix((zlib.crc32(b) << 32 | zlib.adler32(b)) ^ salt)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A page's structural signature: the bottom-k sketch of its feature hashes."""
+
+    sketch: tuple[int, ...]
+    features: int
+    method: str = METHOD
+    k: int = 128
+
+    @property
+    def template_id(self) -> str:
+        """The id a cluster represented by this signature gets (see module docstring)."""
+        h = 0
+        for x in self.sketch:
+            h = _mix(h ^ x)
+        return f"t-{h & 0xFFFFFFFFFF:010x}"
+
+    def similarity(self, other: "Signature") -> float:
+        return similarity(self, other)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "k": self.k, "features": self.features, "sketch": list(self.sketch)}
+
+    @classmethod
+    def from_dict(cls, d: Any) -> "Signature":
+        if not isinstance(d, dict) or d.get("method") != METHOD:
+            raise WrapperError(f"unsupported template signature: {d.get('method') if isinstance(d, dict) else d!r}")
+        try:
+            sk = tuple(int(x) for x in d["sketch"])
+            return cls(sketch=sk, features=int(d["features"]), k=int(d["k"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise WrapperError(f"invalid template signature: {exc}") from exc
+
+
+def page_signature(page: Any, k: int = 128, max_depth: int = DEPTH) -> Signature:
+    """The structural signature of a page (module docstring); ``page`` may be raw HTML."""
+    from .induce import stable_token
+
+    page = as_page(page)
+    names = {v: n for n, v in page.tag_names.items()}
+    tag_h = {tid: _str_hash(n, 0x7A9) for tid, n in names.items()}
+    # path hashes from the interned path table: ids are assigned parent-first
+    keys = sorted(page.path_keys.items(), key=lambda kv: kv[1])
+    ph = [0] * len(keys)
+    pdepth = [0] * len(keys)
+    feats: set[int] = set()
+    for (parent_pid, tid), pid in keys:
+        base = ph[parent_pid] if parent_pid >= 0 else 0x51ED
+        h = _mix(base * 31 + tag_h[tid])
+        ph[pid] = h
+        d = pdepth[pid] = pdepth[parent_pid] + 1 if parent_pid >= 0 else 0
+        if d <= max_depth:
+            feats.add(h)
+    for pid, c in Counter(page.path_id).items():
+        if c >= REPEAT and pdepth[pid] <= max_depth:
+            feats.add(_mix(ph[pid] ^ 0x2E9E))
+    root = page.root
+    for v in set(_IDS(root)):
+        v = v.strip()
+        if v and stable_token(v):
+            feats.add(_str_hash("#" + v, 0x1D))
+    toks: set[str] = set()
+    for v in set(_CLASSES(root)):
+        toks.update(v.split())
+    for t in toks:
+        if stable_token(t):
+            feats.add(_str_hash("." + t, 0xC1A55))
+    sketch = tuple(sorted(feats)[:k])
+    return Signature(sketch=sketch, features=len(feats), k=k)
+
+
+def similarity(a: Signature, b: Signature) -> float:
+    """Bottom-k estimate of the Jaccard similarity of two pages' feature sets."""
+    if not a.sketch and not b.sketch:
+        return 1.0
+    k = min(a.k, b.k)
+    sa, sb = set(a.sketch), set(b.sketch)
+    union = sorted(sa | sb)[:k]
+    if not union:
+        return 0.0
+    both = sum(1 for x in union if x in sa and x in sb)
+    return both / len(union)
+
+
+class TemplateGrouper:
+    """Deterministic leader clustering of pages by signature (module docstring).
+
+    :param threshold: minimum similarity to join a cluster.
+    :param k: sketch size.
+    """
+
+    def __init__(self, threshold: float = 0.6, k: int = 128):
+        if not 0.0 < threshold <= 1.0:
+            raise ValueError("threshold must be in (0, 1]")
+        self.threshold = threshold
+        self.k = k
+        self._clusters: list[tuple[str, Signature]] = []
+        self.counts: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._clusters)
+
+    @property
+    def templates(self) -> list[str]:
+        return [tid for tid, _ in self._clusters]
+
+    def signature(self, tid: str) -> Signature:
+        for t, s in self._clusters:
+            if t == tid:
+                return s
+        raise KeyError(tid)
+
+    def best(self, sig: Signature) -> tuple[str | None, float]:
+        """The most similar cluster and its similarity (``(None, 0.0)`` when empty)."""
+        best_id, best_sim = None, -1.0
+        for tid, rep in self._clusters:
+            s = similarity(sig, rep)
+            if s > best_sim:
+                best_id, best_sim = tid, s
+        return best_id, max(best_sim, 0.0)
+
+    def assign(self, page: Any, url: str | None = None) -> str:
+        """Template id of ``page`` (a Page, raw HTML or a :class:`Signature`); opens a cluster if needed."""
+        sig = page if isinstance(page, Signature) else page_signature(as_page(page, url), self.k)
+        tid, sim = self.best(sig)
+        if tid is None or sim < self.threshold:
+            tid = sig.template_id
+            taken = {t for t, _ in self._clusters}
+            n = 1
+            base = tid
+            while tid in taken:  # identical sketch below threshold cannot happen; be safe
+                n += 1
+                tid = f"{base}-{n}"
+            self._clusters.append((tid, sig))
+            logger.debug("new template cluster %s (best similarity %.2f)", tid, sim)
+        self.counts[tid] = self.counts.get(tid, 0) + 1
+        return tid
+
+    # ---------------------------------------------------------------- storage
+    def to_json(self) -> str:
+        return json.dumps(
+            {"method": METHOD, "threshold": self.threshold, "k": self.k,
+             "clusters": [{"id": t, "signature": s.to_dict(), "pages": self.counts.get(t, 0)}
+                          for t, s in self._clusters]},
+            sort_keys=True,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> "TemplateGrouper":
+        try:
+            d = json.loads(text)
+            g = cls(threshold=float(d["threshold"]), k=int(d["k"]))
+            for c in d["clusters"]:
+                sig = Signature.from_dict(c["signature"])
+                g._clusters.append((str(c["id"]), sig))
+                g.counts[str(c["id"])] = int(c["pages"])
+        except WrapperError:
+            raise
+        except (ValueError, KeyError, TypeError) as exc:
+            raise WrapperError(f"invalid template grouper document: {exc}") from exc
+        return g
