@@ -607,7 +607,7 @@ class Matcher:
                 continue
             cx, cy = chn[x], chn[y]
             kn = len(cx) * len(cy)
-            over = self.max_cells is not None and self.cells > self.max_cells
+            over = self.max_cells is not None and self.cells >= self.max_cells
             if self.max_node_cells is not None and kn > self.max_node_cells:
                 memo[(x, y)] = self._approx(x, y)
                 stack.pop()
