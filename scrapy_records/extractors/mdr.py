@@ -65,6 +65,7 @@ DEFAULTS: dict[str, Any] = {
     "min_depth": 3,
     "recover_left": True,
     "harmonic_guard": True,
+    "all_runs": True,
     "split_guard": True,
     "vacuous_split": False,
     "resplit": True,
@@ -80,6 +81,7 @@ DEFAULTS: dict[str, Any] = {
 PAPER_MODE: dict[str, Any] = {
     "recover_left": False,
     "harmonic_guard": False,
+    "all_runs": False,
     "split_guard": False,
     "vacuous_split": True,
     "resplit": False,
@@ -158,6 +160,7 @@ class _Miner:
 
     def __init__(self, page: Page, K: int = 10, T: float = 0.3, min_depth: int = 3,
                  recover_left: bool = True, harmonic_guard: bool = True,
+                 all_runs: bool = True,
                  split_guard: bool = True, vacuous_split: bool = False, resplit: bool = True,
                  table_tags_only: bool = False, max_tokens: int | None = None) -> None:
         self.page = page
@@ -169,6 +172,7 @@ class _Miner:
         self.min_depth = min_depth
         self.recover_left = recover_left
         self.harmonic_guard = harmonic_guard
+        self.all_runs = all_runs
         self.split_guard = split_guard
         self.vacuous_split = vacuous_split
         self.resplit = resplit
@@ -254,6 +258,7 @@ class _Miner:
         T = self.T + _EPS
         Kmax = len(dist) - 1
         guard = self.harmonic_guard
+        all_runs = self.all_runs
         out: list[_DR] = []
         stack = [(0, n)]
         while stack:
@@ -267,24 +272,30 @@ class _Miner:
                     cur_start = -1
                     cur_cov = 0
                     a = f
-                    while a + 2 * g <= hi:
-                        if row[a] <= T:
+                    while True:
+                        more = a + 2 * g <= hi
+                        if more and row[a] <= T:
                             if cur_start < 0:
                                 cur_start = a
                                 cur_cov = 2 * g
                             else:
                                 cur_cov += g
                         elif cur_start >= 0:
-                            break  # only the FIRST run from offset f (Fig. 9 line 11)
+                            # a run ended: the line-13 test (paper: only the FIRST run
+                            # from offset f, Fig. 9 line 11; all_runs: every run)
+                            if best is None:
+                                best = (g, cur_start, cur_cov)
+                            elif cur_cov > best[2] and (all_runs or cur_start <= best[1]):
+                                if not (guard and g > best[0] and cur_cov < best[2] + g
+                                        and cur_start < best[1] + best[2]
+                                        and best[1] < cur_start + cur_cov):
+                                    best = (g, cur_start, cur_cov)
+                            if not all_runs or not more:
+                                break
+                            cur_start = -1
+                        if not more:
+                            break
                         a += g
-                    if cur_start >= 0 and (
-                        best is None or (
-                            cur_cov > best[2] and cur_start <= best[1]
-                            and (not guard or cur_cov >= best[2] + g
-                                 or cur_start + cur_cov <= best[1])
-                        )
-                    ):
-                        best = (g, cur_start, cur_cov)
             if best is None:
                 continue
             g, st, cov = best
