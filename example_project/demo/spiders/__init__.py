@@ -1,0 +1,1 @@
+"""Example spiders: ``shop``, ``forum``, ``js`` (scrapy-playwright) and the generic ``records``."""

@@ -1,0 +1,13 @@
+"""Scrapy integration of scrapy_records: add-on, middlewares, items, pipeline, wrapper stores.
+
+Enable everything with one line in ``settings.py``::
+
+    ADDONS = {"scrapy_records.Addon": 300}
+
+See ``docs/scrapy.md`` for the settings, the manual middleware recipe, items and stores.
+"""
+
+from .addon import Addon
+from .items import RecordItem, WrapperItem
+
+__all__ = ["Addon", "RecordItem", "WrapperItem"]

@@ -1,0 +1,496 @@
+"""The mining engine shared by the Scrapy components of one crawler.
+
+:class:`RecordsRuntime` holds the crawler's configuration, its wrapper store and the
+per-template state; :meth:`RecordsRuntime.mine` does the heavy work for one response
+(build the page model, group it into a template, apply the template's wrapper or run the
+unsupervised extractors, induce and store a wrapper once ``RECORDS_INDUCTION_SAMPLES``
+pages of a template were seen) and returns an :class:`Outcome`. ``mine`` is safe to run in
+a worker thread: it touches shared state only under one lock and never touches Scrapy's
+stats or the reactor (the spider middleware applies an outcome's counters in the reactor
+thread).
+
+Wrapper life cycle per ``(site, template)`` (issue 7 item 4, issue 5 item 5):
+
+1. first page of the template in this process: the store entry (if any) is loaded and
+   validated; a corrupt document is logged, counted (``records/wrapper/corrupt``) and
+   replaced by the next induction (compare-and-set on its version);
+2. with a healthy wrapper: apply it; pages that fit count as ``records/wrapper/reused``;
+   ``RECORDS_STALE_AFTER`` misfit pages in a row mark it stale (``records/wrapper/stale``)
+   and, with ``RECORDS_REINDUCE = "stale"``, sampling starts again;
+3. without one: mine unsupervised; pages with a main region become samples; with enough
+   samples (and the store's induction lease) induce, verify that the wrapper reproduces
+   records on the samples, store it and report it once (``records/wrapper/induced``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import EmptyDocumentError, NotHTMLError, PageTooLargeError, RecordsError, WrapperError
+from ..page import Page
+from ..results import PageResult
+from ..templates import Signature, similarity
+from .settings import RecordsConfig
+from .store import StoreError, VersionConflict, WrapperStore, open_store
+
+logger = logging.getLogger(__name__)
+
+RUNTIME_ATTR = "_scrapy_records_runtime"
+
+#: Similarity needed to join a template cluster (``scrapy_records.templates``), setting
+#: ``RECORDS_TEMPLATE_THRESHOLD``.
+TEMPLATE_THRESHOLD = 0.6
+
+
+def site_of(url: str | None) -> str:
+    """The site key of a URL: its lower-cased host name without a leading ``www.``."""
+    host = (urlsplit(url or "").hostname or "").lower()
+    return host[4:] if host.startswith("www.") else host or "local"
+
+
+@dataclass
+class TemplateState:
+    """What this process knows about one ``(site, template)``."""
+
+    site: str
+    template: str
+    signature: Any = None
+    loaded: bool = False
+    wrapper: Any = None
+    version: int | None = None
+    stored_version: int | None = None  # version in the store (also of a corrupt entry)
+    misfits: int = 0
+    samples: list[tuple[str, Any]] = field(default_factory=list)
+    inducing: bool = False
+    failed_inductions: int = 0
+
+
+@dataclass
+class Outcome:
+    """The result of mining one response (produced in a worker thread, consumed in the reactor)."""
+
+    url: str
+    site: str = ""
+    template: str | None = None
+    result: PageResult | None = None
+    source: str = ""  # "wrapper" or the extractor name
+    wrapper_id: str | None = None
+    wrapper_version: int | None = None
+    skipped: str | None = None  # reason when the page was not mined
+    error: str | None = None
+    page: Page | None = None
+    stats: dict[str, int] = field(default_factory=dict)
+    new_wrappers: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def inc(self, key: str, n: int = 1) -> None:
+        self.stats[key] = self.stats.get(key, 0) + n
+
+
+class RecordsRuntime:
+    """Per-crawler state: configuration, store, template clusters, wrappers, samples."""
+
+    def __init__(self, config: RecordsConfig, store: WrapperStore | None = None) -> None:
+        self.config = config
+        self._store = store
+        self._store_failed = False
+        self.owner = f"{uuid.uuid4().hex[:12]}"
+        self._lock = threading.RLock()
+        self._clusters: dict[str, list[tuple[str, Any]]] = {}  # site -> [(template, signature)]
+        self._states: dict[tuple[str, str], TemplateState] = {}
+        self._emitted: set[tuple[str, str, int]] = set()
+        self._emitted_pipeline: set[tuple[str, str, int]] = set()
+
+    # ----------------------------------------------------------------- set-up
+    @classmethod
+    def for_crawler(cls, crawler: Any) -> "RecordsRuntime":
+        """The runtime of ``crawler`` (created by whichever component asks first)."""
+        rt = getattr(crawler, RUNTIME_ATTR, None)
+        if rt is None:
+            rt = cls(RecordsConfig.from_settings(crawler.settings))
+            setattr(crawler, RUNTIME_ATTR, rt)
+        return rt
+
+    @property
+    def store(self) -> WrapperStore | None:
+        if self._store is None and not self._store_failed and self.config.wrappers:
+            with self._lock:
+                if self._store is None and not self._store_failed:
+                    try:
+                        self._store = open_store(self.config.wrapper_store)
+                        logger.info("scrapy_records: wrapper store %s", self._store.uri)
+                    except Exception as exc:  # StoreError, ImportError, OSError
+                        self._store_failed = True
+                        logger.error(
+                            "scrapy_records: cannot open wrapper store %r (%s): wrappers are"
+                            " induced and used for this crawl only",
+                            self.config.wrapper_store, exc,
+                        )
+                        from .store.memory import MemoryStore
+
+                        self._store = MemoryStore()
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+    # ------------------------------------------------------------- templates
+    def _signature(self, page: Page) -> Any:
+        from ..templates import page_signature
+
+        return page_signature(page)
+
+    def _load_site(self, site: str) -> list[tuple[str, Any]]:
+        """Template clusters of ``site``, seeded from the store's signatures on first use."""
+        clusters = self._clusters.get(site)
+        if clusters is None:
+            clusters = []
+            store = self.store
+            if store is not None:
+                try:
+                    for sw in store.list(site):
+                        if sw.signature:
+                            try:
+                                clusters.append((sw.template, Signature.from_dict(sw.signature)))
+                            except WrapperError as exc:
+                                logger.warning("scrapy_records: bad template signature of"
+                                               " %s/%s: %s", site, sw.template, exc)
+                except Exception as exc:
+                    logger.warning("scrapy_records: cannot list wrappers of %s: %s", site, exc)
+            self._clusters[site] = clusters
+        return clusters
+
+    def template_of(self, site: str, page: Page) -> tuple[str, Any]:
+        """Assign ``page`` to a template cluster of ``site`` (creating one when none is similar)."""
+        sig = self._signature(page)
+        threshold = self.config.template_threshold
+        with self._lock:
+            clusters = self._load_site(site)
+            best, best_sim = None, -1.0
+            for tid, csig in clusters:  # leader clustering, ties go to the older cluster
+                s = similarity(sig, csig)
+                if s > best_sim:
+                    best, best_sim = tid, s
+            if best is not None and best_sim >= threshold:
+                return best, sig
+            tid = sig.template_id
+            taken = {t for t, _ in clusters}
+            n, base = 1, tid
+            while tid in taken:
+                n += 1
+                tid = f"{base}-{n}"
+            clusters.append((tid, sig))
+            return tid, sig
+
+    def _state(self, site: str, template: str, signature: Any, out: Outcome) -> TemplateState:
+        with self._lock:
+            st = self._states.get((site, template))
+            if st is None:
+                st = self._states[(site, template)] = TemplateState(site, template, signature)
+            if st.loaded:
+                return st
+            st.loaded = True
+            store = self.store
+        if store is None:
+            return st
+        try:
+            sw = store.get(site, template)
+        except Exception as exc:
+            logger.warning("scrapy_records: cannot read wrapper %s/%s: %s", site, template, exc)
+            out.inc("records/errors")
+            return st
+        if sw is None:
+            return st
+        wrapper = self._load_wrapper(sw.document, site, template, sw.version, out)
+        with self._lock:
+            st.stored_version = sw.version
+            if wrapper is not None:
+                st.wrapper, st.version = wrapper, sw.version
+
+        return st
+
+    def _load_wrapper(self, document: str, site: str, template: str, version: int, out: Outcome):
+        from ..wrapper import Wrapper
+
+        try:
+            return Wrapper.from_json(document)
+        except (WrapperError, ValueError, TypeError) as exc:
+            logger.warning(
+                "scrapy_records: stored wrapper %s/%s (version %s) is corrupt, ignoring it and"
+                " re-inducing: %s", site, template, version, exc,
+            )
+            out.inc("records/wrapper/corrupt")
+            return None
+
+    # ----------------------------------------------------------------- mining
+    def mine(self, response: Any, meta: dict[str, Any] | None = None) -> Outcome:
+        """Mine one response (safe in a worker thread). Never raises."""
+        t0 = time.perf_counter()
+        meta = meta or {}
+        out = Outcome(url=response.url, site=site_of(response.url))
+        try:
+            self._mine(response, meta, out)
+        except (NotHTMLError, EmptyDocumentError) as exc:
+            out.skipped = "non_html"
+            out.error = str(exc)
+        except PageTooLargeError as exc:
+            out.skipped = "too_large"
+            out.error = str(exc)
+        except Exception as exc:  # never let one page break the crawl
+            logger.exception("scrapy_records: mining %s failed", response.url)
+            out.error = f"{type(exc).__name__}: {exc}"
+            out.inc("records/errors")
+        out.seconds = time.perf_counter() - t0
+        return out
+
+    def _extract_options(self, meta: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        cfg = self.config
+        extractor = meta.get("records_extractor") or cfg.extractor
+        opts = cfg.options_for(extractor)
+        per_page = meta.get("records")
+        if isinstance(per_page, dict):
+            opts.update(per_page)
+        return extractor, opts
+
+    def _mine(self, response: Any, meta: dict[str, Any], out: Outcome) -> None:
+        cfg = self.config
+        extractor, opts = self._extract_options(meta)
+        min_records = int(opts.pop("min_records", cfg.min_records))
+        page = Page(response, max_bytes=cfg.max_page_bytes, max_nodes=cfg.max_nodes)
+        out.page = page
+        out.inc("records/pages_mined")
+        use_wrappers = cfg.wrappers and meta.get("records_wrappers", True) is not False
+        if meta.get("records_template"):
+            template, sig = str(meta["records_template"]), None
+        elif use_wrappers:
+            template, sig = self.template_of(out.site, page)
+        else:
+            template, sig = None, None
+        out.template = template
+
+        st = self._state(out.site, template, sig, out) if use_wrappers and template else None
+        if st is not None and st.wrapper is not None:
+            if self._apply_wrapper(st, page, response.url, out, min_records):
+                return
+        result = self._extract(page, extractor, min_records, opts)
+        out.result = result
+        out.source = extractor
+        out.inc(f"records/extractor/{extractor}/pages")
+        if st is not None and st.wrapper is None and result.main is not None:
+            self._sample_and_induce(st, response, page, result, extractor, opts, out)
+
+    def _extract(self, page: Page, extractor: str, min_records: int, opts: dict[str, Any]) -> PageResult:
+        from ..api import extract
+
+        return extract(page, url=page.url, extractor=extractor, min_records=min_records, **opts)
+
+    # -------------------------------------------------------------- wrappers
+    def _fits(self, wrapper: Any, result: PageResult) -> bool:
+        """Does the page fit the wrapper (``Wrapper.check``: record count range and required
+        fields, issue 5 item 5)?"""
+        region = result.regions[0] if result.regions else None
+        health = region.meta.get("health") if region is not None else None
+        if health is None:
+            health = wrapper.check(result)
+        return bool(health.get("fits"))
+
+    def _apply_wrapper(self, st: TemplateState, page: Page, url: str, out: Outcome, min_records: int) -> bool:
+        wrapper = st.wrapper
+        try:
+            result = wrapper.extract(page, url=url)
+        except Exception as exc:
+            logger.warning("scrapy_records: wrapper %s/%s failed on %s: %s", st.site, st.template, url, exc)
+            out.inc("records/errors")
+            result, fits = None, False
+        else:
+            fits = self._fits(wrapper, result)
+        if fits:
+            with self._lock:
+                st.misfits = 0
+                wrapper.stale = False
+            out.result = result
+            out.source = "wrapper"
+            out.wrapper_id = f"{st.site}/{st.template}"
+            out.wrapper_version = st.version
+            out.inc("records/wrapper/reused")
+            return True
+        with self._lock:
+            st.misfits += 1
+            stale = st.misfits >= self.config.stale_after and st.wrapper is wrapper
+            if stale:
+                out.inc("records/wrapper/stale")
+                logger.warning(
+                    "scrapy_records: wrapper %s/%s (version %s) no longer fits the pages (%d"
+                    " misfits in a row, last %s)%s", st.site, st.template, st.version,
+                    st.misfits, url,
+                    ": re-inducing" if self.config.reinduce == "stale" else "",
+                )
+                if self.config.reinduce == "stale":
+                    st.wrapper = None
+                    st.samples.clear()
+                    st.misfits = 0
+        out.inc("records/wrapper/misfit")
+        return False
+
+    def _sample_and_induce(self, st, response, page, result, extractor, opts, out) -> None:
+        cfg = self.config
+        with self._lock:
+            if st.inducing or st.wrapper is not None:
+                return
+            if len(st.samples) < cfg.induction_samples:
+                st.samples.append((response.url, response, page, result))
+            if len(st.samples) < cfg.induction_samples or st.failed_inductions >= 3:
+                return
+            st.inducing = True
+            samples = list(st.samples)
+        store = self.store
+        leased = False
+        try:
+            leased = store.acquire_lease(st.site, st.template, self.owner) if store else True
+            if not leased:
+                out.inc("records/wrapper/lease_busy")
+                return
+            wrapper = self._induce(samples, extractor, opts)
+            if wrapper is None:
+                with self._lock:
+                    st.failed_inductions += 1
+                    st.samples.clear()
+                out.inc("records/wrapper/induction_failed")
+                return
+            self._set_template(wrapper, st, samples)
+            document = wrapper.to_json()
+            version = None
+            if store is not None:
+                try:
+                    version = store.put(
+                        st.site, st.template, document,
+                        expected_version=st.stored_version,
+                        signature=st.signature.to_dict() if isinstance(st.signature, Signature) else None,
+                    )
+                except VersionConflict:
+                    # another process stored one first: adopt it when it is valid
+                    sw = store.get(st.site, st.template)
+                    other = self._load_wrapper(sw.document, st.site, st.template, sw.version, out) if sw else None
+                    with self._lock:
+                        st.stored_version = sw.version if sw else None
+                        if other is not None:
+                            st.wrapper, st.version = other, sw.version
+                            st.samples.clear()
+                    out.inc("records/wrapper/adopted")
+                    return
+                except (StoreError, OSError) as exc:
+                    logger.error("scrapy_records: cannot store wrapper %s/%s: %s", st.site, st.template, exc)
+                    out.inc("records/errors")
+            status = "updated" if st.stored_version is not None else "new"
+            with self._lock:
+                st.wrapper, st.version = wrapper, version
+                st.stored_version = version
+                st.samples.clear()
+                st.misfits = 0
+            out.inc("records/wrapper/induced")
+            out.new_wrappers.append(
+                {
+                    "wrapper_id": f"{st.site}/{st.template}",
+                    "site": st.site,
+                    "template": st.template,
+                    "version": version,
+                    "status": status,
+                    "sample_urls": [s[0] for s in samples],
+                    "document": wrapper.to_dict(),
+                    "stored": version is not None,
+                }
+            )
+            fields = [f.name for f in getattr(wrapper, "fields", [])]
+            rec = getattr(getattr(wrapper, "record", None), "xpath", None)
+            logger.info(
+                "scrapy_records: induced wrapper %s/%s version %s (%s) from %d pages: record %s,"
+                " fields %s", st.site, st.template, version, status, len(samples), rec,
+                ", ".join(fields) or "-",
+            )
+        finally:
+            if leased and store is not None:
+                try:
+                    store.release_lease(st.site, st.template, self.owner)
+                except Exception:  # pragma: no cover
+                    pass
+            with self._lock:
+                st.inducing = False
+
+    def _induce(self, samples, extractor: str, opts: dict[str, Any]) -> Any:
+        """A wrapper from the sample pages: ``scrapy_records.induce`` when available, else
+        ``Wrapper.from_region`` on the main region of each sample until one reproduces
+        records on all samples."""
+        try:
+            from ..induce import induce  # type: ignore[attr-defined]
+        except ImportError:
+            induce = None
+        if induce is not None:
+            try:
+                return induce([p for _u, _r, p, _res in samples], extractor=extractor)
+            except (RecordsError, ValueError) as exc:
+                logger.info("scrapy_records: induction failed (%s), trying single-page wrappers", exc)
+        from ..wrapper import Wrapper
+
+        if not hasattr(Wrapper, "from_region"):
+            return None
+        for url, _resp, page, result in samples:
+            region = result.main
+            if region is None:
+                continue
+            try:
+                w = Wrapper.from_region(region, page)
+            except (RecordsError, ValueError) as exc:
+                logger.debug("from_region failed on %s: %s", url, exc)
+                continue
+            if self._verify(w, samples):
+                return w
+        return None
+
+    def _verify(self, wrapper: Any, samples) -> bool:
+        """The wrapper finds records on every sample page."""
+        for url, _resp, page, _res in samples:
+            try:
+                res = wrapper.extract(page, url=url)
+            except Exception:
+                return False
+            if not res.records:
+                return False
+        return True
+
+    def _set_template(self, wrapper: Any, st: TemplateState, samples) -> None:
+        wrapper.site = st.site
+        tinfo = getattr(wrapper, "template", None)
+        if tinfo is not None:
+            tinfo.id = st.template
+            if isinstance(st.signature, Signature):
+                tinfo.signature = [int(x) for x in st.signature.sketch]
+                tinfo.method = st.signature.method
+        prov = getattr(wrapper, "provenance", None)
+        if prov is not None and not prov.sample_urls:
+            prov.sample_urls = [s[0] for s in samples]
+
+    # ---------------------------------------------------------------- emitting
+    def first_emission(self, site: str, template: str, version: int | None) -> bool:
+        """True once per ``(site, template, version)``: a wrapper is emitted once."""
+        key = (site, template, version or 0)
+        with self._lock:
+            if key in self._emitted:
+                return False
+            self._emitted.add(key)
+            return True
+
+    def first_emission_pipeline(self, site: str, template: str, version: int | None) -> bool:
+        """Same as :meth:`first_emission`, for the pipeline's own de-duplication."""
+        key = (site, template, version or 0)
+        with self._lock:
+            if key in self._emitted_pipeline:
+                return False
+            self._emitted_pipeline.add(key)
+            return True

@@ -1,0 +1,63 @@
+"""Items yielded by the spider middleware.
+
+Both items declare their fields, so feed exports (CSV in particular) get stable columns.
+A record's own fields (``price``, ``title``...) live in the ``fields`` dict; for one CSV
+column per record field set ``RECORDS_FLATTEN_FIELDS = True`` (and ``FEED_EXPORT_FIELDS``
+if you want a fixed column order) or ``RECORDS_CSV_PER_TEMPLATE`` (one CSV per template),
+see ``docs/scrapy.md``.
+"""
+
+from __future__ import annotations
+
+import scrapy
+
+
+class RecordItem(scrapy.Item):
+    """One data record found on a page.
+
+    :ivar url: the page URL.
+    :ivar site: host name of the page (the wrapper store's first key).
+    :ivar template: template id of the page inside its site.
+    :ivar wrapper_id: ``site/template`` of the wrapper that extracted it (``None`` when it came
+        from unsupervised mining).
+    :ivar wrapper_version: version of that wrapper in the store.
+    :ivar region: rank of the region on the page (0 = main region).
+    :ivar region_xpath: absolute XPath of the region's parent element.
+    :ivar index: position of the record in its region.
+    :ivar fields: ordered mapping column name -> value.
+    :ivar text: the record's text.
+    :ivar xpaths: absolute XPaths of the record's root elements.
+    :ivar confidence: the region's confidence in [0, 1].
+    :ivar extractor: the extractor name, or ``wrapper`` for wrapper application.
+    """
+
+    url = scrapy.Field()
+    site = scrapy.Field()
+    template = scrapy.Field()
+    wrapper_id = scrapy.Field()
+    wrapper_version = scrapy.Field()
+    region = scrapy.Field()
+    region_xpath = scrapy.Field()
+    index = scrapy.Field()
+    fields = scrapy.Field()
+    text = scrapy.Field()
+    xpaths = scrapy.Field()
+    confidence = scrapy.Field()
+    extractor = scrapy.Field()
+
+
+class WrapperItem(scrapy.Item):
+    """A wrapper newly induced (``status = "new"``) or updated (``"updated"``) during the crawl.
+
+    :ivar document: the wrapper's JSON document (a ``dict``).
+    :ivar stored: ``True`` once it is in the wrapper store (the pipeline stores it otherwise).
+    """
+
+    wrapper_id = scrapy.Field()
+    site = scrapy.Field()
+    template = scrapy.Field()
+    version = scrapy.Field()
+    status = scrapy.Field()
+    sample_urls = scrapy.Field()
+    document = scrapy.Field()
+    stored = scrapy.Field()

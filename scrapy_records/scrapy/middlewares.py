@@ -1,0 +1,271 @@
+"""Downloader and spider middlewares of the Scrapy integration.
+
+* :class:`RecordsDownloaderMiddleware` decides which responses are pages to mine (HTML only,
+  size limit, ``meta["records"]``) and routes requests through scrapy-playwright when asked
+  (``RECORDS_PLAYWRIGHT``, ``meta["records_playwright"]``) or when a response looks like an
+  empty JavaScript shell (``RECORDS_PLAYWRIGHT_AUTO``, opt-in).
+* :class:`RecordsSpiderMiddleware` mines every selected response and yields
+  :class:`~scrapy_records.scrapy.items.RecordItem` (and new
+  :class:`~scrapy_records.scrapy.items.WrapperItem`) next to the callback's own output, which
+  passes through untouched. Mining runs in Twisted's thread pool (``RECORDS_THREADED``) so
+  the reactor keeps downloading while a page is analysed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, AsyncIterator
+
+from scrapy import Request, signals
+from scrapy.exceptions import NotConfigured
+from scrapy.http import HtmlResponse, Response, TextResponse
+
+from .engine import Outcome, RecordsRuntime
+from .items import RecordItem, WrapperItem
+
+logger = logging.getLogger(__name__)
+
+#: ``response.meta`` key set by the downloader middleware: ``True`` mine, else a skip reason.
+MINE_KEY = "_records_mine"
+
+_SCRIPT_RE = re.compile(rb"<script\b", re.I)
+_STRIP_RE = re.compile(rb"<(script|style|noscript|template)\b.*?</\1\s*>|<!--.*?-->", re.I | re.S)
+_TAG_RE = re.compile(rb"<[^>]*>")
+_WS_RE = re.compile(rb"\s+")
+
+
+def is_js_shell(body: bytes, max_text: int = 200) -> bool:
+    """A page whose visible text is shorter than ``max_text`` characters and that loads
+    scripts: an application shell that renders its content with JavaScript."""
+    if not _SCRIPT_RE.search(body):
+        return False
+    text = _TAG_RE.sub(b" ", _STRIP_RE.sub(b" ", body))
+    text = _WS_RE.sub(b" ", text).strip()
+    return len(text) < max_text
+
+
+def mining_decision(response: Response, runtime: RecordsRuntime, meta: dict | None = None) -> tuple[bool, str]:
+    """``(mine?, reason)`` for a response: ``meta["records"]``, content type, size."""
+    cfg = runtime.config
+    flag = (meta if meta is not None else response.meta).get("records", True)
+    if flag is False:
+        return False, "disabled"
+    if not isinstance(response, TextResponse):
+        return False, "non_html"
+    ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
+    if ctype and ctype not in cfg.content_types and not (
+        isinstance(response, HtmlResponse) and ctype in ("", "application/octet-stream")
+    ):
+        return False, "non_html"
+    if not ctype and not isinstance(response, HtmlResponse):
+        return False, "non_html"
+    if len(response.body) > cfg.max_page_bytes:
+        return False, "too_large"
+    if not response.body.strip():
+        return False, "empty"
+    return True, ""
+
+
+class RecordsDownloaderMiddleware:
+    """Select pages to mine; route through scrapy-playwright when asked or for JS shells."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.runtime = RecordsRuntime.for_crawler(crawler)
+        self.config = self.runtime.config
+        if not self.config.enabled:
+            raise NotConfigured("RECORDS_ENABLED is False")
+        self.stats = crawler.stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "RecordsDownloaderMiddleware":
+        return cls(crawler)
+
+    def process_request(self, request: Request) -> None:
+        if request.meta.get("records", True) is False or "playwright" in request.meta:
+            return None
+        if request.meta.get("records_playwright", self.config.playwright):
+            request.meta["playwright"] = True
+        return None
+
+    def process_response(self, request: Request, response: Response) -> Request | Response:
+        mine, reason = mining_decision(response, self.runtime, request.meta)
+        if (
+            mine
+            and self.config.playwright_auto
+            and not request.meta.get("playwright")
+            and not request.meta.get("_records_rendered")
+            and is_js_shell(response.body, self.config.js_shell_max_text)
+        ):
+            self.stats.inc_value("records/playwright/rerequested")
+            logger.debug("scrapy_records: %s looks like a JavaScript shell: rendering it", response.url)
+            meta = dict(request.meta)
+            meta.update({"playwright": True, "_records_rendered": True})
+            return request.replace(meta=meta, dont_filter=True)
+        request.meta[MINE_KEY] = True if mine else reason
+        if not mine and reason not in ("disabled", "empty"):
+            self.stats.inc_value(f"records/skipped/{reason}")
+        return response
+
+
+class RecordsSpiderMiddleware:
+    """Mine each selected response; yield records next to the callback's output."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.runtime = RecordsRuntime.for_crawler(crawler)
+        self.config = self.runtime.config
+        if not self.config.enabled:
+            raise NotConfigured("RECORDS_ENABLED is False")
+        self.stats = crawler.stats
+        self._mining_seconds = 0.0
+        self._preview_n = 0
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "RecordsSpiderMiddleware":
+        return cls(crawler)
+
+    # ------------------------------------------------------------------ output
+    async def process_spider_output(
+        self, response: Response, result: AsyncIterator[Any]
+    ) -> AsyncIterator[Any]:
+        decision = response.meta.get(MINE_KEY)
+        if decision is None:  # downloader middleware not installed: decide here
+            mine, reason = mining_decision(response, self.runtime)
+            if not mine and reason not in ("disabled", "empty"):
+                self.stats.inc_value(f"records/skipped/{reason}")
+        else:
+            mine = decision is True
+        pending = self._start(response) if mine else None
+        async for item in result:
+            yield item
+        if pending is None:
+            return
+        outcome = await pending
+        for item in self._finish(response, outcome):
+            yield item
+
+    def _start(self, response: Response) -> Any:
+        """Start mining (in a worker thread when ``RECORDS_THREADED``); return an awaitable."""
+        meta = {k: response.meta.get(k) for k in (
+            "records", "records_extractor", "records_template", "records_wrappers")
+            if k in response.meta}
+        # Build (or reuse) the response's lxml tree here, in the reactor thread: the
+        # spider callback and the page model then share one parse.
+        try:
+            response.selector  # noqa: B018
+        except Exception:  # pragma: no cover - the page model reports the problem
+            pass
+        if self.config.threaded:
+            from scrapy.utils.defer import maybe_deferred_to_future
+            from twisted.internet.threads import deferToThread
+
+            return maybe_deferred_to_future(deferToThread(self.runtime.mine, response, meta))
+        fut: Any = _done(self.runtime.mine(response, meta))
+        return fut
+
+    def _finish(self, response: Response, outcome: Outcome) -> list[Any]:
+        stats = self.stats
+        self._mining_seconds += outcome.seconds
+        for key, n in outcome.stats.items():
+            stats.inc_value(key, n)
+        if outcome.skipped:
+            stats.inc_value(f"records/skipped/{outcome.skipped}")
+            logger.debug("scrapy_records: skipped %s: %s", response.url, outcome.error)
+            return []
+        out: list[Any] = []
+        for w in outcome.new_wrappers:
+            if self.config.emit_wrappers and self.runtime.first_emission(w["site"], w["template"], w["version"]):
+                out.append(WrapperItem(**w))
+        result = outcome.result
+        if result is None:
+            return out
+        regions = result.regions if self.config.regions == "all" else (
+            [result.main] if result.main is not None else [])
+        n = 0
+        for rank, region in enumerate(regions):
+            extractor = "wrapper" if outcome.source == "wrapper" else region.extractor
+            for i, rec in enumerate(region.records):
+                out.append(
+                    RecordItem(
+                        url=response.url,
+                        site=outcome.site,
+                        template=outcome.template,
+                        wrapper_id=outcome.wrapper_id,
+                        wrapper_version=outcome.wrapper_version,
+                        region=rank,
+                        region_xpath=region.xpath,
+                        index=i,
+                        fields=dict(rec.fields),
+                        text=rec.text,
+                        xpaths=list(rec.xpaths),
+                        confidence=round(float(region.confidence), 4),
+                        extractor=extractor,
+                    )
+                )
+                n += 1
+        stats.inc_value("records/records", n)
+        if n:
+            stats.inc_value(f"records/extractor/{outcome.source}/records", n)
+        else:
+            stats.inc_value("records/pages_without_records")
+        if self.config.preview_dir and outcome.page is not None:
+            self._write_preview(response, result)
+        if self.config.follow_pagination:
+            out.extend(self._pagination(response, outcome))
+        return out
+
+    def _write_preview(self, response: Response, result: Any) -> None:
+        import os
+
+        from .preview import preview_filename, render_preview
+
+        try:
+            os.makedirs(self.config.preview_dir, exist_ok=True)
+            path = os.path.join(self.config.preview_dir, preview_filename(response.url))
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(render_preview(response.text, response.url, result))
+        except Exception as exc:  # a preview must never break a crawl
+            logger.warning("scrapy_records: cannot write preview of %s: %s", response.url, exc)
+
+    def _pagination(self, response: Response, outcome: Outcome) -> list[Request]:
+        from .pagination import next_page_urls
+
+        hops = int(response.meta.get("records_pagination_hops", 0))
+        if hops >= self.config.pagination_max_pages or response.request is None:
+            return []
+        reqs = []
+        for url in next_page_urls(response):
+            meta = dict(response.meta)
+            for k in list(meta):
+                if k.startswith("_records") or k in ("download_slot", "download_latency", "depth",
+                                                     "download_timeout", "playwright_page"):
+                    meta.pop(k, None)
+            meta["records_pagination_hops"] = hops + 1
+            reqs.append(response.request.replace(url=url, meta=meta, dont_filter=False))
+            self.stats.inc_value("records/pagination/followed")
+        return reqs
+
+    # ----------------------------------------------------------------- closing
+    def spider_closed(self, spider: Any, reason: str) -> None:
+        s = self.stats
+        g = lambda k: s.get_value(k, 0)  # noqa: E731
+        s.set_value("records/mining_seconds", round(self._mining_seconds, 3))
+        logger.info(
+            "scrapy_records summary: %d pages mined, %d records (%d dropped as low-confidence);"
+            " wrappers: %d induced, %d pages extracted by a stored wrapper, %d stale, %d corrupt;"
+            " %d skipped (non-HTML %d, too large %d); %d errors; %.2fs mining",
+            g("records/pages_mined"), g("records/records"), g("records/dropped/low_confidence"),
+            g("records/wrapper/induced"), g("records/wrapper/reused"), g("records/wrapper/stale"),
+            g("records/wrapper/corrupt"),
+            g("records/skipped/non_html") + g("records/skipped/too_large"),
+            g("records/skipped/non_html"), g("records/skipped/too_large"), g("records/errors"),
+            self._mining_seconds,
+        )
+        self.runtime.close()
+
+
+async def _done(value: Any) -> Any:
+    return value

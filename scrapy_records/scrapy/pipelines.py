@@ -1,0 +1,112 @@
+"""The item pipeline: drop low-confidence records, emit each wrapper once, persist wrappers,
+optionally flatten record fields into columns or write one CSV per template."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from typing import Any
+
+from itemadapter import ItemAdapter
+from scrapy.exceptions import DropItem, NotConfigured
+
+from .engine import RecordsRuntime
+from .items import RecordItem, WrapperItem
+from .store import VersionConflict
+
+logger = logging.getLogger(__name__)
+
+#: RecordItem columns kept in a flattened record, before the record's own fields.
+FLAT_BASE = ("url", "site", "template", "wrapper_id", "wrapper_version", "region", "index",
+             "confidence", "extractor")
+
+
+def flatten_record(item: Any, prefix: str = "") -> dict[str, Any]:
+    """A flat dict: the RecordItem's metadata columns then one key per record field
+    (lists are joined with `` | ``)."""
+    a = ItemAdapter(item)
+    out = {k: a.get(k) for k in FLAT_BASE}
+    for name, value in (a.get("fields") or {}).items():
+        if isinstance(value, list):
+            value = " | ".join(str(v) for v in value)
+        out[f"{prefix}{name}"] = value
+    return out
+
+
+class RecordsPipeline:
+    """See the module docstring. Priority 300 in the add-on."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.runtime = RecordsRuntime.for_crawler(crawler)
+        self.config = self.runtime.config
+        if not self.config.enabled:
+            raise NotConfigured("RECORDS_ENABLED is False")
+        self.stats = crawler.stats
+        self._csv: dict[str, tuple[Any, Any, list[str]]] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> "RecordsPipeline":
+        return cls(crawler)
+
+    def process_item(self, item: Any) -> Any:
+        if isinstance(item, RecordItem):
+            return self._record(item)
+        if isinstance(item, WrapperItem):
+            return self._wrapper(item)
+        return item
+
+    def _record(self, item: RecordItem) -> Any:
+        conf = item.get("confidence")
+        if conf is not None and conf < self.config.min_confidence:
+            self.stats.inc_value("records/dropped/low_confidence")
+            raise DropItem(
+                f"record confidence {conf} < RECORDS_MIN_CONFIDENCE {self.config.min_confidence}",
+                log_level="DEBUG",
+            )
+        self.stats.inc_value("records/records_emitted")
+        if self.config.csv_per_template:
+            self._write_csv(item)
+        if self.config.flatten_fields:
+            return flatten_record(item, self.config.flatten_prefix)
+        return item
+
+    def _wrapper(self, item: WrapperItem) -> Any:
+        store = self.runtime.store
+        if not item.get("stored") and store is not None:
+            doc = item.get("document")
+            text = doc if isinstance(doc, str) else json.dumps(doc, sort_keys=True, ensure_ascii=False)
+            cur = store.get(item["site"], item["template"])
+            try:
+                item["version"] = store.put(
+                    item["site"], item["template"], text,
+                    expected_version=cur.version if cur else None,
+                )
+                item["stored"] = True
+            except VersionConflict as exc:
+                logger.warning("scrapy_records: wrapper not stored: %s", exc)
+        if not self.runtime.first_emission_pipeline(item["site"], item["template"], item.get("version")):
+            raise DropItem("wrapper already emitted", log_level="DEBUG")
+        self.stats.inc_value("records/wrapper/emitted")
+        return item
+
+    def _write_csv(self, item: RecordItem) -> None:
+        from scrapy.exporters import CsvItemExporter
+
+        path = self.config.csv_per_template % {
+            "site": item.get("site") or "site", "template": item.get("template") or "none"}
+        row = flatten_record(item, self.config.flatten_prefix)
+        entry = self._csv.get(path)
+        if entry is None:
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            f = open(path, "wb")
+            exporter = CsvItemExporter(f, fields_to_export=list(row), include_headers_line=True)
+            exporter.start_exporting()
+            entry = self._csv[path] = (f, exporter, list(row))
+        entry[1].export_item(row)
+
+    def close_spider(self) -> None:
+        for path, (f, exporter, _cols) in self._csv.items():
+            exporter.finish_exporting()
+            f.close()
+            logger.info("scrapy_records: records written to %s", path)

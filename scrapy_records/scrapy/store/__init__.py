@@ -1,0 +1,49 @@
+"""Wrapper stores: where induced wrappers are kept between crawls (see :mod:`.base`)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore
+
+__all__ = ["open_store", "WrapperStore", "StoredWrapper", "StoreError", "VersionConflict"]
+
+
+def open_store(uri: str | None) -> WrapperStore:
+    """Open the store named by ``uri``.
+
+    * ``sqlite`` / ``None`` / ``""``: ``<project>/.scrapy/records/wrappers.sqlite``;
+    * ``sqlite:///abs/path.db`` or ``sqlite://relative/path.db``;
+    * ``dir:///path`` (or ``file:///path``, or a plain directory path): one JSON file per wrapper;
+    * ``memory:``: this process only;
+    * ``redis://[:password@]host:port/db`` / ``rediss://...``: shared store (needs ``redis``).
+    """
+    uri = (uri or "sqlite").strip()
+    if uri == "sqlite":
+        from .sqlite import SQLiteStore
+
+        return SQLiteStore()
+    if uri.startswith("memory:"):
+        from .memory import MemoryStore
+
+        return MemoryStore(uri)
+    if uri.startswith("sqlite://"):
+        from .sqlite import SQLiteStore
+
+        path = uri[len("sqlite://"):]
+        if path.startswith("/") and not path.startswith("//"):
+            pass  # sqlite:///abs -> /abs
+        return SQLiteStore(path or None)
+    if uri.startswith(("redis://", "rediss://", "unix://")):
+        from .redis import RedisStore
+
+        return RedisStore(uri)
+    if uri.startswith(("dir://", "file://")):
+        from .directory import DirectoryStore
+
+        return DirectoryStore(urlparse(uri).path if uri.startswith("file://") else uri.split("://", 1)[1])
+    if "://" not in uri:
+        from .directory import DirectoryStore
+
+        return DirectoryStore(uri)
+    raise StoreError(f"unknown wrapper store URI {uri!r}")

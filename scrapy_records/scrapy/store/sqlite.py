@@ -1,0 +1,187 @@
+"""The default wrapper store: one SQLite file, by default ``<project>/.scrapy/records/wrappers.sqlite``.
+
+Safe with several processes: the database runs in WAL mode with a busy timeout, and every
+update is one ``BEGIN IMMEDIATE`` transaction that checks the expected version and writes the
+new one (compare-and-set), so a write is atomic and never overwrites a newer wrapper.
+Every version ever stored stays in the ``history`` table (``scrapy wrappers show --history``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from typing import Any
+
+from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS wrappers (
+    site TEXT NOT NULL,
+    template TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    document TEXT NOT NULL,
+    signature TEXT,
+    updated REAL NOT NULL,
+    PRIMARY KEY (site, template)
+);
+CREATE TABLE IF NOT EXISTS history (
+    site TEXT NOT NULL,
+    template TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    document TEXT NOT NULL,
+    updated REAL NOT NULL,
+    PRIMARY KEY (site, template, version)
+);
+CREATE TABLE IF NOT EXISTS leases (
+    site TEXT NOT NULL,
+    template TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    expires REAL NOT NULL,
+    PRIMARY KEY (site, template)
+);
+"""
+
+
+def default_sqlite_path() -> str:
+    """``records/wrappers.sqlite`` under the project's ``.scrapy`` data directory."""
+    from scrapy.utils.project import data_path
+
+    return os.path.join(data_path("records", createdir=True), "wrappers.sqlite")
+
+
+class SQLiteStore(WrapperStore):
+    """:class:`WrapperStore` on one SQLite file (``sqlite:///path`` or ``sqlite`` for the default)."""
+
+    def __init__(self, path: str | None = None, *, timeout: float = 30.0) -> None:
+        self.path = path or default_sqlite_path()
+        self.uri = f"sqlite:///{os.path.abspath(self.path)}"
+        parent = os.path.dirname(os.path.abspath(self.path))
+        os.makedirs(parent, exist_ok=True)
+        self._lock = threading.RLock()
+        try:
+            self._conn = sqlite3.connect(
+                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+            )
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+            self._conn.executescript(_SCHEMA)
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot open wrapper store {self.path}: {e}") from e
+
+    @staticmethod
+    def _row(row: tuple) -> StoredWrapper:
+        site, template, version, document, signature, updated = row
+        try:
+            sig = json.loads(signature) if signature else None
+        except ValueError:
+            sig = None
+        return StoredWrapper(site, template, int(version), document, sig, float(updated))
+
+    def get(self, site: str, template: str) -> StoredWrapper | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT site, template, version, document, signature, updated FROM wrappers"
+                " WHERE site = ? AND template = ?",
+                (site, template),
+            ).fetchone()
+        return self._row(row) if row else None
+
+    def put(self, site, template, document, *, expected_version=None, signature=None) -> int:
+        now = time.time()
+        sig = json.dumps(signature) if signature is not None else None
+        with self._lock:
+            cur = self._conn.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                row = cur.execute(
+                    "SELECT version FROM wrappers WHERE site = ? AND template = ?",
+                    (site, template),
+                ).fetchone()
+                actual = int(row[0]) if row else None
+                if actual != expected_version:
+                    raise VersionConflict(site, template, expected_version, actual)
+                version = (actual or 0) + 1
+                cur.execute(
+                    "INSERT OR REPLACE INTO wrappers (site, template, version, document, signature,"
+                    " updated) VALUES (?, ?, ?, ?, ?, ?)",
+                    (site, template, version, document, sig, now),
+                )
+                cur.execute(
+                    "INSERT OR REPLACE INTO history (site, template, version, document, updated)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (site, template, version, document, now),
+                )
+                cur.execute("COMMIT")
+                return version
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+    def list(self, site: str | None = None) -> list[StoredWrapper]:
+        q = "SELECT site, template, version, document, signature, updated FROM wrappers"
+        args: tuple = ()
+        if site is not None:
+            q += " WHERE site = ?"
+            args = (site,)
+        with self._lock:
+            rows = self._conn.execute(q + " ORDER BY site, template", args).fetchall()
+        return [self._row(r) for r in rows]
+
+    def history(self, site: str, template: str) -> list[tuple[int, float, str]]:
+        """``(version, updated, document)`` of every stored version, oldest first."""
+        with self._lock:
+            return self._conn.execute(
+                "SELECT version, updated, document FROM history WHERE site = ? AND template = ?"
+                " ORDER BY version",
+                (site, template),
+            ).fetchall()
+
+    def delete(self, site: str, template: str | None = None) -> int:
+        with self._lock:
+            if template is None:
+                n = self._conn.execute("DELETE FROM wrappers WHERE site = ?", (site,)).rowcount
+            else:
+                n = self._conn.execute(
+                    "DELETE FROM wrappers WHERE site = ? AND template = ?", (site, template)
+                ).rowcount
+        return n
+
+    def acquire_lease(self, site: str, template: str, owner: str, ttl: float = 60.0) -> bool:
+        now = time.time()
+        with self._lock:
+            cur = self._conn.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                row = cur.execute(
+                    "SELECT owner, expires FROM leases WHERE site = ? AND template = ?",
+                    (site, template),
+                ).fetchone()
+                if row and row[0] != owner and row[1] > now:
+                    cur.execute("ROLLBACK")
+                    return False
+                cur.execute(
+                    "INSERT OR REPLACE INTO leases (site, template, owner, expires) VALUES (?, ?, ?, ?)",
+                    (site, template, owner, now + ttl),
+                )
+                cur.execute("COMMIT")
+                return True
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+    def release_lease(self, site: str, template: str, owner: str) -> None:
+        with self._lock:
+            self._conn.execute(
+                "DELETE FROM leases WHERE site = ? AND template = ? AND owner = ?",
+                (site, template, owner),
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self._conn.close()
+            except sqlite3.Error:  # pragma: no cover
+                pass
