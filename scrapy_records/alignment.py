@@ -1,19 +1,1099 @@
-"""Field alignment (placeholder until partial tree alignment lands).
+"""Field alignment: partial tree alignment of a region's records into typed, named columns.
 
-Contract: ``align_records(page, groups) -> (columns, values)`` where ``groups`` is one tuple
-of root node indices per record, ``columns`` a list of :class:`~scrapy_records.results.Column`
-and ``values`` one ordered ``{column name: value}`` dict per record.
+Every extractor finds *where* records are; :func:`align_records` (called by
+:func:`~scrapy_records.extractors.base.build_region`) turns the records' sub-trees into a
+table. The method is DEPTA's partial tree alignment (Zhai & Liu, WWW 2005; digest
+``mdr.md`` §8.1 and ``gstm.md`` §3.10), with Simple Tree Matching (``gstm.md`` §2.2/§3.2)
+as the pairwise matcher:
+
+1. **Record trees.** Each record becomes a tree under a virtual root whose children are the
+   record's root elements (a record may have several roots, ``gstm.md`` §3.10 step 1).
+   Nodes are elements (label = tag) and text leaves (label ``#text``, matching each other
+   regardless of content, R-9), built from the page arrays (``children``, ``leaves``,
+   ``leaf_owner``, ``leaf_elem``), never by walking lxml.
+2. **Seed** (step 2): among at most ``max_template_records`` records (an even sample of the
+   region), the one with the most nodes.
+3. **Align** (step 3): each other record is matched to the template with STM (maximum
+   top-down matching, no level crossing, no relabelling), with traceback.
+4. **Insert** (step 4): a run of unmatched sibling sub-trees goes into the template only when
+   its position is unique: flanked by children that match *consecutive* template children,
+   or at the left (right) end next to a child matching the template's first (last) child,
+   or under a template node that has no children. Otherwise the record is retried later.
+5. **Iterate** (step 5): retry deferred records while a pass inserts something. Records still
+   holding unplaced data are then, by default (``keep_unaligned=True``), inserted next to
+   their left matched neighbour, so their items get their own columns (step 6 allows
+   "dropped or put in their own columns"); ``keep_unaligned=False`` drops them (DEPTA).
+6. **Slots** (step 6): every record is matched to the final template; template text leaves
+   and ``a/@href``/``img/@src`` elements are the data slots, one column each, in document
+   order. Template text identical in every record is *static* (not a column) and may name
+   the next column as a label ("Price:"). [proj] A template element whose sub-tree holds
+   only inline formatting (``b``, ``em``, ``span``, ``br``...) and whose structure differs
+   between records (search snippets with highlighted words) is read as one text slot.
+
+Cost: shapes (``(label, child shapes)``) are interned so STM results are memoised per shape
+pair and identical sub-trees match in O(1); the DP is iterative; a cell budget
+(``max_cells``) and a per-node limit switch wide or late comparisons to a C-level LCS of
+the child label sequences (rapidfuzz). Values are typed by :mod:`scrapy_records.values`;
+naming rules are in :func:`align_records`.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
+from rapidfuzz.distance import LCSseq
+
 from .page import Page
 from .results import Column
+from .values import first_srcset_url, infer_column
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["align_records", "INLINE_TAGS"]
+
+TEXT = -1  #: label of text leaves (R-9)
+ROOT = -2  #: label of the virtual record root
+
+DEFAULT_MAX_TEMPLATE_RECORDS = 30
+DEFAULT_MAX_CELLS = 200_000
+DEFAULT_MAX_NODE_CELLS = 2_500
+
+#: Formatting elements whose variable nesting is read as one text value (see step 6).
+INLINE_TAGS = frozenset(
+    "b strong i em u font br small sup sub mark wbr nobr s strike big tt abbr span code q "
+    "cite dfn kbd samp var del ins bdi bdo".split()
+)
+
+_IMG_ATTRS = ("src", "data-src", "data-original", "data-lazy-src", "data-lazy", "data-url")
+_PLACEHOLDER_RE = re.compile(r"(?:blank|spacer|placeholder|transparent|pixel|1x1|loading|lazy)[^/]*\.(?:gif|png|svg)", re.I)
 
 
-def align_records(page: Page, groups: Sequence[Sequence[int]]) -> tuple[list[Column], list[dict[str, Any]]]:
-    values = [{"text": page.texts(g)} for g in groups]
-    return [Column("text", "text", 1.0)], values
+# ================================================================== trees and matching
+class _Shapes:
+    """Intern table of shapes ``(label, child shapes)`` with sizes (``gstm.md`` §3.7 [proj])."""
+
+    __slots__ = ("ids", "label", "kids", "size")
+
+    def __init__(self) -> None:
+        self.ids: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.label: list[int] = []
+        self.kids: list[tuple[int, ...]] = []
+        self.size: list[int] = []
+
+    def intern(self, label: int, kids: tuple[int, ...]) -> int:
+        key = (label, kids)
+        s = self.ids.get(key)
+        if s is None:
+            s = self.ids[key] = len(self.label)
+            self.label.append(label)
+            self.kids.append(kids)
+            sz = self.size
+            n = 1
+            for k in kids:
+                n += sz[k]
+            sz.append(n)
+        return s
+
+
+class _RTree:
+    """One record as a tree in flat arrays (local index 0 is the virtual root).
+
+    ``ref[l]``: page element index (>= 0) or text leaf ``-k-1``; ``lab[l]``: tag id,
+    ``TEXT`` or ``ROOT``; ``kids[l]``: local children in document order; ``par[l]``;
+    ``root_of[l]``: position in the group of the record root above ``l`` (-1 for 0).
+    """
+
+    __slots__ = ("ref", "lab", "kids", "par", "shape", "data", "root_of")
+
+    def __init__(self) -> None:
+        self.ref: list[int] = [0]
+        self.lab: list[int] = [ROOT]
+        self.kids: list[list[int]] = [[]]
+        self.par: list[int] = [-1]
+        self.shape: list[int] = []
+        self.data: list[bool] = []
+        self.root_of: list[int] = [-1]
+
+    def __len__(self) -> int:
+        return len(self.ref)
+
+
+class _T:
+    """A template node (mutable: partial tree alignment inserts into ``children``)."""
+
+    __slots__ = ("label", "children", "shape")
+
+    def __init__(self, label: int) -> None:
+        self.label = label
+        self.children: list[_T] = []
+        self.shape = -1
+
+
+def _build_rtree(page: Page, roots: Sequence[int], owned: dict[int, list[int]], shapes: _Shapes,
+                 data_tags: frozenset[int]) -> _RTree:
+    rt = _RTree()
+    ref, lab, kids, par, root_of = rt.ref, rt.lab, rt.kids, rt.par, rt.root_of
+    children, tag_id, leaf_elem = page.children, page.tag_id, page.leaf_elem
+    stack = [(r, 0, j) for j, r in reversed(list(enumerate(roots)))]
+    while stack:
+        node, p, j = stack.pop()
+        loc = len(ref)
+        kids[p].append(loc)
+        ref.append(node)
+        par.append(p)
+        root_of.append(j)
+        if node < 0:
+            lab.append(TEXT)
+            kids.append([])
+            continue
+        lab.append(tag_id[node])
+        kids.append([])
+        ch = children[node]
+        lv = owned.get(node)
+        if lv:
+            if ch:
+                items: list[int] = []
+                a = b = 0
+                na, nb = len(ch), len(lv)
+                while a < na or b < nb:
+                    if b < nb and (a >= na or leaf_elem[lv[b]] <= ch[a]):
+                        items.append(-lv[b] - 1)
+                        b += 1
+                    else:
+                        items.append(ch[a])
+                        a += 1
+            else:
+                items = [-k - 1 for k in lv]
+        else:
+            items = ch
+        for it in reversed(items):
+            stack.append((it, loc, j))
+    n = len(ref)
+    shape = [0] * n
+    data = [False] * n
+    intern = shapes.intern
+    for loc in range(n - 1, -1, -1):
+        ks = kids[loc]
+        lb = lab[loc]
+        shape[loc] = intern(lb, tuple(shape[c] for c in ks))
+        d = lb == TEXT or lb in data_tags
+        if not d:
+            for c in ks:
+                if data[c]:
+                    d = True
+                    break
+        data[loc] = d
+    rt.shape = shape
+    rt.data = data
+    return rt
+
+
+class _Matcher:
+    """Memoised Simple Tree Matching with traceback on interned shapes (``gstm.md`` §2.2/§3.2).
+
+    ``pairs(a, b)`` gives the matched child positions of the maximum matching between the
+    shapes ``a`` and ``b`` (same label); results depend only on the shapes. Iterative.
+    """
+
+    def __init__(self, shapes: _Shapes, max_cells: int, max_node_cells: int) -> None:
+        self.s = shapes
+        self.memo: dict[tuple[int, int], tuple[int, tuple[tuple[int, int], ...]]] = {}
+        self.cells = 0
+        self.max_cells = max_cells
+        self.max_node_cells = max_node_cells
+        self.approximated = 0
+
+    def score(self, a: int, b: int) -> int:
+        if a == b:
+            return self.s.size[a]
+        if self.s.label[a] != self.s.label[b]:
+            return 0
+        r = self.memo.get((a, b))
+        if r is None:
+            self._solve(a, b)
+            r = self.memo[(a, b)]
+        return r[0]
+
+    def pairs(self, a: int, b: int) -> tuple[tuple[int, int], ...]:
+        if a == b:
+            return tuple((i, i) for i in range(len(self.s.kids[a])))
+        if (a, b) not in self.memo:
+            self._solve(a, b)
+        return self.memo[(a, b)][1]
+
+    def _cheap(self, a: int, b: int) -> bool:
+        ka, kb = self.s.kids[a], self.s.kids[b]
+        return len(ka) * len(kb) > self.max_node_cells or self.cells > self.max_cells
+
+    def _solve(self, a0: int, b0: int) -> None:
+        s = self.s
+        label, kids, size = s.label, s.kids, s.size
+        memo = self.memo
+        stack = [(a0, b0)]
+        while stack:
+            a, b = stack[-1]
+            if (a, b) in memo:
+                stack.pop()
+                continue
+            ka, kb = kids[a], kids[b]
+            cheap = self._cheap(a, b)
+            if cheap:
+                # LCS of the child label sequences (C level), then STM below the matched pairs
+                cand = self._lcs_pairs(ka, kb)
+                need = [(ka[i], kb[j]) for i, j in cand if ka[i] != kb[j] and (ka[i], kb[j]) not in memo]
+            else:
+                need = []
+                for x in ka:
+                    lx = label[x]
+                    for y in kb:
+                        if x != y and label[y] == lx and (x, y) not in memo:
+                            need.append((x, y))
+            if need:
+                stack.extend(need)
+                continue
+            stack.pop()
+            if cheap:
+                self.approximated += 1
+                tot = 1
+                for i, j in cand:
+                    x, y = ka[i], kb[j]
+                    tot += size[x] if x == y else memo[(x, y)][0]
+                memo[(a, b)] = (tot, tuple(cand))
+                continue
+            k, n = len(ka), len(kb)
+            self.cells += k * n
+            W = []
+            for x in ka:
+                lx = label[x]
+                W.append([
+                    (size[x] if x == y else memo[(x, y)][0]) if label[y] == lx else 0 for y in kb
+                ])
+            m = [[0] * (n + 1) for _ in range(k + 1)]
+            for i in range(1, k + 1):
+                row, prev, wi = m[i], m[i - 1], W[i - 1]
+                for j in range(1, n + 1):
+                    v = prev[j - 1] + wi[j - 1]
+                    u = row[j - 1]
+                    if u > v:
+                        v = u
+                    u = prev[j]
+                    if u > v:
+                        v = u
+                    row[j] = v
+            pairs = []
+            i, j = k, n
+            while i > 0 and j > 0:
+                w = W[i - 1][j - 1]
+                if w and m[i][j] == m[i - 1][j - 1] + w:
+                    pairs.append((i - 1, j - 1))
+                    i -= 1
+                    j -= 1
+                elif m[i][j] == m[i - 1][j]:
+                    i -= 1
+                else:
+                    j -= 1
+            pairs.reverse()
+            memo[(a, b)] = (m[k][n] + 1, tuple(pairs))
+
+    def _lcs_pairs(self, ka: tuple[int, ...], kb: tuple[int, ...]) -> list[tuple[int, int]]:
+        la = [self.s.label[x] for x in ka]
+        lb = [self.s.label[y] for y in kb]
+        out = []
+        for op in LCSseq.opcodes(la, lb):
+            if op.tag == "equal":
+                for d in range(op.src_end - op.src_start):
+                    out.append((op.src_start + d, op.dest_start + d))
+        return out
+
+
+def _template_from(rt: _RTree, loc: int) -> _T:
+    """Copy the record sub-tree at ``loc`` into template nodes (iterative)."""
+    top = _T(rt.lab[loc])
+    stack = [(loc, top)]
+    while stack:
+        l, t = stack.pop()
+        for c in rt.kids[l]:
+            tc = _T(rt.lab[c])
+            t.children.append(tc)
+            stack.append((c, tc))
+    return top
+
+
+def _reshape(root: _T, shapes: _Shapes) -> None:
+    """Recompute the template's shape ids bottom-up (after insertions)."""
+    order = []
+    stack = [root]
+    while stack:
+        t = stack.pop()
+        order.append(t)
+        stack.extend(t.children)
+    intern = shapes.intern
+    for t in reversed(order):
+        t.shape = intern(t.label, tuple(c.shape for c in t.children))
+
+
+def _map(root: _T, rt: _RTree, matcher: _Matcher) -> dict[_T, int]:
+    """Matched pairs template node -> record local node (STM traceback, top-down)."""
+    out: dict[_T, int] = {}
+    if root.label != rt.lab[0]:
+        return out
+    stack = [(root, 0)]
+    kids = rt.kids
+    shape = rt.shape
+    while stack:
+        t, r = stack.pop()
+        out[t] = r
+        tc, rc = t.children, kids[r]
+        if not tc or not rc:
+            continue
+        for i, j in matcher.pairs(t.shape, shape[r]):
+            stack.append((tc[i], rc[j]))
+    return out
+
+
+def _insert(root: _T, rt: _RTree, m: dict[_T, int], force: bool) -> tuple[bool, bool]:
+    """PTA step 4: insert the record's unmatched sibling runs where their place is unique.
+
+    Returns ``(inserted, deferred)``; ``deferred`` is True when a run holding data had no
+    unique position (with ``force``, such runs go right after their left matched neighbour).
+    """
+    inv = {r: t for t, r in m.items()}
+    inserted = deferred = False
+    kids, data = rt.kids, rt.data
+    for t, r in list(m.items()):
+        rk = kids[r]
+        if not rk:
+            continue
+        unmatched = [c for c in rk if c not in inv]
+        if not unmatched:
+            continue
+        pos = {id(c): i for i, c in enumerate(t.children)}
+        runs: list[tuple[int | None, int | None, list[int]]] = []
+        left: int | None = None
+        cur: list[int] = []
+        for c in rk:
+            tc = inv.get(c)
+            if tc is None:
+                cur.append(c)
+            else:
+                p = pos[id(tc)]
+                if cur:
+                    runs.append((left, p, cur))
+                    cur = []
+                left = p
+        if cur:
+            runs.append((left, None, cur))
+        nt = len(t.children)
+        ins: list[tuple[int, int, list[int]]] = []
+        for order, (lo, hi, run) in enumerate(runs):
+            if lo is None and hi is None:
+                ok, at = nt == 0, 0
+            elif lo is None:
+                ok, at = hi == 0, 0
+            elif hi is None:
+                ok, at = lo == nt - 1, nt
+            else:
+                ok, at = hi == lo + 1, hi
+            if not ok:
+                if not any(data[c] for c in run):
+                    continue
+                if not force:
+                    deferred = True
+                    continue
+                at = lo + 1 if lo is not None else (hi if hi is not None else nt)
+            ins.append((at, order, run))
+        for at, _, run in sorted(ins, reverse=True):
+            t.children[at:at] = [_template_from(rt, c) for c in run]
+            inserted = True
+    return inserted, deferred
+
+
+def _preorder(root: _T) -> tuple[list[_T], dict[_T, _T | None], dict[_T, int]]:
+    order: list[_T] = []
+    parent: dict[_T, _T | None] = {root: None}
+    depth: dict[_T, int] = {root: 0}
+    stack = [root]
+    while stack:
+        t = stack.pop()
+        order.append(t)
+        for c in reversed(t.children):
+            parent[c] = t
+            depth[c] = depth[t] + 1
+            stack.append(c)
+    return order, parent, depth
+
+
+# ============================================================================ naming
+_NOISE_WORDS = frozenset(
+    """clearfix cf row col cols column columns container wrapper wrap inner outer item items
+    entry entries box block inline left right center centre first last odd even active
+    selected current hidden visible show hide fade in clear group media media-body card
+    card-body card-content list list-item flex grid small large big bold strong italic
+    muted lead ellipsis truncate nowrap js sr-only visually-hidden mobile desktop tablet
+    float pull-left pull-right float-left float-right fl fr l r c x y module component
+    section content contents body main cell td tr th span div p a link-item text-left
+    text-right text-center hover focus disabled enabled open closed on off new-line
+    separator sep spacer line d-block d-flex d-none d-inline d-inline-block full half
+    mt mb ml mr pt pb pl pr w100 h100 x-small xs sm md lg xl xxl""".split()
+)
+_NOISE_PREFIX_RE = re.compile(
+    r"^(?:col|offset|order|pull|push|span\d|g[xy]?|gap|[mp][xytblrse]?|w|h|mw|mh|fs|fw|lh|z|d|"
+    r"flex|grid|align|justify|float|position|rounded|shadow|bg|border|text|font|opacity|"
+    r"overflow|is|has|js|u|icon|fa|glyphicon|bi|ui|btn|mdc|mat|v|el|ant|chakra|tw|"
+    r"visible|hidden|show|hide|sm|md|lg|xl|xs|xxl|size|color|theme|ng|vue|svelte|jsx|css|sc|"
+    r"emotion|styled|makestyles|mui[a-z]*|gatsby|framer|x)-",
+    re.I,
+)
+_FIELD_WORDS = (
+    "title", "name", "price", "date", "time", "author", "user", "desc", "summary", "snippet",
+    "image", "img", "thumb", "photo", "url", "link", "rating", "review", "count", "comment",
+    "category", "tag", "location", "address", "brand", "sku", "stock", "avail", "status",
+    "score", "vote", "view", "size", "color", "colour", "phone", "email", "company", "salary",
+    "type", "source", "domain", "caption", "excerpt", "headline", "label", "badge", "discount",
+    "sale", "amount", "total", "qty", "quantity", "model", "year", "city", "country", "seller",
+    "shop", "store", "vendor", "reply", "replies", "post", "message", "subject", "topic",
+)
+_STOP_LABELS = frozenset(
+    "by in at on from of and or the a an to for with via von de du des par bei und le la les "
+    "el los por con da di del per".split()
+)
+_URLISH = ("url", "link", "href", "permalink")
+_IMGISH = ("img", "image", "photo", "thumb", "pic", "logo", "avatar", "icon", "picture")
+
+
+def _slug(s: str, max_len: int = 40) -> str:
+    s = re.sub(r"[^\w]+", "_", s.strip().lower(), flags=re.UNICODE).strip("_")
+    s = re.sub(r"_+", "_", s)[:max_len].strip("_")
+    if s and s[0].isdigit():
+        s = "f_" + s
+    return s
+
+
+def _is_hash(tok: str) -> bool:
+    core = tok.strip("_-")
+    if not core:
+        return True
+    digits = sum(ch.isdigit() for ch in core)
+    if digits and digits * 10 >= len(core) * 3:  # >= 30 % digits
+        return True
+    for seg in re.split(r"[-_]+", core):
+        if 4 <= len(seg) <= 10:
+            switches = sum(1 for a, b in zip(seg, seg[1:]) if a.islower() and b.isupper())
+            if switches >= 2 or (switches and any(ch.isdigit() for ch in seg)):
+                return True
+    return False
+
+
+def _token_name(tok: str) -> str | None:
+    """A usable name from one class/id token, or ``None`` for framework noise and hashes."""
+    t = tok.strip()
+    if not t or len(t) > 60 or any(ch in t for ch in ":/[]!.#@%()=+"):
+        return None
+    low = t.lower()
+    if "__" in low:  # BEM block__element--modifier -> element
+        low = low.split("__")[-1]
+    low = low.split("--")[0]
+    if not low or low.isdigit() or low in _NOISE_WORDS or _NOISE_PREFIX_RE.match(low):
+        return None
+    if _is_hash(t) or _is_hash(low):
+        return None
+    low = re.sub(r"[-_]?\d+$", "", low)
+    name = _slug(low)
+    if len(name) < 2 or name in _NOISE_WORDS:
+        return None
+    return name
+
+
+def _best_token(tokens: Sequence[str]) -> str | None:
+    names = [n for n in (_token_name(t) for t in tokens) if n]
+    if not names:
+        return None
+    for n in names:
+        if any(w in n for w in _FIELD_WORDS):
+            return n
+    return names[0]
+
+
+def _label_name(text: str) -> str | None:
+    t = text.strip().rstrip(":：-–|").strip()
+    if not t or len(t) > 30 or len(t.split()) > 4:
+        return None
+    if sum(ch.isalpha() for ch in t) < 3 or t.lower() in _STOP_LABELS:
+        return None
+    n = _slug(t)
+    return n if len(n) >= 2 else None
+
+
+# ============================================================================== values
+def _image_url(page: Page, i: int) -> tuple[str | None, str | None]:
+    el = page.el[i]
+    src = None
+    used = None
+    for a in _IMG_ATTRS:
+        v = el.get(a)
+        if v and v.strip() and not v.strip().lower().startswith("data:"):
+            if a == "src" and _PLACEHOLDER_RE.search(v) and any(el.get(b) for b in _IMG_ATTRS[1:]):
+                continue
+            src, used = v, a
+            break
+    if src is None:
+        for a in ("srcset", "data-srcset"):
+            v = first_srcset_url(el.get(a))
+            if v and not v.lower().startswith("data:"):
+                src, used = v, a
+                break
+    return (page.absolute(src) if src else None), used
+
+
+class _Slot:
+    __slots__ = ("t", "kind", "collapsed", "order", "values", "refs", "attr", "static", "name",
+                 "evidence", "type", "xpath")
+
+    def __init__(self, t: _T, kind: str, order: tuple[int, int], n: int, collapsed: bool = False) -> None:
+        self.t = t
+        self.kind = kind  # text | url | image
+        self.collapsed = collapsed
+        self.order = order
+        self.values: list[Any] = [None] * n
+        self.refs: list[int] = [-1] * n  # local node per record (-1: absent)
+        self.attr: list[str | None] = [None] * n
+        self.static = False
+        self.name = ""
+        self.evidence = ""
+        self.type = kind
+        self.xpath: str | None = None
+
+
+# ========================================================================= main entry
+def align_records(
+    page: Page,
+    groups: Sequence[Sequence[int]],
+    *,
+    max_template_records: int = DEFAULT_MAX_TEMPLATE_RECORDS,
+    max_cells: int = DEFAULT_MAX_CELLS,
+    max_node_cells: int = DEFAULT_MAX_NODE_CELLS,
+    keep_unaligned: bool = True,
+    collapse_inline: bool = True,
+) -> tuple[list[Column], list[dict[str, Any]]]:
+    """Align the records of a region into columns (partial tree alignment; module docstring).
+
+    :param groups: one tuple of root node indices per record (several roots allowed).
+    :param max_template_records: at most this many records (an even sample) build the
+        template; the others are only matched against it (their unplaced items are dropped).
+    :param max_cells: STM dynamic-programming budget per call; past it, child sequences are
+        aligned by a C-level LCS of their labels.
+    :param keep_unaligned: give items without a unique template position their own columns
+        instead of dropping them (DEPTA drops).
+    :param collapse_inline: read inline-only sub-trees with varying structure as one text.
+    :returns: ``(columns, values)``, ``values`` holding one ``{column name: value}`` dict per
+        record (absent columns are absent keys).
+
+    Column naming, first applicable rule (``evidence`` tells which): ``itemprop`` of the
+    slot's element or of an ancestor inside the record that holds no other slot of the
+    same kind; a stable ``aria-label``/``title`` there; a ``label`` (static template text
+    just before the value: "Price:", ``<dt>``); stable ``class``/``id`` tokens (framework
+    noise such as ``col-md-6``, hashes and digits skipped, BEM ``block__elem`` -> ``elem``);
+    the value ``type`` (``url``, ``image``, ``price``, ``date``); ``field_N`` (N = column
+    position). A link/image column named from evidence gets ``_url``/``_image`` appended
+    unless the name already says so; duplicates get ``_2``, ``_3``... A price column with
+    currencies gets a ``<name>_currency`` companion column (:mod:`scrapy_records.values`).
+    """
+    groups = [_clean_group(page, g) for g in groups]
+    n = len(groups)
+    if n == 0:
+        return [], []
+    if not any(groups):
+        return [], [{} for _ in groups]
+
+    shapes = _Shapes()
+    tid = page.tag_names
+    data_tags = frozenset(tid[t] for t in ("a", "img") if t in tid)
+    # text leaves per owner, restricted to the records
+    owned: dict[int, list[int]] = {}
+    leaf_owner, leaf_lo, leaf_hi = page.leaf_owner, page.leaf_lo, page.leaf_hi
+    for g in groups:
+        for r in g:
+            for k in range(leaf_lo[r], leaf_hi[r]):
+                o = leaf_owner[k]
+                lst = owned.get(o)
+                if lst is None:
+                    owned[o] = [k]
+                else:
+                    lst.append(k)
+    trees = [_build_rtree(page, g, owned, shapes, data_tags) for g in groups]
+    matcher = _Matcher(shapes, max_cells, max_node_cells)
+
+    # --- template: seed + partial tree alignment over a sample ---------------------
+    if n <= max_template_records:
+        sample = list(range(n))
+    else:
+        step = n / max_template_records
+        sample = sorted({int(k * step) for k in range(max_template_records)})
+    seed = max(sample, key=lambda r: (len(trees[r]), -r))
+    template = _template_from(trees[seed], 0)
+    _reshape(template, shapes)
+    todo = [r for r in sample if r != seed]
+    while todo:
+        changed = False
+        retry = []
+        for r in todo:
+            rt = trees[r]
+            if rt.shape[0] != template.shape:
+                m = _map(template, rt, matcher)
+                ins, deferred = _insert(template, rt, m, force=False)
+                if ins:
+                    changed = True
+                    _reshape(template, shapes)
+                if deferred:
+                    retry.append(r)
+        if not retry:
+            break
+        if not changed:
+            if keep_unaligned:
+                for r in retry:
+                    m = _map(template, trees[r], matcher)
+                    if _insert(template, trees[r], m, force=True)[0]:
+                        _reshape(template, shapes)
+            break
+        todo = retry
+
+    # --- map every record on the final template --------------------------------------
+    maps = [_map(template, rt, matcher) for rt in trees]
+    order, tparent, tdepth = _preorder(template)
+    if matcher.approximated:
+        logger.debug("alignment: %d node pairs approximated by LCS (budget %d cells)",
+                     matcher.approximated, max_cells)
+
+    # --- slots ---------------------------------------------------------------------------
+    pos = {t: i for i, t in enumerate(order)}
+    last = {}  # last pre-order position of each template sub-tree
+    for t in reversed(order):
+        last[t] = max([pos[t]] + [last[c] for c in t.children])
+    a_id, img_id = tid.get("a", -99), tid.get("img", -99)
+    inline_ids = frozenset(tid[t] for t in INLINE_TAGS if t in tid)
+    heads: set[_T] = set()  # collapsed inline sub-trees (one text slot each)
+    inside: set[_T] = set()  # their descendants
+    for t in order:
+        par = tparent.get(t)
+        if par is not None and (par in heads or par in inside):
+            inside.add(t)
+            continue
+        if not collapse_inline or t.label in (ROOT, TEXT) or not t.children:
+            continue
+        sub = order[pos[t] + 1:last[t] + 1]
+        if not any(x.label == TEXT for x in sub) or any(
+            x.label != TEXT and x.label not in inline_ids for x in sub
+        ):
+            continue
+        if len({trees[r].shape[m[t]] for r, m in enumerate(maps) if t in m}) > 1:
+            heads.add(t)
+    slots: list[_Slot] = []
+    for t in order:
+        if t in inside:
+            continue
+        if t in heads:
+            slots.append(_Slot(t, "text", (pos[t], 0), n, collapsed=True))
+            if t.label == a_id:
+                slots.append(_Slot(t, "url", (last[t], 1), n))
+        elif t.label == TEXT:
+            slots.append(_Slot(t, "text", (pos[t], 0), n))
+        elif t.label == a_id:
+            slots.append(_Slot(t, "url", (last[t], 1), n))
+        elif t.label == img_id:
+            slots.append(_Slot(t, "image", (pos[t], 0), n))
+    slots.sort(key=lambda s: s.order)
+
+    leaves = page.leaves
+    for r, (rt, m) in enumerate(zip(trees, maps)):
+        for s in slots:
+            loc = m.get(s.t)
+            if loc is None:
+                continue
+            ref = rt.ref[loc]
+            if s.kind == "text":
+                v = page.text(ref) if s.collapsed else leaves[-ref - 1]
+                if not v:
+                    continue
+            elif s.kind == "url":
+                v = page.absolute(page.el[ref].get("href"))
+                if not v:
+                    continue
+                s.attr[r] = "href"
+            else:
+                v, used = _image_url(page, ref)
+                if not v:
+                    continue
+                s.attr[r] = used
+            s.values[r] = v
+            s.refs[r] = loc
+
+    # --- static template text / constant links -------------------------------------
+    present = [sum(1 for v in s.values if v is not None) for s in slots]
+    for k, s in enumerate(slots):
+        vals = {v for v in s.values if v is not None}
+        if n >= 2 and len(vals) == 1 and present[k] >= 2:
+            if present[k] == n:
+                s.static = True
+            elif s.kind == "text":
+                v = next(iter(vals))
+                nxt = next((o for o in slots[k + 1:] if o.kind == "text"), None)
+                same_presence = nxt is not None and all(
+                    (a is None) == (b is None) for a, b in zip(s.values, nxt.values)
+                )
+                if v.rstrip().endswith((":", "：")) or (same_presence and _label_name(v)):
+                    s.static = True
+
+    data = [s for s in slots if not s.static]
+
+    # --- types ----------------------------------------------------------------------------
+    currencies: dict[int, list[str | None]] = {}
+    for s in data:
+        if s.kind != "text":
+            continue
+        idx = [r for r in range(n) if s.values[r] is not None]
+        typ, conv, curs = infer_column([s.values[r] for r in idx])
+        s.type = typ
+        if typ != "text":
+            for r, v in zip(idx, conv):
+                s.values[r] = v
+        if curs is not None and any(curs):
+            cl: list[str | None] = [None] * n
+            for r, c in zip(idx, curs):
+                cl[r] = c
+            currencies[id(s)] = cl
+
+    # --- names -----------------------------------------------------------------------------
+    _name_slots(page, slots, data, trees, maps, tparent, tdepth, template)
+
+    # --- relative xpaths -----------------------------------------------------------------
+    sibpos: dict[int, tuple[int, int]] = {}
+    for s in data:
+        s.xpath = _column_xpath(page, s, trees, groups, sibpos)
+
+    # --- assemble ----------------------------------------------------------------------------
+    columns: list[Column] = []
+    used_names: set[str] = set()
+    out_slots: list[tuple[str, _Slot | None, list[Any]]] = []
+
+    def unique(base: str) -> str:
+        name, k = base, 2
+        while name in used_names:
+            name = f"{base}_{k}"
+            k += 1
+        used_names.add(name)
+        return name
+
+    for s in data:
+        name = unique(s.name)
+        fill = sum(1 for v in s.values if v is not None) / n
+        columns.append(Column(name, s.type, fill, s.xpath, s.evidence))
+        out_slots.append((name, s, s.values))
+        cl = currencies.get(id(s))
+        if cl is not None:
+            cname = unique(f"{name}_currency")
+            cfill = sum(1 for c in cl if c) / n
+            columns.append(Column(cname, "text", cfill, s.xpath, "currency"))
+            out_slots.append((cname, None, cl))
+    values: list[dict[str, Any]] = [{} for _ in range(n)]
+    for name, _, vals in out_slots:
+        for r, v in enumerate(vals):
+            if v is not None:
+                values[r][name] = v
+    return columns, values
+
+
+def _clean_group(page: Page, g: Sequence[int]) -> tuple[int, ...]:
+    """Sorted, de-duplicated roots with nested roots removed (a node inside another root)."""
+    out: list[int] = []
+    end = page.end
+    for i in sorted(set(g)):
+        if 0 <= i < len(end) and (not out or i > end[out[-1]]):
+            out.append(i)
+    return tuple(out)
+
+
+def _stable(vals: list[Any], need: float = 0.6) -> Any:
+    """The value shared by at least ``need`` of the sample (ignoring ``None``), else ``None``."""
+    if not vals:
+        return None
+    counts: dict[Any, int] = {}
+    for v in vals:
+        if v is not None:
+            counts[v] = counts.get(v, 0) + 1
+    if not counts:
+        return None
+    v, c = max(counts.items(), key=lambda kv: kv[1])
+    return v if c >= need * len(vals) else None
+
+
+def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_RTree],
+                maps: list[dict[_T, int]], tparent: dict[_T, _T | None], tdepth: dict[_T, int],
+                template: _T, sample: int = 25) -> None:
+    """Name the data slots (rules in :func:`align_records`)."""
+    n = len(trees)
+    # how many data slots of each kind lie under each template node
+    count: dict[tuple[_T, str], int] = {}
+    anchor: dict[int, _T] = {}
+    for s in data:
+        kind = "text" if s.kind == "text" else s.kind
+        a = s.t if (s.kind != "text" or s.collapsed) else tparent[s.t]
+        anchor[id(s)] = a  # type: ignore[assignment]
+        p: _T | None = s.t
+        while p is not None:
+            count[(p, kind)] = count.get((p, kind), 0) + 1
+            p = tparent.get(p)
+    rec_sample = list(range(n)) if n <= sample else [int(k * n / sample) for k in range(sample)]
+
+    def elems(t: _T) -> list[int]:
+        out = []
+        for r in rec_sample:
+            loc = maps[r].get(t)
+            if loc is not None:
+                out.append(trees[r].ref[loc])
+        return out
+
+    attr_cache: dict[tuple[_T, str], Any] = {}
+
+    def stable_attr(t: _T, name: str) -> Any:
+        key = (t, name)
+        if key not in attr_cache:
+            els = elems(t)
+            attr_cache[key] = _stable([(page.el[i].get(name) or "").strip() or None for i in els])
+        return attr_cache[key]
+
+    def stable_tokens(t: _T) -> list[str]:
+        key = (t, "#class")
+        if key not in attr_cache:
+            els = elems(t)
+            cnt: dict[str, int] = {}
+            order: list[str] = []
+            for i in els:
+                for tok in dict.fromkeys(page.classes(i)):
+                    if tok not in cnt:
+                        order.append(tok)
+                    cnt[tok] = cnt.get(tok, 0) + 1
+            toks = [tok for tok in order if els and cnt[tok] >= 0.6 * len(els)]
+            ids = [re.sub(r"[-_]?\d+", "", (page.el[i].get("id") or "")) or None for i in els]
+            sid = _stable(ids)
+            attr_cache[key] = (toks, sid)
+        return attr_cache[key]
+
+    pos_of = {id(s): k for k, s in enumerate(slots)}
+    for col, s in enumerate(data, 1):
+        kind = s.kind
+        a = anchor[id(s)]
+        chain: list[_T] = []
+        p: _T | None = a
+        while p is not None and tdepth.get(p, 0) >= 2:  # stop at record roots
+            if count.get((p, kind), 0) <= 1:
+                chain.append(p)
+            else:
+                break
+            p = tparent.get(p)
+        name = evidence = None
+        for t in chain:
+            v = stable_attr(t, "itemprop")
+            if v:
+                name, evidence = _slug(v.split()[0]), "itemprop"
+                break
+        if not name:
+            for t in chain:
+                for at in ("aria-label", "title"):
+                    v = stable_attr(t, at)
+                    if v and _label_name(v):
+                        name, evidence = _label_name(v), at
+                        break
+                if name:
+                    break
+        if not name:
+            k = pos_of[id(s)]
+            prev = slots[k - 1] if k > 0 else None
+            if prev is not None and prev.static and prev.kind == "text" and not prev.collapsed:
+                lv = next((v for v in prev.values if v is not None), None)
+                ln = _label_name(lv) if lv else None
+                if ln and _near(tparent[prev.t], a, tparent, tdepth):
+                    name, evidence = ln, "label"
+        if not name:
+            hdr = _table_header(page, s, trees, maps, tparent, tdepth)
+            if hdr:
+                name, evidence = hdr, "header"
+        if not name:
+            for t in chain:
+                toks, sid = stable_tokens(t)
+                v = _best_token(toks)
+                if v:
+                    name, evidence = v, "class"
+                    break
+                if sid:
+                    v = _token_name(sid)
+                    if v:
+                        name, evidence = v, "id"
+                        break
+        if name and kind in ("url", "image"):
+            words = _URLISH if kind == "url" else _IMGISH
+            if not any(w in name for w in words):
+                name = f"{name}_{'url' if kind == 'url' else 'image'}"
+        if not name and s.type in ("url", "image", "price", "date"):
+            name, evidence = s.type, "type"
+        if not name:
+            name, evidence = f"field_{col}", "position"
+        s.name, s.evidence = name, evidence
+
+
+def _near(label_owner: _T | None, anchor: _T | None, tparent: dict[_T, _T | None], tdepth: dict[_T, int]) -> bool:
+    """A label's element and a value's element are within two levels of their common ancestor."""
+    if label_owner is None or anchor is None:
+        return False
+    anc = set()
+    p: _T | None = label_owner
+    while p is not None:
+        anc.add(p)
+        p = tparent.get(p)
+    p, up = anchor, 0
+    while p is not None and p not in anc:
+        p = tparent.get(p)
+        up += 1
+    if p is None:
+        return False
+    return up <= 2 and tdepth[label_owner] - tdepth[p] <= 2
+
+
+def _table_header(page: Page, s: _Slot, trees: list[_RTree], maps: list[dict[_T, int]],
+                  tparent: dict[_T, _T | None], tdepth: dict[_T, int]) -> str | None:
+    """Name from the ``th`` above the slot's cell when the records are table rows."""
+    # the slot's cell: the ancestor at depth 2 (record root tr = depth 1)
+    t: _T | None = s.t
+    while t is not None and tdepth.get(t, 0) > 2:
+        t = tparent.get(t)
+    if t is None or tdepth.get(t) != 2:
+        return None
+    tag, el = page.tag, page.el
+    for r, m in enumerate(maps):
+        loc = m.get(t)
+        if loc is None:
+            continue
+        cell = trees[r].ref[loc]
+        row = page.parent[cell]
+        if cell < 0 or tag[cell] not in ("td", "th") or row < 0 or tag[row] != "tr":
+            return None
+        col = 0
+        for c in page.children[row]:
+            if c == cell:
+                break
+            if tag[c] in ("td", "th"):
+                try:
+                    col += max(1, int(el[c].get("colspan") or 1))
+                except ValueError:
+                    col += 1
+        table = row
+        while table >= 0 and tag[table] != "table":
+            table = page.parent[table]
+        if table < 0:
+            return None
+        # first row of the table that has th cells and is not a record row
+        for i in range(table + 1, page.end[table] + 1):
+            if tag[i] != "tr":
+                continue
+            cells = [c for c in page.children[i] if tag[c] in ("td", "th")]
+            if not cells or not all(tag[c] == "th" for c in cells):
+                if i >= row:
+                    return None
+                continue
+            k = 0
+            for c in cells:
+                try:
+                    span = max(1, int(el[c].get("colspan") or 1))
+                except ValueError:
+                    span = 1
+                if k <= col < k + span:
+                    return _label_name(page.text(c))
+                k += span
+            return None
+        return None
+    return None
+
+
+def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]]) -> list[tuple[str, int, int]] | None:
+    """Relative path steps ``(tag, position among same-tag siblings, same-tag count)``."""
+    out = []
+    parent, tag, children = page.parent, page.tag, page.children
+    i = node
+    while i != root:
+        if i < 0:
+            return None
+        p = parent[i]
+        if p < 0:
+            return None
+        sp = sibpos.get(i)
+        if sp is None:
+            cnt: dict[str, int] = {}
+            for c in children[p]:
+                cnt[tag[c]] = cnt.get(tag[c], 0) + 1
+                sibpos[c] = (cnt[tag[c]], 0)
+            for c in children[p]:
+                sibpos[c] = (sibpos[c][0], cnt[tag[c]])
+            sp = sibpos[i]
+        out.append((tag[i], sp[0], sp[1]))
+        i = p
+    out.reverse()
+    return out
+
+
+def _column_xpath(page: Page, s: _Slot, trees: list[_RTree], groups: list[tuple[int, ...]],
+                  sibpos: dict[int, tuple[int, int]]) -> str | None:
+    """The XPath relative to the record's first root that selects the slot in every record."""
+    paths: list[tuple[Any, ...]] = []
+    multi: list[bool] = []
+    suffixes = set()
+    for r, loc in enumerate(s.refs):
+        if loc < 0:
+            continue
+        rt = trees[r]
+        ref = rt.ref[loc]
+        if s.kind == "text" and not s.collapsed:
+            owner_loc = rt.par[loc]
+            if owner_loc <= 0:
+                return None
+            if sum(1 for c in rt.kids[owner_loc] if rt.lab[c] == TEXT) != 1:
+                return None
+            node, suffix = rt.ref[owner_loc], "text()"
+        elif s.kind == "text":
+            node, suffix = ref, ""
+        else:
+            node, suffix = ref, "@" + (s.attr[r] or "href")
+        suffixes.add(suffix)
+        j = rt.root_of[loc]
+        g = groups[r]
+        if j < 0 or j >= len(g):
+            return None
+        st = _steps(page, g[j], node, sibpos)
+        if st is None:
+            return None
+        head: tuple[Any, ...] = ()
+        if j > 0:
+            r0, rj = g[0], g[j]
+            if page.parent[r0] != page.parent[rj] or page.tag[r0] != page.tag[rj]:
+                return None
+            _steps(page, page.parent[r0], r0, sibpos)
+            off = sibpos[rj][0] - sibpos[r0][0]
+            if off <= 0:
+                return None
+            head = (page.tag[rj], off)
+        paths.append((head, tuple((t, p) for t, p, _ in st)))
+        multi.append(tuple(c > 1 for _, _, c in st))  # type: ignore[arg-type]
+    if not paths or len(set(paths)) != 1 or len(suffixes) != 1:
+        return None
+    head, steps = paths[0]
+    need_pos = [any(m[k] for m in multi) for k in range(len(steps))]
+    parts = []
+    if head:
+        parts.append(f"following-sibling::{head[0]}[{head[1]}]")
+    for k, (t, p) in enumerate(steps):
+        parts.append(f"{t}[{p}]" if need_pos[k] else t)
+    suffix = suffixes.pop()
+    if suffix:
+        parts.append(suffix)
+    return "/".join(parts) if parts else "."

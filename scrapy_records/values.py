@@ -267,6 +267,9 @@ _FALLBACK_DATE_RES = [
 ]
 
 
+_TIME_ONLY_RE = re.compile(r"^\s*\d{1,2}[:h.]\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?|uhr|h)?\s*$", re.I)
+
+
 def _dates() -> Any:
     """The project's date module (lazily imported), or ``None`` when it is not there yet."""
     global _dates_mod, _dates_checked
@@ -330,12 +333,16 @@ def parse_date_iso(text: str, languages: Sequence[str] | None = None) -> str | N
     """
     if not text or len(text) > 64 or not any(c.isdigit() for c in text):
         return None
+    if _TIME_ONLY_RE.match(text):
+        return None  # a time of day alone is not a date (it would become "today")
     mod = _dates()
     dt: Any = None
     if mod is not None:
         try:
             cand = getattr(mod, "is_date_candidate", None)
-            if cand is None or cand(text):
+            pure = getattr(mod, "is_pure_date", None)
+            # a column value must be *only* a date ("Posted on 5 Jan" is text)
+            if (cand is None or cand(text)) and (pure is None or pure(text)):
                 dt = mod.parse_date(text, languages=list(languages) if languages else None)
         except Exception:  # pragma: no cover - a bug there must not break alignment
             logger.debug("dates.parse_date failed on %r", text, exc_info=True)
