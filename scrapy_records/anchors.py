@@ -1,0 +1,220 @@
+"""Pluggable anchors for MiBAT (digest ``mibat.md`` §8).
+
+An anchor classifier marks the *candidate pivots* of a page: the lowest nodes holding a
+piece of structured data that occurs once in every record (paper Sec. 4, "domain
+constraint"). MiBAT's Algorithms 2 and 3 are unchanged whatever the anchor; only the
+candidate set changes, and candidates of different kinds never match each other because
+MiBAT runs once per kind (§8.2 "Interface").
+
+Built-in kinds (§8.2 table):
+
+* ``date`` (default): post dates in text (:func:`scrapy_records.dates.is_date_candidate`),
+  ``<time>`` elements and ``datetime`` / ``title`` / ``data-*`` timestamp attributes
+  (§3.3 "Which nodes become candidates");
+* ``author``: profile links (``memberlist.php?mode=viewprofile``, ``/members/``, ``/u/`` ...)
+  or links whose class says user / author;
+* ``permalink``: links to one post (``#post123``, ``#p123``, ``#comment-5``, ``?p=12``,
+  ``rel=bookmark``);
+* ``reply``: reply / quote links in the seven languages (often hidden to logged-out
+  crawlers: never the only anchor, §6.3).
+
+A third-party anchor is any object with a ``kind`` string and ``candidates(page) ->
+list[int]`` (sorted pre-order indices); pass it in ``MiBATExtractor.extract(page,
+anchors=[...])``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from functools import lru_cache
+from typing import Protocol, runtime_checkable
+
+from .dates import is_date_candidate
+from .page import Page
+
+__all__ = [
+    "AnchorClassifier",
+    "DateAnchor",
+    "AuthorLinkAnchor",
+    "PermalinkAnchor",
+    "ReplyLinkAnchor",
+    "BUILTIN_ANCHORS",
+    "get_anchor",
+    "lowest",
+    "PROFILE_HREF_RE",
+    "PERMALINK_HREF_RE",
+    "REPLY_HREF_RE",
+    "REPLY_TEXT_RE",
+]
+
+#: Attributes that may carry a machine timestamp (digest §3.3).
+DATE_ATTRS = ("datetime", "data-time", "data-timestamp", "data-datetime", "data-date", "data-utime", "title")
+
+PROFILE_HREF_RE = re.compile(
+    r"member\.php|memberlist\.php\?mode=viewprofile|mode=viewprofile|showuser=|viewprofile|"
+    r"profile\.php|/members?/|/users?/|/u/|/profile|/people/|/author/|/benutzer/|/utilisateur|"
+    r"[?&](?:u|uid|userid|user_id|user)=\d+|/~\w",
+    re.I,
+)
+PERMALINK_HREF_RE = re.compile(
+    r"#(?:post|p|msg|comment|reply|entry|answer|c|r|m)[-_]?\d+\b|#\d+$|"
+    r"[?&](?:p|pid|post|postid|comment_id|commentid|msg)=\d+|"
+    r"/(?:post|posts|comment|comments|msg)/\d+|showpost\.php|/permalink|/discussion/comment/\d+|"
+    r"#(?:post|comment|msg)[-_][\w-]+$",
+    re.I,
+)
+REPLY_HREF_RE = re.compile(r"newreply|mode=quote|mode=reply|replytocom=|[?&]quote=|/reply\b|action=reply|do=quote", re.I)
+REPLY_TEXT_RE = re.compile(
+    r"^\W*(?:reply|quote|report|permalink|antworten|zitieren|melden|répondre|repondre|citer|"
+    r"signaler|responder|citar|rispondi|cita|segnala|reageren|citeren|beantwoorden|ответить|"
+    r"цитировать|回复|引用)\W*$",
+    re.I,
+)
+_USER_CLASS_RE = re.compile(r"user|author|poster|member|nick|byline", re.I)
+_PERMA_CLASS_RE = re.compile(r"permalink|post-?link|postnumber|post-?num|share", re.I)
+
+
+@runtime_checkable
+class AnchorClassifier(Protocol):
+    """Marks candidate pivots (digest §8.2 interface)."""
+
+    kind: str
+
+    def candidates(self, page: Page) -> list[int]:  # pragma: no cover
+        ...
+
+
+def lowest(page: Page, nodes: list[int] | set[int]) -> list[int]:
+    """Keep the lowest candidates: drop a node when one of its descendants is a candidate
+    (the pivot is "the lowest tree node that contains post-date", paper Sec. 4)."""
+    s = sorted(set(nodes))
+    out = []
+    end = page.end
+    for k, c in enumerate(s):
+        if k + 1 < len(s) and s[k + 1] <= end[c]:
+            continue
+        out.append(c)
+    return out
+
+
+@lru_cache(maxsize=16384)
+def _leaf_is_date(text: str) -> bool:
+    return is_date_candidate(text)
+
+
+class DateAnchor:
+    """Post-date candidates (digest §3.3; paper Sec. 4 "pivot format classifier").
+
+    :param max_text: leaves longer than this are UGC, never pivots (digest default 200).
+    :param attributes: also accept ``<time>`` and timestamp attributes.
+    """
+
+    kind = "date"
+
+    def __init__(self, max_text: int = 200, attributes: bool = True) -> None:
+        self.max_text = max_text
+        self.attributes = attributes
+
+    def candidates(self, page: Page) -> list[int]:
+        hits: set[int] = set()
+        owner = page.leaf_owner
+        mx = self.max_text
+        for k, text in enumerate(page.leaves):
+            if len(text) <= mx and _leaf_is_date(text):
+                hits.add(owner[k])
+        if self.attributes:
+            tag = page.tag
+            for i, el in enumerate(page.el):
+                if tag[i] == "time":
+                    hits.add(i)
+                    continue
+                attrib = el.attrib
+                if not attrib:
+                    continue
+                for name in DATE_ATTRS:
+                    v = attrib.get(name)
+                    if not v or len(v) > 64:
+                        continue
+                    if (v.isdigit() and len(v) in (10, 13) and name != "title") or _leaf_is_date(v):
+                        hits.add(i)
+                        break
+        return lowest(page, hits)
+
+
+def _links(page: Page) -> list[int]:
+    return [i for i, t in enumerate(page.tag) if t == "a"]
+
+
+class AuthorLinkAnchor:
+    """Author / profile links (digest §8.2 table, second row)."""
+
+    kind = "author"
+
+    def candidates(self, page: Page) -> list[int]:
+        out = []
+        for i in _links(page):
+            href = page.el[i].get("href") or ""
+            if PROFILE_HREF_RE.search(href) or _USER_CLASS_RE.search(page.el[i].get("class") or ""):
+                out.append(i)
+        return lowest(page, out)
+
+
+class PermalinkAnchor:
+    """Permalinks to one post (digest §8.2 table, fourth row)."""
+
+    kind = "permalink"
+
+    def candidates(self, page: Page) -> list[int]:
+        out = []
+        for i in _links(page):
+            el = page.el[i]
+            href = el.get("href") or ""
+            if (
+                PERMALINK_HREF_RE.search(href)
+                or (el.get("rel") or "").lower() == "bookmark"
+                or _PERMA_CLASS_RE.search(el.get("class") or "")
+            ) and not REPLY_HREF_RE.search(href):
+                out.append(i)
+        return lowest(page, out)
+
+
+class ReplyLinkAnchor:
+    """Reply / quote links (digest §8.2 table, fourth row; avoid as the sole anchor)."""
+
+    kind = "reply"
+
+    def candidates(self, page: Page) -> list[int]:
+        out = []
+        for i in _links(page):
+            href = page.el[i].get("href") or ""
+            if REPLY_HREF_RE.search(href) or REPLY_TEXT_RE.match(page.text(i)):
+                out.append(i)
+        return lowest(page, out)
+
+
+BUILTIN_ANCHORS = {
+    "date": DateAnchor,
+    "author": AuthorLinkAnchor,
+    "permalink": PermalinkAnchor,
+    "reply": ReplyLinkAnchor,
+}
+
+
+def get_anchor(spec: str | AnchorClassifier) -> AnchorClassifier:
+    """An anchor classifier from a built-in name or an object with ``kind``/``candidates``."""
+    if isinstance(spec, str):
+        try:
+            return BUILTIN_ANCHORS[spec]()
+        except KeyError:
+            raise TypeError(f"unknown anchor kind {spec!r}; built-in: {', '.join(BUILTIN_ANCHORS)}") from None
+    if not hasattr(spec, "candidates") or not hasattr(spec, "kind"):
+        raise TypeError(f"{spec!r} is not an anchor classifier (needs kind and candidates(page))")
+    return spec
+
+
+def in_sorted(sorted_nodes: list[int], lo: int, hi: int) -> list[int]:
+    """Members of ``sorted_nodes`` within ``[lo, hi]`` (a sub-tree's pre-order range)."""
+    a = bisect.bisect_left(sorted_nodes, lo)
+    b = bisect.bisect_right(sorted_nodes, hi)
+    return sorted_nodes[a:b]

@@ -1,0 +1,796 @@
+"""MiBAT: Mining data records Based on Anchor Trees (Song et al., CIKM 2010).
+
+Implements the digest ``shared/papers/mibat.md`` (paper ``002_f7dda2f3096b270d.txt``).
+Section numbers below are the digest's.
+
+Pipeline (§3.1)::
+
+    candidates <- anchor classifier (default: post dates, §3.3; pluggable, §8)
+    for every parent p with >= 2 children holding candidates (Alg. 1, pre-order):
+        anchor lists <- FindAnchorTrees(children of p)          (Alg. 2, §3.6, PS or PM)
+        for each anchor list: region <- DetermineBoundary(...)   (Alg. 3 with the fixed
+                                                                  offset loop 17'/18', §3.7)
+    drop date-only regions (archive lists, §3.8), main region <- argmax H2 (§3.8)
+
+Tree matching (§3.4): Simple Tree Matching on elements, memoised on structural *shapes*
+(identical sub-trees match completely without a DP); a pair of large sub-trees whose DP
+would exceed ``exact_cells`` is approximated by the LCS of their pre-order tag strings
+(rapidfuzz, C), which is an upper bound of the top-down mapping size (§4 "per-page
+budget ... fall back"). The child alignment along the seed's root-to-pivot path is
+always exact at the level of children (the DP of each matched pair on the path is run
+with backtracking, diagonal > up > left, §3.4), so PM and PS see a real top-down mapping.
+
+Fields per record (§3.9 [R]): ``date`` (ISO 8601), ``date_raw``, ``author``,
+``author_url``, ``permalink``, ``text`` (the post body: the largest part of the record that
+holds neither the pivot nor the author), on top of the aligned columns of
+:func:`~scrapy_records.extractors.base.build_region`.
+
+Anchors combine (§8.2) with ``combine="fallback"`` (default): the date anchor first;
+when it yields no region of >= 2 records, ``author``, then ``permalink``, then ``reply``.
+``combine="union"`` runs every kind in ``anchors`` and keeps, per parent, the region with
+the most records; a date region confirmed by an ``author`` region with the same
+``(parent, k, offset)`` gets ``meta["agreement"] = True`` and a confidence boost.
+
+:func:`is_ugc_page` is the routing rule for ``auto`` (a page whose best region is
+date-anchored user content goes to MiBAT).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from rapidfuzz.distance import LCSseq
+
+from ..anchors import (
+    PERMALINK_HREF_RE,
+    PROFILE_HREF_RE,
+    REPLY_HREF_RE,
+    REPLY_TEXT_RE,
+    AnchorClassifier,
+    get_anchor,
+    in_sorted,
+)
+from ..dates import date_substring, is_pure_date, parse_date, parse_timestamp
+from ..page import Page
+from ..results import Column, Region
+from .base import build_region
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["MiBATExtractor", "MiBATRegion", "is_ugc_page", "DEFAULTS"]
+
+#: Extractor options and their defaults (§3.11).
+DEFAULTS: dict[str, Any] = {
+    "measure": "ps",  # "ps" (Pivot and Siblings, best in the paper) or "pm" (Pivot Match)
+    "tau": 0.5,  # DOMAINSIMILARITY threshold, strict ">" (§3.5, §3.11)
+    "ps_require_pivot_match": False,  # §6.2 #5: also require (u, v) in M for PS
+    "min_anchors": 2,  # m >= 2 (online mode, §2)
+    "anchors": ("date", "author", "permalink"),  # kinds tried (§8)
+    "combine": "fallback",  # "fallback" | "union" (§8.2)
+    "max_pivot_text": 200,  # §3.3 max_pivot_text_len
+    "pure_date_share": 0.8,  # §3.8: drop a region when >= 80% of its records are only a date
+    "prefer_nested": True,  # §6.3 spurious high-level pair mitigation
+    "first_post_recovery": False,  # §6.2 #17 post-step
+    "exact_cells": 2500,  # STM DP size above which a pair is approximated by LCS (§4)
+    "max_compares": 20000,  # per-page budget of DOMAINCOMPARE calls (§4)
+    "time_budget": 2.0,  # seconds per page before the remaining parents are skipped (§4)
+    "relative_base": None,  # reference time for relative dates ("3 hours ago")
+    "languages": None,  # dateparser languages for the date field
+    "align": True,  # run the shared field alignment (build_region)
+    "fields": True,  # add author/date/text/permalink fields
+}
+
+
+@dataclass
+class MiBATRegion:
+    """One anchor list turned into records (internal, before :class:`Region`)."""
+
+    parent: int
+    kind: str
+    anchors: list[int]  # positions in the parent's child list
+    k: int
+    offset: int
+    groups: list[tuple[int, ...]]
+    pivots: list[int]  # pivot node per record (best_v), -1 if unknown
+    real_pivots: list[int]  # seed's surviving CPSet
+    h2: float = 0.0
+    anchor_gap: int = 0
+    expan_len: int = 0
+    sims: list[float] = field(default_factory=list)
+    pure_date: bool = False
+    recovered_first: bool = False
+
+
+class _Ctx:
+    """Per-page state: shapes, STM memo, candidate sets (§3.4 memoisation)."""
+
+    def __init__(self, page: Page, opts: dict[str, Any]) -> None:
+        self.page = page
+        self.opts = opts
+        n = len(page.el)
+        self.size = [page.end[i] - i + 1 for i in range(n)]
+        # structural shapes, bottom-up in reverse pre-order (no recursion)
+        shape = [0] * n
+        table: dict[tuple, int] = {}
+        children = page.children
+        tag_id = page.tag_id
+        for i in range(n - 1, -1, -1):
+            key = (tag_id[i], tuple(shape[c] for c in children[i]))
+            s = table.get(key)
+            if s is None:
+                s = table[key] = len(table)
+            shape[i] = s
+        self.shape = shape
+        self.memo: dict[tuple[int, int], int] = {}
+        self.align_memo: dict[tuple[int, int], dict[int, int]] = {}
+        self.exact_cells = int(opts["exact_cells"])
+        self.compares = 0
+        self.approximated = 0
+
+    # ---------------------------------------------------------------- STM (§3.4)
+    def w(self, a: int, b: int) -> int:
+        """|M| of the maximum top-down mapping of sub-trees ``a`` and ``b`` (Simple Tree
+        Matching), memoised on shapes; LCS approximation for very large pairs."""
+        tag_id = self.page.tag_id
+        if tag_id[a] != tag_id[b]:
+            return 0
+        sa, sb = self.shape[a], self.shape[b]
+        if sa == sb:
+            return self.size[a]
+        key = (sa, sb) if sa < sb else (sb, sa)
+        v = self.memo.get(key)
+        if v is not None:
+            return v
+        if self.size[a] * self.size[b] <= self.exact_cells:
+            return self._stm_exact(a, b)
+        end = self.page.end
+        v = int(LCSseq.similarity(tag_id[a:end[a] + 1], tag_id[b:end[b] + 1]))
+        self.approximated += 1
+        self.memo[key] = v
+        return v
+
+    def _stm_exact(self, a: int, b: int) -> int:
+        """Exact STM with an explicit stack (no recursion over the DOM)."""
+        tag_id, shape, children, memo = self.page.tag_id, self.shape, self.page.children, self.memo
+        stack = [(a, b, False)]
+        while stack:
+            x, y, ready = stack.pop()
+            sx, sy = shape[x], shape[y]
+            key = (sx, sy) if sx < sy else (sy, sx)
+            if key in memo:
+                continue
+            cx, cy = children[x], children[y]
+            if not ready:
+                stack.append((x, y, True))
+                for c in cx:
+                    tc, sc = tag_id[c], shape[c]
+                    for d in cy:
+                        if tag_id[d] == tc and shape[d] != sc:
+                            k2 = (sc, shape[d]) if sc < shape[d] else (shape[d], sc)
+                            if k2 not in memo:
+                                stack.append((c, d, False))
+                continue
+            memo[key] = self._dp(cx, cy)[-1][-1] + 1
+        return memo[(shape[a], shape[b]) if shape[a] < shape[b] else (shape[b], shape[a])]
+
+    def _dp(self, cx: list[int], cy: list[int]) -> list[list[int]]:
+        m, n = len(cx), len(cy)
+        w = self.w
+        M = [[0] * (n + 1) for _ in range(m + 1)]
+        for i in range(1, m + 1):
+            row, prev = M[i], M[i - 1]
+            ci = cx[i - 1]
+            for j in range(1, n + 1):
+                best = row[j - 1] if row[j - 1] > prev[j] else prev[j]
+                wij = w(ci, cy[j - 1])
+                if wij and prev[j - 1] + wij > best:
+                    best = prev[j - 1] + wij
+                row[j] = best
+        return M
+
+    def align(self, a: int, b: int) -> dict[int, int]:
+        """Child mapping of the matched pair (a, b): child of a -> child of b (§3.4
+        MAPPING, one level, tie-break diagonal > up > left)."""
+        key = (a, b)
+        got = self.align_memo.get(key)
+        if got is not None:
+            return got
+        cx, cy = self.page.children[a], self.page.children[b]
+        out: dict[int, int] = {}
+        if cx and cy:
+            M = self._dp(cx, cy)
+            i, j = len(cx), len(cy)
+            w = self.w
+            while i > 0 and j > 0:
+                wij = w(cx[i - 1], cy[j - 1])
+                if wij > 0 and M[i][j] == M[i - 1][j - 1] + wij:
+                    out[cx[i - 1]] = cy[j - 1]
+                    i -= 1
+                    j -= 1
+                elif M[i][j] == M[i - 1][j]:
+                    i -= 1
+                else:
+                    j -= 1
+        self.align_memo[key] = out
+        return out
+
+    def tree_sim(self, a: int, b: int) -> float:
+        """Eq. 1, TreeSim = |M| / ((|V1| + |V2|) / 2)."""
+        return self.w(a, b) / ((self.size[a] + self.size[b]) / 2.0)
+
+
+# ------------------------------------------------------------------ Alg. 2 (§3.6)
+def _path(page: Page, root: int, u: int) -> list[int]:
+    out = [u]
+    p = page.parent
+    while u != root:
+        u = p[u]
+        out.append(u)
+    out.reverse()
+    return out
+
+
+def _domain_compare(
+    ctx: _Ctx, ti: int, tj: int, cpset: list[int], cand_set: set[int], cands: list[int]
+) -> dict[int, tuple[int, float]]:
+    """DOMAINCOMPARE (Alg. 2) with DOMAINSIMILARITY (§3.5): seed pivots ``u`` of ``ti``
+    matched in ``tj``, each with its best partner ``v`` and the similarity."""
+    page = ctx.page
+    ctx.compares += 1
+    measure, tau = ctx.opts["measure"], ctx.opts["tau"]
+    require = ctx.opts["ps_require_pivot_match"]
+    out: dict[int, tuple[int, float]] = {}
+    children = page.children
+    for u in cpset:
+        if u == ti:  # the pivot is the anchor root: PS degrades to PM (§3.5 [R])
+            if tj in cand_set:
+                out[u] = (tj, 1.0)
+            continue
+        path = _path(page, ti, u)
+        a, b = ti, tj
+        ok = True
+        for nxt in path[1:-1]:
+            partner = ctx.align(a, b).get(nxt)
+            if partner is None:
+                ok = False
+                break
+            a, b = nxt, partner
+        if not ok:
+            continue
+        # a = parent(u) and b its partner
+        mapping = ctx.align(a, b)
+        v = mapping.get(u)
+        if measure == "pm":
+            if v is not None and v in cand_set:
+                out[u] = (v, 1.0)
+            continue
+        if require and (v is None or v not in cand_set):
+            continue
+        s1, s2 = children[a], children[b]
+        sim = len(mapping) / ((len(s1) + len(s2)) / 2.0)
+        if sim <= tau:
+            continue
+        if v is None or v not in cand_set:
+            # any candidate among the siblings in tj (PS does not need (u, v) in M, §6.2 #5)
+            vs = [c for c in s2 if c in cand_set]
+            if not vs:
+                # a candidate deeper under one of b's children also shares parent(v) = b
+                # only if it is a child of b: otherwise the formula gives 0
+                continue
+            pos_u = s1.index(u)
+            v = min(vs, key=lambda c: abs(s2.index(c) - pos_u))
+        out[u] = (v, sim)
+    return out
+
+
+def _find_anchor_trees(
+    ctx: _Ctx, kids: list[int], has: list[bool], cands: list[int], cand_set: set[int], deadline: float
+) -> list[tuple[list[int], list[int], dict[int, dict[int, tuple[int, float]]]]]:
+    """Algorithm 2: anchor lists under one parent, with the seed's real pivots and the
+    per-tree partners (``best_v``)."""
+    page = ctx.page
+    n = len(kids)
+    covered = [False] * n
+    tag_id = page.tag_id
+    end = page.end
+    out = []
+    max_cmp = ctx.opts["max_compares"]
+    for i in range(n):
+        if covered[i] or not has[i]:
+            continue
+        ti = kids[i]
+        cpset = in_sorted(cands, ti, end[ti])
+        anchors = [i]
+        partners: dict[int, dict[int, tuple[int, float]]] = {}
+        for j in range(i + 1, n):
+            if covered[j] or not has[j] or tag_id[kids[j]] != tag_id[ti]:
+                continue
+            if ctx.compares >= max_cmp or time.perf_counter() > deadline:
+                break
+            matched = _domain_compare(ctx, ti, kids[j], cpset, cand_set, cands)
+            if matched:
+                anchors.append(j)
+                cpset = [u for u in cpset if u in matched]
+                partners[j] = matched
+                covered[j] = True
+        if len(anchors) >= ctx.opts["min_anchors"]:
+            out.append((anchors, cpset, partners))
+    return out
+
+
+# ------------------------------------------------------------------ Alg. 3 (§3.7)
+def _determine_boundary(ctx: _Ctx, kids: list[int], anchors: list[int]) -> tuple[int, int, int, int, float]:
+    """Algorithm 3 with the corrected offset loop (17'/18'): returns
+    ``(k, offset, anchorGap, expanLen, score)``; ties keep the leftmost offset."""
+    tag_id = ctx.page.tag_id
+    n = len(kids)
+    gap = min(b - a for a, b in zip(anchors, anchors[1:]))
+    if gap == 1:  # Case 1
+        return 1, 0, 1, 1, 0.0
+    left = 0
+    for k in range(1, min(gap, anchors[0] + 1)):  # positions are 0-based: a_1 - k >= 0
+        t0 = tag_id[kids[anchors[0] - k]]
+        if any(tag_id[kids[a - k]] != t0 for a in anchors):
+            break
+        left -= 1
+    right = 0
+    for k in range(1, min(gap - 1, n - 1 - anchors[-1]) + 1):
+        t0 = tag_id[kids[anchors[0] + k]]
+        if any(tag_id[kids[a + k]] != t0 for a in anchors):
+            break
+        right += 1
+    expan = right - left + 1
+    k = min(gap, expan)
+    best_x, best = left, float("-inf")
+    if expan - k + 1 > 1:
+        for x in range(left, right - k + 2):  # 17': x in [left, right - k + 1]
+            score = 0.0
+            for p, q in zip(anchors, anchors[1:]):
+                for j in range(k):
+                    score += ctx.tree_sim(kids[q + x + j], kids[p + x + j])
+            if score > best:
+                best, best_x = score, x
+    else:
+        best = 0.0
+    return k, best_x, gap, expan, best
+
+
+def _h2(ctx: _Ctx, groups: list[tuple[int, ...]]) -> float:
+    """H2 (§3.8): raw sum of |M| between corresponding sub-trees of consecutive records."""
+    total = 0
+    for g1, g2 in zip(groups, groups[1:]):
+        for a, b in zip(g1, g2):
+            total += ctx.w(a, b)
+    return float(total)
+
+
+# ------------------------------------------------------------------ one anchor kind
+def _run_kind(page: Page, ctx: _Ctx, anchor: AnchorClassifier, deadline: float) -> list[MiBATRegion]:
+    """Algorithm 1 for one anchor kind: every region (Ω)."""
+    cands = sorted(anchor.candidates(page))
+    if len(cands) < 2:
+        return []
+    cand_set = set(cands)
+    # number of candidates in each sub-tree: prefix counts over pre-order
+    n = len(page.el)
+    mark = bytearray(n)
+    for c in cands:
+        mark[c] = 1
+    prefix = [0] * (n + 1)
+    acc = 0
+    for i in range(n):
+        acc += mark[i]
+        prefix[i + 1] = acc
+    end = page.end
+    children = page.children
+    out: list[MiBATRegion] = []
+    for p in range(n):  # Alg. 1, pre-order over parents
+        kids = children[p]
+        if len(kids) < 2:
+            continue
+        total = prefix[end[p] + 1] - prefix[p + 1]
+        if total < 2:
+            continue
+        has = [prefix[end[c] + 1] - prefix[c] > 0 for c in kids]
+        if sum(has) < 2:
+            continue
+        if time.perf_counter() > deadline:
+            logger.info("mibat: time budget exhausted on %s", page.url)
+            break
+        for anchors, real, partners in _find_anchor_trees(ctx, kids, has, cands, cand_set, deadline):
+            k, x, gap, expan, _ = _determine_boundary(ctx, kids, anchors)
+            groups = [tuple(kids[a + x:a + x + k]) for a in anchors]
+            # the record's pivot (§3.9): u* for the seed, best_v for the others
+            if real:
+                sums = {u: sum(partners[j][u][1] for j in partners if u in partners[j]) for u in real}
+                ustar = max(real, key=lambda u: (sums[u], -u))
+            else:
+                ustar = -1
+            pivots = [ustar]
+            sims = [1.0]
+            for a in anchors[1:]:
+                got = partners.get(a, {}).get(ustar)
+                pivots.append(got[0] if got else -1)
+                sims.append(got[1] if got else 0.0)
+            reg = MiBATRegion(p, anchor.kind, anchors, k, x, groups, pivots, real, anchor_gap=gap, expan_len=expan, sims=sims)
+            reg.h2 = _h2(ctx, groups)
+            out.append(reg)
+    return out
+
+
+def _pure_date_region(page: Page, reg: MiBATRegion, share: float) -> bool:
+    """§3.8: the region's records are (>= share of them) purely a date-time string."""
+    n = len(reg.groups)
+    pure = sum(1 for g in reg.groups if is_pure_date(page.texts(g)))
+    return pure >= share * n
+
+
+def _select_main(page: Page, regions: list[MiBATRegion], opts: dict[str, Any]) -> MiBATRegion | None:
+    """Main region (§3.8): H1 (built in), drop date-only regions, argmax H2, then the
+    §6.3 mitigation for a spurious 2-record high-level pair (``prefer_nested``)."""
+    live = [r for r in regions if not r.pure_date and r.h2 > 0]
+    if not live:
+        return None
+    best = max(live, key=lambda r: (r.h2, -r.parent))
+    if opts["prefer_nested"] and len(best.groups) == 2:
+        end = page.end
+        inner = [
+            r for r in live
+            if r is not best and len(r.groups) >= 3
+            and any(g[0] <= r.parent <= end[g[-1]] for g in best.groups)
+        ]
+        # only when the pair's records are not themselves posts: one record holds the
+        # nested list, the other holds no region of its kind
+        if inner:
+            cand = max(inner, key=lambda r: r.h2)
+            holders = {gi for gi, g in enumerate(best.groups) for r in inner if g[0] <= r.parent <= end[g[-1]]}
+            if len(holders) == 1:
+                best = cand
+    return best
+
+
+# ------------------------------------------------------------------ fields (§3.9)
+_QUOTE_CLASS_RE = re.compile(r"quote|bbcode|citation|cite", re.I)
+_AUTHOR_CLASS_RE = re.compile(r"author|user|poster|member|nick|byline|name", re.I)
+_SIG_CLASS_RE = re.compile(r"signature|sig\b|postfoot|post-footer|likes|reactions", re.I)
+
+
+def _in_quote(page: Page, i: int, root: int) -> bool:
+    tag, parent = page.tag, page.parent
+    while i > root:
+        if tag[i] == "blockquote" or (tag[i] in ("div", "table", "section") and _QUOTE_CLASS_RE.search(page.el[i].get("class") or "")):
+            return True
+        i = parent[i]
+    return False
+
+
+def _ancestor_classes(page: Page, i: int, root: int, levels: int = 3) -> str:
+    out = []
+    p = page.parent
+    while i >= root and levels > 0:
+        out.append(page.el[i].get("class") or "")
+        out.append(page.el[i].get("itemprop") or "")
+        if i == root:
+            break
+        i = p[i]
+        levels -= 1
+    return " ".join(out)
+
+
+def _record_fields(
+    page: Page, group: tuple[int, ...], pivot: int, opts: dict[str, Any], leaf_cum: list[int]
+) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    tag = page.tag
+    # ---- date
+    date_iso = date_raw = None
+    if pivot >= 0:
+        el = page.el[pivot]
+        for name in ("datetime", "data-time", "data-timestamp", "data-datetime", "data-date", "data-utime", "title"):
+            v = el.get(name)
+            if v:
+                got = parse_timestamp(v, opts["languages"], relative_base=opts["relative_base"])
+                if got:
+                    date_iso = got[0]
+                    date_raw = got[1]
+                    break
+        txt = page.text(pivot)
+        raw_txt = date_substring(txt) if txt else None
+        if raw_txt:
+            if date_iso is None:
+                d = parse_date(raw_txt, opts["languages"], relative_base=opts["relative_base"])
+                if d is not None:
+                    date_iso = d.isoformat()
+            date_raw = raw_txt
+        elif date_raw is None and txt:
+            date_raw = txt[:80]
+    if date_iso or date_raw:
+        fields["date"] = date_iso
+        fields["date_raw"] = date_raw
+    # ---- author and permalink: links of the record outside quotes
+    author = author_url = permalink = None
+    author_node = -1
+    best_score = 0
+    perma_score = 0
+    for root in group:
+        for i in range(root, page.end[root] + 1):
+            if tag[i] != "a":
+                continue
+            href = page.el[i].get("href") or ""
+            if not href or href.startswith("javascript:"):
+                continue
+            if _in_quote(page, i, root):
+                continue
+            text = page.text(i)
+            cls = _ancestor_classes(page, i, root)
+            score = 0
+            if PROFILE_HREF_RE.search(href):
+                score += 3
+            if _AUTHOR_CLASS_RE.search(cls) or (page.el[i].get("rel") or "") == "author":
+                score += 2
+            if 0 < len(text) <= 40:
+                score += 1
+            if pivot >= 0 and page.is_ancestor(i, pivot):
+                score -= 3
+            if REPLY_HREF_RE.search(href) or PERMALINK_HREF_RE.search(href):
+                score -= 3
+            if score >= 3 and score > best_score:
+                best_score, author_node = score, i
+            # permalink
+            ps = 0
+            if PERMALINK_HREF_RE.search(href):
+                ps += 3
+            if (page.el[i].get("rel") or "").lower() == "bookmark" or re.search(r"permalink|postlink|post-link", cls, re.I):
+                ps += 2
+            if pivot >= 0 and (page.is_ancestor(i, pivot) or page.is_ancestor(pivot, i)):
+                ps += 2
+            if REPLY_HREF_RE.search(href) or REPLY_TEXT_RE.match(text) and "permalink" not in text.lower():
+                ps -= 4
+            if PROFILE_HREF_RE.search(href) and not PERMALINK_HREF_RE.search(href):
+                ps -= 4
+            if ps >= 2 and ps > perma_score:
+                perma_score, permalink = ps, page.absolute(href)
+    if author_node >= 0:
+        author = page.text(author_node) or page.el[author_node].get("title")
+        if not author:
+            imgs = [j for j in range(author_node, page.end[author_node] + 1) if tag[j] == "img"]
+            author = page.el[imgs[0]].get("alt") if imgs else None
+        author_url = page.absolute(page.el[author_node].get("href"))
+    else:  # a name without a link: an element whose class says author / user
+        for root in group:
+            for i in range(root, page.end[root] + 1):
+                cls = (page.el[i].get("class") or "") + " " + (page.el[i].get("itemprop") or "")
+                if cls.strip() and re.search(r"author|username|poster|byline|user-?name|nick", cls, re.I):
+                    t = page.text(i)
+                    if 0 < len(t) <= 60 and not (pivot >= 0 and page.is_ancestor(i, pivot)):
+                        author, author_node = t, i
+                        break
+            if author:
+                break
+    fields["author"] = author
+    fields["author_url"] = author_url
+    fields["permalink"] = permalink
+    # ---- body text: the largest part of the record holding neither pivot nor author
+    body, body_len = -1, 0
+    lo_hi = page.leaf_lo, page.leaf_hi
+    for root in group:
+        for i in range(root, page.end[root] + 1):
+            if pivot >= 0 and page.is_ancestor(i, pivot):
+                continue
+            if author_node >= 0 and page.is_ancestor(i, author_node):
+                continue
+            ln = leaf_cum[lo_hi[1][i]] - leaf_cum[lo_hi[0][i]]
+            if ln > body_len:
+                body, body_len = i, ln
+    total = sum(leaf_cum[lo_hi[1][r]] - leaf_cum[lo_hi[0][r]] for r in group)
+    if body >= 0 and body_len >= 0.3 * total:
+        fields["text"] = page.text(body)
+    else:
+        fields["text"] = page.texts(group)
+    return fields
+
+
+# ------------------------------------------------------------------ extractor
+def _confidence(reg: MiBATRegion) -> float:
+    m = len(reg.groups)
+    sim = sum(reg.sims[1:]) / max(1, m - 1)
+    base = 0.55 + 0.45 * min(1.0, (m - 1) / 4.0)
+    return max(0.05, min(1.0, base * (0.7 + 0.3 * min(1.0, sim))))
+
+
+class MiBATExtractor:
+    """MiBAT (digest ``mibat.md``): records of user-generated content anchored on a field
+    that occurs once per record, the post date by default.
+
+    Options (see :data:`DEFAULTS`): ``measure`` (``"ps"``/``"pm"``), ``tau``,
+    ``ps_require_pivot_match``, ``min_anchors``, ``anchors`` (kinds or classifier objects),
+    ``combine`` (``"fallback"``/``"union"``), ``max_pivot_text``, ``pure_date_share``,
+    ``prefer_nested``, ``first_post_recovery``, ``exact_cells``, ``max_compares``,
+    ``time_budget``, ``relative_base``, ``languages``, ``align``, ``fields``.
+
+    ``extract`` returns every region of Ω that survives the date-only filter; the main
+    region (max H2) gets the highest confidence, the others a confidence scaled by their
+    H2 relative to it, so :mod:`~scrapy_records.ranking` keeps the main region first.
+    """
+
+    name = "mibat"
+
+    def extract(self, page: Page, **options: Any) -> list[Region]:
+        unknown = set(options) - set(DEFAULTS)
+        if unknown:
+            raise TypeError(f"unknown mibat option(s): {', '.join(sorted(unknown))}")
+        opts = {**DEFAULTS, **options}
+        if opts["measure"] not in ("ps", "pm"):
+            raise TypeError("mibat measure must be 'ps' or 'pm'")
+        if opts["combine"] not in ("fallback", "union"):
+            raise TypeError("mibat combine must be 'fallback' or 'union'")
+        regions, main = self.find(page, **opts)
+        return self.to_regions(page, regions, main, opts)
+
+    # -- the algorithm, without Region building (used by is_ugc_page and tests)
+    def find(self, page: Page, **opts: Any) -> tuple[list[MiBATRegion], MiBATRegion | None]:
+        opts = {**DEFAULTS, **opts}
+        if len(page.el) < 3:
+            return [], None
+        ctx = _Ctx(page, opts)
+        deadline = time.perf_counter() + float(opts["time_budget"])
+        kinds = opts["anchors"]
+        if isinstance(kinds, (str, AnchorClassifier)) or hasattr(kinds, "candidates"):
+            kinds = (kinds,)
+        anchors = []
+        for spec in kinds:
+            a = get_anchor(spec)
+            if isinstance(spec, str) and spec == "date" and hasattr(a, "max_text"):
+                a.max_text = opts["max_pivot_text"]
+            anchors.append(a)
+        all_regions: list[MiBATRegion] = []
+        main = None
+        for anchor in anchors:
+            regs = _run_kind(page, ctx, anchor, deadline)
+            for r in regs:
+                r.pure_date = _pure_date_region(page, r, opts["pure_date_share"])
+            all_regions.extend(regs)
+            if opts["combine"] == "fallback":
+                main = _select_main(page, regs, opts)
+                if main is not None and len(main.groups) >= 2:
+                    all_regions = regs
+                    break
+        if opts["combine"] == "union":
+            all_regions = _merge_union(all_regions)
+            main = _select_main(page, all_regions, opts)
+        if main is not None and opts["first_post_recovery"]:
+            _recover_first_post(ctx, main, anchors[0])
+        if ctx.approximated:
+            logger.debug("mibat: %d STM pairs approximated on %s", ctx.approximated, page.url)
+        return [r for r in all_regions if not r.pure_date], main
+
+    def to_regions(self, page: Page, regions: list[MiBATRegion], main: MiBATRegion | None, opts: dict[str, Any]) -> list[Region]:
+        if not regions:
+            return []
+        leaf_cum = [0]
+        acc = 0
+        for t in page.leaves:
+            acc += len(t)
+            leaf_cum.append(acc)
+        main_conf = _confidence(main) if main is not None else 0.3
+        top_h2 = main.h2 if main is not None and main.h2 > 0 else max(r.h2 for r in regions) or 1.0
+        out = []
+        for reg in regions:
+            is_main = reg is main
+            conf = main_conf if is_main else main_conf * min(0.5, reg.h2 / top_h2)
+            if reg.kind != "date":
+                conf *= 0.9
+            meta = {
+                "anchor": reg.kind,
+                "k": reg.k,
+                "offset": reg.offset,
+                "anchors": list(reg.anchors),
+                "anchor_gap": reg.anchor_gap,
+                "expan_len": reg.expan_len,
+                "h2": reg.h2,
+                "main": is_main,
+                "measure": opts["measure"],
+                "tau": opts["tau"],
+                "pivots": [page.xpath(u) for u in reg.real_pivots][:3],
+            }
+            if reg.recovered_first:
+                meta["first_post_recovered"] = True
+            region = build_region(
+                page, "mibat", reg.parent, reg.groups, conf, meta=meta, align=opts["align"]
+            )
+            if opts["fields"] and (is_main or len(reg.groups) <= 200):
+                for rec, g, pv in zip(region.records, reg.groups, reg.pivots):
+                    rec.fields.update(_record_fields(page, g, pv, opts, leaf_cum))
+                _add_columns(region)
+            out.append(region)
+        return out
+
+
+def _add_columns(region: Region) -> None:
+    have = {c.name for c in region.columns}
+    n = len(region.records) or 1
+    for name, typ in (("author", "text"), ("author_url", "url"), ("date", "date"), ("date_raw", "text"), ("text", "text"), ("permalink", "url")):
+        fill = sum(1 for r in region.records if r.fields.get(name)) / n
+        if name in have:
+            for c in region.columns:
+                if c.name == name:
+                    c.type, c.fill, c.evidence = typ, fill, "mibat"
+        else:
+            region.columns.append(Column(name, typ, fill, None, "mibat"))
+
+
+def _merge_union(regions: list[MiBATRegion]) -> list[MiBATRegion]:
+    """§8.2 "union and select": per parent, overlapping regions keep the one with more
+    records; a date region confirmed by an author region with the same (parent, k,
+    offset) is marked (agreement boost)."""
+    out: list[MiBATRegion] = []
+    for r in sorted(regions, key=lambda r: (-len(r.groups), r.kind != "date")):
+        dup = None
+        for o in out:
+            if o.parent == r.parent and set(x for g in o.groups for x in g) & set(x for g in r.groups for x in g):
+                dup = o
+                break
+        if dup is None:
+            out.append(r)
+        elif dup.k == r.k and dup.offset == r.offset and {dup.kind, r.kind} == {"date", "author"}:
+            dup.sims = [min(1.0, s + 0.1) for s in dup.sims]
+    return out
+
+
+def _recover_first_post(ctx: _Ctx, main: MiBATRegion, anchor: AnchorClassifier) -> None:
+    """§6.2 #17 post-step: prepend a sub-tree before the first record (same parent) that
+    holds a date candidate and is PS-similar to the seed, ignoring root tag and sibling
+    constraints. Off by default."""
+    page = ctx.page
+    kids = page.children[main.parent]
+    first = main.anchors[0] + main.offset
+    if first <= 0 or main.k != 1:
+        return
+    seed = main.groups[0][0]
+    cands = sorted(anchor.candidates(page))
+    cand_set = set(cands)
+    for pos in range(first - 1, max(-1, first - 4), -1):
+        t = kids[pos]
+        if not in_sorted(cands, t, page.end[t]):
+            continue
+        if ctx.tree_sim(seed, t) > 0.5 * ctx.opts["tau"] or _domain_compare(ctx, seed, t, main.real_pivots, cand_set, cands):
+            main.groups.insert(0, (t,))
+            main.anchors.insert(0, pos)
+            main.pivots.insert(0, -1)
+            main.sims.insert(0, 1.0)
+            main.recovered_first = True
+            return
+
+
+# ------------------------------------------------------------------ auto routing
+def is_ugc_page(page: Page, regions: list[Region] | None = None, *, min_text: int = 60, **options: Any) -> bool:
+    """Routing rule for ``auto``: is the page's best region date-anchored user content?
+
+    True when MiBAT (date anchor only, PS) finds a main region of >= 2 records whose
+    records carry real content (mean record text >= ``min_text`` characters) and which
+    is not dwarfed by the best region the list extractors found (``regions``, ranked):
+    its text must be at least half of that region's, or contain / sit inside it.
+    Pass ``regions=None`` to decide from MiBAT alone.
+    """
+    opts = {**options, "anchors": ("date",), "fields": False, "align": False}
+    regs, main = MiBATExtractor().find(page, **{**DEFAULTS, **opts})
+    if main is None or len(main.groups) < 2:
+        return False
+    chars = sum(len(page.texts(g)) for g in main.groups)
+    if chars / len(main.groups) < min_text:
+        return False
+    if not regions:
+        return True
+    best = regions[0]
+    other = sum(len(r.text) for r in best.records)
+    if chars >= 0.5 * other:
+        return True
+    p = best.parent
+    if p >= 0 and (page.is_ancestor(p, main.parent) or page.is_ancestor(main.parent, p)):
+        return True
+    return False
