@@ -383,7 +383,7 @@ def choose_record_selector(ctx: _Ctx, firsts: Sequence[int], size: int = 1) -> R
 
 # ------------------------------------------------------------------------ fields
 _PRICE_RX = re.compile(r"^\s*(?:[$€£¥₹]|usd|eur|gbp|rs\.?)\s*\d[\d.,\s]*$|^\s*\d[\d.,\s]*\s*(?:[$€£¥₹]|usd|eur|gbp|€)\s*$", re.I)
-_NUMBER_RX = re.compile(r"^\s*[-+]?\d[\d,.\s]*%?\s*$")
+_NUMBER_RX = re.compile(r"^\s*[-+]?(?:\d[\d,.\s]*|\.\d+)%?\s*$")
 
 
 def _guess_type(values: list[str]) -> str:
@@ -417,21 +417,60 @@ class _Feature:
         self.multi = False
 
 
+def _same_tag_pos(page: Page, j: int) -> tuple[int, int]:
+    """(1-based position among same-tag siblings, number of same-tag siblings)."""
+    p = page.parent[j]
+    if p < 0:
+        return 1, 1
+    t = page.tag[j]
+    k = n = 0
+    for c in page.children[p]:
+        if page.tag[c] == t:
+            n += 1
+            if c == j:
+                k = n
+    return k, n
+
+
 def _features(ctx: _Ctx, groups: Sequence[Sequence[int]], size: int) -> dict[tuple, _Feature]:
-    """Features of the records (module docstring); key = (kind, offset, relative path)."""
+    """Features of the records (module docstring); key = (kind, offset, relative path).
+
+    A relative path step is ``(tag, first stable class, position)``. The position (among
+    same-tag siblings) is used only for class-less elements whose parent holds the same
+    number (>= 2) of such siblings in every record -- a fixed layout such as the cells of
+    a table row -- so variable-length repeats stay one multi-valued field.
+    """
     page = ctx.page
     tag, parent, owner = page.tag, page.parent, page.leaf_owner
+    roots_of = [list(grp[:size]) if size > 1 else [grp[0]] for grp in groups]
+    # pass 1: same-tag sibling counts of class-less steps, by coarse (position-free) key
+    counts: dict[tuple, set[int]] = {}
+    for roots in roots_of:
+        for k, r in enumerate(roots):
+            coarse: dict[int, tuple] = {r: (k,)}
+            for j in range(r + 1, page.end[r] + 1):
+                pj = parent[j]
+                if pj not in coarse:
+                    continue
+                c = ctx.first_class(j)
+                coarse[j] = coarse[pj] + ((tag[j], c),)
+                if c is None:
+                    counts.setdefault(coarse[j], set()).add(_same_tag_pos(page, j)[1])
+    fixed = {key for key, ns in counts.items() if len(ns) == 1 and next(iter(ns)) >= 2}
     feats: dict[tuple, _Feature] = {}
-    for rno, grp in enumerate(groups):
-        roots = list(grp[:size]) if size > 1 else [grp[0]]
+    for rno, roots in enumerate(roots_of):
         for k, r in enumerate(roots):
             rel: dict[int, tuple] = {r: ()}
+            coarse = {r: (k,)}
             for j in range(r, page.end[r] + 1):
                 if j != r:
                     pj = parent[j]
                     if pj not in rel:  # folded / unexpected: skip
                         continue
-                    rel[j] = rel[pj] + ((tag[j], ctx.first_class(j)),)
+                    c = ctx.first_class(j)
+                    coarse[j] = coarse[pj] + ((tag[j], c),)
+                    pos = _same_tag_pos(page, j)[0] if coarse[j] in fixed else 0
+                    rel[j] = rel[pj] + ((tag[j], c, pos),)
                 key = rel[j]
                 lo, hi = page.leaf_lo[j], page.leaf_hi[j]
                 found = []
@@ -466,9 +505,11 @@ def _field_xpaths(ctx: _Ctx, f: _Feature, offset: int) -> list[str]:
     """Candidate relative XPaths of a feature: plain steps, then class-less steps tightened."""
     def build(tight: bool) -> str:
         steps = []
-        for t, c in f.key:
+        for t, c, pos in f.key:
             if c:
                 steps.append(f"{t}[{_cls_xp(c)}]")
+            elif pos:
+                steps.append(f"{t}[{pos}]")
             else:
                 steps.append(f"{t}[not(@class)]" if tight else t)
         base = "/".join(steps)
@@ -490,10 +531,10 @@ def _field_css(f: _Feature, offset: int) -> str | None:
     if offset:
         return None
     parts = []
-    for t, c in f.key:
+    for t, c, pos in f.key:
         if c and not _css_ident_ok(c):
             return None
-        parts.append(f"{t}.{c}" if c else t)
+        parts.append(f"{t}.{c}" if c else (f"{t}:nth-of-type({pos})" if pos else t))
     sel = " > ".join(parts)
     if f.kind == "href":
         return (sel + "::attr(href)") if sel else "::attr(href)"
@@ -722,15 +763,20 @@ def _page_field_features(ctx: _Ctx, exclude: Sequence[tuple[int, int]]) -> dict[
         lo, hi = page.leaf_lo[j], page.leaf_hi[j]
         own = sum(1 for k in range(lo, hi) if page.leaf_owner[k] == j)
         xp, _css, _ = ctx.path(j)
+        items: list[tuple[tuple[str, str], str]] = []
         if own == hi - lo:
-            key = ("text", xp)
-            val = page.text(j)
+            items.append((("text", xp), page.text(j)))
         else:
-            key = ("own", xp + "/text()")
-            val = page.own_text(j)
-        if key in out:
-            dup.add(key)
-        out[key] = val
+            # mixed content ("<b>Author:</b> Jane<br><b>Year:</b> 1999"): one field per
+            # non-blank text node, by position among the element's text nodes
+            for pos, t in enumerate(page.el[j].xpath("text()"), 1):
+                t = " ".join(t.split())
+                if t:
+                    items.append((("own", f"{xp}/text()[{pos}]"), t))
+        for key, val in items:
+            if key in out:
+                dup.add(key)
+            out[key] = val
         if len(out) > 3000:
             break
     for k in dup:
@@ -871,12 +917,12 @@ def intersect_induce(
             if len(set(vals)) == 1:
                 continue  # template text
             ftype = _guess_type(vals)
-            tail = re.findall(r"([a-z0-9]+)(?:\[[^\]]*\])?(?:/text\(\))?$", xp)
+            tail = re.findall(r"([a-z0-9]+)(?:\[[^\]]*\])?(?:/text\(\)(?:\[\d+\])?)?$", xp)
             base = (tail[0] if tail else "value")
             base = {"h1": "title", "h2": "heading", "h3": "heading", "title": "page_title"}.get(base, base)
             used[base] = used.get(base, 0) + 1
             name = base if used[base] == 1 else f"{base}_{used[base]}"
-            pfields.append(FieldSpec(name, ftype, xp, None, None, False, kind == "own"))
+            pfields.append(FieldSpec(name, ftype, xp, None, None, False, False))
             if len(pfields) >= max_fields * 2:
                 break
     urls = [p.url for p in pages if p.url]

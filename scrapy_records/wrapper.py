@@ -281,6 +281,12 @@ class Health:
     fill_rates: dict[str, float] = field(default_factory=dict)
     min_fit: float = 0.5
 
+    def __post_init__(self) -> None:
+        # stored rounded, so a wrapper equals its JSON round trip
+        self.expected_records = (int(self.expected_records[0]), int(self.expected_records[1]))
+        self.fill_rates = {k: round(float(v), 4) for k, v in self.fill_rates.items()}
+        self.min_fit = round(float(self.min_fit), 4)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "expected_records": [int(self.expected_records[0]), int(self.expected_records[1])],

@@ -1,0 +1,355 @@
+"""Wrapper model, JSON validation, induction (from_region / induce) and health."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scrapy_records import Page, WrapperError, register_extractor
+from scrapy_records.extractors.base import build_region
+from scrapy_records.induce import induce, register_inducer, stable_id, stable_token
+from scrapy_records.wrapper import (
+    FieldSpec,
+    Health,
+    ListSpec,
+    Provenance,
+    RecordSelector,
+    Wrapper,
+)
+
+SHOP = """<html><head><title>Phones</title><script>var x = "<li class='item'>";</script></head>
+<body><div id="nav"><a href="/">Home</a> <a href="/about">About</a></div>
+<ul id="results">
+<li class="item css-1x2y3z"><h3><a href="/p/1">Alpha phone</a></h3><span class="price">$10.00</span>
+  <p>Nice phone <b>new</b> today</p></li>
+<li class="item featured css-9q8w7e"><h3><a href="/p/2">Beta phone</a></h3><span class="price">$12.50</span>
+  <p>Good <b>used</b> one</p></li>
+<li class="item css-4r5t6y"><h3><a href="/p/3">Gamma phone</a></h3><p>No price <b>x</b></p></li>
+<li class="ad">Sponsored: buy things</li>
+</ul><div id="foot">Copyright</div></body></html>"""
+
+SHOP_PAGE2 = """<html><body><div id="nav"><a href="/">Home</a></div>
+<ul id="results">
+<li class="item"><h3><a href="/p/7">Delta phone</a></h3><span class="price">$99.00</span><p>Big <b>new</b></p></li>
+<li class="item"><h3><a href="/p/8">Epsilon phone</a></h3><span class="price">$5.00</span><p>Small <b>old</b></p></li>
+<li class="ad">Sponsored</li>
+<li class="item"><h3><a href="/p/9">Zeta phone</a></h3><span class="price">$7.25</span><p>Red <b>new</b></p></li>
+<li class="item"><h3><a href="/p/10">Eta phone</a></h3><span class="price">$8.00</span><p>Blue <b>new</b></p></li>
+</ul></body></html>"""
+
+# the same site after a redesign: the wrapper's selectors no longer match
+SHOP_REDESIGN = """<html><body><main><section class="grid">
+<article class="card"><h2><a href="/p/1">Alpha phone</a></h2><em>$10.00</em></article>
+<article class="card"><h2><a href="/p/2">Beta phone</a></h2><em>$12.50</em></article>
+</section></main></body></html>"""
+
+TABLE = """<html><body><table>
+<tr><th>Name</th><th>Team</th><th>Avg</th></tr>
+<tr><td><a href="/pl/ruth">Babe Ruth</a></td><td>NYY</td><td>.342</td></tr>
+<tr><td><a href="/pl/cobb">Ty Cobb</a></td><td>DET</td><td>.366</td></tr>
+<tr><td><a href="/pl/gehrig">Lou Gehrig</a></td><td>NYY</td><td>.340</td></tr>
+<tr><td colspan="3">3 players</td></tr>
+</table></body></html>"""
+
+DEFLIST = """<html><body><div class="content"><dl>
+<dt>Apple</dt><dd>A red fruit</dd>
+<dt>Banana</dt><dd>A yellow fruit</dd>
+<dt>Cherry</dt><dd>A small fruit</dd>
+</dl></div></body></html>"""
+
+
+def _region(page: Page, nodes_per_record, extractor="test"):
+    parent = page.parent[nodes_per_record[0][0]]
+    return build_region(page, extractor, parent, nodes_per_record, 0.9)
+
+
+def _nodes(page: Page, tag: str, cls: str | None = None):
+    return [i for i in range(page.n) if page.tag[i] == tag and (cls is None or cls in page.classes(i))]
+
+
+def shop_wrapper():
+    page = Page(SHOP, "http://shop.example/list")
+    region = _region(page, [(i,) for i in _nodes(page, "li", "item")])
+    return Wrapper.from_region(region, page), region, page
+
+
+# ------------------------------------------------------------------ from_region
+def test_from_region_reextracts_same_records_and_values():
+    w, region, page = shop_wrapper()
+    res = w.extract(SHOP, url="http://shop.example/list")
+    recs = res.regions[0].records
+    assert [r.xpaths for r in recs] == [r.xpaths for r in region.records]
+    assert [r.text for r in recs] == [r.text for r in region.records]
+    assert recs[0].text == "Alpha phone $10.00 Nice phone new today"  # script text excluded
+    assert res.regions[0].extractor == f"wrapper:{w.id}"
+    by_type = {f.type: f.name for f in w.fields}
+    price, url = by_type["price"], by_type["url"]
+    assert [r.fields.get(price) for r in recs] == ["$10.00", "$12.50", None]
+    assert [r.fields[url] for r in recs] == [
+        "http://shop.example/p/1", "http://shop.example/p/2", "http://shop.example/p/3"]
+    assert w.verify(page, region) == {"records": 3, "expected": 3, "records_exact": True, "same_text": 1.0}
+
+
+def test_selectors_prefer_stable_ids_and_classes_and_skip_generated_tokens():
+    w, _region_, _page = shop_wrapper()
+    assert "@id='results'" in w.record.xpath
+    assert "' item '" in w.record.xpath
+    assert "css-" not in w.record.xpath
+    assert "[1]" not in w.record.xpath and "[2]" not in w.record.xpath
+    assert w.record.css == "ul#results > li.item"
+    price = next(f for f in w.fields if f.type == "price")
+    assert price.optional and not price.multiple and price.css == "span.price"
+    assert w.health.fill_rates[price.name] == pytest.approx(2 / 3, abs=1e-3)
+    assert w.health.expected_records == (3, 3)
+
+
+def test_stable_token_rules():
+    assert stable_token("item") and stable_token("product-title") and stable_token("searchResult")
+    for bad in ("css-1x2y3z", "sc-bdVaJa", "Title_title__3xYz1", "post-12345", "active", "a'b"):
+        assert not stable_token(bad), bad
+    assert stable_id("results") and not stable_id("post-123456")
+
+
+def test_from_region_table_rows_excludes_header_and_footer():
+    page = Page(TABLE, "http://ball.example/players")
+    rows = _nodes(page, "tr")[1:4]
+    region = _region(page, [(i,) for i in rows])
+    w = Wrapper.from_region(region, page)
+    res = w.extract(TABLE, url="http://ball.example/players")
+    assert "position()" in w.record.xpath  # header and footer rows have the same tag
+    assert [r.text for r in res.records] == [
+        "Babe Ruth NYY .342", "Ty Cobb DET .366", "Lou Gehrig NYY .340"]
+    link = next(f for f in w.fields if f.type == "url")
+    assert [r.fields[link.name] for r in res.records] == [
+        "http://ball.example/pl/ruth", "http://ball.example/pl/cobb", "http://ball.example/pl/gehrig"]
+    numbers = [f for f in w.fields if f.type == "number"]
+    assert [r.fields[numbers[0].name] for r in res.records] == [".342", ".366", ".340"]
+
+
+def test_from_region_generalized_nodes_of_two_siblings():
+    page = Page(DEFLIST)
+    dts = _nodes(page, "dt")
+    region = _region(page, [(i, i + 1) for i in dts])
+    w = Wrapper.from_region(region, page)
+    assert w.record.size == 2
+    res = w.extract(DEFLIST)
+    assert [r.text for r in res.records] == ["Apple A red fruit", "Banana A yellow fruit", "Cherry A small fruit"]
+    assert [len(r.xpaths) for r in res.records] == [2, 2, 2]
+    values = [sorted(v for v in r.fields.values()) for r in res.records]
+    assert values[1] == ["A yellow fruit", "Banana"]
+
+
+# -------------------------------------------------------------- application
+def test_apply_to_another_page_of_the_template():
+    w, _r, _p = shop_wrapper()
+    res = w.extract(SHOP_PAGE2.encode("utf-8"), url="http://shop.example/list?page=2")
+    names = [r.fields[next(f.name for f in w.fields if f.type == "text" and f.xpath == "h3/a")]
+             for r in res.records]
+    assert names == ["Delta phone", "Epsilon phone", "Zeta phone", "Eta phone"]
+    h = res.regions[0].meta["health"]
+    assert h["records"] == 4 and h["fits"] and h["missing_required"] == []
+    assert h["records_fit"] == pytest.approx(0.75)
+    assert not w.stale
+    assert res.main is res.regions[0]
+
+
+def test_changed_page_marks_wrapper_stale():
+    w, _r, _p = shop_wrapper()
+    res = w.extract(SHOP_REDESIGN, url="http://shop.example/list")
+    h = res.regions[0].meta["health"]
+    assert h["records"] == 0 and h["fit"] == 0.0 and not h["fits"]
+    assert w.stale
+    assert w.check(res)["fits"] is False
+
+
+def test_missing_required_fields_lower_fit():
+    w, _r, _p = shop_wrapper()
+    broken = SHOP_PAGE2.replace("<h3>", "<h4>").replace("</h3>", "</h4>").replace("<p>", "<div>").replace("</p>", "</div>")
+    res = w.extract(broken)
+    h = res.regions[0].meta["health"]
+    assert h["records"] == 4
+    assert h["required_fill"] == 0.0 and len(h["missing_required"]) >= 3
+    assert not h["fits"] and w.stale
+
+
+def test_apply_to_page_object_sets_nodes():
+    w, region, page = shop_wrapper()
+    res = w.extract(page)
+    assert [r.nodes for r in res.records] == [r.nodes for r in region.records]
+
+
+def test_nested_lists_and_page_fields():
+    html = """<html><body><h1>Recipes</h1><div id="r">
+    <div class="recipe"><h2>Soup</h2><ul><li>water</li><li>salt</li></ul></div>
+    <div class="recipe"><h2>Tea</h2><ul><li>leaves</li></ul></div></div></body></html>"""
+    w = Wrapper(
+        id="nested1",
+        record=RecordSelector("//div[@id='r']/div", "div#r > div"),
+        fields=[FieldSpec("name", "text", "h2", css="h2")],
+        lists=[ListSpec("ingredients", RecordSelector("ul/li"), [FieldSpec("item", "text", ".")])],
+        page_fields=[FieldSpec("heading", "text", "//h1")],
+        health=Health((2, 2), {"name": 1.0}),
+    )
+    w2 = Wrapper.from_json(w.to_json())
+    res = w2.extract(html)
+    assert [r.fields for r in res.records] == [
+        {"name": "Soup", "ingredients": [{"item": "water"}, {"item": "salt"}]},
+        {"name": "Tea", "ingredients": [{"item": "leaves"}]},
+    ]
+    assert res.regions[0].meta["page"] == {"heading": "Recipes"}
+
+
+# ------------------------------------------------------------------- JSON
+def test_json_round_trip_is_unchanged():
+    w, _r, _p = shop_wrapper()
+    text = w.to_json()
+    w2 = Wrapper.from_json(text)
+    assert w2.to_json() == text
+    assert w2 == w
+    assert json.loads(text)["format"] == "scrapy-records-wrapper"
+    assert json.loads(text)["provenance"]["sample_urls"] == ["http://shop.example/list"]
+    # the loaded wrapper extracts the same records
+    assert [r.text for r in w2.extract(SHOP).records] == [r.text for r in w.extract(SHOP).records]
+
+
+def _doc():
+    w, _r, _p = shop_wrapper()
+    return json.loads(w.to_json())
+
+
+def _mutations():
+    def drop(key):
+        def f(d):
+            del d[key]
+        return f
+
+    def setter(path, value):
+        def f(d):
+            cur = d
+            for p in path[:-1]:
+                cur = cur[p]
+            cur[path[-1]] = value
+        return f
+
+    return {
+        "wrong version": setter(["version"], 2),
+        "bool version": setter(["version"], True),
+        "wrong format": setter(["format"], "something-else"),
+        "missing record": drop("record"),
+        "missing health": drop("health"),
+        "unknown key": setter(["extra"], 1),
+        "size as string": setter(["record", "size"], "1"),
+        "size zero": setter(["record", "size"], 0),
+        "optional not bool": setter(["fields", 0, "optional"], "yes"),
+        "bad field type": setter(["fields", 0, "type"], "colour"),
+        "xpath does not compile": setter(["record", "xpath"], "//li[@class='x'"),
+        "css does not parse": setter(["record", "css"], "li..x >"),
+        "fields not a list": setter(["fields"], {"a": 1}),
+        "range reversed": setter(["health", "expected_records"], [5, 2]),
+        "fill rate above 1": setter(["health", "fill_rates", "x"], 1.5),
+        "empty id": setter(["id"], ""),
+        "signature of strings": setter(["template", "signature"], ["a"]),
+        "missing field key": lambda d: d["fields"][0].pop("attribute"),
+        "duplicate field name": lambda d: d["fields"].append(dict(d["fields"][0])),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_mutations()))
+def test_corrupt_documents_raise_wrapper_error(name):
+    d = _doc()
+    _mutations()[name](d)
+    with pytest.raises(WrapperError):
+        Wrapper.from_json(json.dumps(d))
+
+
+def test_truncated_and_non_json_documents():
+    text = shop_wrapper()[0].to_json()
+    for bad in (text[: len(text) // 2], "", "null", "[1, 2]", b"\xff\xfe\x00", "not json"):
+        with pytest.raises(WrapperError):
+            Wrapper.from_json(bad)
+
+
+def test_version_error_message_is_clear():
+    d = _doc()
+    d["version"] = 99
+    with pytest.raises(WrapperError, match="unsupported wrapper version 99"):
+        Wrapper.from_json(json.dumps(d))
+
+
+# ----------------------------------------------------------------- induce
+class _ItemsExtractor:
+    """Test extractor: the children of the parent with the most same-tag children."""
+
+    name = "testitems"
+
+    def extract(self, page, **options):
+        if options:
+            raise TypeError(f"unknown options {sorted(options)}")
+        best = None
+        for p in range(page.n):
+            kids = page.children[p]
+            by_tag: dict[str, list[int]] = {}
+            for k in kids:
+                by_tag.setdefault(page.tag[k], []).append(k)
+            for tag, ks in by_tag.items():
+                if tag in ("li", "tr", "div") and len(ks) >= 2 and (best is None or len(ks) > len(best[1])):
+                    best = (p, ks)
+        if best is None:
+            return []
+        p, ks = best
+        return [build_region(page, self.name, p, [(k,) for k in ks], 0.8)]
+
+
+register_extractor("testitems", _ItemsExtractor())
+
+
+def test_induce_from_two_pages_keeps_what_holds_on_both():
+    pages = [("http://shop.example/a", SHOP_PAGE2), ("http://shop.example/b", SHOP_PAGE2.replace("Delta", "Omega"))]
+    w = induce(pages, extractor="testitems")
+    assert w.provenance.extractor == "testitems"
+    assert w.provenance.sample_urls == ["http://shop.example/a", "http://shop.example/b"]
+    assert w.site == "shop.example"
+    res = w.extract(SHOP_PAGE2)
+    assert len(res.records) == 5  # the extractor's records include the ad on these pages
+    assert Wrapper.from_json(w.to_json()).to_json() == w.to_json()
+
+
+DETAIL = """<html><body><div id="hd">Book shop</div><h1>{title}</h1>
+<p class="info"><b>Author:</b> {author}<br><b>Price:</b> {price}<br><b>Stock:</b> yes</p>
+<div id="ft">(c) shop</div></body></html>"""
+
+
+def test_induce_detail_pages_learns_page_fields():
+    a = DETAIL.format(title="Dune", author="Frank Herbert", price="$9.99")
+    b = DETAIL.format(title="Emma", author="Jane Austen", price="$4.50")
+    c = DETAIL.format(title="Ulysses", author="James Joyce", price="$12.00")
+    w = induce([("http://books.example/1", a), ("http://books.example/2", b)], extractor="testitems")
+    res = w.extract(c)
+    page_vals = res.regions[0].meta["page"]
+    assert sorted(page_vals.values()) == ["$12.00", "James Joyce", "Ulysses"]
+    # template text ("Title:", "Book shop") is not a field
+    assert "Title:" not in page_vals.values() and "Book shop" not in page_vals.values()
+
+
+def test_induce_registry_and_errors():
+    calls = []
+
+    def fake(pages, **options):
+        calls.append((len(pages), options))
+        return shop_wrapper()[0]
+
+    register_inducer("fake", fake)
+    w = induce([SHOP, SHOP_PAGE2], extractor="fake", x=1)
+    assert calls == [(2, {"x": 1})] and w.record is not None
+    with pytest.raises(WrapperError):
+        induce([], extractor="testitems")
+    with pytest.raises(WrapperError):
+        induce(["<html><body><p>just one paragraph</p></body></html>"], extractor="testitems")
+
+
+def test_hand_built_wrapper_validates():
+    w = Wrapper(id="x", record=RecordSelector("//li"), fields=[FieldSpec("a", "colour", "a")],
+                provenance=Provenance(extractor="gstm"))
+    with pytest.raises(WrapperError, match="colour"):
+        w.validate()
