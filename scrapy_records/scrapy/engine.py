@@ -190,6 +190,8 @@ class RecordsRuntime:
             return tid, sig
 
     def _state(self, site: str, template: str, signature: Any, out: Outcome) -> TemplateState:
+        # The first page of a template loads the stored wrapper while holding the lock, so
+        # concurrent pages of the same template wait for it instead of mining unsupervised.
         with self._lock:
             st = self._states.get((site, template))
             if st is None:
@@ -198,23 +200,21 @@ class RecordsRuntime:
                 return st
             st.loaded = True
             store = self.store
-        if store is None:
-            return st
-        try:
-            sw = store.get(site, template)
-        except Exception as exc:
-            logger.warning("scrapy_records: cannot read wrapper %s/%s: %s", site, template, exc)
-            out.inc("records/errors")
-            return st
-        if sw is None:
-            return st
-        wrapper = self._load_wrapper(sw.document, site, template, sw.version, out)
-        with self._lock:
+            if store is None:
+                return st
+            try:
+                sw = store.get(site, template)
+            except Exception as exc:
+                logger.warning("scrapy_records: cannot read wrapper %s/%s: %s", site, template, exc)
+                out.inc("records/errors")
+                return st
+            if sw is None:
+                return st
+            wrapper = self._load_wrapper(sw.document, site, template, sw.version, out)
             st.stored_version = sw.version
             if wrapper is not None:
                 st.wrapper, st.version = wrapper, sw.version
-
-        return st
+            return st
 
     def _load_wrapper(self, document: str, site: str, template: str, version: int, out: Outcome):
         from ..wrapper import Wrapper

@@ -24,13 +24,17 @@ FLAT_BASE = ("url", "site", "template", "wrapper_id", "wrapper_version", "region
 
 def flatten_record(item: Any, prefix: str = "") -> dict[str, Any]:
     """A flat dict: the RecordItem's metadata columns then one key per record field
-    (lists are joined with `` | ``)."""
+    (lists are joined with `` | ``; a field named like a metadata column, e.g. ``url``,
+    becomes ``record_url``)."""
     a = ItemAdapter(item)
     out = {k: a.get(k) for k in FLAT_BASE}
     for name, value in (a.get("fields") or {}).items():
         if isinstance(value, list):
             value = " | ".join(str(v) for v in value)
-        out[f"{prefix}{name}"] = value
+        key = f"{prefix}{name}"
+        if key in FLAT_BASE:  # a record field named like a metadata column ("url")
+            key = f"record_{name}"
+        out[key] = value
     return out
 
 

@@ -1,0 +1,215 @@
+"""Real crawls with Scrapy's crawler against the demo site served on 127.0.0.1 by the test.
+
+Each crawl runs in a subprocess (Twisted's reactor starts once per process) through
+:data:`RUNNER`, which writes the scraped items, the final stats and the log to files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "example_project"
+sys.path.insert(0, str(EXAMPLE))
+
+from demo.site import N_PRODUCTS, PER_PAGE, DemoSite  # noqa: E402
+
+RUNNER = textwrap.dedent(
+    '''
+    import json, logging, sys
+    import scrapy
+    from scrapy import signals
+    from scrapy.crawler import CrawlerProcess
+
+    cfg = json.load(open(sys.argv[1]))
+    BASE = cfg["base"]
+
+    class ShopSpider(scrapy.Spider):
+        """Walks the shop like a user's spider: own items + own requests."""
+        name = "shop"
+
+        async def start(self):
+            for path in cfg.get("start", ["shop/page/1"]):
+                yield scrapy.Request(BASE + path, callback=self.parse_list)
+
+        def parse_list(self, response):
+            yield {"kind": "list", "url": response.url}
+            if not hasattr(response, "css"):
+                return
+            if cfg.get("details"):
+                for href in response.css("div.product h3 a::attr(href)").getall()[:2]:
+                    yield response.follow(href, callback=self.parse_detail)
+            nxt = response.css("div.pagination a.next::attr(href)").get()
+            if nxt and cfg.get("follow", True):
+                yield response.follow(nxt, callback=self.parse_list)
+
+        def parse_detail(self, response):
+            yield {"kind": "detail", "url": response.url}
+
+    items, stats = [], {}
+
+    def on_item(item, response, spider):
+        d = dict(item)
+        d["__class__"] = type(item).__name__
+        items.append(d)
+
+    settings = {"ADDONS": {"scrapy_records.Addon": 300}, "LOG_FILE": cfg["log"],
+                "LOG_LEVEL": "INFO", "TELNETCONSOLE_ENABLED": False, "ROBOTSTXT_OBEY": False,
+                "CONCURRENT_REQUESTS": 4}
+    settings.update(cfg.get("settings", {}))
+    process = CrawlerProcess(settings)
+    crawler = process.create_crawler(ShopSpider)
+    crawler.signals.connect(on_item, signal=signals.item_scraped)
+    process.crawl(crawler)
+    process.start()
+    stats = {k: v for k, v in crawler.stats.get_stats().items() if isinstance(v, (int, float, str))}
+    json.dump({"items": items, "stats": stats}, open(cfg["out"], "w"), default=str)
+    '''
+)
+
+
+@pytest.fixture(scope="module")
+def site():
+    with DemoSite() as s:
+        yield s
+
+
+def crawl(tmp_path: Path, site: DemoSite, name: str, **cfg):
+    """Run one crawl in a subprocess; return (items, stats, log text)."""
+    runner = tmp_path / "runner.py"
+    runner.write_text(RUNNER)
+    cfg.update(base=site.url, log=str(tmp_path / f"{name}.log"), out=str(tmp_path / f"{name}.json"))
+    cfg_path = tmp_path / f"{name}.cfg.json"
+    cfg_path.write_text(json.dumps(cfg))
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, str(runner), str(cfg_path)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads((tmp_path / f"{name}.json").read_text())
+    return data["items"], data["stats"], (tmp_path / f"{name}.log").read_text()
+
+
+def store_setting(tmp_path: Path) -> dict:
+    return {"RECORDS_WRAPPER_STORE": f"sqlite:///{tmp_path / 'wrappers.sqlite'}",
+            "RECORDS_INDUCTION_SAMPLES": 2}
+
+
+def records(items):
+    return [i for i in items if i["__class__"] == "RecordItem"]
+
+
+def test_records_next_to_spider_items_and_wrapper_reuse(tmp_path, site):
+    # mining in the reactor thread makes the order deterministic: page 2's induction is
+    # done before page 3 is requested (threaded mining lets the spider run ahead)
+    settings = dict(store_setting(tmp_path), RECORDS_THREADED=False)
+    items, stats, log = crawl(tmp_path, site, "first", settings=settings)
+    n_pages = (N_PRODUCTS + PER_PAGE - 1) // PER_PAGE
+    # the spider's own items pass through untouched, one per list page
+    own = [i for i in items if i["__class__"] == "dict"]
+    assert sorted(i["url"] for i in own) == sorted(f"{site.url}shop/page/{k}" for k in range(1, n_pages + 1))
+    assert all(set(i) == {"kind", "url", "__class__"} for i in own)
+    # every product of the shop is a record, with its price as a field
+    recs = records(items)
+    assert len(recs) == N_PRODUCTS
+    names = [r["text"] for r in recs]
+    assert any("Blender 1 " in t for t in names)
+    assert all(any(str(v).startswith("$") for v in r["fields"].values()) for r in recs)
+    # a wrapper was induced from 2 pages and reused on the later pages of the template
+    assert stats["records/pages_mined"] == n_pages
+    assert stats["records/wrapper/induced"] == 1
+    assert stats["records/extractor/auto/pages"] == 2  # the two induction samples
+    assert stats["records/wrapper/reused"] == n_pages - 2
+    by_wrapper = [r for r in recs if r["extractor"] == "wrapper"]
+    assert by_wrapper and all(r["wrapper_version"] == 1 and r["wrapper_id"] for r in by_wrapper)
+    wrappers = [i for i in items if i["__class__"] == "WrapperItem"]
+    assert len(wrappers) == 1 and wrappers[0]["version"] == 1 and wrappers[0]["status"] == "new"
+    assert wrappers[0]["document"]["record"]["xpath"]
+    assert "induced wrapper" in log and "scrapy_records summary" in log
+    assert stats["records/records"] == N_PRODUCTS
+
+
+def test_second_crawl_reuses_stored_wrapper(tmp_path, site):
+    settings = store_setting(tmp_path)
+    crawl(tmp_path, site, "first", settings=settings)
+    items, stats, log = crawl(tmp_path, site, "second", settings=settings)
+    assert stats.get("records/wrapper/induced", 0) == 0
+    assert stats["records/wrapper/reused"] == stats["records/pages_mined"] == 5
+    assert len(records(items)) == N_PRODUCTS
+    assert not [i for i in items if i["__class__"] == "WrapperItem"]
+    assert "induced wrapper" not in log
+
+
+def test_corrupt_store_entry_is_reinduced(tmp_path, site):
+    settings = store_setting(tmp_path)
+    crawl(tmp_path, site, "first", settings=settings)
+    db = tmp_path / "wrappers.sqlite"
+    with sqlite3.connect(db) as conn:
+        (n,) = conn.execute("SELECT count(*) FROM wrappers").fetchone()
+        assert n == 1
+        conn.execute("UPDATE wrappers SET document = '{\"format\": \"scrapy-records-wr'")
+    items, stats, log = crawl(tmp_path, site, "second", settings=settings)
+    assert stats["records/wrapper/corrupt"] == 1
+    assert stats["records/wrapper/induced"] == 1
+    assert "is corrupt" in log
+    wrappers = [i for i in items if i["__class__"] == "WrapperItem"]
+    assert [w["version"] for w in wrappers] == [2] and wrappers[0]["status"] == "updated"
+    assert len(records(items)) == N_PRODUCTS
+    with sqlite3.connect(db) as conn:
+        version, document = conn.execute("SELECT version, document FROM wrappers").fetchone()
+    assert version == 2 and json.loads(document)["format"] == "scrapy-records-wrapper"
+
+
+def test_non_html_and_oversized_responses_are_skipped(tmp_path, site):
+    settings = dict(store_setting(tmp_path), RECORDS_MAX_PAGE_BYTES=100_000)
+    items, stats, _ = crawl(
+        tmp_path, site, "skip", follow=False,
+        start=["data.json", "img/1.png", "huge", "shop/page/1"], settings=settings,
+    )
+    assert stats["records/skipped/non_html"] == 2
+    assert stats["records/skipped/too_large"] == 1
+    assert stats["records/pages_mined"] == 1  # only the shop page
+    assert {r["url"] for r in records(items)} == {site.url + "shop/page/1"}
+    # the spider still got every response (its own items pass through)
+    assert len([i for i in items if i["__class__"] == "dict"]) == 4
+
+
+def test_low_confidence_records_dropped_and_meta_off(tmp_path, site):
+    settings = dict(store_setting(tmp_path), RECORDS_MIN_CONFIDENCE=1.01, RECORDS_WRAPPERS=False)
+    items, stats, _ = crawl(tmp_path, site, "drop", settings=settings)
+    assert records(items) == []
+    assert stats["records/dropped/low_confidence"] == stats["records/records"] == N_PRODUCTS
+    assert stats.get("records/wrapper/induced", 0) == 0
+
+
+def test_templates_get_separate_wrappers(tmp_path, site):
+    items, stats, _ = crawl(tmp_path, site, "both", details=True, settings=store_setting(tmp_path))
+    wrappers = [i for i in items if i["__class__"] == "WrapperItem"]
+    # list pages and product pages are two templates with two wrappers
+    assert len({w["template"] for w in wrappers}) == 2
+    templates = {r["template"] for r in records(items)}
+    assert len(templates) == 2
+
+
+def test_pagination_following(tmp_path, site):
+    settings = dict(store_setting(tmp_path), RECORDS_FOLLOW_PAGINATION=True)
+    items, stats, _ = crawl(tmp_path, site, "pages", follow=False, settings=settings)
+    assert stats["records/pagination/followed"] >= 4
+    assert len(records(items)) == N_PRODUCTS
+
+
+@pytest.mark.browser
+def test_playwright_renders_js_page(tmp_path, site):
+    settings = dict(store_setting(tmp_path), RECORDS_PLAYWRIGHT_AUTO=True, RECORDS_WRAPPERS=False)
+    items, stats, log = crawl(tmp_path, site, "js", follow=False, start=["js/"], settings=settings)
+    assert stats["records/playwright/rerequested"] == 1
+    recs = records(items)
+    assert len(recs) == 10, log[-3000:]
+    assert any("Blender 1" in r["text"] for r in recs)
