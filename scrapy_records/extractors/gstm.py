@@ -696,3 +696,403 @@ def induce_pattern(pages: list[Any], **options: Any) -> Pattern:
         root = B.merge(root, other)
     kw["grammar"] = "literal" if M.literal_grammar else "r6"
     return Pattern(root, len(plist), [p.url for p in plist], score, kw)
+
+
+# ============================================================== pattern -> Wrapper
+import re as _re  # noqa: E402
+
+_TAG_OK = _re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+_NAME_BAD = _re.compile(r"[^A-Za-z0-9_\-]+")
+
+
+def _cls_xp(c: str) -> str:
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {c} ')"
+
+
+def _tag_step(tag: str) -> str:
+    return tag if _TAG_OK.match(tag) else f"*[name()='{tag}']"
+
+
+def _guess_type(values: list[str]) -> str:
+    try:
+        from ..induce import _guess_type as g  # the shared heuristic of the region inducer
+
+        return g(values)
+    except Exception:  # pragma: no cover - fall back to plain text
+        return "text"
+
+
+class _WrapperBuilder:
+    """Turn a :class:`Pattern` into selectors, verified on the sample pages (digest §8)."""
+
+    def __init__(self, pattern: Pattern, pages: list[Page]) -> None:
+        self.P = pattern
+        self.pages = pages
+        self.parent: dict[int, PNode | None] = {}
+        self.chain_opt: dict[int, bool] = {}
+        self._abs: dict[int, str] = {}
+        self._names: set[str] = set()
+        stack: list[tuple[Any, PNode | None]] = [(pattern.root, None)]
+        while stack:
+            it, par = stack.pop()
+            if isinstance(it, PList):
+                for c in it.record:
+                    stack.append((c, par))
+            else:
+                self.parent[id(it)] = par
+                for c in it.children:
+                    stack.append((c, it))
+
+    # ------------------------------------------------------------ instances
+    def elems(self, node: PNode) -> list[Any]:
+        out = []
+        for pg, x in node.inst:
+            if x >= 0 and pg < len(self.pages):
+                out.append(self.pages[pg].el[x])
+        return out
+
+    def step(self, node: PNode, contexts: list[Any]) -> tuple[str, bool]:
+        """The most robust child step from ``contexts`` selecting exactly ``node``'s instances."""
+        want = self.elems(node)
+        by_parent: dict[Any, set[Any]] = {}
+        for e in want:
+            by_parent.setdefault(e.getparent(), set()).add(e)
+        tag = _tag_step(node.tag)
+        cands = []
+        if node.ident:
+            cands.append(f"{tag}[@id='{node.ident}']")
+        for c in node.classes[:4]:
+            cands.append(f"{tag}[{_cls_xp(c)}]")
+        idx = set()
+        for e in want:
+            k = 1
+            for s in e.itersiblings(preceding=True):
+                if s.tag == e.tag:
+                    k += 1
+            idx.add(k)
+        cands.append(tag)
+        if len(idx) == 1:
+            cands.append(f"{tag}[{idx.pop()}]")
+        best, best_err = tag, None
+        for c in cands:
+            miss = extra = 0
+            for ctx in contexts:
+                try:
+                    got = {x for x in ctx.xpath(c) if hasattr(x, "tag")}
+                except Exception:
+                    got = set()
+                exp = by_parent.get(ctx, set())
+                miss += len(exp - got)
+                extra += len(got - exp)
+            if miss == 0 and extra == 0:
+                return c, True
+            err = (miss, extra)
+            if best_err is None or err < best_err:
+                best, best_err = c, err
+        return best, False
+
+    def abs_path(self, node: PNode) -> str:
+        """Absolute XPath of a template element node, step by step from the root."""
+        chain = []
+        x: PNode | None = node
+        while x is not None and id(x) not in self._abs:
+            chain.append(x)
+            x = self.parent.get(id(x))
+        for n in reversed(chain):
+            par = self.parent.get(id(n))
+            if par is None:
+                self._abs[id(n)] = "/" + _tag_step(n.tag)
+                continue
+            if n.ident and self._unique_id(n):
+                self._abs[id(n)] = f"//{_tag_step(n.tag)}[@id='{n.ident}']"
+                continue
+            st, _ = self.step(n, self.elems(par))
+            self._abs[id(n)] = self._abs[id(par)] + "/" + st
+        return self._abs[id(node)]
+
+    def _unique_id(self, n: PNode) -> bool:
+        want = set(self.elems(n))
+        got: set[Any] = set()
+        for p in self.pages:
+            try:
+                got.update(p.root.xpath(f"//*[@id='{n.ident}']"))
+            except Exception:
+                return False
+        return got == want
+
+    # ------------------------------------------------------------ naming
+    def name(self, hint: str) -> str:
+        base = _NAME_BAD.sub("_", hint).strip("_-") or "field"
+        if not (base[0].isalpha() or base[0] == "_"):
+            base = "f_" + base
+        base = base[:40]
+        name, k = base, 2
+        while name in self._names:
+            name = f"{base}_{k}"
+            k += 1
+        self._names.add(name)
+        return name
+
+    # ------------------------------------------------------------ lists
+    def _list_info(self, L: PList) -> float:
+        info = 0.0
+        stack = list(L.record)
+        while stack:
+            it = stack.pop()
+            if isinstance(it, PList):
+                stack.extend(it.record)
+                continue
+            if it.text is not None and not it.text.constant and it.text.samples:
+                avg = sum(len(s) for s in it.text.samples) / len(it.text.samples)
+                info += 1.0 + min(avg, 100.0) / 20.0
+            for s in it.attrs.values():
+                if not s.constant:
+                    info += 0.5
+            stack.extend(it.children)
+        return info
+
+    def main_list(self) -> PList | None:
+        best, best_s = None, 0.0
+        npages = max(1, self.P.pages)
+        for L in self.P.lists():
+            if L.records < 2 or not any(isinstance(x, PNode) and x.tag != TEXT for x in L.record):
+                continue
+            s = self._list_info(L) * math.log2(1 + L.records / npages)
+            if s > best_s:
+                best, best_s = L, s
+        return best
+
+    def record_selector(self, L: PList, contexts: list[Any] | None, ctx_path: str | None):
+        from ..wrapper import RecordSelector
+
+        items = L.record
+        r0 = next((k for k, x in enumerate(items) if isinstance(x, PNode) and x.tag != TEXT
+                   and not x.optional), None)
+        if r0 is None:
+            r0 = next(k for k, x in enumerate(items) if isinstance(x, PNode) and x.tag != TEXT)
+        R0 = items[r0]
+        if contexts is None:
+            xp = self.abs_path(R0)
+        else:
+            par = self.parent.get(id(R0))
+            rel = self.rel_path(par, contexts, ctx_path) if par is not None else ""
+            st, _ = self.step(R0, self.elems(par) if par is not None else contexts)
+            xp = (rel + "/" if rel and rel != "." else "") + st
+        size = 1
+        for x in items[r0 + 1:]:
+            if isinstance(x, PNode) and x.tag != TEXT and not x.optional:
+                size += 1
+            else:
+                break
+        return RecordSelector(xp, None, size), r0, R0
+
+    def rel_path(self, node: PNode, contexts: list[Any], ctx_node_path: Any) -> str:
+        """Relative path from an ancestor (whose instances are ``contexts``) down to ``node``."""
+        chain = []
+        x: PNode | None = node
+        ctx_set = set(contexts)
+        while x is not None and not (set(self.elems(x)) & ctx_set):
+            chain.append(x)
+            x = self.parent.get(id(x))
+        steps = []
+        for n in reversed(chain):
+            par = self.parent.get(id(n))
+            st, _ = self.step(n, self.elems(par) if par is not None else contexts)
+            steps.append(st)
+        return "/".join(steps) if steps else "."
+
+    def list_fields(self, L: PList, r0: int, R0: PNode):
+        """Fields and nested lists of one list's records, relative to the record's first element."""
+        from ..wrapper import FieldSpec, ListSpec
+
+        fields: list[FieldSpec] = []
+        lists: list[ListSpec] = []
+        n_rec = max(1, L.records)
+        items = L.record
+        for k, it in enumerate(items):
+            if not isinstance(it, PNode) or it.tag == TEXT:
+                continue
+            if k == r0:
+                prefix = ""
+            elif k > r0:
+                between = items[r0 + 1:k]
+                if all(isinstance(b, PNode) and b.tag != TEXT and not b.optional for b in between):
+                    prefix = f"following-sibling::*[{k - r0}][self::{_tag_step(it.tag)}]"
+                else:
+                    prefix = f"following-sibling::{_tag_step(it.tag)}[1]"
+            elif k == r0 - 1:
+                prefix = f"preceding-sibling::*[1][self::{_tag_step(it.tag)}]"
+            else:
+                continue
+            # walk the item's sub-template
+            stack: list[tuple[PNode, str, bool]] = [(it, prefix, it.optional)]
+            while stack:
+                node, path, opt = stack.pop()
+                ctxs = self.elems(node)
+                texts = [c for c in node.children if isinstance(c, PNode) and c.tag == TEXT]
+                has_el = any(not (isinstance(c, PNode) and c.tag == TEXT) for c in node.children)
+                hint = (node.classes[0] if node.classes else node.ident) or node.tag
+                for name, slot in node.attrs.items():
+                    if slot.constant or not slot.samples:
+                        continue
+                    ftype = _ATTR_SLOTS.get(node.tag, (name, "url"))[1]
+                    fields.append(FieldSpec(self.name(f"{hint}_{'url' if ftype == 'url' else 'image'}"),
+                                            ftype, path or ".", None, name,
+                                            opt or slot.count < n_rec, False))
+                for j, t in enumerate(texts, 1):
+                    slot = t.text
+                    if slot is None or slot.constant or not slot.samples:
+                        continue
+                    if len(texts) == 1 and not has_el:
+                        xp = path or "."
+                    else:
+                        xp = (path + "/" if path else "") + f"text()[normalize-space()][{j}]"
+                    fields.append(FieldSpec(self.name(hint), _guess_type(slot.samples), xp, None, None,
+                                            opt or t.optional or slot.count < n_rec, False))
+                for c in reversed(node.children):
+                    if isinstance(c, PList):
+                        if not any(isinstance(x, PNode) and x.tag != TEXT for x in c.record):
+                            continue
+                        rs, cr0, CR0 = self.record_selector(c, ctxs, None)
+                        par_path = path
+                        rs.xpath = (par_path + "/" if par_path else "") + rs.xpath.split("/")[-1] \
+                            if "/" not in rs.xpath else (par_path + "/" if par_path else "") + rs.xpath
+                        sub_f, sub_l = self.list_fields(c, cr0, CR0)
+                        if sub_f or sub_l:
+                            lists.append(ListSpec(self.name(f"{CR0.tag}_list"), rs, sub_f, sub_l,
+                                                  True))
+                    elif c.tag != TEXT:
+                        st, _ = self.step(c, ctxs)
+                        stack.append((c, (path + "/" if path else "") + st, opt or c.optional))
+        return fields, lists
+
+    def page_fields(self, exclude: PList | None) -> list[Any]:
+        from ..wrapper import FieldSpec
+
+        out: list[FieldSpec] = []
+        stack: list[tuple[Any, bool]] = [(self.P.root, False)]
+        while stack and len(out) < 50:
+            it, opt = stack.pop()
+            if isinstance(it, PList):
+                continue  # list slots belong to records
+            texts = [c for c in it.children if isinstance(c, PNode) and c.tag == TEXT]
+            has_el = any(not (isinstance(c, PNode) and c.tag == TEXT) for c in it.children)
+            # data: varies across pages, or seen on some pages only (R-10); one page cannot
+            # tell data from template text, so a one-page wrapper has no page fields
+            multi = self.P.pages >= 2
+            data = [(j, t) for j, t in enumerate(texts, 1)
+                    if multi and t.text is not None and not t.text.constant and t.text.samples]
+            attrs = [(k, s) for k, s in it.attrs.items() if multi and not s.constant and s.samples]
+            if data or attrs:
+                base = self.abs_path(it)
+                hint = (it.classes[0] if it.classes else it.ident) or it.tag
+                for name, slot in attrs:
+                    if True:
+                        ftype = _ATTR_SLOTS.get(it.tag, (name, "url"))[1]
+                        out.append(FieldSpec(self.name(f"{hint}_{ftype}"), ftype, base, None, name,
+                                             opt or slot.count < self.P.pages, False))
+                for j, t in data:
+                    xp = base if (len(texts) == 1 and not has_el) else f"{base}/text()[normalize-space()][{j}]"
+                    out.append(FieldSpec(self.name(hint), _guess_type(t.text.samples), xp, None, None,  # type: ignore[union-attr]
+                                         opt or t.optional or t.text.count < self.P.pages, False))  # type: ignore[union-attr]
+            for c in reversed(it.children):
+                if isinstance(c, PNode) and c.tag != TEXT:
+                    stack.append((c, opt or c.optional))
+        return out
+
+
+def pattern_wrapper(pattern: Pattern, pages: list[Any], *, site: str | None = None,
+                    min_fit: float = 0.5, page_fields: bool = True) -> Any:
+    """Build a :class:`~scrapy_records.wrapper.Wrapper` from a pattern and its sample pages.
+
+    The record selector comes from the pattern's main list (the one holding most data
+    slots, weighted by records per page); fields from the data slots of its record template
+    (constants, R-10, are skipped); nested lists become ``ListSpec``; data slots outside the
+    lists become page fields. Every step is chosen robust-first (id, stable class, tag,
+    position) and verified on the sample pages to select exactly the template instances.
+    """
+    from urllib.parse import urlsplit
+
+    from ..wrapper import Health, Provenance, TemplateInfo, Wrapper
+
+    plist = [as_page(p) for p in pages]
+    B = _WrapperBuilder(pattern, plist)
+    L = B.main_list()
+    record = None
+    fields: list[Any] = []
+    lists: list[Any] = []
+    if L is not None:
+        record, r0, R0 = B.record_selector(L, None, None)
+        fields, lists = B.list_fields(L, r0, R0)
+    pfields = B.page_fields(L) if page_fields else []
+    if record is None and not pfields:
+        from ..errors import WrapperError
+
+        raise WrapperError("the G-STM pattern holds no list and no varying page data")
+    if record is not None and not fields and not lists:
+        from ..wrapper import FieldSpec
+
+        fields = [FieldSpec(B.name("text"), "text", ".", None, None, False, False)]
+    if site is None:
+        url = next((p.url for p in plist if p.url), None)
+        site = urlsplit(url).hostname if url else None
+    tinfo = TemplateInfo()
+    try:
+        from ..templates import page_signature
+
+        sig = page_signature(plist[0])
+        tinfo = TemplateInfo(id=sig.template_id, method=sig.method, signature=list(sig.sketch))
+    except Exception:  # pragma: no cover - template grouping is optional here
+        pass
+    opts = dict(pattern.options)
+    if pattern.norm is not None:
+        opts["pattern_norm"] = round(pattern.norm, 4)
+    opts["pattern_regexes"] = pattern.regexes()[:40]
+    w = Wrapper(
+        id=Wrapper.make_id(site, record.xpath if record else None, [f.xpath for f in fields],
+                           [f.xpath for f in pfields]),
+        record=record,
+        fields=fields,
+        lists=lists,
+        page_fields=pfields,
+        site=site,
+        template=tinfo,
+        provenance=Provenance(extractor="gstm", sample_urls=[p.url for p in plist if p.url],
+                              options=opts),
+        health=Health(min_fit=min_fit),
+    )
+    # health from the samples: record counts and field fill rates of the wrapper's own output
+    counts = []
+    have: dict[str, int] = {}
+    total = 0
+    for p in plist:
+        res = w._compile().apply(p.root, p.url, p)
+        recs = res.regions[0].records if res.regions else []
+        counts.append(len(recs))
+        for r in recs:
+            total += 1
+            for f in fields:
+                if f.name in r.fields:
+                    have[f.name] = have.get(f.name, 0) + 1
+    w.health = Health(expected_records=(min(counts), max(counts)) if counts else (0, 0),
+                      fill_rates={f.name: (have.get(f.name, 0) / total if total else 0.0) for f in fields},
+                      min_fit=min_fit)
+    w._compiled = None
+    return w.validate()
+
+
+def induce_wrapper(pages: list[Any], **options: Any) -> Any:
+    """G-STM inducer for :func:`scrapy_records.induce` (``extractor="gstm"``).
+
+    ``pages``: :class:`~scrapy_records.page.Page` objects (or raw sources) of one template;
+    two or more give a Problem 1 pattern, one gives a Problem 2 pattern (lists only).
+    Options: the matcher options of :class:`GSTMExtractor`, ``site``, ``min_fit`` (0.5),
+    ``page_fields`` (True).
+    """
+    opts = dict(options)
+    site = opts.pop("site", None)
+    min_fit = float(opts.pop("min_fit", 0.5))
+    pf = bool(opts.pop("page_fields", True))
+    plist = [as_page(p) for p in pages]
+    pattern = induce_pattern(plist, **opts)
+    return pattern_wrapper(pattern, plist, site=site, min_fit=min_fit, page_fields=pf)
