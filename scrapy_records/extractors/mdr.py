@@ -439,12 +439,21 @@ class _Miner:
                 return False
         return True
 
+    def noncontiguous(self, G: list[int]) -> bool:
+        """FindRecords-n line 1 (Fig. 15, A13): every node of ``G`` has the same number
+        m >= 2 of children and those children are similar."""
+        children = self.children
+        m = len(children[G[0]])
+        return (m >= 2 and all(len(children[x]) == m for x in G)
+                and all(self.children_similar(x) for x in G))
+
     def find_records(self, r: _DR) -> None:
         """FindRecords-1 / FindRecords-n (§3.7) for every generalized node of ``r``."""
-        if r.g > 1 and self.resplit and self.uniform_components(r):
+        ch = self.children[r.parent]
+        if (r.g > 1 and self.resplit and self.uniform_components(r)
+                and not self.noncontiguous(ch[r.start:r.start + r.g])):
             r.resplit_from = r.g
             r.g = 1
-        ch = self.children[r.parent]
         groups: list[tuple[int, ...]] = []
         kinds: set[str] = set()
         for s in range(r.start, r.start + r.covered, r.g):
@@ -457,16 +466,14 @@ class _Miner:
                 else:
                     groups.append((x,))  # Fig. 13 / Fig. 14
                     kinds.add("gnode")
-            else:
+            elif self.noncontiguous(G):
+                # Fig. 17/18: record k = k-th child of every node of G
                 m = len(self.children[G[0]])
-                if (m >= 2 and all(len(self.children[x]) == m for x in G)
-                        and all(self.children_similar(x) for x in G)):
-                    # Fig. 17/18: record k = k-th child of every node of G
-                    groups.extend(tuple(self.children[x][k] for x in G) for k in range(m))
-                    kinds.add("noncontiguous")
-                else:
-                    groups.append(tuple(G))  # Fig. 16
-                    kinds.add("gnode")
+                groups.extend(tuple(self.children[x][k] for x in G) for k in range(m))
+                kinds.add("noncontiguous")
+            else:
+                groups.append(tuple(G))  # Fig. 16
+                kinds.add("gnode")
         r.groups = groups
         r.kinds = kinds
         r.kind = next(iter(kinds)) if len(kinds) == 1 else "mixed"
