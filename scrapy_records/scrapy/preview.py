@@ -92,8 +92,11 @@ def render_preview(html: str, url: str | None, result: Any, title: str | None = 
                     badge.set("style", f"background:{colour};color:#fff;font:bold 11px sans-serif;"
                               "padding:1px 4px;margin-right:4px;border-radius:3px")
                     badge.text = f"R{r}.{i + 1}"
-                    el.insert(0, badge)
-                    badge.tail, el.text = el.text, None
+                    host = el
+                    if el.tag in ("tr", "table", "tbody", "thead", "ul", "ol", "dl", "select") and len(el):
+                        host = el[0]  # keep the markup valid: the badge goes into the first cell/item
+                    host.insert(0, badge)
+                    badge.tail, host.text = host.text, None
     head = root.find("head")
     if head is None:
         head = etree.Element("head")
