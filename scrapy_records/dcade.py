@@ -54,6 +54,7 @@ __all__ = [
     "RecordSet",
     "induce_schema",
     "induce_wrapper",
+    "schema_to_wrapper",
     "token_type",
     "type_sets",
     "seq_sim",
@@ -1345,6 +1346,7 @@ def induce_schema(pages: Sequence[Any], **options: Any) -> Schema:
     t2 = time.perf_counter()
     schema = _Finalizer(alg).build(table, mts, o)
     schema.pages = pages
+    schema._leaves = enc.leaves  # type: ignore[attr-defined]
     schema.timings = {"encode": t1 - t0, "align": t2 - t1, "finalize": time.perf_counter() - t2}
     return schema
 
@@ -1352,10 +1354,270 @@ def induce_schema(pages: Sequence[Any], **options: Any) -> Schema:
 def induce_wrapper(pages: Sequence[Any], **options: Any):
     """Induce a :class:`~scrapy_records.wrapper.Wrapper` from pages of one template.
 
-    See :mod:`scrapy_records.dcade_wrapper` for how columns become selectors.
+    Options ``site`` and ``verify`` go to :func:`schema_to_wrapper`; the rest to
+    :func:`induce_schema`.
     """
-    from .dcade_wrapper import schema_to_wrapper
-
-    wopts = {k: options.pop(k) for k in list(options) if k in ("site", "min_fill", "verify")}
+    wopts = {k: options.pop(k) for k in list(options) if k in ("site", "verify")}
     schema = induce_schema(pages, **options)
     return schema_to_wrapper(schema, **wopts)
+
+
+# ------------------------------------------------------------- wrapper (digest §8.2)
+def _xlit(s: str) -> str:
+    if "'" not in s:
+        return f"'{s}'"
+    if '"' not in s:
+        return f'"{s}"'
+    parts = s.split("'")
+    return "concat(" + ", \"'\", ".join(f"'{p}'" for p in parts) + ")"
+
+
+_STEP = re.compile(r"^([^\[]+)(?:\[(\d+)\])?$")
+
+
+def _generalise(paths: list[str]) -> str | None:
+    """One relative path from several: equal tags per step, positions kept where all agree."""
+    if not paths:
+        return None
+    split = [p.split("/") for p in paths]
+    if len({len(x) for x in split}) != 1:
+        return None
+    out = []
+    for steps in zip(*split):
+        ms = [_STEP.match(x) for x in steps]
+        if any(mm is None for mm in ms) or len({mm.group(1) for mm in ms}) != 1:
+            return None
+        pos = {mm.group(2) for mm in ms}
+        out.append(steps[0] if len(pos) == 1 else ms[0].group(1))
+    return "/".join(out)
+
+
+class _WrapperBuilder:
+    """Turns a :class:`Schema` into XPath selectors, verified on the induction pages."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.s = schema
+        self.pages = schema.pages
+        self.roots = []
+        for p in self.pages:
+            html = p.root.getroottree().getroot()
+            self.roots.append(html)
+        self._abs: dict[tuple[int, int], str] = {}
+
+    def absx(self, r: int, i: int) -> str:
+        x = self._abs.get((r, i))
+        if x is None:
+            x = self._abs[(r, i)] = self.pages[r].xpath(i)
+        return x
+
+    def rel(self, r: int, anc: int, i: int) -> str:
+        a, b = self.absx(r, anc), self.absx(r, i)
+        return b[len(a):].lstrip("/") if b.startswith(a) else b
+
+    def lca(self, r: int, nodes: Iterable[int]) -> int:
+        page = self.pages[r]
+        nodes = list(nodes)
+        a = nodes[0]
+        for b in nodes[1:]:
+            while not page.is_ancestor(a, b):
+                a = page.parent[a]
+                if a < 0:
+                    return 0
+        return a
+
+    def leaf_target(self, r: int, k: int) -> tuple[int, str]:
+        """(element, suffix) selecting leaf ``k`` of page ``r`` (suffix: '' or '/text()[j]')."""
+        pl = self.s_enc_leaves[r]
+        node = pl.node[k]
+        if pl.kind[k] != "text":
+            return node, ""
+        page = self.pages[r]
+        if page.text(node) == pl.content[k]:
+            return node, ""
+        own = [kk for kk in range(page.leaf_lo[node], page.leaf_hi[node]) if page.leaf_owner[kk] == node]
+        content = pl.content[k]
+        j = 1
+        for kk in own:
+            if page.leaves[kk] == content:
+                break
+            j += 1
+        return node, f"/text()[normalize-space()][{j}]"
+
+    def evaluate(self, xp: str, attr: str | None, ftype: str, ctxs: list[Any], bases: list[str | None]) -> list[Any]:
+        from .wrapper import FieldSpec, _Field
+
+        try:
+            fld = _Field(FieldSpec("x", ftype, xp, attribute=attr))
+        except Exception:
+            return [None] * len(ctxs)
+        return [fld.read(c, b) if c is not None else None for c, b in zip(ctxs, bases)]
+
+
+def _ftype(values: list[str], kind: str) -> str:
+    if kind == "href":
+        return "url"
+    if kind == "src":
+        return "image"
+    types: Counter[str] = Counter()
+    for v in values:
+        ws = v.split()
+        ts = {token_type(w) for w in ws}
+        if ts <= {"CURRENCY"} and ts:
+            types["price"] += 1
+        elif ts and ts <= {"INTEGER", "DECIMAL", "PERCENT"}:
+            types["number"] += 1
+        elif "DATE" in ts:
+            types["date"] += 1
+        else:
+            types["text"] += 1
+    if not types:
+        return "text"
+    t, n = types.most_common(1)[0]
+    return t if n == len(values) else "text"
+
+
+def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = True):
+    """A :class:`~scrapy_records.wrapper.Wrapper` for the template (digest §8.2, our design).
+
+    Detail view: the record selector is ``/html`` (one record per page); every data column
+    of TableA (MD/OD) becomes a field named after its template label, optional when the
+    column is; every recordset becomes a nested list whose record selector is the
+    generalised path of the records' lowest common ancestors (or of their first field when
+    records share an ancestor, e.g. names separated by commas) and whose fields are the
+    set's data columns. For each column several XPaths are generated (the same positional
+    path on every page; a path anchored on the preceding template label, e.g.
+    ``//th[normalize-space()='Price:']/../td[1]``; the positional path with varying
+    positions dropped) and the one that reproduces most of the column's values on the
+    induction pages is kept (``verify``).
+    """
+    from .wrapper import FieldSpec, Health, ListSpec, Provenance, RecordSelector, Wrapper
+
+    b = _WrapperBuilder(schema)
+    # the encoded leaves are needed for node/kind lookups
+    enc_leaves = getattr(schema, "_leaves", None)
+    if enc_leaves is None:
+        raise RecordsError("schema has no leaf data (build it with induce_schema)")
+    b.s_enc_leaves = enc_leaves
+    m = schema.m
+    bases = [p.base_url for p in schema.pages]
+    fields: list[FieldSpec] = []
+    fill: dict[str, float] = {}
+    cols = schema.columns
+    for ci, c in enumerate(cols):
+        if not c.data or c.kind == "list":
+            continue
+        rows = [r for r in range(m) if c.leaves[r]]
+        if not rows:
+            continue
+        ftype = _ftype([c.values[r] for r in rows], c.kind)
+        attr = "href" if c.kind == "href" else ("src" if c.kind == "src" else None)
+        cands: list[str] = []
+        targets = {}
+        for r in rows:
+            ks = c.leaves[r]
+            if len(ks) == 1:
+                targets[r] = b.leaf_target(r, ks[0])
+            else:
+                targets[r] = (b.lca(r, [enc_leaves[r].node[k] for k in ks]), "")
+        root_i = 0
+        abs_paths = [b.rel(r, root_i, targets[r][0]) + targets[r][1] for r in rows]
+        if len(set(abs_paths)) == 1:
+            cands.append(abs_paths[0])
+        # anchored on the nearest preceding template label
+        for j in range(ci - 1, max(-1, ci - 4), -1):
+            lab = cols[j]
+            if not lab.template or lab.kind != "text":
+                continue
+            rels = []
+            ok = True
+            for r in rows:
+                if not lab.leaves[r] or len(lab.leaves[r]) != 1:
+                    ok = False
+                    break
+                ln = enc_leaves[r].node[lab.leaves[r][0]]
+                page = b.pages[r]
+                if page.text(ln) != lab.values[r]:
+                    ok = False
+                    break
+                tn = targets[r][0]
+                a = b.lca(r, [ln, tn])
+                up = page.depth[ln] - page.depth[a]
+                down = b.rel(r, a, tn)
+                rels.append((page.tag[ln], up, down + targets[r][1]))
+            if ok and rels and len(set(rels)) == 1:
+                tag, up, down = rels[0]
+                xp = f"//{tag}[normalize-space()={_xlit(lab.values[rows[0]])}]" + "/.." * up
+                if down:
+                    xp += "/" + down.lstrip("/")
+                cands.append(xp)
+            break
+        g = _generalise(abs_paths)
+        if g and g not in cands:
+            cands.append(g)
+        if not cands:
+            continue
+        best, best_n = cands[0], -1
+        if verify and len(cands) > 1:
+            for xp in cands:
+                got = b.evaluate(xp, attr, ftype, b.roots, bases)
+                n = sum(1 for r in range(m) if (got[r] or None) == c.values[r])
+                if n > best_n:
+                    best, best_n = xp, n
+        fields.append(FieldSpec(c.name, ftype, best, None, attr, optional=not c.mandatory))
+        fill[c.name] = c.support
+    lists: list[ListSpec] = []
+    for rs in schema.recordsets:
+        lc = cols[rs.column_index]
+        data = [f for f in rs.columns if f.data]
+        if not data:
+            continue
+        nrows = len(rs.rows)
+        roots = []
+        for i, (r, _k) in enumerate(rs.rows):
+            nodes = [enc_leaves[r].node[k] for f in rs.columns for k in f.leaves[i]]
+            roots.append(b.lca(r, nodes) if nodes else -1)
+        per_page: dict[int, list[int]] = {}
+        for (r, _k), x in zip(rs.rows, roots):
+            per_page.setdefault(r, []).append(x)
+        distinct = all(len(set(v)) == len(v) and -1 not in v for v in per_page.values())
+        if not distinct:
+            anchor = max(data, key=lambda f: sum(1 for x in f.leaves if x))
+            roots = [enc_leaves[r].node[anchor.leaves[i][0]] if anchor.leaves[i] else -1
+                     for i, (r, _k) in enumerate(rs.rows)]
+        rec_paths = [b.rel(r, 0, x) for (r, _k), x in zip(rs.rows, roots) if x >= 0]
+        rec_xp = _generalise(rec_paths)
+        if not rec_xp:
+            continue
+        lfields = []
+        for f in data:
+            rels = []
+            for i, (r, _k) in enumerate(rs.rows):
+                if f.leaves[i] and roots[i] >= 0:
+                    tn, suf = b.leaf_target(r, f.leaves[i][0])
+                    if not b.pages[r].is_ancestor(roots[i], tn):
+                        continue
+                    rels.append((b.rel(r, roots[i], tn) or ".") + suf if tn != roots[i] else "." + suf)
+            gx = _generalise(rels) if rels else None
+            if gx is None:
+                continue
+            gx = gx.lstrip("/") or "."
+            attr = "href" if f.kind == "href" else ("src" if f.kind == "src" else None)
+            ftype = _ftype([v for v in f.values if v], f.kind)
+            lfields.append(FieldSpec(f.name, ftype, gx, None, attr, optional=not f.mandatory))
+        if lfields:
+            lists.append(ListSpec(lc.name, RecordSelector(rec_xp.lstrip("/")), lfields, [],
+                                  optional=lc.label == "OR"))
+    urls = [p.url for p in schema.pages if p.url]
+    w = Wrapper(
+        id=Wrapper.make_id(site, [f.xpath for f in fields], [x.record.xpath for x in lists]),
+        record=RecordSelector("/html"),
+        fields=fields,
+        lists=lists,
+        site=site,
+        provenance=Provenance(extractor="dcade", sample_urls=urls[:50],
+                              options={k: (list(v) if isinstance(v, tuple) else v)
+                                       for k, v in schema.options.items()}),
+        health=Health(expected_records=(1, 1), fill_rates=fill),
+    )
+    w.validate()
+    return w
