@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import re
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -96,99 +97,6 @@ class _Shapes:
                 n += sz[k]
             sz.append(n)
         return s
-
-
-class _RTree:
-    """One record as a tree in flat arrays (local index 0 is the virtual root).
-
-    ``ref[l]``: page element index (>= 0) or text leaf ``-k-1``; ``lab[l]``: tag id,
-    ``TEXT`` or ``ROOT``; ``kids[l]``: local children in document order; ``par[l]``;
-    ``root_of[l]``: position in the group of the record root above ``l`` (-1 for 0).
-    """
-
-    __slots__ = ("ref", "lab", "kids", "par", "shape", "data", "root_of")
-
-    def __init__(self) -> None:
-        self.ref: list[int] = [0]
-        self.lab: list[int] = [ROOT]
-        self.kids: list[list[int]] = [[]]
-        self.par: list[int] = [-1]
-        self.shape: list[int] = []
-        self.data: list[bool] = []
-        self.root_of: list[int] = [-1]
-
-    def __len__(self) -> int:
-        return len(self.ref)
-
-
-class _T:
-    """A template node (mutable: partial tree alignment inserts into ``children``)."""
-
-    __slots__ = ("label", "children", "shape")
-
-    def __init__(self, label: int) -> None:
-        self.label = label
-        self.children: list[_T] = []
-        self.shape = -1
-
-
-def _build_rtree(page: Page, roots: Sequence[int], owned: dict[int, list[int]], shapes: _Shapes,
-                 data_tags: frozenset[int]) -> _RTree:
-    rt = _RTree()
-    ref, lab, kids, par, root_of = rt.ref, rt.lab, rt.kids, rt.par, rt.root_of
-    children, tag_id, leaf_elem = page.children, page.tag_id, page.leaf_elem
-    stack = [(r, 0, j) for j, r in reversed(list(enumerate(roots)))]
-    while stack:
-        node, p, j = stack.pop()
-        loc = len(ref)
-        kids[p].append(loc)
-        ref.append(node)
-        par.append(p)
-        root_of.append(j)
-        if node < 0:
-            lab.append(TEXT)
-            kids.append([])
-            continue
-        lab.append(tag_id[node])
-        kids.append([])
-        ch = children[node]
-        lv = owned.get(node)
-        if lv:
-            if ch:
-                items: list[int] = []
-                a = b = 0
-                na, nb = len(ch), len(lv)
-                while a < na or b < nb:
-                    if b < nb and (a >= na or leaf_elem[lv[b]] <= ch[a]):
-                        items.append(-lv[b] - 1)
-                        b += 1
-                    else:
-                        items.append(ch[a])
-                        a += 1
-            else:
-                items = [-k - 1 for k in lv]
-        else:
-            items = ch
-        for it in reversed(items):
-            stack.append((it, loc, j))
-    n = len(ref)
-    shape = [0] * n
-    data = [False] * n
-    intern = shapes.intern
-    for loc in range(n - 1, -1, -1):
-        ks = kids[loc]
-        lb = lab[loc]
-        shape[loc] = intern(lb, tuple(shape[c] for c in ks))
-        d = lb == TEXT or lb in data_tags
-        if not d:
-            for c in ks:
-                if data[c]:
-                    d = True
-                    break
-        data[loc] = d
-    rt.shape = shape
-    rt.data = data
-    return rt
 
 
 class _Matcher:
@@ -309,14 +217,174 @@ class _Matcher:
         return out
 
 
-def _template_from(rt: _RTree, loc: int) -> _T:
-    """Copy the record sub-tree at ``loc`` into template nodes (iterative)."""
-    top = _T(rt.lab[loc])
-    stack = [(loc, top)]
+class _T:
+    """A template node (mutable: partial tree alignment inserts into ``children``)."""
+
+    __slots__ = ("label", "children", "shape")
+
+    def __init__(self, label: int) -> None:
+        self.label = label
+        self.children: list[_T] = []
+        self.shape = -1
+
+
+class _PageData:
+    """Per-page memo shared by every region aligned on that page (kept in a weak cache).
+
+    ``items[i]``: element ``i``'s children *and* its own text leaves in document order
+    (leaf ``k`` as ``-k-1``; a leaf precedes child ``c`` iff ``leaf_elem[k] <= c``);
+    ``shape[i]``: interned shape of the sub-tree (``-1`` until computed); ``data[i]``: the
+    sub-tree holds a text leaf, a link or an image. Computed lazily per record root,
+    bottom-up over the root's pre-order range, never recursively. The STM memo lives here
+    too, so regions of one page (and several extractors on it) share matching results.
+    """
+
+    __slots__ = ("page", "shapes", "items", "shape", "data", "text_shape", "data_tags",
+                 "matcher", "attrs", "__weakref__")
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.shapes = _Shapes()
+        n = len(page.tag)
+        self.items: list[Any] = [None] * n
+        self.shape = [-1] * n
+        self.data = [False] * n
+        self.text_shape = self.shapes.intern(TEXT, ())
+        tid = page.tag_names
+        self.data_tags = frozenset(tid[t] for t in ("a", "img") if t in tid)
+        self.matcher = _Matcher(self.shapes, DEFAULT_MAX_CELLS, DEFAULT_MAX_NODE_CELLS)
+        self.attrs: dict[str, bool] = {}
+
+    def has_attr(self, name: str) -> bool:
+        """Does any element of the page carry attribute ``name`` (one C-level query)."""
+        v = self.attrs.get(name)
+        if v is None:
+            try:
+                v = self.attrs[name] = bool(self.page.root.xpath(f"boolean(//*[@{name}])"))
+            except Exception:  # pragma: no cover - exotic trees
+                v = self.attrs[name] = True
+        return v
+
+    def ensure(self, root: int) -> None:
+        """Compute ``items``/``shape``/``data`` for the sub-tree of ``root``."""
+        if self.shape[root] >= 0:
+            return
+        page = self.page
+        owned: dict[int, list[int]] = {}
+        leaf_owner = page.leaf_owner
+        for k in range(page.leaf_lo[root], page.leaf_hi[root]):
+            o = leaf_owner[k]
+            lst = owned.get(o)
+            if lst is None:
+                owned[o] = [k]
+            else:
+                lst.append(k)
+        children, tag_id, leaf_elem = page.children, page.tag_id, page.leaf_elem
+        items, shape, data = self.items, self.shape, self.data
+        intern = self.shapes.intern
+        ts = self.text_shape
+        data_tags = self.data_tags
+        for i in range(page.end[root], root - 1, -1):
+            if shape[i] >= 0:
+                continue
+            ch = children[i]
+            lv = owned.get(i)
+            if lv:
+                if ch:
+                    its: list[int] = []
+                    a = b = 0
+                    na, nb = len(ch), len(lv)
+                    while a < na or b < nb:
+                        if b < nb and (a >= na or leaf_elem[lv[b]] <= ch[a]):
+                            its.append(-lv[b] - 1)
+                            b += 1
+                        else:
+                            its.append(ch[a])
+                            a += 1
+                else:
+                    its = [-k - 1 for k in lv]
+                items[i] = its
+                shape[i] = intern(tag_id[i], tuple([shape[c] if c >= 0 else ts for c in its]))
+                data[i] = True
+            else:
+                items[i] = ch
+                shape[i] = intern(tag_id[i], tuple([shape[c] for c in ch]))
+                d = tag_id[i] in data_tags
+                if not d:
+                    for c in ch:
+                        if data[c]:
+                            d = True
+                            break
+                data[i] = d
+
+
+_CACHE: weakref.WeakKeyDictionary[Page, _PageData] = weakref.WeakKeyDictionary()
+
+#: node id of a record's virtual root (elements are ids >= 0, text leaf ``k`` is ``-k-1``)
+VROOT = -(1 << 62)
+
+
+def _page_data(page: Page) -> _PageData:
+    pd = _CACHE.get(page)
+    if pd is None:
+        pd = _CACHE[page] = _PageData(page)
+    return pd
+
+
+class _Rec:
+    """One record: its root elements under a virtual root (``gstm.md`` §3.10 step 1).
+
+    Nodes are page ids: element ``i >= 0``, text leaf ``-k-1``, the virtual root ``VROOT``.
+    """
+
+    __slots__ = ("pd", "roots", "vshape", "size")
+
+    def __init__(self, pd: _PageData, roots: tuple[int, ...]) -> None:
+        self.pd = pd
+        self.roots = roots
+        for r in roots:
+            pd.ensure(r)
+        self.vshape = pd.shapes.intern(ROOT, tuple(pd.shape[r] for r in roots))
+        self.size = pd.shapes.size[self.vshape]
+
+    def kids(self, x: int) -> Sequence[int]:
+        if x >= 0:
+            return self.pd.items[x]
+        return self.roots if x == VROOT else ()
+
+    def shape(self, x: int) -> int:
+        if x >= 0:
+            return self.pd.shape[x]
+        return self.vshape if x == VROOT else self.pd.text_shape
+
+    def label(self, x: int) -> int:
+        if x >= 0:
+            return self.pd.page.tag_id[x]
+        return ROOT if x == VROOT else TEXT
+
+    def has_data(self, x: int) -> bool:
+        return self.pd.data[x] if x >= 0 else x != VROOT
+
+    def root_of(self, x: int) -> int:
+        """Position in ``roots`` of the root whose sub-tree holds node ``x`` (-1: none)."""
+        if x == VROOT:
+            return -1
+        e = x if x >= 0 else self.pd.page.leaf_owner[-x - 1]
+        end = self.pd.page.end
+        for j, r in enumerate(self.roots):
+            if r <= e <= end[r]:
+                return j
+        return -1
+
+
+def _template_from(rec: _Rec, x: int) -> _T:
+    """Copy the record sub-tree at node ``x`` into template nodes (iterative)."""
+    top = _T(rec.label(x))
+    stack = [(x, top)]
     while stack:
-        l, t = stack.pop()
-        for c in rt.kids[l]:
-            tc = _T(rt.lab[c])
+        y, t = stack.pop()
+        for c in rec.kids(y):
+            tc = _T(rec.label(c))
             t.children.append(tc)
             stack.append((c, tc))
     return top
@@ -332,49 +400,54 @@ def _reshape(root: _T, shapes: _Shapes) -> None:
         stack.extend(t.children)
     intern = shapes.intern
     for t in reversed(order):
-        t.shape = intern(t.label, tuple(c.shape for c in t.children))
+        t.shape = intern(t.label, tuple([c.shape for c in t.children]))
 
 
-def _map(root: _T, rt: _RTree, matcher: _Matcher) -> dict[_T, int]:
-    """Matched pairs template node -> record local node (STM traceback, top-down)."""
+def _map(root: _T, rec: _Rec, matcher: _Matcher) -> dict[_T, int]:
+    """Matched pairs template node -> record node (STM traceback, top-down, iterative)."""
     out: dict[_T, int] = {}
-    if root.label != rt.lab[0]:
-        return out
-    stack = [(root, 0)]
-    kids = rt.kids
-    shape = rt.shape
+    stack = [(root, VROOT)]
+    pairs = matcher.pairs
     while stack:
-        t, r = stack.pop()
-        out[t] = r
-        tc, rc = t.children, kids[r]
-        if not tc or not rc:
+        t, x = stack.pop()
+        out[t] = x
+        tc = t.children
+        if not tc:
             continue
-        for i, j in matcher.pairs(t.shape, shape[r]):
-            stack.append((tc[i], rc[j]))
+        xc = rec.kids(x)
+        if not xc:
+            continue
+        sx = rec.shape(x)
+        if t.shape == sx:
+            stack.extend(zip(tc, xc))
+        else:
+            for i, j in pairs(t.shape, sx):
+                stack.append((tc[i], xc[j]))
     return out
 
 
-def _insert(root: _T, rt: _RTree, m: dict[_T, int], force: bool) -> tuple[bool, bool]:
-    """PTA step 4: insert the record's unmatched sibling runs where their place is unique.
+def _insert(rec: _Rec, m: dict[_T, int], force: bool) -> tuple[bool, bool]:
+    """PTA step 4 (``gstm.md`` §3.10): insert unmatched sibling runs where their place is unique.
 
     Returns ``(inserted, deferred)``; ``deferred`` is True when a run holding data had no
     unique position (with ``force``, such runs go right after their left matched neighbour).
     """
-    inv = {r: t for t, r in m.items()}
+    inv = {x: t for t, x in m.items()}
     inserted = deferred = False
-    kids, data = rt.kids, rt.data
-    for t, r in list(m.items()):
-        rk = kids[r]
-        if not rk:
+    for t, x in list(m.items()):
+        xk = rec.kids(x)
+        if not xk:
             continue
-        unmatched = [c for c in rk if c not in inv]
-        if not unmatched:
+        for c in xk:
+            if c not in inv:
+                break
+        else:
             continue
         pos = {id(c): i for i, c in enumerate(t.children)}
         runs: list[tuple[int | None, int | None, list[int]]] = []
         left: int | None = None
         cur: list[int] = []
-        for c in rk:
+        for c in xk:
             tc = inv.get(c)
             if tc is None:
                 cur.append(c)
@@ -398,15 +471,15 @@ def _insert(root: _T, rt: _RTree, m: dict[_T, int], force: bool) -> tuple[bool, 
             else:
                 ok, at = hi == lo + 1, hi
             if not ok:
-                if not any(data[c] for c in run):
+                if not any(rec.has_data(c) for c in run):
                     continue
                 if not force:
                     deferred = True
                     continue
                 at = lo + 1 if lo is not None else (hi if hi is not None else nt)
             ins.append((at, order, run))
-        for at, _, run in sorted(ins, reverse=True):
-            t.children[at:at] = [_template_from(rt, c) for c in run]
+        for at, _, run in sorted(ins, key=lambda e: (e[0], e[1]), reverse=True):
+            t.children[at:at] = [_template_from(rec, c) for c in run]
             inserted = True
     return inserted, deferred
 
@@ -528,6 +601,19 @@ def _label_name(text: str) -> str | None:
 
 
 # ============================================================================== values
+_ABS_RE = re.compile(r"^https?://[^\s/?#]+(?:[/?#][^\s]*)?$", re.I)
+
+
+def _absolute(page: Page, href: str | None) -> str | None:
+    """:meth:`Page.absolute` with a fast path for links that are already absolute."""
+    if href is None:
+        return None
+    h = href.strip()
+    if _ABS_RE.match(h) and "/." not in h:
+        return h
+    return page.absolute(h)
+
+
 def _image_url(page: Page, i: int) -> tuple[str | None, str | None]:
     el = page.el[i]
     src = None
@@ -545,7 +631,7 @@ def _image_url(page: Page, i: int) -> tuple[str | None, str | None]:
             if v and not v.lower().startswith("data:"):
                 src, used = v, a
                 break
-    return (page.absolute(src) if src else None), used
+    return (_absolute(page, src) if src else None), used
 
 
 class _Slot:
@@ -558,7 +644,7 @@ class _Slot:
         self.collapsed = collapsed
         self.order = order
         self.values: list[Any] = [None] * n
-        self.refs: list[int] = [-1] * n  # local node per record (-1: absent)
+        self.refs: list[int | None] = [None] * n  # node id per record (None: absent)
         self.attr: list[str | None] = [None] * n
         self.static = False
         self.name = ""
@@ -608,23 +694,13 @@ def align_records(
     if not any(groups):
         return [], [{} for _ in groups]
 
-    shapes = _Shapes()
+    pd = _page_data(page)
     tid = page.tag_names
-    data_tags = frozenset(tid[t] for t in ("a", "img") if t in tid)
-    # text leaves per owner, restricted to the records
-    owned: dict[int, list[int]] = {}
-    leaf_owner, leaf_lo, leaf_hi = page.leaf_owner, page.leaf_lo, page.leaf_hi
-    for g in groups:
-        for r in g:
-            for k in range(leaf_lo[r], leaf_hi[r]):
-                o = leaf_owner[k]
-                lst = owned.get(o)
-                if lst is None:
-                    owned[o] = [k]
-                else:
-                    lst.append(k)
-    trees = [_build_rtree(page, g, owned, shapes, data_tags) for g in groups]
-    matcher = _Matcher(shapes, max_cells, max_node_cells)
+    shapes = pd.shapes
+    matcher = pd.matcher
+    matcher.max_cells = matcher.cells + max_cells  # budget per call
+    matcher.max_node_cells = max_node_cells
+    trees = [_Rec(pd, g) for g in groups]
 
     # --- template: seed + partial tree alignment over a sample ---------------------
     if n <= max_template_records:
@@ -632,8 +708,8 @@ def align_records(
     else:
         step = n / max_template_records
         sample = sorted({int(k * step) for k in range(max_template_records)})
-    seed = max(sample, key=lambda r: (len(trees[r]), -r))
-    template = _template_from(trees[seed], 0)
+    seed = max(sample, key=lambda r: (trees[r].size, -r))
+    template = _template_from(trees[seed], VROOT)
     _reshape(template, shapes)
     todo = [r for r in sample if r != seed]
     while todo:
@@ -641,9 +717,9 @@ def align_records(
         retry = []
         for r in todo:
             rt = trees[r]
-            if rt.shape[0] != template.shape:
+            if rt.vshape != template.shape:
                 m = _map(template, rt, matcher)
-                ins, deferred = _insert(template, rt, m, force=False)
+                ins, deferred = _insert(rt, m, force=False)
                 if ins:
                     changed = True
                     _reshape(template, shapes)
@@ -655,7 +731,7 @@ def align_records(
             if keep_unaligned:
                 for r in retry:
                     m = _map(template, trees[r], matcher)
-                    if _insert(template, trees[r], m, force=True)[0]:
+                    if _insert(trees[r], m, force=True)[0]:
                         _reshape(template, shapes)
             break
         todo = retry
@@ -688,7 +764,7 @@ def align_records(
             x.label != TEXT and x.label not in inline_ids for x in sub
         ):
             continue
-        if len({trees[r].shape[m[t]] for r, m in enumerate(maps) if t in m}) > 1:
+        if len({trees[r].shape(m[t]) for r, m in enumerate(maps) if t in m}) > 1:
             heads.add(t)
     slots: list[_Slot] = []
     for t in order:
@@ -707,18 +783,18 @@ def align_records(
     slots.sort(key=lambda s: s.order)
 
     leaves = page.leaves
-    for r, (rt, m) in enumerate(zip(trees, maps)):
+    for r, m in enumerate(maps):
         for s in slots:
             loc = m.get(s.t)
             if loc is None:
                 continue
-            ref = rt.ref[loc]
+            ref = loc
             if s.kind == "text":
                 v = page.text(ref) if s.collapsed else leaves[-ref - 1]
                 if not v:
                     continue
             elif s.kind == "url":
-                v = page.absolute(page.el[ref].get("href"))
+                v = _absolute(page, page.el[ref].get("href"))
                 if not v:
                     continue
                 s.attr[r] = "href"
@@ -829,7 +905,7 @@ def _stable(vals: list[Any], need: float = 0.6) -> Any:
     return v if c >= need * len(vals) else None
 
 
-def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_RTree],
+def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_Rec],
                 maps: list[dict[_T, int]], tparent: dict[_T, _T | None], tdepth: dict[_T, int],
                 template: _T, sample: int = 25) -> None:
     """Name the data slots (rules in :func:`align_records`)."""
@@ -852,12 +928,16 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
         for r in rec_sample:
             loc = maps[r].get(t)
             if loc is not None:
-                out.append(trees[r].ref[loc])
+                out.append(loc)
         return out
 
     attr_cache: dict[tuple[_T, str], Any] = {}
 
+    pd = _page_data(page)
+
     def stable_attr(t: _T, name: str) -> Any:
+        if not pd.has_attr(name):
+            return None
         key = (t, name)
         if key not in attr_cache:
             els = elems(t)
@@ -882,6 +962,7 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
         return attr_cache[key]
 
     pos_of = {id(s): k for k, s in enumerate(slots)}
+    rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
     for col, s in enumerate(data, 1):
         kind = s.kind
         a = anchor[id(s)]
@@ -916,7 +997,7 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
                 ln = _label_name(lv) if lv else None
                 if ln and _near(tparent[prev.t], a, tparent, tdepth):
                     name, evidence = ln, "label"
-        if not name:
+        if not name and rows:
             hdr = _table_header(page, s, trees, maps, tparent, tdepth)
             if hdr:
                 name, evidence = hdr, "header"
@@ -932,6 +1013,12 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
                     if v:
                         name, evidence = v, "id"
                         break
+        if not name and kind != "image":
+            for t in chain[:2]:
+                tn = _TAG_NAMES.get(_tag_of(page, t))
+                if tn is not None and (kind == "text" or tn == "title"):
+                    name, evidence = tn, "tag"
+                    break
         if name and kind in ("url", "image"):
             words = _URLISH if kind == "url" else _IMGISH
             if not any(w in name for w in words):
@@ -941,6 +1028,30 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
         if not name:
             name, evidence = f"field_{col}", "position"
         s.name, s.evidence = name, evidence
+
+
+#: element names that say what their text is (used after itemprop/label/class evidence)
+_TAG_NAMES = {"h1": "title", "h2": "title", "h3": "title", "h4": "title", "h5": "title",
+              "h6": "title", "time": "date", "address": "address", "figcaption": "caption",
+              "caption": "caption", "blockquote": "quote", "cite": "source"}
+
+
+def _tag_of(page: Page, t: _T) -> str:
+    if t.label < 0:
+        return ""
+    names = _tag_names(page)
+    return names[t.label] if t.label < len(names) else ""
+
+
+def _tag_names(page: Page) -> list[str]:
+    pd = _page_data(page)
+    lst = pd.attrs.get("#tagnames")
+    if lst is None:
+        lst = [""] * len(page.tag_names)
+        for name, i in page.tag_names.items():
+            lst[i] = name
+        pd.attrs["#tagnames"] = lst  # type: ignore[assignment]
+    return lst  # type: ignore[return-value]
 
 
 def _near(label_owner: _T | None, anchor: _T | None, tparent: dict[_T, _T | None], tdepth: dict[_T, int]) -> bool:
@@ -961,7 +1072,7 @@ def _near(label_owner: _T | None, anchor: _T | None, tparent: dict[_T, _T | None
     return up <= 2 and tdepth[label_owner] - tdepth[p] <= 2
 
 
-def _table_header(page: Page, s: _Slot, trees: list[_RTree], maps: list[dict[_T, int]],
+def _table_header(page: Page, s: _Slot, trees: list[_Rec], maps: list[dict[_T, int]],
                   tparent: dict[_T, _T | None], tdepth: dict[_T, int]) -> str | None:
     """Name from the ``th`` above the slot's cell when the records are table rows."""
     # the slot's cell: the ancestor at depth 2 (record root tr = depth 1)
@@ -975,19 +1086,24 @@ def _table_header(page: Page, s: _Slot, trees: list[_RTree], maps: list[dict[_T,
         loc = m.get(t)
         if loc is None:
             continue
-        cell = trees[r].ref[loc]
+        cell = loc
         row = page.parent[cell]
         if cell < 0 or tag[cell] not in ("td", "th") or row < 0 or tag[row] != "tr":
             return None
-        col = 0
+        def span(c: int) -> int:
+            try:
+                return max(1, int(el[c].get("colspan") or 1))
+            except ValueError:
+                return 1
+
+        if span(cell) != 1:
+            return None
+        col = width = 0
         for c in page.children[row]:
             if c == cell:
-                break
+                col = width
             if tag[c] in ("td", "th"):
-                try:
-                    col += max(1, int(el[c].get("colspan") or 1))
-                except ValueError:
-                    col += 1
+                width += span(c)
         table = row
         while table >= 0 and tag[table] != "table":
             table = page.parent[table]
@@ -1002,15 +1118,14 @@ def _table_header(page: Page, s: _Slot, trees: list[_RTree], maps: list[dict[_T,
                 if i >= row:
                     return None
                 continue
+            if sum(span(c) for c in cells) != width:
+                return None  # the header row does not describe rows of this shape
             k = 0
             for c in cells:
-                try:
-                    span = max(1, int(el[c].get("colspan") or 1))
-                except ValueError:
-                    span = 1
-                if k <= col < k + span:
+                w = span(c)
+                if k <= col < k + w:
                     return _label_name(page.text(c))
-                k += span
+                k += w
             return None
         return None
     return None
@@ -1042,30 +1157,36 @@ def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]])
     return out
 
 
-def _column_xpath(page: Page, s: _Slot, trees: list[_RTree], groups: list[tuple[int, ...]],
-                  sibpos: dict[int, tuple[int, int]]) -> str | None:
-    """The XPath relative to the record's first root that selects the slot in every record."""
+def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[int, ...]],
+                  sibpos: dict[int, tuple[int, int]], max_check: int = 50) -> str | None:
+    """The XPath relative to the record's first root that selects the slot in every record.
+
+    Checked on the first ``max_check`` records holding a value (bounded cost).
+    """
     paths: list[tuple[Any, ...]] = []
     multi: list[bool] = []
     suffixes = set()
+    checked = 0
     for r, loc in enumerate(s.refs):
-        if loc < 0:
+        if loc is None:
             continue
-        rt = trees[r]
-        ref = rt.ref[loc]
+        checked += 1
+        if checked > max_check:
+            break
+        rec = trees[r]
         if s.kind == "text" and not s.collapsed:
-            owner_loc = rt.par[loc]
-            if owner_loc <= 0:
+            owner = page.leaf_owner[-loc - 1]
+            if sum(1 for c in rec.kids(owner) if c < 0) != 1:
                 return None
-            if sum(1 for c in rt.kids[owner_loc] if rt.lab[c] == TEXT) != 1:
-                return None
-            node, suffix = rt.ref[owner_loc], "text()"
+            node, suffix = owner, "text()"
         elif s.kind == "text":
-            node, suffix = ref, ""
+            node, suffix = loc, ""
         else:
-            node, suffix = ref, "@" + (s.attr[r] or "href")
+            node, suffix = loc, "@" + (s.attr[r] or "href")
         suffixes.add(suffix)
-        j = rt.root_of[loc]
+        if len(suffixes) > 1:
+            return None
+        j = rec.root_of(node)
         g = groups[r]
         if j < 0 or j >= len(g):
             return None
@@ -1082,7 +1203,10 @@ def _column_xpath(page: Page, s: _Slot, trees: list[_RTree], groups: list[tuple[
             if off <= 0:
                 return None
             head = (page.tag[rj], off)
-        paths.append((head, tuple((t, p) for t, p, _ in st)))
+        key = (head, tuple((t, p) for t, p, _ in st))
+        if paths and key != paths[0]:
+            return None
+        paths.append(key)
         multi.append(tuple(c > 1 for _, _, c in st))  # type: ignore[arg-type]
     if not paths or len(set(paths)) != 1 or len(suffixes) != 1:
         return None

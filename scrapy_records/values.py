@@ -91,6 +91,9 @@ _PRICE_RE = re.compile(
     re.I,
 )
 _NUMBER_RE = re.compile(rf"^{_NUM}$")
+_NUM_SEARCH_RE = re.compile(_NUM)
+# digit-group separators that are never decimal points: spaces and apostrophes before 3 digits
+_GROUP_SEP_RE = re.compile(rf"(?<=\d)[{_SPACES}'’](?=\d{{3}}(?!\d))")
 
 
 def _currency_code(marker: str | None) -> str | None:
@@ -109,7 +112,7 @@ def _currency_code(marker: str | None) -> str | None:
 def _clean_number(text: str) -> str:
     s = text.strip().replace("\u2212", "-")
     # digit-group separators that are never decimal points: spaces and apostrophes
-    s = re.sub(rf"(?<=\d)[{_SPACES}'’](?=\d{{3}}(?!\d))", "", s)
+    s = _GROUP_SEP_RE.sub("", s)
     return s
 
 
@@ -137,7 +140,7 @@ def decimal_style(texts: Sequence[str]) -> str | None:
     """
     votes = {".": 0, ",": 0}
     for t in texts:
-        m = re.search(_NUM, t or "")
+        m = _NUM_SEARCH_RE.search(t or "")
         if m:
             st = _split_style(m.group(0))
             if st:
@@ -394,6 +397,9 @@ def infer_column(values: Sequence[str], languages: Sequence[str] | None = None) 
     vals = [v for v in values]
     if not vals:
         return "text", [], None
+    for v in vals:  # fast path: every typed value holds a digit and is short
+        if len(v) > 64 or not any(c.isdigit() for c in v):
+            return "text", vals, None
     style = decimal_style(vals)
     prices = _all_convert(vals, lambda v: parse_price(v, style))
     if prices is not None:
