@@ -1,0 +1,380 @@
+"""Unit tests of the Scrapy integration's components: stores, add-on, settings, downloader
+decisions, pagination detection, preview, pipeline, commands (no crawl here; crawls are in
+test_scrapy_integration.py)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.http import HtmlResponse, Request, Response, TextResponse
+from scrapy.settings import Settings
+from scrapy.utils.test import get_crawler
+
+import scrapy_records
+from scrapy_records.scrapy.addon import Addon
+from scrapy_records.scrapy.engine import RecordsRuntime, site_of
+from scrapy_records.scrapy.items import RecordItem, WrapperItem
+from scrapy_records.scrapy.middlewares import (
+    MINE_KEY,
+    RecordsDownloaderMiddleware,
+    RecordsSpiderMiddleware,
+    is_js_shell,
+)
+from scrapy_records.scrapy.pagination import next_page_urls
+from scrapy_records.scrapy.pipelines import RecordsPipeline, flatten_record
+from scrapy_records.scrapy.preview import render_preview
+from scrapy_records.scrapy.settings import SETTINGS, RecordsConfig
+from scrapy_records.scrapy.store import VersionConflict, open_store
+
+REPO = Path(__file__).resolve().parents[1]
+
+LIST_PAGE = """<html><head><title>Shop</title><script>alert('x')</script>
+<meta http-equiv="refresh" content="0;url=http://evil.example/"></head>
+<body onload="steal()"><h1>Products</h1><div class="products">
+""" + "".join(
+    f'<div class="product"><h3><a href="/p/{i}">Lamp model {i}</a></h3>'
+    f'<span class="price">${10 + i}.50</span><span class="stock">In stock</span></div>'
+    for i in range(1, 9)
+) + """</div><a href="javascript:alert(1)">bad</a>
+<div class="pagination"><a href="/list/1">1</a> <span>2</span> <a href="/list/3">3</a>
+<a href="/list/4">4</a></div></body></html>"""
+
+
+def html_response(url: str, body: str, ctype: str = "text/html; charset=utf-8", meta=None) -> HtmlResponse:
+    req = Request(url, meta=meta or {})
+    return HtmlResponse(url, body=body.encode("utf-8"), headers={"Content-Type": ctype},
+                        encoding="utf-8", request=req)
+
+
+# ------------------------------------------------------------------------ stores
+@pytest.fixture(params=["sqlite", "dir", "memory"])
+def store(request, tmp_path):
+    uri = {"sqlite": f"sqlite:///{tmp_path / 'w.sqlite'}", "dir": f"dir://{tmp_path / 'wrappers'}",
+           "memory": "memory:"}[request.param]
+    s = open_store(uri)
+    yield s
+    s.close()
+
+
+def test_store_versions_and_compare_and_set(store):
+    assert store.get("a.com", "t1") is None
+    assert store.put("a.com", "t1", '{"v": 1}', signature={"sketch": [1, 2]}) == 1
+    with pytest.raises(VersionConflict):
+        store.put("a.com", "t1", '{"v": 2}')  # create, but it exists
+    with pytest.raises(VersionConflict) as ei:
+        store.put("a.com", "t1", '{"v": 2}', expected_version=7)
+    assert ei.value.actual == 1
+    assert store.put("a.com", "t1", '{"v": 2}', expected_version=1) == 2
+    w = store.get("a.com", "t1")
+    assert (w.version, json.loads(w.document), w.signature) == (2, {"v": 2}, None)
+    store.put("a.com", "t2", '{"v": 1}')
+    store.put("b.org", "t1", '{"v": 1}')
+    assert [x.wrapper_id for x in store.list()] == ["a.com/t1", "a.com/t2", "b.org/t1"]
+    assert [x.template for x in store.list("a.com")] == ["t1", "t2"]
+    assert store.delete("a.com", "t2") == 1
+    assert store.delete("a.com") == 1
+    assert [x.wrapper_id for x in store.list()] == ["b.org/t1"]
+
+
+def test_store_signature_round_trip(store):
+    store.put("a.com", "t1", "{}", signature={"method": "m", "sketch": [3, 4]})
+    assert store.get("a.com", "t1").signature == {"method": "m", "sketch": [3, 4]}
+
+
+def test_store_induction_lease(store):
+    assert store.acquire_lease("a.com", "t1", "w1", ttl=60)
+    assert not store.acquire_lease("a.com", "t1", "w2", ttl=60)
+    assert store.acquire_lease("a.com", "t1", "w1", ttl=60)  # re-entrant for the owner
+    store.release_lease("a.com", "t1", "w1")
+    assert store.acquire_lease("a.com", "t1", "w2", ttl=0.0)  # expired immediately
+    assert store.acquire_lease("a.com", "t1", "w3", ttl=60)
+
+
+def _hammer(uri: str, n: int) -> None:
+    s = open_store(uri)
+    done = 0
+    while done < n:
+        cur = s.get("a.com", "t")
+        try:
+            s.put("a.com", "t", json.dumps({"n": (cur.version if cur else 0)}),
+                  expected_version=cur.version if cur else None)
+            done += 1
+        except VersionConflict:
+            pass
+    s.close()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "dir"])
+def test_store_is_safe_with_several_processes(tmp_path, kind):
+    uri = f"sqlite:///{tmp_path / 'w.sqlite'}" if kind == "sqlite" else f"dir://{tmp_path / 'd'}"
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_hammer, args=(uri, 15)) for _ in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    s = open_store(uri)
+    w = s.get("a.com", "t")
+    # every successful compare-and-set produced exactly one version: no lost update
+    assert w.version == 45 and json.loads(w.document) == {"n": 44}
+    if kind == "sqlite":
+        assert [v for v, _u, _d in s.history("a.com", "t")] == list(range(1, 46))
+
+
+def test_directory_store_damaged_file_is_returned_for_validation(tmp_path):
+    s = open_store(f"dir://{tmp_path}")
+    s.put("a.com", "t1", "{}")
+    path = tmp_path / "a.com" / "t1.json"
+    path.write_text('{"site": "a.com", "templ')
+    w = s.get("a.com", "t1")
+    assert w is not None and w.version == 0 and w.document.startswith('{"site"')
+    assert s.put("a.com", "t1", '{"ok": 1}', expected_version=0) == 1
+
+
+def test_open_store_uris(tmp_path):
+    assert type(open_store("memory:")).__name__ == "MemoryStore"
+    assert type(open_store(str(tmp_path / "plain"))).__name__ == "DirectoryStore"
+    with pytest.raises(Exception):
+        open_store("ftp://nope")
+
+
+# ------------------------------------------------------------- add-on / settings
+def test_addon_installs_components_and_defaults():
+    s = Settings({"RECORDS_MIN_CONFIDENCE": 0.9})
+    Addon().update_settings(s)
+    dmw = {getattr(k, "__name__", k): v for k, v in s.getdict("DOWNLOADER_MIDDLEWARES").items()}
+    smw = {getattr(k, "__name__", k): v for k, v in s.getdict("SPIDER_MIDDLEWARES").items()}
+    pipes = {getattr(k, "__name__", k): v for k, v in s.getdict("ITEM_PIPELINES").items()}
+    assert dmw == {"RecordsDownloaderMiddleware": 950}
+    assert smw == {"RecordsSpiderMiddleware": 950}
+    assert pipes == {"RecordsPipeline": 300}
+    assert s.getfloat("RECORDS_MIN_CONFIDENCE") == 0.9  # the project's value wins
+    assert s.get("RECORDS_EXTRACTOR") == "auto"
+    assert "DOWNLOAD_HANDLERS" not in s or not s.getdict("DOWNLOAD_HANDLERS")
+
+
+def test_addon_playwright_settings():
+    s = Settings({"RECORDS_PLAYWRIGHT_AUTO": True, "RECORDS_BROWSER_PATH": "/opt/chromium"})
+    Addon().update_settings(s)
+    handlers = s.getdict("DOWNLOAD_HANDLERS")
+    assert handlers["https"] == "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
+    assert s.getdict("PLAYWRIGHT_LAUNCH_OPTIONS")["executable_path"] == "/opt/chromium"
+    assert "--no-sandbox" in s.getdict("PLAYWRIGHT_LAUNCH_OPTIONS")["args"]
+
+
+def test_addon_importable_from_package():
+    assert scrapy_records.Addon is Addon
+
+
+def test_every_setting_documented_and_parsed():
+    doc = (REPO / "docs" / "scrapy.md").read_text()
+    for name, (_default, text) in SETTINGS.items():
+        assert text and name in doc, name
+    cfg = RecordsConfig.from_settings(Settings({"RECORDS_REGIONS": "all", "RECORDS_CONTENT_TYPES": "text/html"}))
+    assert cfg.regions == "all" and cfg.content_types == ["text/html"]
+    with pytest.raises(ValueError):
+        RecordsConfig.from_settings(Settings({"RECORDS_REGIONS": "some"}))
+
+
+def test_components_not_configured_when_disabled():
+    crawler = get_crawler(settings_dict={"RECORDS_ENABLED": False})
+    for cls in (RecordsDownloaderMiddleware, RecordsSpiderMiddleware, RecordsPipeline):
+        with pytest.raises(NotConfigured):
+            cls.from_crawler(crawler)
+
+
+def test_per_extractor_options():
+    cfg = RecordsConfig(extractor_options={"mdr": {"K": 5}, "T": 0.2})
+    assert cfg.options_for("mdr") == {"K": 5}
+    assert cfg.options_for("stem") == {"T": 0.2}
+
+
+# ------------------------------------------------------------ downloader middleware
+def _dmw(**settings):
+    crawler = get_crawler(settings_dict={"RECORDS_WRAPPER_STORE": "memory:", **settings})
+    crawler.stats.open_spider()
+    return RecordsDownloaderMiddleware.from_crawler(crawler), crawler
+
+
+def test_downloader_decisions():
+    mw, crawler = _dmw(RECORDS_MAX_PAGE_BYTES=5000)
+    ok = html_response("http://a.com/", LIST_PAGE)
+    assert mw.process_response(ok.request, ok) is ok and ok.request.meta[MINE_KEY] is True
+    big = html_response("http://a.com/big", "<p>x</p>" * 2000)
+    mw.process_response(big.request, big)
+    assert big.request.meta[MINE_KEY] == "too_large"
+    req = Request("http://a.com/x.json")
+    js = TextResponse("http://a.com/x.json", body=b'{"a": 1}', headers={"Content-Type": "application/json"}, request=req)
+    mw.process_response(req, js)
+    assert req.meta[MINE_KEY] == "non_html"
+    req = Request("http://a.com/i.png")
+    mw.process_response(req, Response("http://a.com/i.png", body=b"\x89PNG", request=req))
+    assert req.meta[MINE_KEY] == "non_html"
+    off = html_response("http://a.com/off", LIST_PAGE, meta={"records": False})
+    mw.process_response(off.request, off)
+    assert off.request.meta[MINE_KEY] == "disabled"
+    assert crawler.stats.get_value("records/skipped/non_html") == 2
+    assert crawler.stats.get_value("records/skipped/too_large") == 1
+
+
+def test_js_shell_detection_and_rerequest():
+    shell = "<html><head><script src='/app.js'></script></head><body><div id='root'></div></body></html>"
+    assert is_js_shell(shell.encode())
+    assert not is_js_shell(LIST_PAGE.encode())
+    assert not is_js_shell(b"<html><body><p>short</p></body></html>")  # no script: not a shell
+    mw, crawler = _dmw(RECORDS_PLAYWRIGHT_AUTO=True)
+    resp = html_response("http://a.com/app", shell)
+    out = mw.process_response(resp.request, resp)
+    assert isinstance(out, Request) and out.meta["playwright"] is True and out.dont_filter
+    rendered = html_response("http://a.com/app", shell, meta=out.meta)
+    assert mw.process_response(rendered.request, rendered) is rendered  # no loop
+    assert crawler.stats.get_value("records/playwright/rerequested") == 1
+
+
+def test_playwright_on_request():
+    mw, _ = _dmw(RECORDS_PLAYWRIGHT=True)
+    r = Request("http://a.com/")
+    mw.process_request(r)
+    assert r.meta["playwright"] is True
+    r2 = Request("http://a.com/", meta={"playwright": False})
+    mw.process_request(r2)
+    assert r2.meta["playwright"] is False
+
+
+# ------------------------------------------------------------------- engine
+def test_runtime_mines_and_uses_meta_template():
+    crawler = get_crawler(settings_dict={"RECORDS_WRAPPER_STORE": "memory:", "RECORDS_INDUCTION_SAMPLES": 1})
+    rt = RecordsRuntime.for_crawler(crawler)
+    assert RecordsRuntime.for_crawler(crawler) is rt
+    resp = html_response("http://www.a.com/list", LIST_PAGE, meta={"records_template": "lists"})
+    out = rt.mine(resp, {"records_template": "lists"})
+    assert out.error is None and out.template == "lists" and out.site == "a.com"
+    assert len(out.result.main.records) == 8
+    assert out.stats["records/wrapper/induced"] == 1
+    assert [w["template"] for w in out.new_wrappers] == ["lists"]
+    again = rt.mine(html_response("http://a.com/list2", LIST_PAGE), {"records_template": "lists"})
+    assert again.source == "wrapper" and len(again.result.records) == 8
+    assert again.stats["records/wrapper/reused"] == 1
+
+
+def test_runtime_reports_bad_pages_without_raising():
+    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", max_nodes=50))
+    out = rt.mine(html_response("http://a.com/", "<ul>" + "<li>x</li>" * 200 + "</ul>"))
+    assert out.skipped == "too_large"
+    out = rt.mine(html_response("http://a.com/", "   "))
+    assert out.skipped == "non_html"
+
+
+def test_site_of():
+    assert site_of("https://WWW.Example.com:8080/x") == "example.com"
+    assert site_of("file:///tmp/x.html") == "local"
+
+
+# ------------------------------------------------------------------ pagination
+def test_next_page_from_numbers_and_rel():
+    resp = html_response("http://a.com/list/2", LIST_PAGE)
+    assert next_page_urls(resp) == ["http://a.com/list/3"]
+    rel = html_response("http://a.com/x", '<html><head><link rel="next" href="/x?p=2"></head><body>'
+                        '<a href="/other">Next</a></body></html>')
+    assert next_page_urls(rel) == ["http://a.com/x?p=2"]
+    word = html_response("http://a.com/x", '<body><a href="/a">About</a><a href="/x?page=2">Next ›</a></body>')
+    assert next_page_urls(word) == ["http://a.com/x?page=2"]
+    offsite = html_response("http://a.com/x", '<body><a rel="next" href="http://b.com/2">next</a></body>')
+    assert next_page_urls(offsite) == []
+    none = html_response("http://a.com/x", "<body><a href='/1'>1</a><a href='/2'>2</a></body>")
+    assert next_page_urls(none) == []  # no current page marked: no guess
+
+
+# --------------------------------------------------------------------- preview
+def test_preview_is_neutralised_and_annotated():
+    result = scrapy_records.extract(LIST_PAGE, url="http://a.com/list/2")
+    out = render_preview(LIST_PAGE, "http://a.com/list/2", result)
+    low = out.lower()
+    assert "<script" not in low and "onload" not in low and "javascript:" not in low
+    assert "refresh" not in low and "content-security-policy" in low
+    assert "R0.1" in out and "R0.8" in out and "R0.9" not in out
+    assert "Lamp model 8" in out and "data-records-region" in out
+
+
+# -------------------------------------------------------------------- pipeline
+def _pipeline(**settings):
+    crawler = get_crawler(settings_dict={"RECORDS_WRAPPER_STORE": "memory:", **settings})
+    crawler.stats.open_spider()
+    return RecordsPipeline.from_crawler(crawler), crawler
+
+
+def _record(conf=0.9, **fields):
+    return RecordItem(url="http://a.com/", site="a.com", template="t", wrapper_id=None,
+                      wrapper_version=None, region=0, index=0, fields=fields or {"price": "$1"},
+                      text="x", xpaths=["/html/body/div"], confidence=conf, extractor="mdr")
+
+
+def test_pipeline_drops_low_confidence_and_flattens():
+    pipe, crawler = _pipeline(RECORDS_MIN_CONFIDENCE=0.5, RECORDS_FLATTEN_FIELDS=True)
+    with pytest.raises(DropItem):
+        pipe.process_item(_record(0.2))
+    assert crawler.stats.get_value("records/dropped/low_confidence") == 1
+    flat = pipe.process_item(_record(0.9, url="http://a.com/p/1", tags=["a", "b"]))
+    assert flat["url"] == "http://a.com/" and flat["record_url"] == "http://a.com/p/1"
+    assert flat["tags"] == "a | b"
+    assert pipe.process_item({"own": 1}) == {"own": 1}
+
+
+def test_pipeline_stores_and_emits_wrapper_once():
+    pipe, crawler = _pipeline()
+    doc = {"format": "x"}
+    item = WrapperItem(wrapper_id="a.com/t", site="a.com", template="t", version=None,
+                       status="new", sample_urls=[], document=doc, stored=False)
+    out = pipe.process_item(item)
+    assert out["stored"] is True and out["version"] == 1
+    assert json.loads(pipe.runtime.store.get("a.com", "t").document) == doc
+    dup = WrapperItem(wrapper_id="a.com/t", site="a.com", template="t", version=1,
+                      status="new", sample_urls=[], document=doc, stored=True)
+    with pytest.raises(DropItem):
+        pipe.process_item(dup)
+
+
+def test_pipeline_csv_per_template(tmp_path):
+    pattern = str(tmp_path / "%(site)s-%(template)s.csv")
+    pipe, _ = _pipeline(RECORDS_CSV_PER_TEMPLATE=pattern)
+    pipe.process_item(_record(0.9, name="Lamp", price="$2"))
+    pipe.process_item(_record(0.9, name="Mug", price="$3"))
+    pipe.close_spider()
+    lines = (tmp_path / "a.com-t.csv").read_text().splitlines()
+    assert lines[0].endswith("name,price") and lines[2].endswith("Mug,$3")
+
+
+# --------------------------------------------------------------------- commands
+def test_records_and_wrappers_commands(tmp_path):
+    page = tmp_path / "list.html"
+    page.write_text(LIST_PAGE)
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cwd = REPO / "example_project"
+    out = subprocess.run([sys.executable, "-m", "scrapy", "records", str(page), "--main",
+                          "--preview", str(tmp_path / "p.html")], cwd=cwd, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "Lamp model 1" in out.stdout and "(main)" in out.stdout and "8 records" in out.stdout
+    assert "<script" not in (tmp_path / "p.html").read_text().lower()
+    s = open_store(f"sqlite:///{tmp_path / 'w.sqlite'}")
+    s.put("a.com", "t-1", json.dumps({"record": {"xpath": "//li"}, "fields": [{"name": "title"}]}))
+    s.close()
+    store = ["--store", f"sqlite:///{tmp_path / 'w.sqlite'}"]
+    run = lambda *a: subprocess.run([sys.executable, "-m", "scrapy", "wrappers", *a, *store],  # noqa: E731
+                                    cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    listed = run("list")
+    assert listed.returncode == 0 and "a.com/t-1" in listed.stdout and "title" in listed.stdout
+    shown = run("show", "a.com/t-1")
+    assert json.loads(shown.stdout)["record"]["xpath"] == "//li"
+    exported = run("export", str(tmp_path / "exp"))
+    assert json.loads((tmp_path / "exp" / "a.com" / "t-1.json").read_text())["version"] == 1, exported.stderr
+    assert "deleted 1" in run("delete", "a.com").stdout
+    assert "a.com/t-1" not in run("list").stdout
