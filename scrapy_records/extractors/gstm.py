@@ -836,7 +836,9 @@ class _WrapperBuilder:
     # ------------------------------------------------------------ lists
     def _list_info(self, L: PList) -> float:
         info = 0.0
-        stack = list(L.record)
+        # only slots inside element items count: bare text between records (``(#text br)+``)
+        # cannot be selected as a record
+        stack = [x for x in L.record if isinstance(x, PList) or x.tag != TEXT]
         while stack:
             it = stack.pop()
             if isinstance(it, PList):
@@ -855,9 +857,13 @@ class _WrapperBuilder:
         best, best_s = None, 0.0
         npages = max(1, self.P.pages)
         for L in self.P.lists():
+            per_page = L.records / npages
             if L.records < 2 or not any(isinstance(x, PNode) and x.tag != TEXT for x in L.record):
                 continue
-            s = self._list_info(L) * math.log2(1 + L.records / npages)
+            if any(isinstance(x, PList) for x in L.record):
+                continue  # same-level nested lists ((a(bc)+)+) have no fixed-size record selector
+            # a list with about one record per page is a page part, not a record list
+            s = self._list_info(L) * math.log2(1 + per_page) * (1.0 if per_page >= 1.5 else 0.1)
             if s > best_s:
                 best, best_s = L, s
         return best
@@ -925,13 +931,15 @@ class _WrapperBuilder:
             else:
                 continue
             # walk the item's sub-template
-            stack: list[tuple[PNode, str, bool]] = [(it, prefix, it.optional)]
+            stack: list[tuple[PNode, str, bool, str | None]] = [(it, prefix, it.optional, None)]
             while stack:
-                node, path, opt = stack.pop()
+                node, path, opt, up = stack.pop()
                 ctxs = self.elems(node)
                 texts = [c for c in node.children if isinstance(c, PNode) and c.tag == TEXT]
                 has_el = any(not (isinstance(c, PNode) and c.tag == TEXT) for c in node.children)
-                hint = (node.classes[0] if node.classes else node.ident) or node.tag
+                own = (node.classes[0] if node.classes else node.ident)
+                hint = own or (f"{up}_{node.tag}" if up else node.tag)
+                up = own or up
                 for name, slot in node.attrs.items():
                     if slot.constant or not slot.samples:
                         continue
@@ -953,18 +961,69 @@ class _WrapperBuilder:
                     if isinstance(c, PList):
                         if not any(isinstance(x, PNode) and x.tag != TEXT for x in c.record):
                             continue
+                        arity = self._fixed_arity(c)
+                        if arity:
+                            fields.extend(self._arity_fields(c, arity, path, opt, up))
+                            continue
                         rs, cr0, CR0 = self.record_selector(c, ctxs, None)
-                        par_path = path
-                        rs.xpath = (par_path + "/" if par_path else "") + rs.xpath.split("/")[-1] \
-                            if "/" not in rs.xpath else (par_path + "/" if par_path else "") + rs.xpath
+                        rs.xpath = (path + "/" if path else "") + rs.xpath
                         sub_f, sub_l = self.list_fields(c, cr0, CR0)
                         if sub_f or sub_l:
-                            lists.append(ListSpec(self.name(f"{CR0.tag}_list"), rs, sub_f, sub_l,
-                                                  True))
+                            hint_l = (CR0.classes[0] if CR0.classes else None) or f"{CR0.tag}_list"
+                            lists.append(ListSpec(self.name(hint_l), rs, sub_f, sub_l, True))
                     elif c.tag != TEXT:
                         st, _ = self.step(c, ctxs)
-                        stack.append((c, (path + "/" if path else "") + st, opt or c.optional))
+                        stack.append((c, (path + "/" if path else "") + st, opt or c.optional, up))
         return fields, lists
+
+    def _fixed_arity(self, L: PList, max_arity: int = 8) -> int:
+        """A-15: a primitive inner list (one leaf-like element per record) whose every
+        instance has the same length is a row of columns, not a nested list."""
+        if len(L.record) != 1 or not isinstance(L.record[0], PNode):
+            return 0
+        r = L.record[0]
+        if r.tag == TEXT or any(not (isinstance(c, PNode) and c.tag == TEXT) for c in r.children):
+            return 0
+        counts: dict[Any, int] = {}
+        for pg, nodes in L.inst:
+            if not nodes or nodes[0] < 0 or pg >= len(self.pages):
+                return 0
+            par = self.pages[pg].parent[nodes[0]]
+            counts[(pg, par)] = counts.get((pg, par), 0) + 1
+        vals = set(counts.values())
+        if len(vals) != 1:
+            return 0
+        c = vals.pop()
+        return c if 2 <= c <= max_arity else 0
+
+    def _arity_fields(self, L: PList, arity: int, path: str, opt: bool, up: str | None) -> list[Any]:
+        from ..wrapper import FieldSpec
+        from ..induce import stable_token
+
+        r = L.record[0]
+        by_pos: list[list[Any]] = [[] for _ in range(arity)]
+        seen: dict[Any, int] = {}
+        for pg, nodes in L.inst:
+            page = self.pages[pg]
+            key = (pg, page.parent[nodes[0]])
+            k = seen.get(key, 0)
+            seen[key] = k + 1
+            by_pos[k].append(page.el[nodes[0]])
+        out = []
+        tag = _tag_step(r.tag)
+        for k, els in enumerate(by_pos, 1):
+            common = None
+            for e in els:
+                cl = {c for c in (e.get("class") or "").split() if stable_token(c)}
+                common = cl if common is None else common & cl
+            cls = sorted(common or ())
+            step = f"{tag}[{_cls_xp(cls[0])}]" if cls else f"{tag}[{k}]"
+            samples = [" ".join(" ".join(e.itertext()).split()) for e in els[:_MAX_SAMPLES]]
+            hint = cls[0] if cls else (f"{up}_{r.tag}{k}" if up else f"{r.tag}{k}")
+            out.append(FieldSpec(self.name(hint), _guess_type([x for x in samples if x]),
+                                 (path + "/" if path else "") + step, None, None,
+                                 opt or L.optional or r.optional, False))
+        return out
 
     def page_fields(self, exclude: PList | None) -> list[Any]:
         from ..wrapper import FieldSpec
