@@ -1,0 +1,421 @@
+"""Field alignment (partial tree alignment, digest gstm.md §3.10 / mdr.md §8.1) and value typing.
+
+Every page here is hand-written; records are given as node groups, as extractors do.
+"""
+
+from __future__ import annotations
+
+import lxml.etree
+import pytest
+
+from scrapy_records import Page
+from scrapy_records.alignment import align_records
+from scrapy_records.extractors.base import build_region
+from scrapy_records.values import infer_column, parse_date_iso, parse_number, parse_price
+
+
+# ----------------------------------------------------------------------------- helpers
+def nodes(page: Page, tag: str, cls: str | None = None) -> list[int]:
+    return [
+        i for i, t in enumerate(page.tag)
+        if t == tag and (cls is None or cls in page.classes(i))
+    ]
+
+
+def align(page: Page, roots: list[int]):
+    return align_records(page, [(r,) for r in roots])
+
+
+def by_name(columns):
+    return {c.name: c for c in columns}
+
+
+def column_of(columns, values, wanted):
+    """The column whose values over the records equal ``wanted`` (None = absent)."""
+    for c in columns:
+        if [v.get(c.name) for v in values] == wanted:
+            return c
+    raise AssertionError(f"no column with values {wanted!r}; columns: {[c.name for c in columns]}\n{values}")
+
+
+# --------------------------------------------------------------------------- products
+PRODUCTS = """<html><head><base href="https://shop.example/catalog/"></head><body>
+<h1>Shoes</h1>
+<ul id="products">
+  <li class="product col-md-4">
+    <a class="product-card__title" href="red.html">Red shoe</a>
+    <span class="price">$1,299.00</span>
+    <img class="thumb" src="img/red.jpg">
+    <span class="badge">Sale</span>
+    <button>Add to cart</button>
+  </li>
+  <li class="product col-md-4">
+    <a class="product-card__title" href="blue.html">Blue shoe</a>
+    <span class="price">$19.99</span>
+    <img class="thumb" src="data:image/gif;base64,R0lGOD" data-src="img/blue.jpg">
+    <button>Add to cart</button>
+  </li>
+  <li class="product col-md-4">
+    <a class="product-card__title" href="/green.html">Green shoe</a>
+    <img class="thumb" srcset="img/green-320.jpg 320w, img/green-640.jpg 640w">
+    <button>Add to cart</button>
+  </li>
+  <li class="product col-md-4">
+    <a class="product-card__title" href="https://other.example/black">Black shoe</a>
+    <span class="price">$5</span>
+    <img class="thumb" src="img/black.jpg">
+    <span class="badge">Sale</span>
+    <button>Add to cart</button>
+  </li>
+</ul></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def products():
+    page = Page(PRODUCTS, url="https://shop.example/list?page=1")
+    cols, vals = align(page, nodes(page, "li", "product"))
+    return page, cols, vals
+
+
+def test_missing_and_optional_fields_align_to_their_columns(products):
+    _, cols, vals = products
+    title = column_of(cols, vals, ["Red shoe", "Blue shoe", "Green shoe", "Black shoe"])
+    price = column_of(cols, vals, [1299.0, 19.99, None, 5.0])  # the green shoe has no price
+    badge = column_of(cols, vals, ["Sale", None, None, "Sale"])  # optional badge
+    assert (title.name, price.name, badge.name) == ("title", "price", "badge")
+    assert price.type == "price" and price.fill == pytest.approx(0.75)
+    assert badge.type == "text" and badge.fill == pytest.approx(0.5)
+    assert title.fill == 1.0
+
+
+def test_urls_and_images_are_absolute_against_base_href(products):
+    _, cols, vals = products
+    link = column_of(cols, vals, [
+        "https://shop.example/catalog/red.html",
+        "https://shop.example/catalog/blue.html",
+        "https://shop.example/green.html",
+        "https://other.example/black",
+    ])
+    assert link.type == "url" and link.name == "title_url"
+    image = column_of(cols, vals, [
+        "https://shop.example/catalog/img/red.jpg",
+        "https://shop.example/catalog/img/blue.jpg",  # data: src skipped for data-src
+        "https://shop.example/catalog/img/green-320.jpg",  # first srcset candidate
+        "https://shop.example/catalog/img/black.jpg",
+    ])
+    assert image.type == "image" and image.name == "thumb"
+
+
+def test_static_template_text_is_not_a_column(products):
+    _, cols, vals = products
+    assert all("Add to cart" not in v.values() for v in vals)
+    assert len(cols) == len({c.name for c in cols})
+    # the price currency is a plain companion column
+    cur = by_name(cols)["price_currency"]
+    assert [v.get("price_currency") for v in vals] == ["$", "$", None, "$"]
+    assert cur.fill == pytest.approx(0.75)
+
+
+def test_every_record_uses_the_column_names(products):
+    _, cols, vals = products
+    names = [c.name for c in cols]
+    for v in vals:
+        assert list(v) == [n for n in names if n in v]  # column order, no stray keys
+
+
+def test_column_xpath_selects_the_values_in_each_record(products):
+    page, cols, vals = products
+    roots = nodes(page, "li", "product")
+    title = by_name(cols)["title"]
+    href = by_name(cols)["title_url"]
+    assert title.xpath == "a/text()" and href.xpath == "a/@href"
+    for r, v in zip(roots, vals):
+        el = page.el[r]
+        assert el.xpath(title.xpath) == [v["title"]]
+        assert page.absolute(el.xpath(href.xpath)[0]) == v["title_url"]
+
+
+# ---------------------------------------------------------------------- nested sub-list
+SUBLIST = """<html><body><div id="results">
+<div class="item"><h2>Alpha</h2><span class="date">2021-02-03</span></div>
+<div class="item"><h2>Beta</h2><ul class="tags"><li>red</li><li>green</li><li>blue</li></ul>
+  <span class="date">2021-02-04</span></div>
+<div class="item"><h2>Gamma</h2><span class="date">2021-02-05</span></div>
+</div></body></html>"""
+
+
+def test_extra_repeated_sub_list_does_not_break_other_columns():
+    page = Page(SUBLIST)
+    cols, vals = align(page, nodes(page, "div", "item"))
+    title = column_of(cols, vals, ["Alpha", "Beta", "Gamma"])
+    date = column_of(cols, vals, ["2021-02-03", "2021-02-04", "2021-02-05"])
+    assert title.name == "title" and date.name == "date" and date.type == "date"
+    # the sub-list items were inserted into the template: optional columns of record 2
+    got = [c for c in cols if vals[1].get(c.name) in ("red", "green", "blue")]
+    assert [vals[1][c.name] for c in got] == ["red", "green", "blue"]
+    assert all(c.fill == pytest.approx(1 / 3) for c in got)
+
+
+# ------------------------------------------------------------------------------ prices
+PRICES = """<html><body><div>
+<p class="offer"><b class="shop">A</b> <span class="amount">$1,299.99</span></p>
+<p class="offer"><b class="shop">B</b> <span class="amount">1.299,99 €</span></p>
+<p class="offer"><b class="shop">C</b> <span class="amount">1 299,99 €</span></p>
+<p class="offer"><b class="shop">D</b> <span class="amount">EUR 12,50</span></p>
+<p class="offer"><b class="shop">E</b> <span class="amount">12,- €</span></p>
+<p class="offer"><b class="shop">F</b> <span class="amount">£7</span></p>
+<p class="offer"><b class="shop">G</b> <span class="amount">CHF 1'299.50</span></p>
+</div></body></html>"""
+
+
+def test_prices_in_several_formats_become_numbers():
+    page = Page(PRICES)
+    cols, vals = align(page, nodes(page, "p", "offer"))
+    amount = by_name(cols)["amount"]
+    assert amount.type == "price"
+    assert [v["amount"] for v in vals] == [1299.99, 1299.99, 1299.99, 12.5, 12.0, 7.0, 1299.5]
+    assert [v["amount_currency"] for v in vals] == ["$", "EUR", "EUR", "EUR", "EUR", "GBP", "CHF"]
+    assert by_name(cols)["shop"].type == "text"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("$1,299.00", (1299.0, "$")),
+        ("1.299,00 €", (1299.0, "EUR")),
+        ("1\u202f299,00\u00a0€", (1299.0, "EUR")),
+        ("US$ 10", (10.0, "USD")),
+        ("from £3.99", (3.99, "GBP")),
+        ("12.99", (12.99, None)),
+        ("Call for price", None),
+        ("$10 - $20", None),
+    ],
+)
+def test_parse_price(text, expected):
+    assert parse_price(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, decimal, expected",
+    [
+        ("1,234.5", None, 1234.5),
+        ("1.234,5", None, 1234.5),
+        ("1 234,5", None, 1234.5),
+        ("1,234", None, 1234),
+        ("1.234", None, 1.234),
+        ("1.234", ",", 1234),
+        ("-5", None, -5),
+        ("007", None, None),
+        ("12a", None, None),
+        ("10 20", None, None),
+    ],
+)
+def test_parse_number(text, decimal, expected):
+    got = parse_number(text, decimal)
+    assert got == expected and type(got) is type(expected)
+
+
+def test_column_decimal_style_resolves_ambiguous_separators():
+    # "1.234" is a thousand and more in a column that writes decimals with a comma
+    typ, conv, _ = infer_column(["1.234", "12,5", "3,75"])
+    assert typ == "number" and conv == [1234, 12.5, 3.75]
+    typ, conv, _ = infer_column(["1.234", "12.5"])
+    assert typ == "number" and conv == [1.234, 12.5]
+    # one value that is not a price keeps the whole column as text
+    typ, conv, _ = infer_column(["$5", "Call for price"])
+    assert typ == "text" and conv == ["$5", "Call for price"]
+
+
+def test_dates_are_iso():
+    assert parse_date_iso("2021-02-03") == "2021-02-03"
+    assert parse_date_iso("Jan 5, 2020") == "2020-01-05"
+    assert parse_date_iso("5 January 2020 10:30") == "2020-01-05T10:30:00"
+    assert parse_date_iso("10:30") is None  # a bare time is not a date
+    assert parse_date_iso("Posted by Ann on Jan 5, 2020") is None  # not only a date
+
+
+# ------------------------------------------------------------------------------ naming
+NAMING = """<html><body><div id="list">
+<div class="rec" itemscope>
+  <h2 itemprop="name"><a href="/a">Ann's post</a></h2>
+  <div class="meta">Author: <span>ann</span></div>
+  <span class="info" title="Comments">12</span>
+  <span class="x7Gh2kLq">Lorem</span>
+  <span class="meta">one</span><span class="meta">two</span>
+</div>
+<div class="rec" itemscope>
+  <h2 itemprop="name"><a href="/b">Bob's post</a></h2>
+  <div class="meta">Author: <span>bob</span></div>
+  <span class="info" title="Comments">3</span>
+  <span class="x7Gh2kLq">Ipsum</span>
+  <span class="meta">three</span><span class="meta">four</span>
+</div>
+</div></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def naming():
+    page = Page(NAMING, url="https://blog.example/")
+    return align(page, nodes(page, "div", "rec"))
+
+
+def test_name_from_itemprop_and_link_suffix(naming):
+    cols, vals = naming
+    c = column_of(cols, vals, ["Ann's post", "Bob's post"])
+    assert (c.name, c.evidence) == ("name", "itemprop")
+    u = column_of(cols, vals, ["https://blog.example/a", "https://blog.example/b"])
+    assert u.name == "name_url"
+
+
+def test_name_from_label_text_and_label_is_not_a_column(naming):
+    cols, vals = naming
+    c = column_of(cols, vals, ["ann", "bob"])
+    assert (c.name, c.evidence) == ("author", "label")
+    assert all("Author:" not in v.values() for v in vals)
+
+
+def test_name_from_stable_title_attribute_and_number_type(naming):
+    cols, vals = naming
+    c = column_of(cols, vals, [12, 3])
+    assert (c.name, c.evidence, c.type) == ("comments", "title", "number")
+
+
+def test_hash_classes_are_skipped_and_names_are_unique(naming):
+    cols, vals = naming
+    c = column_of(cols, vals, ["Lorem", "Ipsum"])
+    assert c.name.startswith("field_") and c.evidence == "position"
+    m1 = column_of(cols, vals, ["one", "three"])
+    m2 = column_of(cols, vals, ["two", "four"])
+    assert (m1.name, m2.name) == ("meta", "meta_2")
+    assert len({c.name for c in cols}) == len(cols)
+
+
+def test_framework_noise_classes_are_not_names():
+    html = """<div><div class="r"><span class="col-md-6 mt-2 text-muted">A1</span><span class="d-flex">x</span></div>
+    <div class="r"><span class="col-md-6 mt-2 text-muted">B2</span><span class="d-flex">y</span></div></div>"""
+    page = Page(html)
+    cols, vals = align(page, nodes(page, "div", "r"))
+    assert [c.name for c in cols] == ["field_1", "field_2"]
+    assert [c.evidence for c in cols] == ["position", "position"]
+
+
+# ------------------------------------------------------------------- multi-root records
+TABLE = """<html><body><table id="t">
+<tr><th>Name</th><th>Score</th><th>Updated</th></tr>
+<tr class="main"><td><a href="/u/1">Ann</a></td><td>1.234,5</td><td>2020-01-05</td></tr>
+<tr class="detail"><td colspan="3">first comment</td></tr>
+<tr class="main"><td><a href="/u/2">Bob</a></td><td>12,5</td><td>2021-03-04</td></tr>
+<tr class="detail"><td colspan="3">second comment</td></tr>
+<tr class="main"><td><a href="/u/3">Cid</a></td><td>7</td><td>2022-12-31</td></tr>
+<tr class="detail"><td colspan="3">third comment</td></tr>
+</table></body></html>"""
+
+
+def test_multi_root_records_two_sibling_rows():
+    page = Page(TABLE, url="https://ex.com/scores")
+    rows = nodes(page, "tr")[1:]
+    groups = [(rows[k], rows[k + 1]) for k in range(0, len(rows), 2)]
+    cols, vals = align_records(page, groups)
+    assert [c.name for c in cols] == ["name", "name_url", "score", "updated", "field_5"]
+    assert [c.evidence for c in cols][:4] == ["header"] * 4
+    assert [v["name"] for v in vals] == ["Ann", "Bob", "Cid"]
+    assert [v["name_url"] for v in vals] == ["https://ex.com/u/1", "https://ex.com/u/2", "https://ex.com/u/3"]
+    assert [v["score"] for v in vals] == [1234.5, 12.5, 7]
+    assert [v["updated"] for v in vals] == ["2020-01-05", "2021-03-04", "2022-12-31"]
+    assert [v["field_5"] for v in vals] == ["first comment", "second comment", "third comment"]
+    detail = by_name(cols)["field_5"]
+    assert detail.xpath == "following-sibling::tr[1]/td/text()"
+    for (r0, _), v in zip(groups, vals):
+        assert page.el[r0].xpath(detail.xpath) == [v["field_5"]]
+
+
+# ------------------------------------------------------------------ inline formatting
+SNIPPETS = """<html><body><div id="res">
+<div class="g"><h3><a href="http://a.example/1">Best <b>shoes</b> 2024</a></h3>
+  <p>Buy <b>shoes</b> online and more <b>shoes</b> here</p><cite>a.example</cite></div>
+<div class="g"><h3><a href="http://b.example/2">Shoe shop</a></h3>
+  <p><b>Shoes</b> for everyone</p><cite>b.example</cite></div>
+<div class="g"><h3><a href="http://c.example/3">Running</a></h3>
+  <p>Nothing highlighted</p><cite>c.example</cite></div>
+</div></body></html>"""
+
+
+def test_variable_inline_markup_is_one_text_value():
+    page = Page(SNIPPETS)
+    cols, vals = align(page, nodes(page, "div", "g"))
+    title = column_of(cols, vals, ["Best shoes 2024", "Shoe shop", "Running"])
+    snippet = column_of(cols, vals, [
+        "Buy shoes online and more shoes here", "Shoes for everyone", "Nothing highlighted",
+    ])
+    assert title.name == "title" and title.xpath == "h3/a"
+    assert snippet.xpath == "p"
+    assert len(cols) == 4  # title, title_url, snippet, cite
+
+
+def test_collapse_can_be_disabled():
+    page = Page(SNIPPETS)
+    cols, _ = align_records(page, [(i,) for i in nodes(page, "div", "g")], collapse_inline=False)
+    assert len(cols) > 4
+
+
+# ------------------------------------------------------------------- via build_region
+def test_build_region_fills_fields_and_columns(products):
+    page = Page(PRODUCTS, url="https://shop.example/list")
+    ul = nodes(page, "ul")[0]
+    region = build_region(page, "test", ul, [(i,) for i in nodes(page, "li", "product")], 0.9)
+    assert [c.name for c in region.columns][:3] == ["title", "title_url", "price"]
+    assert region.records[2].fields["title"] == "Green shoe"
+    assert "price" not in region.records[2].fields
+    assert region.records[0].fields["price"] == 1299.0
+    d = region.to_dict()
+    assert d["columns"][2]["type"] == "price" and d["columns"][2]["fill"] == 0.75
+
+
+# --------------------------------------------------------------------------- edge cases
+def test_empty_and_single_record():
+    page = Page("<html><body><p>Only <b>one</b></p></body></html>")
+    assert align_records(page, []) == ([], [])
+    p = nodes(page, "p")[0]
+    cols, vals = align_records(page, [(p,)])
+    assert [vals[0][c.name] for c in cols] == ["Only", "one"]  # one record: nothing is static
+
+
+def test_nested_roots_in_a_group_are_ignored():
+    page = Page("<div><p class='a'>x <span>y</span></p><p class='a'>z <span>w</span></p></div>")
+    ps = nodes(page, "p")
+    spans = nodes(page, "span")
+    cols, vals = align_records(page, [(ps[0], spans[0]), (ps[1], spans[1])])
+    assert [list(v.values()) for v in vals] == [["x", "y"], ["z", "w"]]
+
+
+def test_deep_records_do_not_recurse():
+    depth = 400
+    rec = "<div>" * depth + "v{}" + "</div>" * depth
+    html = "<html><body><section>" + "".join(
+        f"<article>{rec.format(k)}<i>t</i></article>" for k in range(3)
+    ) + "</section></body></html>"
+    page = Page(html)
+    cols, vals = align(page, nodes(page, "article"))
+    assert [v[cols[0].name] for v in vals] == ["v0", "v1", "v2"]
+
+
+def test_many_records_beyond_the_template_sample_still_align():
+    items = "".join(
+        f"<li><a href='/p{k}'>Item {k}</a>{'<em>new</em>' if k % 7 == 0 else ''}<span>{k},50 €</span></li>"
+        for k in range(120)
+    )
+    page = Page(f"<html><body><ul>{items}</ul></body></html>", url="https://x.example/")
+    cols, vals = align_records(page, [(i,) for i in nodes(page, "li")], max_template_records=10)
+    price = column_of(cols, vals, [k + 0.5 for k in range(120)])
+    assert price.type == "price"
+    assert [v["url"] for v in vals][:2] == ["https://x.example/p0", "https://x.example/p1"]
+    flag = column_of(cols, vals, ["new" if k % 7 == 0 else None for k in range(120)])
+    assert flag.fill == pytest.approx(18 / 120)
+
+
+def test_values_are_json_scalars(products):
+    _, _, vals = products
+    for v in vals:
+        for x in v.values():
+            assert isinstance(x, (str, int, float))
+    assert lxml.etree is not None
