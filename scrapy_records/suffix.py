@@ -41,6 +41,31 @@ except Exception:  # pragma: no cover - optional dependency
     _np = None
     HAVE_DIVSUFSORT = False
 
+
+def _single_thread_divsufsort() -> None:  # pragma: no cover - depends on the wheel's layout
+    """libdivsufsort in the pydivsufsort wheel is built with OpenMP and links its *own* vendored
+    libgomp copy; spinning up a thread team costs 5-10 ms per call on a busy machine, 20x the
+    sort of a typical page. Pin that private copy to one thread (no other library uses it)."""
+    import ctypes
+    import glob
+    import os
+
+    import pydivsufsort
+
+    libs = os.path.join(os.path.dirname(os.path.dirname(pydivsufsort.__file__)), "pydivsufsort.libs")
+    for path in glob.glob(os.path.join(libs, "libgomp*.so*")):
+        try:
+            ctypes.CDLL(path).omp_set_num_threads(1)
+        except OSError:
+            pass
+
+
+if HAVE_DIVSUFSORT:
+    try:
+        _single_thread_divsufsort()
+    except Exception:  # pragma: no cover
+        logger.debug("could not pin pydivsufsort's OpenMP runtime to one thread", exc_info=True)
+
 __all__ = [
     "sa_is",
     "suffix_array",

@@ -1,0 +1,376 @@
+"""STEM extractor: the digest's test cases (``shared/papers/stem.md`` §7) with their expected values.
+
+Paper figures are given as tag paths (``/html/div`` ...) and fed as sequences, so HTPIs match the
+paper exactly; the HTML variants go through the page model (lxml inserts ``body``, which shifts ids).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from scrapy_records import extract
+from scrapy_records.extractors import get_extractor
+from scrapy_records.extractors.stem import (
+    STEMExtractor,
+    TagPathSequence,
+    analyze,
+    analyze_sequence,
+    canonical_rotation,
+    roots_of,
+)
+from scrapy_records.page import Page
+from scrapy_records.suffix import SuffixIndex, greedy_matches, sa_is, suffix_array
+
+
+def page(body: str, head: str = "") -> Page:
+    return Page(f"<html>{head}<body>{body}</body></html>")
+
+
+def li_records(k: int, bold_odd: bool = False) -> str:
+    out = []
+    for i in range(k):
+        title = f"<b>Record {i}</b>" if bold_odd and i % 2 else f"Record {i}"
+        out.append(f"<li><a href='/r{i}'>{title}</a><div>Details of record {i}, a longer description</div></li>")
+    return "".join(out)
+
+
+def drp_tags(analysis) -> list[tuple[str, ...]]:
+    return [tuple(p.rsplit("/", 1)[-1] for p in d.paths) for d in analysis.drps]
+
+
+# Fig. 5/6 page as the paper numbers it: 1=/html 2=/html/div 3=/html/div/p 4=/html/div/a 5=/html/div/img
+FIG5 = ["/html"] + ["/html/div", "/html/div/p", "/html/div/a"] + [
+    "/html/div", "/html/div/p", "/html/div/a", "/html/div/img"] + [
+    "/html/div", "/html/div/p", "/html/div/a"] * 2 + ["/html/div"]
+# Fig. 7: 2=/html/div 3=/html/div/p, WPS (1,2,3,2,3,2,3,2)
+FIG7 = ["/html"] + ["/html/div", "/html/div/p"] * 3 + ["/html/div"]
+
+
+# ---------------------------------------------------------------- representation (cases 1-4)
+def test_table1_htpi_and_wps():
+    p = Page("<html><body><div>An example<ul><li><a>Record 1</a><div>Details</div></li>"
+             "<li><a>Record 2</a><div>Details</div></li></ul></div></body></html>")
+    tps = TagPathSequence.from_page(p)
+    assert tps.ids == [1, 2, 3, 4, 5, 6, 7, 5, 6, 7]
+    assert [tps.path(h) for h in range(1, 8)] == [
+        "/html", "/html/body", "/html/body/div", "/html/body/div/ul", "/html/body/div/ul/li",
+        "/html/body/div/ul/li/a", "/html/body/div/ul/li/div"]
+
+
+def test_htpi_monotone_and_consecutive():
+    p = page("<div><p><a>x</a><span>y</span></p><ul><li><a>1</a></li></ul></div><p><a>z</a></p>" + li_records(3))
+    tps = TagPathSequence.from_page(p)
+    seen = []
+    for h in tps.ids:
+        if h not in seen:
+            seen.append(h)
+    assert seen == list(range(1, len(seen) + 1))
+    for h in range(1, len(tps.htpi_parent)):
+        par = tps.htpi_parent[h]
+        while par:
+            assert par < h
+            par = tps.htpi_parent[par]
+
+
+def test_decorative_tags_unwrapped_and_text_kept():
+    plain = page("<ul>" + li_records(5) + "</ul>")
+    bold = page("<ul>" + li_records(5, bold_odd=True) + "</ul>")
+    assert TagPathSequence.from_page(plain).ids == TagPathSequence.from_page(bold).ids
+    a = analyze(bold)
+    assert drp_tags(a) == [("li", "a", "div")]
+    regions = STEMExtractor().extract(bold)
+    assert len(regions) == 1 and len(regions[0].records) == 5
+    assert "Record 1" in regions[0].records[1].text  # the <b> text survives
+
+
+def test_scripts_comments_dropped_and_componentwise_ancestry():
+    with_noise = page("<ul>" + "".join(
+        f"<li><a>R{i}</a><script>var x={i}</script><!-- c --><div>D{i} text here</div><style>p{{}}</style></li>"
+        for i in range(4)) + "</ul>")
+    clean = page("<ul>" + "".join(f"<li><a>R{i}</a><div>D{i} text here</div></li>" for i in range(4)) + "</ul>")
+    assert TagPathSequence.from_page(with_noise).ids == TagPathSequence.from_page(clean).ids
+    tps = TagPathSequence.from_paths(["/html", "/html/p", "/html/p/a", "/html/p/abbr"])
+    a, abbr, p = tps.ids[2], tps.ids[3], tps.ids[1]
+    assert not tps.is_ancestor_path(a, abbr)
+    assert tps.is_ancestor_path(p, abbr) and not tps.is_ancestor_path(abbr, abbr)
+
+
+# ---------------------------------------------------------------- suffix structure (cases 5-6)
+def _right_branching_repeats(w):
+    """Brute-force oracle: substrings occurring >= 2 times followed by >= 2 distinct symbols (end counts)."""
+    n, res = len(w), {}
+    for k in range(1, n + 1):
+        occ: dict[tuple, list[int]] = {}
+        for p in range(n - k + 1):
+            occ.setdefault(tuple(w[p:p + k]), []).append(p)
+        for x, ps in occ.items():
+            if len(ps) >= 2 and len({w[p + k] if p + k < n else None for p in ps}) >= 2:
+                res[x] = len(ps)
+    return res
+
+
+@pytest.mark.parametrize("backend", ["auto", "sais"])
+def test_suffix_nodes_equal_bruteforce_right_branching_repeats(backend):
+    rng = random.Random(7)
+    for _ in range(60):
+        w = [rng.randint(1, rng.randint(1, 8)) for _ in range(rng.randint(1, 90))]
+        ix = SuffixIndex(w, backend=backend)
+        got = {tuple(ix.node_sequence(lb, d)): rb - lb + 1 for lb, rb, d in ix.nodes()}
+        assert got == _right_branching_repeats(w)
+        assert len(ix.sa) == len(w) + 1  # n suffixes + the bare terminator
+
+
+def test_sais_matches_sorted_suffixes():
+    rng = random.Random(3)
+    for _ in range(100):
+        s = [rng.randint(1, 5) for _ in range(rng.randint(1, 50))] + [0]
+        expected = sorted(range(len(s)), key=lambda i: s[i:])
+        assert sa_is(s, max(s)) == expected
+        assert suffix_array(s) == expected
+
+
+def test_lemma1_greedy_pattern_frequency_fig3():
+    ix = SuffixIndex([1, 2, 1, 2, 1, 3, 1, 2, 1])
+    occ = ix.find_all([1, 2, 1])
+    assert occ == [0, 2, 6]  # nf = 3 (overlapping)
+    assert greedy_matches(occ, 3) == [0, 6]  # pf = 2
+
+
+# ---------------------------------------------------------------- filters on paper examples (7-10)
+def test_fig5_node_table_paper_profile():
+    a = analyze_sequence(TagPathSequence.from_paths(FIG5), trace=True, profile="paper")
+    assert a.wps == [1, 2, 3, 4, 2, 3, 4, 5, 2, 3, 4, 2, 3, 4, 2]
+    table = {d.sequence: (d.nf, d.h, round(d.pvr, 2), d.outcome) for d in a.decisions}
+    assert table == {
+        (2, 3, 4): (4, 3, 0.75, "kept"),
+        (2, 3, 4, 2): (3, 1, 0.33, "gap"),
+        (2, 3, 4, 2, 3, 4): (2, 1, 0.5, "gap"),
+        (3, 4): (4, 0, 0.0, "gap"),
+        (3, 4, 2): (3, 2, 0.67, "tree"),
+        (3, 4, 2, 3, 4): (2, 1, 0.5, "gap"),
+        (4, 2): (3, 0, 0.0, "gap"),
+        (4, 2, 3, 4): (2, 1, 0.5, "gap"),
+    }
+    assert a.decision((3, 4, 2)).canonical == (2, 3, 4)
+    assert a.stats["frequency"] == 2  # (2) and (4): length 1
+    assert [d.pattern for d in a.drps] == [(2, 3, 4)]
+    d = a.drps[0]
+    assert d.matches == [1, 4, 8, 11]
+    assert [r[:2] for r in d.records] == [(1, 4), (4, 7), (8, 11), (11, 14)]  # no gap accepted
+
+
+def test_fig5_html_records_include_img_and_skip_empty_div():
+    p = page("<div><p>t1</p><a>l1</a></div><div><p>t2</p><a>l2</a><img src='x.png'></div>"
+             "<div><p>t3</p><a>l3</a></div><div><p>t4</p><a>l4</a></div><div></div>")
+    for profile in ("paper", "recommended"):
+        regions = STEMExtractor().extract(p, profile=profile)
+        assert len(regions) == 1
+        recs = regions[0].records
+        assert [r.text for r in recs] == ["t1 l1", "t2 l2", "t3 l3", "t4 l4"]
+        img = p.index(p.root.xpath("//img")[0])
+        assert p.is_ancestor(recs[1].nodes[0], img)
+        assert recs[0].xpaths == ["/html/body/div[1]"]
+
+
+def test_fig7_rotation_prefix_terminated():
+    a = analyze_sequence(TagPathSequence.from_paths(FIG7), trace=True, profile="paper")
+    assert a.wps == [1, 2, 3, 2, 3, 2, 3, 2]
+    d32, d232 = a.decision((3, 2)), a.decision((2, 3, 2))
+    assert (d32.nf, d32.h, round(d32.pvr, 2), d32.outcome) == (3, 2, 0.67, "kept")
+    assert (d232.nf, d232.h, round(d232.pvr, 2), d232.outcome) == (3, 1, 0.33, "gap")
+    assert [d.pattern for d in a.drps] == [(2, 3)]
+
+
+def test_fig7_html_variant_more_link_not_a_record():
+    p = page("<ul>" + li_records(4) + "<li><span>more</span></li></ul>")
+    for profile in ("paper", "recommended"):
+        a = analyze(p, profile=profile)
+        assert drp_tags(a) == [("li", "a", "div")]
+        assert len(a.drps[0].groups) == 4
+
+
+def test_tree_filter_roots_with_equal_paths():
+    tps = TagPathSequence.from_paths(FIG7)
+    seq = (2, 3, 2)
+    assert [seq[i] for i in roots_of(seq, tps)] == [2, 2]  # the second /html/div is a sibling
+    assert canonical_rotation(seq, tps) == (2, 3)
+    assert canonical_rotation((3, 2), tps) == (2, 3)
+    assert canonical_rotation((2, 3, 4, 2, 3, 4), TagPathSequence.from_paths(FIG5)) == (2, 3, 4)
+    assert canonical_rotation((2, 3, 4, 2, 3, 4), TagPathSequence.from_paths(FIG5),
+                              "delete_all_other") == (2, 3, 4, 3, 4)
+
+
+def test_rotation_junk_guard_recommended():
+    p = page("<ul>" + li_records(5) + "</ul><p>footer</p>")
+    a = analyze(p)
+    assert drp_tags(a) == [("li", "a", "div")]
+    assert all(len(d.matches) >= 2 for d in a.drps)
+
+
+# ---------------------------------------------------------------- contiguity and counts (11-19)
+@pytest.mark.parametrize("html", [
+    "<html><body><ul><li><a>only</a><div>one</div></li></ul></body></html>",
+    "<html><body></body></html>",
+    "<p>x</p>",
+])
+def test_degenerate_pages_give_nothing(html):
+    p = Page(html)
+    assert STEMExtractor().extract(p) == []
+    assert STEMExtractor().extract(p, profile="paper") == []
+
+
+def test_two_records_paper_vs_nf_minus_1():
+    p = Page("<html><body><div>An example<ul><li><a>Record 1</a><div>Details</div></li>"
+             "<li><a>Record 2</a><div>Details</div></li></ul></div></body></html>")
+    a = analyze(p, trace=True, profile="paper")
+    assert a.drps == []
+    assert round(a.decision((5, 6, 7)).pvr, 2) == 0.5
+    b = analyze(p, profile="paper", gap_denominator="nf_minus_1")
+    assert [d.pattern for d in b.drps] == [(5, 6, 7)] and len(b.drps[0].groups) == 2
+    assert analyze(p).drps == []  # the recommended profile keeps Eq. (5) too (measured better)
+    regions = STEMExtractor().extract(p, gap_denominator="nf_minus_1")
+    assert len(regions) == 1 and [r.text for r in regions[0].records] == ["Record 1 Details", "Record 2 Details"]
+
+
+@pytest.mark.parametrize("profile", ["paper", "recommended"])
+def test_three_records_both_profiles(profile):
+    a = analyze(page("<ul>" + li_records(3) + "</ul>"), profile=profile)
+    assert drp_tags(a) == [("li", "a", "div")] and len(a.drps[0].groups) == 3
+
+
+def _yahoo() -> Page:
+    rec = "<div><h3><a href='/r{0}'>Result {0}</a></h3><p>Snippet for result {0} with words</p></div>"
+    body = "".join(rec.format(i) for i in range(2)) + "<hr><span>Ads related to: einstein</span>" + "".join(
+        rec.format(i) for i in range(2, 5))
+    return page(f"<div id='results'>{body}</div>")
+
+
+def test_noise_separator_yahoo_like():
+    rec = analyze(_yahoo())
+    assert drp_tags(rec) == [("div", "h3", "a", "p")]
+    assert len(rec.drps[0].groups) == 5
+    paper = analyze(_yahoo(), profile="paper")
+    tags = drp_tags(paper)
+    assert ("div", "h3", "a", "p") in tags and ("h3", "a", "p") in tags  # redundant sub-pattern
+    regions = STEMExtractor().extract(_yahoo())
+    assert len(regions) == 1 and len(regions[0].records) == 5
+    assert all("Ads related" not in r.text for r in regions[0].records)
+
+
+def test_rich_record_becomes_gap_record_google_like():
+    recs = []
+    for i in range(5):
+        extra = "<img src='t.png'><video></video>" if i == 1 else ""
+        recs.append(f"<li><h3><a href='/{i}'>Title {i}</a></h3>{extra}<cite>site{i}.com</cite><p>Abstract {i}</p></li>")
+    a = analyze(page("<ol>" + "".join(recs) + "</ol>"))
+    assert drp_tags(a) == [("li", "h3", "a", "cite", "p")]
+    d = a.drps[0]
+    assert len(d.matches) == 4 and len(d.groups) == 5
+    assert [round(r, 2) for _, _, r in d.records] == [1.0, 1.0, 1.0, 1.0, 1.0]
+    assert d.records[1][1] - d.records[1][0] == 7  # (li,h3,a,img,video,cite,p)
+
+
+def test_variant_first_record_rvr_exactly_alpha():
+    first = "<li><h3><a href='/v'>Variant</a></h3><table><tr><td><img src='a'></td><td><img src='b'></td></tr></table></li>"
+    normal = "".join(f"<li><h3><a href='/{i}'>T{i}</a></h3><cite>c{i}</cite><p>p{i}</p></li>" for i in range(5))
+    p = page("<ol>" + first + normal + "</ol>")
+    a = analyze(p)
+    d = a.drps[0]
+    assert len(d.pattern) == 5 and len(d.groups) == 6
+    assert round(d.records[0][2], 2) == 0.6
+    lit = analyze(p, profile="paper")
+    head = [r for r in lit.drps[0].records if r[0] == 0]
+    assert head, "paper profile swallows the page head as one record (known literal defect)"
+
+
+def test_two_lists_same_template_split_by_parent():
+    p = page("<ul>" + li_records(3) + "</ul><p>between</p><ul>" + li_records(3) + "</ul>")
+    a = analyze(p)
+    assert len(a.drps) == 1 and len(a.drps[0].groups) == 6
+    regions = STEMExtractor().extract(p)
+    assert sorted(len(r.records) for r in regions) == [3, 3]
+    assert {r.xpath for r in regions} == {"/html/body/ul[1]", "/html/body/ul[2]"}
+    assert len(STEMExtractor().extract(p, profile="paper")) == 1
+
+
+# ---------------------------------------------------------------- structure variants (20-26)
+def test_case2_definition_list():
+    p = page("<dl>" + "".join(f"<dt><a href='/{i}'>Term {i}</a></dt><dd>Definition {i}</dd>" for i in range(5)) + "</dl>")
+    a = analyze(p)
+    assert drp_tags(a) == [("dt", "a", "dd")]
+    regions = STEMExtractor().extract(p)
+    assert len(regions[0].records) == 5
+    assert regions[0].records[2].xpaths == ["/html/body/dl/dt[3]", "/html/body/dl/dd[3]"]
+    assert regions[0].records[2].text == "Term 2 Definition 2"
+
+
+def _nested_table(groups: int) -> Page:
+    body = "".join("<tbody>" + "".join(f"<tr><td><a href='/{g}{k}'>Row {g}.{k}</a></td></tr>" for k in range(2)) + "</tbody>"
+                   for g in range(groups))
+    return page(f"<table>{body}</table>")
+
+
+def test_nested_records_three_subregions():
+    for profile in ("paper", "recommended"):
+        a = analyze(_nested_table(3), trace=True, profile=profile)
+        drp1 = [d for d in a.decisions if d.canonical and len(d.canonical) == 7]
+        assert drp1 and all(d.outcome == "repetition" for d in drp1)
+        assert drp_tags(a) == [("tr", "td", "a")]
+        assert sum(len(d.groups) for d in a.drps) == 6
+
+
+def test_nested_records_two_subregions_gap_pruned():
+    a = analyze(_nested_table(2), trace=True, profile="paper")
+    drp1 = [d for d in a.decisions if len(d.sequence) == 7 and d.sequence[0] < d.sequence[1]]
+    assert drp1 and drp1[0].outcome == "gap" and round(drp1[0].pvr, 2) == 0.5
+    assert drp_tags(a) == [("tr", "td", "a")] and len(a.drps[0].groups) == 4
+
+
+def test_table_rows_nested_repetition_false_positive():
+    rows = "".join(f"<tr><td>{i}</td><td>name {i}</td><td>{i * 10} units</td></tr>" for i in range(5))
+    p = page(f"<table>{rows}</table>")
+    assert analyze(p, profile="paper").drps == []
+    a = analyze(p)
+    assert drp_tags(a) == [("tr", "td", "td", "td")] and len(a.drps[0].groups) == 5
+
+
+def test_flat_same_path_case2_limitation():
+    p = page("<div>" + "".join(f"<p><a href='/{i}'>t{i}</a></p><p>desc {i}</p>" for i in range(5)) + "</div>")
+    a = analyze(p)
+    assert drp_tags(a) == [("p", "a")] and len(a.drps[0].groups) == 5
+
+
+def test_length_bound_L():
+    tags = [f"x{i}" for i in range(119)]
+    rec = "<div>" + "".join(f"<{t}>v</{t}>" for t in tags) + "</div>"
+    p = page(rec * 4)
+    a = analyze(p)
+    assert a.drps and all(len(d.pattern) <= 100 for d in a.drps)
+    b = analyze(p, L=200)
+    assert any(len(d.pattern) == 120 for d in b.drps)
+
+
+# ---------------------------------------------------------------- extractor contract
+def test_extractor_contract_and_registry():
+    assert isinstance(get_extractor("stem"), STEMExtractor)
+    p = page("<ul>" + li_records(6) + "</ul>")
+    with pytest.raises(TypeError):
+        STEMExtractor().extract(p, K=3)
+    with pytest.raises(ValueError):
+        STEMExtractor().extract(p, profile="literal")
+    res = extract(p, extractor="stem")
+    main = res.main
+    assert main is not None and main.extractor == "stem" and len(main.records) == 6
+    assert main.records[0].xpaths == ["/html/body/ul/li[1]"]
+    assert main.records[0].fields and 0.7 < main.confidence <= 1.0
+    assert main.meta["drp"] == ["/html/body/ul/li", "/html/body/ul/li/a", "/html/body/ul/li/div"]
+
+
+def test_confidence_low_for_menu_pair_high_for_list():
+    menu = page("<ul><li><a href='/a'>Home</a></li><li><a href='/b'>About</a></li></ul>")
+    regions = STEMExtractor().extract(menu)
+    assert all(r.confidence < 0.4 for r in regions)
+    lst = STEMExtractor().extract(page("<ul>" + li_records(10) + "</ul>"))
+    assert lst and lst[0].confidence > 0.8
