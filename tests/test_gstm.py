@@ -353,3 +353,169 @@ def test_registry_finds_gstm():
     from scrapy_records.extractors import get_extractor
 
     assert get_extractor("gstm").name == "gstm"
+
+
+# --------------------------------------------------------------- Problem 1: pattern + wrapper
+from scrapy_records.errors import WrapperError  # noqa: E402
+from scrapy_records.extractors.gstm import (  # noqa: E402
+    PList,
+    PNode,
+    Pattern,
+    induce_pattern,
+    induce_wrapper,
+)
+from scrapy_records.wrapper import Wrapper  # noqa: E402
+
+
+def detail_page(tag: str, bullets: int, badge: bool, url: str | None = None) -> Page:
+    """T4 as HTML: title, price, optional SALE badge, feature bullets, description."""
+    b = "<b>SALE</b>" if badge else ""
+    lis = "".join(f"<li>Feature {tag} number {i}</li>" for i in range(bullets))
+    return Page(
+        f"<html><body><div class='product'><h1>Camera model {tag}</h1><span class='price'>${tag}99.00"
+        f"</span>{b}<ul class='features'>{lis}</ul><em>Description:</em><p>About camera {tag}.</p>"
+        f"</div></body></html>",
+        url=url or f"http://shop.example/item/{tag}",
+    )
+
+
+def _find(item, tag):
+    stack = [item]
+    while stack:
+        it = stack.pop()
+        if isinstance(it, PNode) and it.tag == tag:
+            return it
+        stack.extend(it.record if isinstance(it, PList) else it.children)
+    return None
+
+
+def test_t4_pattern_has_list_optional_and_slots():
+    pat = induce_pattern([detail_page("A", 3, True), detail_page("B", 5, False)])
+    # G-STM of the two trees: T4's (11, 13, 11) plus html and the constant label em(t)
+    assert pat.score == (14.0, 16.0, 14.0)
+    assert "div: h1 span b? ul em p" in pat.regexes()
+    assert "ul: li+" in pat.regexes()
+    (lst,) = pat.lists()
+    assert lst.records == 8
+    div = _find(pat.root, "div")
+    assert [c.optional for c in div.children] == [False, False, True, False, False, False]
+    h1_text = _find(pat.root, "h1").children[0].text
+    assert h1_text.distinct and not h1_text.constant and h1_text.samples == ["Camera model A", "Camera model B"]
+    em_text = _find(pat.root, "em").children[0].text
+    assert em_text.constant and em_text.samples[0] == "Description:"
+
+
+def test_pattern_json_round_trip_and_corrupt_documents():
+    pat = induce_pattern([detail_page("A", 3, True), detail_page("B", 5, False)])
+    text = pat.to_json()
+    again = Pattern.from_json(text)
+    assert again.to_json() == text
+    assert again.regexes() == pat.regexes()
+    with pytest.raises(WrapperError):
+        Pattern.from_json(text[: len(text) // 2])
+    with pytest.raises(WrapperError):
+        Pattern.from_json(text.replace('"version": 1', '"version": 99'))
+
+
+def test_t5_pattern_nested_lists_across_pages():
+    def page(counts, tag):
+        body = "".join(
+            "<div><h2>Group %s%d</h2><ul>%s</ul></div>" % (tag, k, "".join(f"<li>item {tag}{k}.{j}</li>" for j in range(n)))
+            for k, n in enumerate(counts))
+        return Page(f"<html><body><div>{body}</div></body></html>")
+
+    pat = induce_pattern([page((2, 4), "A"), page((1, 3, 6), "B")])
+    assert pat.score == (9.0, 9.0, 9.0)  # T5's (7, 7, 7) plus html and body
+    outer, inner = pat.lists()
+    assert outer.records == 5 and inner.records == 16
+    assert "div: div+" in pat.regexes() and "ul: li+" in pat.regexes()
+
+
+def test_list_on_one_page_aligns_with_single_instance_on_the_other():
+    # R-2's X+Y vs XY: page B has one record only; it still joins the list
+    def page(n, tag):
+        recs = "".join(f"<div class='r'><a href='/{tag}{i}'>Title {tag}{i}</a><p>Text {tag}{i}</p></div>"
+                       for i in range(n))
+        return Page(f"<html><body><div id='res'>{recs}<p>footer</p></div></body></html>")
+
+    pat = induce_pattern([page(3, "A"), page(1, "B")])
+    (lst,) = pat.lists()
+    assert lst.records == 4
+    assert not lst.optional
+
+
+def test_t10_wrapper_reuse_and_rejection():
+    w = induce_wrapper([detail_page("A", 3, True), detail_page("B", 5, False)])
+    assert w.provenance.extractor == "gstm"
+    assert w.record.xpath == ("/html/body/div[contains(concat(' ', normalize-space(@class), ' '), ' product ')]"
+                              "/ul[contains(concat(' ', normalize-space(@class), ' '), ' features ')]/li")
+    assert w.health.expected_records == (3, 5)
+    names = {f.name: f for f in w.page_fields}
+    assert set(names) == {"product_h1", "price", "product_b", "product_p"}
+    assert names["product_b"].optional and not names["price"].optional
+    res = w.extract(detail_page("C", 4, False))
+    region = res.regions[0]
+    assert [r.fields for r in region.records] == [{"features_li": f"Feature C number {i}"} for i in range(4)]
+    assert region.meta["page"] == {"product_h1": "Camera model C", "price": "$C99.00",
+                                   "product_p": "About camera C."}
+    assert region.meta["health"]["fits"] and not w.stale
+    other = Page("<html><body><div><table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr>"
+                 "</table></div></body></html>")
+    assert not w.extract(other).regions[0].meta["health"]["fits"]
+    assert w.stale
+    assert Wrapper.from_json(w.to_json()).to_json() == w.to_json()
+
+
+def shop_page(counts, tag):
+    rows = []
+    for k, n in enumerate(counts):
+        inner = "".join(f"<tr><td class='size'>Size {tag}{k}.{j}</td><td class='price'>${j + 4}.9{k}</td></tr>"
+                        for j in range(n))
+        rows.append(f"<tr class='product'><td class='name'><a href='/p/{tag}{k}'>Product {tag}{k} jars</a></td>"
+                    f"<td><table class='variants'>{inner}</table></td></tr>")
+    return Page("<html><body><h1>Shop</h1><table id='products'>" + "".join(rows) + "</table></body></html>",
+                url=f"http://shop.example/{tag}")
+
+
+def test_wrapper_nested_lists_and_fixed_arity_columns():
+    w = induce_wrapper([shop_page((2, 3, 1), "A"), shop_page((1, 2), "B")])
+    assert w.record.xpath == ("//table[@id='products']/tr[contains(concat(' ', normalize-space(@class), ' '), "
+                              "' product ')]")
+    assert [f.name for f in w.fields] == ["name_a_url", "name_a"]
+    (nested,) = w.lists
+    assert [f.name for f in nested.fields] == ["size", "price"]  # A-15: td+ of fixed arity 2
+    assert nested.fields[1].type == "price"
+    recs = w.extract(shop_page((3, 1), "C")).regions[0].records
+    assert recs[0].fields == {
+        "name_a_url": "http://shop.example/p/C0",
+        "name_a": "Product C0 jars",
+        "tr_list": [{"size": f"Size C0.{j}", "price": f"${j + 4}.90"} for j in range(3)],
+    }
+    assert recs[1].fields["tr_list"] == [{"size": "Size C1.0", "price": "$4.91"}]
+
+
+def test_induce_api_uses_gstm_inducer():
+    from scrapy_records.induce import induce
+
+    pages = [("http://shop.example/A", LIST_PAGE), ("http://shop.example/B", LIST_PAGE.replace("Canon", "Pentax"))]
+    w = induce(pages, extractor="gstm")
+    assert w.provenance.extractor == "gstm"
+    out = w.extract(LIST_PAGE, url="http://shop.example/C")
+    assert len(out.regions[0].records) == 4
+
+
+def test_induce_wrapper_single_page_is_problem_2():
+    w = induce_wrapper([Page(LIST_PAGE, url="http://shop.example/")])
+    assert w.record.xpath == "/html/body/ul[contains(concat(' ', normalize-space(@class), ' '), ' results ')]/li"
+    assert w.page_fields == []  # one page cannot tell data from template text
+    recs = w.extract(LIST_PAGE).regions[0].records
+    assert len(recs) == 4
+    assert recs[2].fields.get("price") == "$179.00"
+    assert "results_p" not in recs[2].fields  # the optional description is absent
+
+
+def test_induce_wrapper_rejects_pages_without_structure():
+    with pytest.raises(WrapperError):
+        induce_wrapper([Page("<html><body><p>hello</p></body></html>")])
+    with pytest.raises(TypeError):
+        induce_wrapper([Page(LIST_PAGE)], bogus=True)

@@ -931,7 +931,16 @@ class _WrapperBuilder:
             else:
                 continue
             # walk the item's sub-template
-            stack: list[tuple[PNode, str, bool, str | None]] = [(it, prefix, it.optional, None)]
+            up0 = None
+            anc = self.parent.get(id(R0))
+            for _ in range(3):  # name hint from the list's container (ul.features -> features_li)
+                if anc is None:
+                    break
+                if anc.classes or anc.ident:
+                    up0 = anc.classes[0] if anc.classes else anc.ident
+                    break
+                anc = self.parent.get(id(anc))
+            stack: list[tuple[PNode, str, bool, str | None]] = [(it, prefix, it.optional, up0)]
             while stack:
                 node, path, opt, up = stack.pop()
                 ctxs = self.elems(node)
@@ -1029,11 +1038,14 @@ class _WrapperBuilder:
         from ..wrapper import FieldSpec
 
         out: list[FieldSpec] = []
-        stack: list[tuple[Any, bool]] = [(self.P.root, False)]
+        stack: list[tuple[Any, bool, str | None]] = [(self.P.root, False, None)]
         while stack and len(out) < 50:
-            it, opt = stack.pop()
+            it, opt, up = stack.pop()
             if isinstance(it, PList):
                 continue  # list slots belong to records
+            own = (it.classes[0] if it.classes else it.ident)
+            hint = own or (f"{up}_{it.tag}" if up else it.tag)
+            up = own or up
             texts = [c for c in it.children if isinstance(c, PNode) and c.tag == TEXT]
             has_el = any(not (isinstance(c, PNode) and c.tag == TEXT) for c in it.children)
             # data: varies across pages, or seen on some pages only; one page cannot
@@ -1044,7 +1056,6 @@ class _WrapperBuilder:
             attrs = [(k, s) for k, s in it.attrs.items() if multi and not s.constant and s.samples]
             if data or attrs:
                 base = self.abs_path(it)
-                hint = (it.classes[0] if it.classes else it.ident) or it.tag
                 for name, slot in attrs:
                     if True:
                         ftype = _ATTR_SLOTS.get(it.tag, (name, "url"))[1]
@@ -1056,7 +1067,7 @@ class _WrapperBuilder:
                                          opt or t.optional or t.text.count < self.P.pages, False))  # type: ignore[union-attr]
             for c in reversed(it.children):
                 if isinstance(c, PNode) and c.tag != TEXT:
-                    stack.append((c, opt or c.optional))
+                    stack.append((c, opt or c.optional, up))
         return out
 
 
