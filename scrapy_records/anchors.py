@@ -55,7 +55,7 @@ _DATE_ATTR_XPATH = "//*[" + " or ".join(f"@{a}" for a in DATE_ATTRS) + "]"
 PROFILE_HREF_RE = re.compile(
     r"member\.php|memberlist\.php\?mode=viewprofile|mode=viewprofile|showuser=|viewprofile|"
     r"profile\.php|/members?/|/users?/|/u/|/profile|/people/|/author/|/benutzer/|/utilisateur|"
-    r"[?&](?:u|uid|userid|user_id|user)=\d+|/~\w",
+    r"action=profile|[?&;](?:u|uid|userid|user_id|user|memberid|showuser)=\d+|/~\w",
     re.I,
 )
 PERMALINK_HREF_RE = re.compile(

@@ -296,7 +296,12 @@ def _scan(text: str, *, allow_time_only: bool) -> re.Match | None:
             mon = (m.group("mon") or m.group("mon2") or "").lower()
             # "30 out of 50", "may 5": a year-less date with a word-like month needs a
             # day dot ("12. Mai") or a following time ("May 5, 10:32 AM")
-            if mon in _AMBIGUOUS_MONTHS and "." not in m.group(0) and _extend(text, m.start(), m.end())[1] == m.end():
+            if (
+                mon in _AMBIGUOUS_MONTHS
+                and "." not in m.group(0)
+                and len(text) > m.end() - m.start() + 2  # "May 9" alone is a date
+                and _extend(text, m.start(), m.end())[1] == m.end()
+            ):
                 continue
         return m
     if allow_time_only and len(text) <= TIME_ONLY_MAX:

@@ -414,11 +414,7 @@ def _run_kind(page: Page, ctx: _Ctx, anchor: AnchorClassifier, deadline: float) 
             k, x, gap, expan, _ = _determine_boundary(ctx, kids, anchors)
             groups = [tuple(kids[a + x:a + x + k]) for a in anchors]
             # the record's pivot (§3.9): u* for the seed, best_v for the others
-            if real:
-                sums = {u: sum(partners[j][u][1] for j in partners if u in partners[j]) for u in real}
-                ustar = max(real, key=lambda u: (sums[u], -u))
-            else:
-                ustar = -1
+            ustar = _choose_pivot(page, ctx, real, partners, anchors) if real else -1
             pivots = [ustar]
             sims = [1.0]
             for a in anchors[1:]:
@@ -429,6 +425,56 @@ def _run_kind(page: Page, ctx: _Ctx, anchor: AnchorClassifier, deadline: float) 
             reg.h2 = _h2(ctx, groups)
             out.append(reg)
     return out
+
+
+_JOIN_RE = re.compile(
+    r"joined|registered|member since|registriert|mitglied seit|dabei seit|beigetreten|inscrit|inscription|"
+    r"membre depuis|registrado|miembro desde|iscritto|registrato|membro dal|membro desde|lid sinds|"
+    r"geregistreerd|aangemeld|founded|since|seit|depuis|desde|dal\b|last (?:seen|visit|active)|zuletzt online|"
+    r"edited|bearbeitet|geändert|modifié|editado|modificato|bewerkt|last edit|updated",
+    re.I,
+)
+
+
+def _choose_pivot(
+    page: Page, ctx: _Ctx, real: list[int], partners: dict[int, dict[int, tuple[int, float]]], anchors: list[int]
+) -> int:
+    """Several real pivots survive (§3.9 "post date and edit date", and profile "Joined:"
+    dates): drop the ones labelled as membership dates, then prefer the latest dates (a
+    post is never older than its author's registration), then the highest summed
+    similarity, then the earliest in document order ([R], §6.2 #12)."""
+    if len(real) == 1:
+        return real[0]
+    pool = real
+    labelled = []
+    for u in real:
+        pu = page.parent[u]
+        around = page.text(pu) if pu >= 0 else ""
+        if len(around) > 120:
+            around = page.own_text(pu)
+        if _JOIN_RE.search(page.text(u)[:120] + " " + around[:120]):
+            labelled.append(u)
+    if labelled and len(labelled) < len(real):
+        pool = [u for u in real if u not in labelled]
+    if len(pool) == 1:
+        return pool[0]
+    base = ctx.opts["relative_base"] or datetime.now()
+    langs = ctx.opts["languages"]
+
+    def latest(u: int) -> float:
+        vals = []
+        nodes = [u] + [partners[j][u][0] for j in partners if u in partners[j]]
+        for v in nodes:
+            d = parse_date(page.text(v)[:120], langs, relative_base=base) if page.text(v) else None
+            if d is not None:
+                vals.append(d.replace(tzinfo=None).timestamp())
+        if len(vals) < max(1, len(nodes) // 2):
+            return float("-inf")
+        vals.sort()
+        return vals[len(vals) // 2]
+
+    sums = {u: sum(partners[j][u][1] for j in partners if u in partners[j]) for u in pool}
+    return max(pool, key=lambda u: (latest(u), sums[u], -u))
 
 
 def _pure_date_region(page: Page, reg: MiBATRegion, share: float) -> bool:
@@ -511,6 +557,14 @@ def _in_quote(page: Page, i: int, root: int) -> bool:
     return False
 
 
+_NAME_TAGS = frozenset({"strong", "b", "dt", "cite", "h4", "h5", "span"})
+
+
+@lru_cache(maxsize=4096)
+def _author_zone(cls: str) -> bool:
+    return bool(re.search(r"postleft|postprofile|userinfo|user-info|author|poster|profile|username|user\b", cls, re.I))
+
+
 @lru_cache(maxsize=4096)
 def _author_class(cls: str) -> bool:
     return bool(_AUTHOR_CLASS_RE.search(cls))
@@ -586,6 +640,10 @@ def _record_fields(
                 score += 2
             if 0 < len(text) <= 40:
                 score += 1
+            if text and not any(ch.isalpha() for ch in text):
+                score -= 3  # a post count or a number, not a name
+            if "profil" in (page.el[i].get("title") or "").lower():
+                score += 1
             if pivot >= 0 and page.is_ancestor(i, pivot):
                 score -= 3
             if is_reply or is_perma:
@@ -623,12 +681,26 @@ def _record_fields(
                         break
             if author:
                 break
+        if not author:  # FluxBB-style "<div class=postleft><dl><dt><strong>name</strong>"
+            for root in group:
+                for i in range(root, page.end[root] + 1):
+                    if tag[i] not in _NAME_TAGS or (pivot >= 0 and page.is_ancestor(i, pivot)):
+                        continue
+                    t = page.text(i)
+                    if not (0 < len(t) <= 40 and any(ch.isalpha() for ch in t)):
+                        continue
+                    if _author_zone(_ancestor_classes(page, i, root, 4)) and not _in_quote(page, i, root):
+                        author, author_node = t, i
+                        break
+                if author:
+                    break
     fields["author"] = author
     fields["author_url"] = author_url
     fields["permalink"] = permalink
     # ---- body text: the largest part of the record holding neither pivot nor author,
     # weighted by class hints (content-ish x2, signature / profile chrome x0.15, inherited)
     body, body_score = -1, 0.0
+    scores: dict[int, float] = {}
     lo, hi = page.leaf_lo, page.leaf_hi
     parent = page.parent
     for root in group:
@@ -650,8 +722,15 @@ def _record_fields(
             if author_node >= 0 and page.is_ancestor(i, author_node):
                 continue
             sc = (leaf_cum[hi[i]] - leaf_cum[lo[i]]) * wgt
+            scores[i] = sc
             if sc > body_score:
                 body, body_score = i, sc
+    # descend while one child carries most of the body (drops a title or a byline row)
+    while body >= 0:
+        best_c = max(page.children[body], key=lambda c: scores.get(c, 0.0), default=-1)
+        if best_c < 0 or scores.get(best_c, 0.0) < 0.9 * scores[body]:
+            break
+        body = best_c
     if body >= 0 and body_score > 0:
         fields["text"] = page.text(body)
     else:
