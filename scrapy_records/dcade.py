@@ -59,6 +59,9 @@ __all__ = [
     "type_sets",
     "seq_sim",
     "nw_align",
+    "align_codes",
+    "sim_tec",
+    "Pattern",
     "filter_repeats",
     "rec_detection",
 ]
@@ -76,13 +79,16 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "theta_nsd": 0.5,         # NSD bound when no repeat pattern is perfectly regular (fn. 2)
     "nsd_adaptive": True,     # fn. 2: theta_NSD = 0 when some RT/RD has NSD == 0
     "theta_den": 0.7,         # low-density merging (eq. 7)
-    "density_pages": "present",  # eq. 7's m: "present" (pages with leaves in the block) or "all" (literal)
+    "density_pages": "present",
+    "density_scope": "container",  # merge a low-density run only when it fills one element ("block": always)  # eq. 7's m: "present" (pages with leaves in the block) or "all" (literal)
     "match_cec": 2,           # eq. 6
     "match_tec": 1,
     "mismatch": -4,
     "gap": -2,                # eq. 5
     "lis": "paper",           # MT chain: "paper" (pairwise LIS) or "exact" (multi-page chain DP)
     "mt_exclude_numeric": False,  # TC16: numbers/punctuation never become MTs
+    "trial_plain": True,      # [R] also try "no split" at the top of a segment (fewest columns wins)
+    "single_value_rule": "label",  # a column with one value is template iff label-like ("literal": always)
     "merge_max_level": 6,     # highest encoding level used by disjunctive merging (§3.7.1)
     "record_match_levels": (1, 2, 4, 5),  # levels at which RecDetection's match() may hold
     "link_leaves": True,      # a/@href leaves (§3.2)
@@ -168,6 +174,13 @@ def seq_sim(a: Sequence[Any], b: Sequence[Any]) -> float:
     if not a and not b:
         return 1.0
     return LCSseq.similarity(list(a), list(b)) / max(len(a), len(b))
+
+
+def sim_tec(a: tuple[Sequence[Any], Sequence[Any], Sequence[Any]],
+            b: tuple[Sequence[Any], Sequence[Any], Sequence[Any]],
+            w_path: float = 0.5, w_id: float = 0.25, w_class: float = 0.25) -> float:
+    """``simTEC`` of two (Path, IDSeq, ClassSeq) triples (eq. 3, Def. 3)."""
+    return w_path * seq_sim(a[0], b[0]) + w_id * seq_sim(a[1], b[1]) + w_class * seq_sim(a[2], b[2])
 
 
 # -------------------------------------------------------------------- data model
@@ -655,9 +668,33 @@ def _center_star(enc: _Encoded, seqs: dict[int, list[int]], opts: dict[str, Any]
     return cols
 
 
+class _CodeStub:
+    """A stand-in for :class:`_Encoded` over abstract code sequences (tests, tools)."""
+
+    def __init__(self, seqs: list[list[tuple[int, int]]]) -> None:
+        self.lv = [[[c for c, _ in s], [t for _, t in s]] for s in seqs]
+
+
+def align_codes(seqs: Sequence[Sequence[Any]], mode: str = "tec", **options: Any) -> list[list[int]]:
+    """Centre-star NW alignment of abstract code sequences (digest §3.6.4, TC3).
+
+    ``seqs[r]`` is page ``r``'s sequence of codes; with ``mode="tec"`` equal codes score
+    ``match_tec``, with ``"cec"`` ``match_cec``. Returns the aligned table: one list per
+    column giving, per page, the position of its element in that column or -1.
+    """
+    o = _options(options)
+    intern = _Interner()
+    coded = [[(intern.id(c), intern.id(c)) for c in s] for s in seqs]
+    stub = _CodeStub(coded)
+    cols = _center_star(stub, {r: list(range(len(s))) for r, s in enumerate(coded) if s}, o, mode)  # type: ignore[arg-type]
+    return [[c.cells[r][0] if r in c.cells else -1 for r in range(len(seqs))] for c in cols]
+
+
 # ------------------------------------------------------------- pattern mining (§3.6)
 @dataclass
-class _Pat:
+class Pattern:
+    """A frequent LEC: its code, level (0 CECId, 1 TECId) and positions per page (``PosMatrix``)."""
+
     code: int
     level: int            # 0 CEC, 1 TEC
     pos: dict[int, list[int]]
@@ -667,7 +704,7 @@ class _Pat:
         return max(len(v) for v in self.pos.values())
 
 
-def filter_repeats(pats: list[_Pat], opts: dict[str, Any]) -> tuple[list[_Pat], int, float]:
+def filter_repeats(pats: list[Pattern], opts: dict[str, Any]) -> tuple[list[Pattern], int, float]:
     """RemoveFalseRTRD (digest §3.6.3): NSD filter with the adaptive bound, then RefGap.
 
     Returns ``(kept, RefGap, theta_NSD used)``; RefGap 0 when nothing is kept.
@@ -697,10 +734,10 @@ def filter_repeats(pats: list[_Pat], opts: dict[str, Any]) -> tuple[list[_Pat], 
 
 
 @dataclass
-class _Patterns:
-    ST: list[_Pat]
-    RT: list[_Pat]
-    RD: list[_Pat]
+class Patternterns:
+    ST: list[Pattern]
+    RT: list[Pattern]
+    RD: list[Pattern]
     gap: dict[str, int]
     nsd: dict[str, float]
 
@@ -822,7 +859,7 @@ class _DCADE:
         return _center_star(self.enc, seqs, self.o, "both")
 
     # ---- pattern mining (§3.6.1-3.6.3)
-    def mine(self, left: list[int], right: list[int], active: list[int]) -> _Patterns:
+    def mine(self, left: list[int], right: list[int], active: list[int]) -> Patternterns:
         m = len(active)
         occ0: dict[int, dict[int, list[int]]] = {}
         occ1: dict[int, dict[int, list[int]]] = {}
@@ -837,16 +874,16 @@ class _DCADE:
             if len(pos) >= need - 1e-9:
                 rep = max(len(x) for x in pos.values())
                 if rep == 1:
-                    ST.append(_Pat(code, 0, pos))
+                    ST.append(Pattern(code, 0, pos))
                 elif rep >= self.rep_min:
-                    RT.append(_Pat(code, 0, pos))
+                    RT.append(Pattern(code, 0, pos))
         for code, pos in occ1.items():
             if len(pos) >= need - 1e-9:
                 rep = max(len(x) for x in pos.values())
                 if rep == 1:
-                    SD.append(_Pat(code, 1, pos))
+                    SD.append(Pattern(code, 1, pos))
                 elif rep >= self.rep_min:
-                    RD.append(_Pat(code, 1, pos))
+                    RD.append(Pattern(code, 1, pos))
         # RemoveFalseST (§3.6.2): an ST strictly subsumed by an SD of the same TECId
         if ST and SD:
             sd_by = {t.code: t for t in SD}
@@ -861,9 +898,9 @@ class _DCADE:
             ST = keep
         RT, g_rt, n_rt = filter_repeats(RT, self.o)
         RD, g_rd, n_rd = filter_repeats(RD, self.o)
-        return _Patterns(ST, RT, RD, {"RT": g_rt, "RD": g_rd}, {"RT": n_rt, "RD": n_rd})
+        return Patternterns(ST, RT, RD, {"RT": g_rt, "RD": g_rd}, {"RT": n_rt, "RD": n_rd})
 
-    def align_frequent(self, pats: list[_Pat], active: list[int]) -> list[list[int]]:
+    def align_frequent(self, pats: list[Pattern], active: list[int]) -> list[list[int]]:
         """AlignFrequentPattern (§3.6.4): NW-align the pattern occurrences into LM vectors."""
         level = pats[0].level
         seqs: dict[int, list[int]] = {}
@@ -891,6 +928,13 @@ class _DCADE:
         best: _State | None = None
         best_key = None
         rank = {"RT": 0, "RD": 1, "ST": 2}
+        if self.o["trial_plain"]:
+            # [R] a fourth trial: no split at all (centre-star + re-arrangement); it wins
+            # only with strictly fewer columns (free text whose inline leaves form a
+            # spurious regular repeat, TC19)
+            st = _State(S_L=list(u))
+            st.seg = self.rearrange(self.align_infrequent(u, v, docs))
+            best, best_key = st, (self._cost(st.seg) + 1, 3)
         for t in ("ST", "RT", "RD"):
             sel = getattr(pats, t)
             if not sel:
@@ -899,11 +943,17 @@ class _DCADE:
             lms = self.align_frequent(sel, docs) + [v]
             self.split_sub(t, 0 if t == "ST" else pats.gap[t], lms, st, 0)
             st.seg = self.rearrange(st.seg)
-            key = (len(st.seg), rank[t])
+            st.seg = self.rec_detection(st)
+            key = (self._cost(st.seg), rank[t])
             if best_key is None or key < best_key:
                 best, best_key = st, key
         assert best is not None
-        return self.rec_detection(best)
+        return best.seg
+
+    @staticmethod
+    def _cost(seg: list[_Col]) -> int:
+        """Output columns of a trial: TableA columns plus each recordset's record width."""
+        return sum(1 + (c.ref_gap if isinstance(c, _ListCol) else 0) for c in seg)
 
     # ---- Algorithm 3 (with the §3.6.5 fixes a-f)
     def split_sub(self, ptype: str, gap: int, LM: list[list[int]], st: _State, depth: int) -> None:
@@ -1049,7 +1099,7 @@ class _DCADE:
                     if c is not None and not self._is_template(c):
                         run.append(c)
                         continue
-                    if len(run) >= 2:
+                    if len(run) >= 2 and self._contained(run):
                         out.append(self._merge_run(run))
                     else:
                         out.extend(run)
@@ -1068,6 +1118,34 @@ class _DCADE:
                 block.append(c)
         flush()
         return out
+
+    def _contained(self, run: list[_Col]) -> bool:
+        """``density_scope="container"`` [R]: on every page the run's leaves must fill one
+        element (their lowest common ancestor holds no leaf of a neighbouring column), as a
+        comment or a free-text body does; optional label/value rows are kept apart (TC8)."""
+        if self.o["density_scope"] == "block":
+            return True
+        for r in {r for c in run for r in c.cells}:
+            ks = sorted(k for c in run for k in c.cells.get(r, ()))
+            if len(ks) < 2:
+                continue
+            page = self.enc.pages[r]
+            nodes = self.enc.leaves[r].node
+            a = nodes[ks[0]]
+            for k in ks[1:]:
+                b = nodes[k]
+                while a >= 0 and not page.is_ancestor(a, b):
+                    a = page.parent[a]
+                if a < 0:
+                    return False
+            inside = set(ks)
+            lo, hi = ks[0], ks[-1]
+            for k in (lo - 1, hi + 1):
+                if 0 <= k < self.enc.n[r] and k not in inside and page.is_ancestor(a, nodes[k]):
+                    return False
+            if any(k not in inside for k in range(lo, hi + 1)):
+                return False
+        return True
 
     def _density(self, block: list[_Col]) -> float:
         cnt: Counter[int] = Counter()
@@ -1094,10 +1172,11 @@ class _DCADE:
     def _match(self, a: _Col | None, b: _Col | None) -> bool:
         if a is None or b is None:
             return False
+        ta, tb = self._is_template(a), self._is_template(b)
+        if ta or tb:
+            return ta and tb and a.c0 == b.c0
         la, lb = self.col_level(a), self.col_level(b)
-        if la == 0 or lb == 0:
-            return la == lb == 0 and a.c0 == b.c0
-        lo = max(la or 0, lb or 0)
+        lo = max(la or 1, lb or 1, 1)
         for L in self.o["record_match_levels"]:
             if L >= lo and len(self._codes(a, L) | self._codes(b, L)) == 1:
                 return True
@@ -1231,6 +1310,10 @@ class _Finalizer:
         present = [v for v in vals if v is not None]
         support = len(present) / len(vals) if vals else 0.0
         template = bool(present) and len(set(present)) == 1 and (c is None or c.kind != "B")
+        if template and len(present) == 1 and self.alg.o["single_value_rule"] == "label":
+            # [R] one value cannot show constancy: it is template only if it reads as a label
+            v = present[0]
+            template = v.endswith(":") or not any(ch.isalnum() for ch in v)
         mand = support >= 1.0
         label = ("M" if mand else "O") + ("T" if template else "D")
         kind = kinds.most_common(1)[0][0] if kinds else "text"
@@ -1319,6 +1402,8 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
     o.update(options)
     if o["density_pages"] not in ("present", "all"):
         raise ValueError("density_pages must be 'present' or 'all'")
+    if o["density_scope"] not in ("container", "block"):
+        raise ValueError("density_scope must be 'container' or 'block'")
     if o["lis"] not in ("paper", "exact"):
         raise ValueError("lis must be 'paper' or 'exact'")
     return o
@@ -1521,8 +1606,6 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
                 targets[r] = (b.lca(r, [enc_leaves[r].node[k] for k in ks]), "")
         root_i = 0
         abs_paths = [b.rel(r, root_i, targets[r][0]) + targets[r][1] for r in rows]
-        if len(set(abs_paths)) == 1:
-            cands.append(abs_paths[0])
         # anchored on the nearest preceding template label
         for j in range(ci - 1, max(-1, ci - 4), -1):
             lab = cols[j]
@@ -1551,6 +1634,8 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
                     xp += "/" + down.lstrip("/")
                 cands.append(xp)
             break
+        if len(set(abs_paths)) == 1:
+            cands.append(abs_paths[0])
         g = _generalise(abs_paths)
         if g and g not in cands:
             cands.append(g)
