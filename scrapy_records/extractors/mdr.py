@@ -42,6 +42,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
@@ -239,12 +240,22 @@ class _Miner:
         starts = ch
         stops = [end[c] + 1 for c in ch]
         nd = self.nd_range
+        lim = self.T
         dist: list[list[float]] = [[]]
         for g in range(1, min(self.K, n // 2) + 1):
-            row = []
+            row = [_INF] * (n - 2 * g + 1)
             for a in range(0, n - 2 * g + 1):
                 b = a + g
-                row.append(nd(starts[a], stops[b - 1], starts[b], stops[b + g - 1]))
+                x0 = starts[a]
+                x1 = stops[b - 1]
+                y0 = starts[b]
+                y1 = stops[b + g - 1]
+                la = x1 - x0
+                lb = y1 - y0
+                # exact length bound inlined (A4): most pairs stop here
+                if 2 * (la - lb if la > lb else lb - la) > lim * (la + lb) + _EPS:
+                    continue
+                row[a] = nd(x0, x1, y0, y1)
             dist.append(row)
         return dist
 
@@ -259,7 +270,10 @@ class _Miner:
         Kmax = len(dist) - 1
         guard = self.harmonic_guard
         all_runs = self.all_runs
+        live = [False] + [min(row) <= T for row in dist[1:]]
         out: list[_DR] = []
+        if not any(live):
+            return out
         stack = [(0, n)]
         while stack:
             lo, hi = stack.pop()
@@ -267,6 +281,8 @@ class _Miner:
             for g in range(1, Kmax + 1):
                 if lo + 2 * g > hi:
                     break
+                if not live[g]:
+                    continue  # no similar pair of g-combinations at all under v
                 row = dist[g]
                 for f in range(lo, min(lo + g, hi)):
                     cur_start = -1
@@ -338,41 +354,34 @@ class _Miner:
                     tag[c] in TABLE_FORM_TAGS for c in ch[r.start:r.start + r.covered])]
             if regs:
                 own[v] = regs
-        # covering state: number of covering events on the path (capped at 2) and the
-        # first (highest) covering region, inherited top-down in pre-order.
+        # UnCoveredDRs as a prefix sum: every child covered by a region of its parent adds
+        # 1 to its whole sub-tree; a node's regions survive when their node has 0 (the
+        # paper's recursion discards everything below a covered child).
+        end = self.end
         parent = self.page.parent
-        count: dict[int, int] = {}
-        first: dict[int, _DR] = {}
+        diff = [0] * (len(end) + 1)
+        cover_of: dict[int, _DR] = {}
+        for v, regs in own.items():
+            ch = children[v]
+            for r in regs:
+                for c in ch[r.start:r.start + r.covered]:
+                    diff[c] += 1
+                    diff[end[c] + 1] -= 1
+                    cover_of[c] = r
+        ncov = list(accumulate(diff))
         kept: list[_DR] = []
-        for v in range(root, last + 1):
-            p = parent[v]
-            if v != root and p >= 0:
-                c = count.get(p, 0)
-                fr = first.get(p)
-                pregs = own.get(p)
-                if pregs is not None:
-                    # position of v among p's children is needed only if p has regions
-                    pos = self._pos(p, v)
-                    for r in pregs:
-                        if r.start <= pos < r.start + r.covered:
-                            if c == 0:
-                                fr = r
-                            c = min(2, c + 1)
-                            break
-                if c:
-                    count[v] = c
-                    if fr is not None:
-                        first[v] = fr
-            regs = own.get(v)
-            if not regs:
-                continue
-            c = count.get(v, 0)
+        for v in sorted(own):
+            c = ncov[v]
             if c == 0:
-                kept.extend(regs)
+                kept.extend(own[v])
             elif c == 1 and keep_nested:
-                host = first[v]
-                host.nested.extend({"parent": n.parent, "g": n.g, "start": n.start,
-                                    "covered": n.covered} for n in regs)
+                u = v
+                while u not in cover_of:  # the one covered node on the path to v
+                    u = parent[u]
+                cover_of[u].nested.extend(
+                    {"parent": x.parent, "g": x.g, "start": x.start, "covered": x.covered}
+                    for x in own[v]
+                )
         return kept
 
     def _pos(self, p: int, v: int) -> int:
