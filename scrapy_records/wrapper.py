@@ -96,6 +96,7 @@ import hashlib
 import json
 import logging
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -655,10 +656,34 @@ _TEXT_XP = etree.XPath(
 _DROPPED = frozenset({"script", "style", "noscript", "template"})
 
 
-def node_text(node: Any) -> str:
-    """Whitespace-normalised text of an element (script/style excluded) or a text node."""
+_SCRIPTS_XP = etree.XPath("//script|//style|//noscript|//template")
+
+
+def dirty_set(root: Any) -> set[Any]:
+    """Elements with a script/style/noscript/template inside (their text needs filtering)."""
+    dirty: set[Any] = set()
+    for s in _SCRIPTS_XP(root):
+        for a in s.iterancestors():
+            if a in dirty:
+                break
+            dirty.add(a)
+        dirty.add(s)
+    return dirty
+
+
+def node_text(node: Any, dirty: set[Any] | None = None) -> str:
+    """Whitespace-normalised text of an element (script/style excluded) or a text node.
+
+    ``dirty`` (from :func:`dirty_set`) enables the fast path: an element with no script
+    inside is read with ``itertext`` (comment text skipped, as in the page model).
+    """
     if isinstance(node, str):
         return " ".join(node.split())
+    if dirty is not None and node not in dirty:
+        if not len(node):
+            t = node.text
+            return " ".join(t.split()) if t else ""
+        return " ".join(" ".join(node.itertext(etree.Element)).split())
     return " ".join(" ".join(_TEXT_XP(node)).split())
 
 
@@ -671,10 +696,86 @@ def _root_of(source: Any, url: str | None, page_options: dict[str, Any]):
         return source.getroot(), url, None
     if isinstance(source, etree._Element):
         return source, url, None
-    # parse exactly as the page model does (same validation and parser), without flattening
+    # parse as the page model does (same validation, decoding and libxml2 parser, so the
+    # same tree and XPaths), without flattening and with plain lxml elements: lxml.html's
+    # per-element Python class lookup costs more than the selectors themselves
     max_bytes = page_options.get("max_bytes", 10 * 1024 * 1024)
-    root, url, _enc = Page._parse(source, url, page_options.get("encoding"), max_bytes)
+    encoding = page_options.get("encoding")
+    if isinstance(source, (bytes, bytearray, memoryview, str)):
+        return _fast_parse(source, url, encoding, max_bytes), url, None
+    root, url, _enc = Page._parse(source, url, encoding, max_bytes)
     return root, url, None
+
+
+_PARSERS: dict[str, Any] = {}
+_CTRL_BYTES = bytes(b for b in range(32) if b < 9 or 13 < b < 32)
+
+
+def _looks_binary(data: bytes) -> bool:
+    """:func:`scrapy_records.page._looks_binary` with the control-byte count done in C."""
+    from .page import _BINARY_MAGIC
+
+    head = data[:1024]
+    if head.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        return False
+    if head.startswith(_BINARY_MAGIC) or b"\x00" in head:
+        return True
+    ctrl = len(head) - len(head.translate(None, _CTRL_BYTES))
+    return bool(head) and ctrl / len(head) > 0.1
+
+
+def _parser(encoding: str) -> Any:
+    p = _PARSERS.get(encoding)
+    if p is None:
+        p = _PARSERS[encoding] = etree.HTMLParser(recover=True, encoding=encoding, huge_tree=True)
+    return p
+
+
+def _fast_parse(source: Any, url: str | None, encoding: str | None, max_bytes: int | None) -> Any:
+    from parsel.selector import create_root_node
+
+    from . import page as page_mod
+    from .errors import EmptyDocumentError, NotHTMLError, PageTooLargeError
+
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        if max_bytes is not None and len(data) > max_bytes:
+            raise PageTooLargeError(f"input is {len(data)} bytes, over max_bytes={max_bytes}")
+        if not data.strip():
+            raise EmptyDocumentError("empty document")
+        if _looks_binary(data):
+            raise NotHTMLError("input is binary data, not HTML")
+        if encoding:
+            text, enc = data.decode(encoding, errors="replace"), encoding
+        else:
+            text, enc = page_mod.decode_html(data)
+        # libxml2 decodes the bytes itself (no Python decode/re-encode round trip): same
+        # tree as parsel's for a codec it knows; anything unusual takes parsel's route
+        if (enc and b"\x00" not in data and not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"))
+                and page_mod._TAG_RE.search(text[:4096]) and not page_mod._XML_DECL_RE.match(text[:4096])):
+            try:
+                root = etree.fromstring(data, _parser(enc), base_url=url)
+            except (LookupError, ValueError, etree.LxmlError):
+                root = None
+            if root is not None:
+                return root
+    else:
+        text = source
+        if max_bytes is not None and len(text) > max_bytes:
+            raise PageTooLargeError(f"input is {len(text)} characters, over max_bytes={max_bytes}")
+    if not text.strip():
+        raise EmptyDocumentError("empty document")
+    head = text[:4096]
+    if not page_mod._TAG_RE.search(head) and not page_mod._TAG_RE.search(text[:65536]):
+        raise NotHTMLError("input holds no markup: plain text, not HTML")
+    if page_mod._XML_DECL_RE.match(head) and not page_mod._HTML_HINT_RE.search(text[:65536]):
+        raise NotHTMLError("input is an XML document, not HTML")
+    text = page_mod._XML_DECL_RE.sub("", text, count=1)
+    return create_root_node(text, etree.HTMLParser, base_url=url)
+
+
+_ABS_RX = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+_ORIGIN_RX = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*)")
 
 
 def _to_value(ftype: str, raw: str, base: str | None) -> Any:
@@ -682,28 +783,50 @@ def _to_value(ftype: str, raw: str, base: str | None) -> Any:
         raw = raw.strip()
         if not raw or raw.lower().startswith(("javascript:", "data:")):
             return None
+        if _ABS_RX.match(raw) and " " not in raw and ".." not in raw:
+            return raw  # already absolute (urljoin would return it unchanged)
+        if base and raw.startswith("/") and not raw.startswith("//") and "/." not in raw:
+            m = _ORIGIN_RX.match(base)
+            if m:
+                return m.group(1) + raw  # root-relative: origin + path
         return urljoin(base or "", raw)
     return raw
 
 
-class _Field:
-    __slots__ = ("name", "type", "xp", "attr", "multiple", "optional")
+_NOT_BATCHABLE = re.compile(r"^\s*[/(]|\.\.|ancestor|preceding|parent::|\||\$|last\(\)|position\(\)")
 
-    def __init__(self, f: FieldSpec):
+
+class _Field:
+    __slots__ = ("name", "type", "xp", "attr", "multiple", "optional", "batch", "textual")
+
+    def __init__(self, f: FieldSpec, record_xpath: str | None = None):
         self.name = f.name
         self.type = f.type
+        self.textual = "text()" in f.xpath or "node()" in f.xpath
         self.xp = etree.XPath(f.xpath, smart_strings=False)
         self.attr = f.attribute
         self.multiple = f.multiple
         self.optional = f.optional
+        self.batch = None
+        # one evaluation over all records instead of one per record (application speed):
+        # "$recs/F" selects the same nodes as F from every record, in document order
+        if record_xpath is not None and not _NOT_BATCHABLE.search(f.xpath):
+            try:
+                # $recs: the record elements, passed as a node-set (R is not re-evaluated)
+                self.batch = etree.XPath(f"$recs/{f.xpath}", smart_strings=self.textual)
+            except etree.XPathSyntaxError:
+                self.batch = None
 
-    def read(self, ctx: Any, base: str | None) -> Any:
+    def read(self, ctx: Any, base: str | None, dirty: set[Any] | None = None) -> Any:
         try:
             nodes = self.xp(ctx)
         except etree.XPathEvalError:
             return None
         if not isinstance(nodes, list):  # a string()/count() style expression
             nodes = [str(nodes)] if nodes not in (None, "") else []
+        return self.value(nodes, base, dirty)
+
+    def value(self, nodes: list[Any], base: str | None, dirty: set[Any] | None = None) -> Any:
         vals = []
         for n in nodes:
             if self.attr is not None:
@@ -712,7 +835,7 @@ class _Field:
                     continue
                 v = _to_value(self.type, raw, base) if self.type in ("url", "image") else " ".join(raw.split())
             else:
-                v = node_text(n)
+                v = node_text(n, dirty)
                 if self.type in ("url", "image"):
                     v = _to_value(self.type, v, base)
             if v:
@@ -720,6 +843,60 @@ class _Field:
                     return v
                 vals.append(v)
         return vals if (self.multiple and vals) else None
+
+
+def _owner_of(node: Any, owner: dict[Any, int], memo: dict[Any, int]) -> int:
+    """Index of the record whose elements contain ``node`` (-1: none); memoised per element."""
+    k = owner.get(node, -2)
+    if k != -2:
+        return k
+    x = node.getparent() if isinstance(node, str) else node
+    chain = []
+    k = -1
+    while x is not None:
+        k = owner.get(x, -2)
+        if k != -2:
+            break
+        k = memo.get(x, -2)
+        if k != -2:
+            break
+        chain.append(x)
+        x = x.getparent()
+    if k == -2:
+        k = -1
+    for c in chain:
+        memo[c] = k
+    return k
+
+
+def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
+    """``tree.getpath`` of every record element, computed once per parent (same strings)."""
+    by_parent: dict[Any, dict[Any, str]] = {}
+    out = []
+    for els in groups:
+        paths = []
+        for x in els:
+            p = x.getparent()
+            if p is None:
+                paths.append(tree.getpath(x))
+                continue
+            table = by_parent.get(p)
+            if table is None:
+                ppath = tree.getpath(p)
+                table = by_parent[p] = {}
+                for t, cnt in Counter(c.tag for c in p).items():
+                    if not isinstance(t, str):
+                        continue
+                    if cnt == 1:
+                        for c in p.iterchildren(t):
+                            table[c] = f"{ppath}/{t}"
+                    else:
+                        for k, c in enumerate(p.iterchildren(t), 1):
+                            table[c] = f"{ppath}/{t}[{k}]"
+            path = table.get(x)
+            paths.append(path if path is not None else tree.getpath(x))
+        out.append(paths)
+    return out
 
 
 class _List:
@@ -755,14 +932,17 @@ class _List:
 
 
 def _siblings(first: Any, size: int) -> list[Any]:
+    if size == 1:
+        return [first]
     out = [first]
-    if size > 1:
-        for s in first.itersiblings():
-            t = s.tag
-            if isinstance(t, str) and t.lower() not in _DROPPED:
-                out.append(s)
-                if len(out) == size:
-                    break
+    s = first.getnext()
+    while s is not None:
+        t = s.tag
+        if isinstance(t, str) and t.lower() not in _DROPPED:
+            out.append(s)
+            if len(out) == size:
+                break
+        s = s.getnext()
     return out
 
 
@@ -773,7 +953,7 @@ class _Compiled:
         self.w = w
         self.record = etree.XPath(w.record.xpath, smart_strings=False) if w.record else None
         self.size = w.record.size if w.record else 1
-        self.fields = [_Field(f) for f in w.fields]
+        self.fields = [_Field(f, w.record.xpath if w.record else None) for f in w.fields]
         self.lists = [_List(x) for x in w.lists]
         self.page_fields = [_Field(f) for f in w.page_fields]
         self.columns = [
@@ -797,13 +977,39 @@ class _Compiled:
                 firsts = [e for e in self.record(root) if isinstance(e, etree._Element)]
             except etree.XPathEvalError:
                 firsts = []
-            for e in firsts:
-                els = _siblings(e, self.size)
-                fields: dict[str, Any] = {}
+            groups = [_siblings(e, self.size) for e in firsts]
+            n_rec = len(groups)
+            dirty = dirty_set(root)
+            values: list[dict[str, Any]] = [{} for _ in range(n_rec)]
+            if n_rec:
+                owner = {x: k for k, els in enumerate(groups) for x in els}
+                memo: dict[Any, int] = {}
                 for f in self.fields:
-                    v = f.read(e, base)
-                    if v is not None:
-                        fields[f.name] = v
+                    if f.batch is not None and n_rec > 1:
+                        per: list[list[Any]] = [[] for _ in range(n_rec)]
+                        try:
+                            found = f.batch(root, recs=firsts)
+                        except etree.XPathEvalError:
+                            found = []
+                        for node in found:
+                            k = _owner_of(node, owner, memo)
+                            if k >= 0:
+                                per[k].append(node)
+                        for k in range(n_rec):
+                            if per[k]:
+                                v = f.value(per[k], base, dirty)
+                                if v is not None:
+                                    values[k][f.name] = v
+                    else:
+                        for k, e in enumerate(firsts):
+                            v = f.read(e, base, dirty)
+                            if v is not None:
+                                values[k][f.name] = v
+            paths = _record_paths(tree, groups)
+            for k, (e, els) in enumerate(zip(firsts, groups)):
+                fields = values[k]
+                if self.fields:  # keep the wrapper's field order
+                    fields = {f.name: fields[f.name] for f in self.fields if f.name in fields}
                 for sub in self.lists:
                     vals = sub.read(e, base)
                     if vals:
@@ -819,8 +1025,8 @@ class _Compiled:
                         nodes = tuple(page.index(x) for x in els)
                     except KeyError:
                         nodes = ()
-                text = " ".join(t for t in (node_text(x) for x in els) if t)
-                records.append(Record([tree.getpath(x) for x in els], text, fields, 1.0, nodes))
+                text = " ".join(t for t in (node_text(x, dirty) for x in els) if t)
+                records.append(Record(paths[k], text, fields, 1.0, nodes))
             if firsts:
                 parent_el = firsts[0].getparent()
         page_vals: dict[str, Any] = {}
