@@ -73,29 +73,44 @@ _PLACEHOLDER_RE = re.compile(r"(?:blank|spacer|placeholder|transparent|pixel|1x1
 
 
 # ================================================================== trees and matching
-class _Shapes:
-    """Intern table of shapes ``(label, child shapes)`` with sizes (``gstm.md`` §3.7 [proj])."""
+#: weight of one matched node pair; a pair whose class signatures agree adds 1 more, so
+#: the matching maximises matched nodes first (STM) and class agreement second [proj]
+BIG = 1 << 20
 
-    __slots__ = ("ids", "label", "kids", "size")
+
+class _Shapes:
+    """Intern table of shapes ``(label, sig, child shapes)`` (``gstm.md`` §3.7 [proj]).
+
+    ``label`` is what STM compares (the tag); ``sig`` (the class attribute, digits removed)
+    only breaks ties between equally large matchings, e.g. which of two ``span`` elements an
+    optional ``span.price`` belongs to. ``size`` is the node count, ``weight`` the STM
+    score of the shape against itself.
+    """
+
+    __slots__ = ("ids", "label", "sig", "kids", "size", "weight")
 
     def __init__(self) -> None:
-        self.ids: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.ids: dict[tuple[int, int, tuple[int, ...]], int] = {}
         self.label: list[int] = []
+        self.sig: list[int] = []
         self.kids: list[tuple[int, ...]] = []
         self.size: list[int] = []
+        self.weight: list[int] = []
 
-    def intern(self, label: int, kids: tuple[int, ...]) -> int:
-        key = (label, kids)
+    def intern(self, label: int, kids: tuple[int, ...], sig: int = 0) -> int:
+        key = (label, sig, kids)
         s = self.ids.get(key)
         if s is None:
             s = self.ids[key] = len(self.label)
             self.label.append(label)
+            self.sig.append(sig)
             self.kids.append(kids)
             sz = self.size
             n = 1
             for k in kids:
                 n += sz[k]
             sz.append(n)
+            self.weight.append(n * (BIG + 1))
         return s
 
 
@@ -116,7 +131,7 @@ class _Matcher:
 
     def score(self, a: int, b: int) -> int:
         if a == b:
-            return self.s.size[a]
+            return self.s.weight[a]
         if self.s.label[a] != self.s.label[b]:
             return 0
         r = self.memo.get((a, b))
@@ -138,7 +153,7 @@ class _Matcher:
 
     def _solve(self, a0: int, b0: int) -> None:
         s = self.s
-        label, kids, size = s.label, s.kids, s.size
+        label, kids, weight, sig = s.label, s.kids, s.weight, s.sig
         memo = self.memo
         stack = [(a0, b0)]
         while stack:
@@ -165,10 +180,10 @@ class _Matcher:
             stack.pop()
             if cheap:
                 self.approximated += 1
-                tot = 1
+                tot = BIG + (sig[a] == sig[b])
                 for i, j in cand:
                     x, y = ka[i], kb[j]
-                    tot += size[x] if x == y else memo[(x, y)][0]
+                    tot += weight[x] if x == y else memo[(x, y)][0]
                 memo[(a, b)] = (tot, tuple(cand))
                 continue
             k, n = len(ka), len(kb)
@@ -177,7 +192,7 @@ class _Matcher:
             for x in ka:
                 lx = label[x]
                 W.append([
-                    (size[x] if x == y else memo[(x, y)][0]) if label[y] == lx else 0 for y in kb
+                    (weight[x] if x == y else memo[(x, y)][0]) if label[y] == lx else 0 for y in kb
                 ])
             m = [[0] * (n + 1) for _ in range(k + 1)]
             for i in range(1, k + 1):
@@ -191,20 +206,22 @@ class _Matcher:
                     if u > v:
                         v = u
                     row[j] = v
+            # traceback preferring skips: among equal matchings, pairs sit leftmost (the
+            # first items of a variable-length list align with each other)
             pairs = []
             i, j = k, n
             while i > 0 and j > 0:
-                w = W[i - 1][j - 1]
-                if w and m[i][j] == m[i - 1][j - 1] + w:
+                v = m[i][j]
+                if v == m[i - 1][j]:
+                    i -= 1
+                elif v == m[i][j - 1]:
+                    j -= 1
+                else:
                     pairs.append((i - 1, j - 1))
                     i -= 1
                     j -= 1
-                elif m[i][j] == m[i - 1][j]:
-                    i -= 1
-                else:
-                    j -= 1
             pairs.reverse()
-            memo[(a, b)] = (m[k][n] + 1, tuple(pairs))
+            memo[(a, b)] = (m[k][n] + BIG + (sig[a] == sig[b]), tuple(pairs))
 
     def _lcs_pairs(self, ka: tuple[int, ...], kb: tuple[int, ...]) -> list[tuple[int, int]]:
         la = [self.s.label[x] for x in ka]
@@ -220,10 +237,11 @@ class _Matcher:
 class _T:
     """A template node (mutable: partial tree alignment inserts into ``children``)."""
 
-    __slots__ = ("label", "children", "shape")
+    __slots__ = ("label", "sig", "children", "shape")
 
-    def __init__(self, label: int) -> None:
+    def __init__(self, label: int, sig: int = 0) -> None:
         self.label = label
+        self.sig = sig
         self.children: list[_T] = []
         self.shape = -1
 
@@ -239,8 +257,8 @@ class _PageData:
     too, so regions of one page (and several extractors on it) share matching results.
     """
 
-    __slots__ = ("page", "shapes", "items", "shape", "data", "text_shape", "data_tags",
-                 "matcher", "attrs", "__weakref__")
+    __slots__ = ("page", "shapes", "items", "shape", "data", "sig", "sigs", "text_shape",
+                 "data_tags", "matcher", "attrs", "__weakref__")
 
     def __init__(self, page: Page) -> None:
         self.page = page
@@ -249,6 +267,8 @@ class _PageData:
         self.items: list[Any] = [None] * n
         self.shape = [-1] * n
         self.data = [False] * n
+        self.sig = [0] * n
+        self.sigs: dict[str, int] = {"": 0}
         self.text_shape = self.shapes.intern(TEXT, ())
         tid = page.tag_names
         self.data_tags = frozenset(tid[t] for t in ("a", "img") if t in tid)
@@ -284,9 +304,19 @@ class _PageData:
         intern = self.shapes.intern
         ts = self.text_shape
         data_tags = self.data_tags
+        sigs, sig, el = self.sigs, self.sig, page.el
         for i in range(page.end[root], root - 1, -1):
             if shape[i] >= 0:
                 continue
+            cls = el[i].get("class")
+            if cls:
+                cls = " ".join(cls.translate(_NO_DIGITS).split())
+                sg = sigs.get(cls)
+                if sg is None:
+                    sg = sigs[cls] = len(sigs)
+                sig[i] = sg
+            else:
+                sg = 0
             ch = children[i]
             lv = owned.get(i)
             if lv:
@@ -304,11 +334,11 @@ class _PageData:
                 else:
                     its = [-k - 1 for k in lv]
                 items[i] = its
-                shape[i] = intern(tag_id[i], tuple([shape[c] if c >= 0 else ts for c in its]))
+                shape[i] = intern(tag_id[i], tuple([shape[c] if c >= 0 else ts for c in its]), sg)
                 data[i] = True
             else:
                 items[i] = ch
-                shape[i] = intern(tag_id[i], tuple([shape[c] for c in ch]))
+                shape[i] = intern(tag_id[i], tuple([shape[c] for c in ch]), sg)
                 d = tag_id[i] in data_tags
                 if not d:
                     for c in ch:
@@ -317,6 +347,8 @@ class _PageData:
                             break
                 data[i] = d
 
+
+_NO_DIGITS = str.maketrans("", "", "0123456789")
 
 _CACHE: weakref.WeakKeyDictionary[Page, _PageData] = weakref.WeakKeyDictionary()
 
@@ -362,6 +394,9 @@ class _Rec:
             return self.pd.page.tag_id[x]
         return ROOT if x == VROOT else TEXT
 
+    def sig(self, x: int) -> int:
+        return self.pd.sig[x] if x >= 0 else 0
+
     def has_data(self, x: int) -> bool:
         return self.pd.data[x] if x >= 0 else x != VROOT
 
@@ -379,12 +414,12 @@ class _Rec:
 
 def _template_from(rec: _Rec, x: int) -> _T:
     """Copy the record sub-tree at node ``x`` into template nodes (iterative)."""
-    top = _T(rec.label(x))
+    top = _T(rec.label(x), rec.sig(x))
     stack = [(x, top)]
     while stack:
         y, t = stack.pop()
         for c in rec.kids(y):
-            tc = _T(rec.label(c))
+            tc = _T(rec.label(c), rec.sig(c))
             t.children.append(tc)
             stack.append((c, tc))
     return top
@@ -400,7 +435,7 @@ def _reshape(root: _T, shapes: _Shapes) -> None:
         stack.extend(t.children)
     intern = shapes.intern
     for t in reversed(order):
-        t.shape = intern(t.label, tuple([c.shape for c in t.children]))
+        t.shape = intern(t.label, tuple([c.shape for c in t.children]), t.sig)
 
 
 def _map(root: _T, rec: _Rec, matcher: _Matcher) -> dict[_T, int]:
@@ -668,7 +703,9 @@ def align_records(
 
     :param groups: one tuple of root node indices per record (several roots allowed).
     :param max_template_records: at most this many records (an even sample) build the
-        template; the others are only matched against it (their unplaced items are dropped).
+        template with DEPTA's retry loop; then at most as many further records with a
+        record shape not seen yet get one insertion pass; all others are only matched
+        against the template (items without a place are dropped).
     :param max_cells: STM dynamic-programming budget per call; past it, child sequences are
         aligned by a C-level LCS of their labels.
     :param keep_unaligned: give items without a unique template position their own columns
@@ -735,6 +772,23 @@ def align_records(
                         _reshape(template, shapes)
             break
         todo = retry
+    # records outside the sample: one insertion pass per distinct record shape (bounded),
+    # so rare variants the sample missed still get their columns
+    seen = {trees[r].vshape for r in sample}
+    in_sample = set(sample)
+    extra = 0
+    for r in range(n):
+        if r in in_sample or extra >= max_template_records:
+            continue
+        rt = trees[r]
+        if rt.vshape in seen:
+            continue
+        seen.add(rt.vshape)
+        extra += 1
+        if rt.vshape != template.shape:
+            m = _map(template, rt, matcher)
+            if _insert(rt, m, force=keep_unaligned)[0]:
+                _reshape(template, shapes)
 
     # --- map every record on the final template --------------------------------------
     maps = [_map(template, rt, matcher) for rt in trees]
@@ -764,7 +818,11 @@ def align_records(
             x.label != TEXT and x.label not in inline_ids for x in sub
         ):
             continue
-        if len({trees[r].shape(m[t]) for r, m in enumerate(maps) if t in m}) > 1:
+        # text flowing around inline children ("Lorem <i>ipsum</i> dolor"), or inline
+        # structure that differs between records (highlighted search terms)
+        if sum(1 for c in t.children if c.label == TEXT) >= 2 or len(
+            {trees[r].shape(m[t]) for r, m in enumerate(maps) if t in m}
+        ) > 1:
             heads.add(t)
     slots: list[_Slot] = []
     for t in order:
@@ -995,7 +1053,12 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
             if prev is not None and prev.static and prev.kind == "text" and not prev.collapsed:
                 lv = next((v for v in prev.values if v is not None), None)
                 ln = _label_name(lv) if lv else None
-                if ln and _near(tparent[prev.t], a, tparent, tdepth):
+                lab_el = tparent[prev.t]
+                if ln and lv and lab_el is not None and _near(lab_el, a, tparent, tdepth) and (
+                    lv.rstrip().endswith((":", "："))
+                    or _tag_of(page, lab_el) in _LABEL_TAGS
+                    or (_tag_of(page, lab_el) != _tag_of(page, a) and len(lv.split()) <= 3)
+                ):
                     name, evidence = ln, "label"
         if not name and rows:
             hdr = _table_header(page, s, trees, maps, tparent, tdepth)
@@ -1013,6 +1076,15 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
                     if v:
                         name, evidence = v, "id"
                         break
+        if not name:
+            # an ancestor's class even when it holds other slots too ("specs", "specs_2")
+            p = tparent.get(chain[-1]) if chain else a
+            while p is not None and tdepth.get(p, 0) >= 2:
+                v = _best_token(stable_tokens(p)[0])
+                if v:
+                    name, evidence = v, "class"
+                    break
+                p = tparent.get(p)
         if not name and kind != "image":
             for t in chain[:2]:
                 tn = _TAG_NAMES.get(_tag_of(page, t))
@@ -1029,6 +1101,9 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
             name, evidence = f"field_{col}", "position"
         s.name, s.evidence = name, evidence
 
+
+#: elements whose static text reads as the label of the value after it
+_LABEL_TAGS = frozenset({"label", "dt", "th", "b", "strong", "legend", "caption", "em"})
 
 #: element names that say what their text is (used after itemprop/label/class evidence)
 _TAG_NAMES = {"h1": "title", "h2": "title", "h3": "title", "h4": "title", "h5": "title",
