@@ -1,0 +1,193 @@
+"""Crawl benchmark of the Scrapy integration on the bundled demo site (served on 127.0.0.1).
+
+Every mode crawls the same pages in its own subprocess (the Twisted reactor starts once per
+process), in the same run, and reports pages per second:
+
+* ``plain``: no add-on (Scrapy alone, the spider's own parsing);
+* ``unsupervised``: add-on with ``RECORDS_WRAPPERS = False`` (every page mined by the extractors);
+* ``wrappers``: add-on with a fresh wrapper store (induce after 2 pages, then reuse);
+* ``reuse``: add-on again on the store the ``wrappers`` run filled (reuse from the first page);
+* ``inline``: like ``wrappers`` but ``RECORDS_THREADED = False`` (mining in the reactor thread).
+
+It also reports the largest reactor stall (a 10 ms ``LoopingCall``'s worst lateness), the
+number that decides whether mining must leave the reactor thread.
+
+    python benchmarks/crawl.py [--repeat 4] [--modes plain,unsupervised,wrappers,reuse,inline]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "example_project"))
+sys.path.insert(0, str(REPO))
+
+from demo.site import N_POSTS, N_PRODUCTS, PER_PAGE, POSTS_PER_PAGE, DemoSite  # noqa: E402
+
+RUNNER = textwrap.dedent(
+    '''
+    import json, sys, time
+    import scrapy
+    from scrapy.crawler import CrawlerProcess
+    from twisted.internet import task
+
+    cfg = json.load(open(sys.argv[1]))
+
+    class Bench(scrapy.Spider):
+        name = "bench"
+
+        async def start(self):
+            for r in range(cfg["repeat"]):
+                for path in cfg["paths"]:
+                    yield scrapy.Request(cfg["base"] + path, callback=self.parse, dont_filter=True)
+
+        def parse(self, response):
+            # the spider's own light parsing, as a user's spider would do
+            yield {"url": response.url, "title": response.css("title::text").get()}
+
+    lag = {"max": 0.0, "last": None}
+
+    def tick():
+        now = time.perf_counter()
+        if lag["last"] is not None:
+            lag["max"] = max(lag["max"], now - lag["last"] - 0.01)
+        lag["last"] = now
+
+    settings = {"LOG_LEVEL": "ERROR", "TELNETCONSOLE_ENABLED": False, "ROBOTSTXT_OBEY": False,
+                "CONCURRENT_REQUESTS": 16, "CONCURRENT_REQUESTS_PER_DOMAIN": 16,
+                "HTTPCACHE_ENABLED": False, "COOKIES_ENABLED": False}
+    settings.update(cfg["settings"])
+    process = CrawlerProcess(settings)
+    crawler = process.create_crawler(Bench)
+    process.crawl(crawler)
+    loop = task.LoopingCall(tick)
+    loop.start(0.01)
+    t0 = time.perf_counter()
+    process.start()
+    dt = time.perf_counter() - t0
+    st = crawler.stats.get_stats()
+    pages = st.get("response_received_count", 0)
+    json.dump({"pages": pages, "seconds": dt, "max_lag": lag["max"],
+               "stats": {k: v for k, v in st.items() if k.startswith("records/")}},
+              open(cfg["out"], "w"), default=str)
+    '''
+)
+
+ADDON = {"ADDONS": {"scrapy_records.Addon": 300}}
+
+
+def paths() -> list[str]:
+    lists = [f"shop/page/{k}" for k in range(1, (N_PRODUCTS + PER_PAGE - 1) // PER_PAGE + 1)]
+    details = [f"shop/product/{k}" for k in range(1, N_PRODUCTS + 1)]
+    forum = [f"forum/thread/1?page={k}" for k in range(1, (N_POSTS + POSTS_PER_PAGE - 1) // POSTS_PER_PAGE + 1)]
+    return lists + details + forum
+
+
+def run_mode(site: DemoSite, workdir: Path, name: str, settings: dict, repeat: int) -> dict:
+    runner = workdir / "runner.py"
+    runner.write_text(RUNNER)
+    cfg = {"base": site.url, "paths": paths(), "repeat": repeat, "settings": settings,
+           "out": str(workdir / f"{name}.json")}
+    (workdir / f"{name}.cfg").write_text(json.dumps(cfg))
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, str(runner), str(workdir / f"{name}.cfg")], cwd=workdir,
+                          env=env, capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        raise SystemExit(f"{name} failed:\n{proc.stderr[-4000:]}")
+    return json.loads((workdir / f"{name}.json").read_text())
+
+
+def mining_cost(repeat: int = 3) -> dict[str, float]:
+    """Median ms per page of :meth:`RecordsRuntime.mine` in this process (no crawl, no
+    threads): unsupervised extraction versus wrapper application, on every demo page."""
+    import statistics
+    import time
+
+    from scrapy.http import HtmlResponse, Request
+
+    from demo.site import route
+    from scrapy_records.scrapy.engine import RecordsRuntime
+    from scrapy_records.scrapy.settings import RecordsConfig
+
+    bodies = []
+    for p in paths():
+        path, _, q = p.partition("?")
+        from urllib.parse import parse_qs
+
+        bodies.append(("http://127.0.0.1/" + p, route("/" + path, parse_qs(q))[2]))
+
+    def responses():
+        return [HtmlResponse(u, body=b, encoding="utf-8", request=Request(u)) for u, b in bodies]
+
+    out = {}
+    for name, cfg in (("unsupervised", RecordsConfig(wrapper_store="memory:", wrappers=False)),
+                      ("wrappers", RecordsConfig(wrapper_store="memory:", induction_samples=2))):
+        rt = RecordsRuntime(cfg)
+        for r in responses():  # warm up; induces the wrappers in "wrappers" mode
+            rt.mine(r)
+        times = []
+        sources = {}
+        for _ in range(repeat):
+            for r in responses():
+                t = time.perf_counter()
+                o = rt.mine(r)
+                times.append(time.perf_counter() - t)
+                sources[o.source] = sources.get(o.source, 0) + 1
+        out[name] = statistics.median(times) * 1000
+        out[name + "_sources"] = sources
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=4, help="times every demo page is crawled")
+    ap.add_argument("--modes", default="plain,unsupervised,wrappers,reuse,inline")
+    args = ap.parse_args(argv)
+    modes = args.modes.split(",")
+    with tempfile.TemporaryDirectory() as tmp, DemoSite() as site:
+        work = Path(tmp)
+        store = f"sqlite:///{work / 'wrappers.sqlite'}"
+        conf = {
+            "plain": {},
+            "unsupervised": dict(ADDON, RECORDS_WRAPPERS=False),
+            "wrappers": dict(ADDON, RECORDS_WRAPPER_STORE=store, RECORDS_INDUCTION_SAMPLES=2),
+            "reuse": dict(ADDON, RECORDS_WRAPPER_STORE=store, RECORDS_INDUCTION_SAMPLES=2),
+            "inline": dict(ADDON, RECORDS_WRAPPER_STORE=f"sqlite:///{work / 'inline.sqlite'}",
+                           RECORDS_INDUCTION_SAMPLES=2, RECORDS_THREADED=False),
+        }
+        res = {}
+        for m in modes:
+            res[m] = run_mode(site, work, m, conf[m], args.repeat)
+    print(f"demo site crawl, {len(paths())} distinct pages x {args.repeat}; CPUs: {os.cpu_count()}")
+    print(f"{'mode':<14}{'pages':>7}{'seconds':>9}{'pages/s':>9}{'vs plain':>10}{'max lag ms':>12}"
+          f"{'records':>9}{'induced':>9}{'reused':>8}")
+    base = res.get("plain")
+    for m, r in res.items():
+        pps = r["pages"] / r["seconds"] if r["seconds"] else 0.0
+        ratio = f"{pps / (base['pages'] / base['seconds']):.2f}x" if base else "-"
+        s = r["stats"]
+        print(f"{m:<14}{r['pages']:>7}{r['seconds']:>9.2f}{pps:>9.1f}{ratio:>10}{r['max_lag'] * 1000:>12.1f}"
+              f"{s.get('records/records', 0):>9}{s.get('records/wrapper/induced', 0):>9}"
+              f"{s.get('records/wrapper/reused', 0):>8}")
+    cost = mining_cost()
+    print(f"mining cost per page (in-process, median): unsupervised {cost['unsupervised']:.2f} ms, "
+          f"wrapper reuse {cost['wrappers']:.2f} ms ({cost['unsupervised'] / cost['wrappers']:.2f}x faster;"
+          f" sources {cost['wrappers_sources']})")
+    if "wrappers" in res and "unsupervised" in res:
+        a = res["wrappers"]["pages"] / res["wrappers"]["seconds"]
+        b = res["unsupervised"]["pages"] / res["unsupervised"]["seconds"]
+        print(f"wrapper reuse on vs off: {a:.1f} vs {b:.1f} pages/s ({a / b:.2f}x); "
+              f"mining seconds {res['wrappers']['stats'].get('records/mining_seconds')} vs "
+              f"{res['unsupervised']['stats'].get('records/mining_seconds')}")
+
+
+if __name__ == "__main__":
+    main()
