@@ -90,7 +90,9 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "trial_plain": True,      # [R] also try "no split" at the top of a segment (fewest columns wins)
     "single_value_rule": "label",  # a column with one value is template iff label-like ("literal": always)
     "merge_max_level": 6,     # highest encoding level used by disjunctive merging (§3.7.1)
-    "record_match_levels": (1, 2, 4, 5),  # levels at which RecDetection's match() may hold
+    "record_match_levels": (1, 2, 4, 5),
+    "record_min_score": 0.5,
+    "record_tiebreak": True,  # [R] among equally scored record starts prefer records filling one element  # [R] eq. 9 score needed to accept the first record boundary  # levels at which RecDetection's match() may hold
     "link_leaves": True,      # a/@href leaves (§3.2)
     "image_leaves": True,     # img/@src leaves
     "max_depth": 60,          # recursion bound of SplittingSubSegment (falls back to centre-star)
@@ -116,7 +118,7 @@ _DATE_RE = re.compile(r"^(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|(?:%s)\.?,?)$" % _MO
 _TIME_RE = re.compile(r"^(?:\d{1,2}:\d{2}(?::\d{2})?(?:am|pm)?|am|pm|a\.m\.|p\.m\.)$", re.I)
 _CUR_RE = re.compile(r"^(?:[$€£¥]\s?[\d.,]*\d[\d.,]*|[\d.,]*\d[\d.,]*[$€£¥]|(?:usd|eur|gbp)\d[\d.,]*)$", re.I)
 _PCT_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)?%$")
-_INT_RE = re.compile(r"^(?:[+-]?\d+|\d{1,3}(?:,\d{3})+)$")
+_INT_RE = re.compile(r"^(?:[#(\[]?[+-]?\d+[.)\]:]?|\d{1,3}(?:,\d{3})+)$")  # "12", "1.", "(3)", "#4"
 _DEC_RE = re.compile(r"^[+-]?\d*[.,]\d+$")
 
 
@@ -1025,7 +1027,13 @@ class _DCADE:
         return None
 
     def _is_template(self, c: _Col) -> bool:
-        return len(c.cells) >= 2 and len(c.c0) == 1 and c.kind != "B"
+        if len(c.cells) < 2 or len(c.c0) != 1 or c.kind == "B":
+            return False
+        if self.o["mt_exclude_numeric"]:
+            ts = self.enc.typeset_of_cec.get(next(iter(c.c0)), 0)
+            if ts and not ts & ~_NUMERIC_MASK:
+                return False
+        return True
 
     def rearrange(self, seg: list[_Col]) -> list[_Col]:
         seg = self.merge_disjunctive(seg)
@@ -1119,11 +1127,11 @@ class _DCADE:
         flush()
         return out
 
-    def _contained(self, run: list[_Col]) -> bool:
+    def _contained(self, run: list[_Col], strict_run: bool = True) -> bool:
         """``density_scope="container"`` [R]: on every page the run's leaves must fill one
         element (their lowest common ancestor holds no leaf of a neighbouring column), as a
         comment or a free-text body does; optional label/value rows are kept apart (TC8)."""
-        if self.o["density_scope"] == "block":
+        if strict_run and self.o["density_scope"] == "block":
             return True
         for r in {r for c in run for r in c.cells}:
             ks = sorted(k for c in run for k in c.cells.get(r, ()))
@@ -1143,7 +1151,7 @@ class _DCADE:
             for k in (lo - 1, hi + 1):
                 if 0 <= k < self.enc.n[r] and k not in inside and page.is_ancestor(a, nodes[k]):
                     return False
-            if any(k not in inside for k in range(lo, hi + 1)):
+            if strict_run and any(k not in inside for k in range(lo, hi + 1)):
                 return False
         return True
 
@@ -1182,6 +1190,16 @@ class _DCADE:
                 return True
         return False
 
+    def _contained_blocks(self, seg: list[_Col], sr1: int, G: int, edr: int, limit: int = 3) -> int:
+        n = 0
+        for b in range(limit):
+            start = sr1 - 1 + b * G
+            if start + G > edr:
+                break
+            if self._contained(seg[start:start + G], strict_run=False):
+                n += 1
+        return n
+
     def rec_detection(self, st: _State) -> list[_Col]:
         seg = st.seg
         for _ptype, G, first, last, _right in st.regions:
@@ -1199,13 +1217,22 @@ class _DCADE:
             if any(seg[i - 1].kind == "L" for i in range(sdr, edr + 1)):
                 continue
             sr1, best = None, -1.0
-            for s in range(sdr, edr - 2 * G + 2):
-                score = sum(self._match(seg[s - 1 + i], seg[s - 1 + G + i]) for i in range(G)) / G
+            scores: list[tuple[int, float]] = []
+            # eq. 9 over SR1 in SDR..EDR-2G+1; [R] the second record may be cut by EDR (the
+            # last record of a list often lacks its trailing separator): SR2 <= EDR suffices
+            for s in range(sdr, edr - G + 1):
+                score = sum(self._match(seg[s - 1 + i], seg[s - 1 + G + i])
+                            for i in range(G) if s - 1 + G + i < edr) / G
+                scores.append((s, score))
                 if score > best:
                     sr1, best = s, score
-                if score == 1:
-                    break
-            if sr1 is None or best <= 0:
+            if self.o["record_tiebreak"] and sr1 is not None:
+                # [R] several starts with the best score (the paper stops at the first):
+                # prefer the one whose records fill their own element on the pages
+                ties = [x for x, sc in scores if sc >= best - 1e-9]
+                if len(ties) > 1:
+                    sr1 = max(ties, key=lambda x: (self._contained_blocks(seg, x, G, edr), -x))
+            if sr1 is None or best < self.o["record_min_score"]:
                 continue
             schema = seg[sr1 - 1:sr1 - 1 + G]
             blocks: list[list[_Col | None]] = [list(schema)]

@@ -274,16 +274,22 @@ def test_tc16_rank_numbers_and_the_numeric_mt_switch():
 
 
 def test_tc12_nested_list_characterisation():
+    """Skewed records (variable inner skill lists) are an admitted weakness (L1, L4):
+    the record period is not regular, so no clean title column comes out. Characterisation:
+    when this starts passing differently, the behaviour changed."""
     def jobs(i, n):
-        recs = "".join(f"<div class=job><h3>Job {i}{k}</h3><span>Co {k}</span><ul>"
-                       + "".join(f"<li>skill{j}</li>" for j in range((k % 4) + 1))
+        recs = "".join(f"<div class=job><h3>Job {i}{k}</h3><span>Co {k}{i}</span><ul>"
+                       + "".join(f"<li>skill {i}{k}{j}</li>" for j in range((k % 4) + 1))
                        + f"</ul><a href='/apply/{i}{k}'>Apply</a></div>" for k in range(n))
         return page(f"<h1>Listing {i}</h1>{recs}")
     s = induce_schema([jobs(0, 5), jobs(1, 8), jobs(2, 6)])
-    # the inner skill list is not modelled as a nested set (admitted weakness L4)
-    assert all(rs.ref_gap >= 1 for rs in s.recordsets)
-    assert any("Job 05" in c.values for rs in s.recordsets for c in rs.columns) or \
-        any("Job 05" in c.values for c in s.columns)
+    titles = {f"Job {i}{k}" for i, n in ((0, 5), (1, 8), (2, 6)) for k in range(n)}
+    columns = list(s.columns) + [c for rs in s.recordsets for c in rs.columns]
+    best = max(len(titles & set(c.values)) for c in columns)
+    assert best < len(titles) // 2
+    assert len(s.recordsets) <= 1
+    # the constant "Apply" link text is a repeat template: it is never a data column
+    assert not any(c.data and set(v for v in c.values if v) == {"Apply"} for c in s.columns)
 
 
 # ------------------------------------------------------------------- wrapper
