@@ -140,6 +140,7 @@ class _Ctx:
         self.page = page
         self._ids: dict[str, int] | None = None
         self._elkids: dict[int, list[Any]] = {}
+        self._step_counts: dict[int, dict[tuple[str, str | None], int]] = {}
 
     def id_count(self, v: str) -> int:
         if self._ids is None:
@@ -432,13 +433,29 @@ def _same_tag_pos(page: Page, j: int) -> tuple[int, int]:
     return k, n
 
 
+def _same_step_count(ctx: _Ctx, j: int, c: str | None) -> int:
+    """Number of siblings of j (itself included) with the same tag and first stable class."""
+    page = ctx.page
+    p = page.parent[j]
+    if p < 0:
+        return 1
+    cnt = ctx._step_counts.get(p)
+    if cnt is None:
+        cnt = ctx._step_counts[p] = {}
+        for x in page.children[p]:
+            key = (page.tag[x], ctx.first_class(x))
+            cnt[key] = cnt.get(key, 0) + 1
+    return cnt.get((page.tag[j], c), 0)
+
+
 def _features(ctx: _Ctx, groups: Sequence[Sequence[int]], size: int) -> dict[tuple, _Feature]:
     """Features of the records (module docstring); key = (kind, offset, relative path).
 
     A relative path step is ``(tag, first stable class, position)``. The position (among
-    same-tag siblings) is used only for class-less elements whose parent holds the same
-    number (>= 2) of such siblings in every record -- a fixed layout such as the cells of
-    a table row -- so variable-length repeats stay one multi-valued field.
+    same-tag siblings, the class then dropped) is used only when the parent holds the same
+    number (>= 2) of siblings with that tag and class in every record -- a fixed layout
+    such as the cells of a table row -- so variable-length repeats stay one multi-valued
+    field.
     """
     page = ctx.page
     tag, parent, owner = page.tag, page.parent, page.leaf_owner
@@ -454,8 +471,7 @@ def _features(ctx: _Ctx, groups: Sequence[Sequence[int]], size: int) -> dict[tup
                     continue
                 c = ctx.first_class(j)
                 coarse[j] = coarse[pj] + ((tag[j], c),)
-                if c is None:
-                    counts.setdefault(coarse[j], set()).add(_same_tag_pos(page, j)[1])
+                counts.setdefault(coarse[j], set()).add(_same_step_count(ctx, j, c))
     fixed = {key for key, ns in counts.items() if len(ns) == 1 and next(iter(ns)) >= 2}
     feats: dict[tuple, _Feature] = {}
     for rno, roots in enumerate(roots_of):
@@ -469,8 +485,10 @@ def _features(ctx: _Ctx, groups: Sequence[Sequence[int]], size: int) -> dict[tup
                         continue
                     c = ctx.first_class(j)
                     coarse[j] = coarse[pj] + ((tag[j], c),)
-                    pos = _same_tag_pos(page, j)[0] if coarse[j] in fixed else 0
-                    rel[j] = rel[pj] + ((tag[j], c, pos),)
+                    if coarse[j] in fixed:  # fixed layout: tag[k], the class adds nothing
+                        rel[j] = rel[pj] + ((tag[j], None, _same_tag_pos(page, j)[0]),)
+                    else:
+                        rel[j] = rel[pj] + ((tag[j], c, 0),)
                 key = rel[j]
                 lo, hi = page.leaf_lo[j], page.leaf_hi[j]
                 found = []
