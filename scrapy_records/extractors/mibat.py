@@ -561,6 +561,11 @@ _NAME_TAGS = frozenset({"strong", "b", "dt", "cite", "h4", "h5", "span"})
 
 
 @lru_cache(maxsize=4096)
+def _name_class(cls: str) -> bool:
+    return bool(re.search(r"author|username|poster|byline|user-?name|nick|\bfn\b", cls, re.I))
+
+
+@lru_cache(maxsize=4096)
 def _author_zone(cls: str) -> bool:
     return bool(re.search(r"postleft|postprofile|userinfo|user-info|author|poster|profile|username|user\b", cls, re.I))
 
@@ -589,10 +594,22 @@ def _ancestor_classes(page: Page, i: int, root: int, levels: int = 3) -> str:
 
 
 def _record_fields(
-    page: Page, group: tuple[int, ...], pivot: int, opts: dict[str, Any], leaf_cum: list[int], links: list[int]
+    page: Page,
+    group: tuple[int, ...],
+    pivot: int,
+    opts: dict[str, Any],
+    leaf_cum: list[int],
+    links: list[int],
+    kind: str = "date",
+    dates: list[int] | None = None,
 ) -> dict[str, Any]:
+    """Fields of one post (§3.9 [R]): date from the pivot (or, for other anchor kinds,
+    the record's first date candidate), author, permalink and body text."""
     fields: dict[str, Any] = {}
     tag = page.tag
+    if kind != "date":
+        got = [d for r in group for d in in_sorted(dates or [], r, page.end[r])]
+        pivot = got[0] if got else -1
     # ---- date
     date_iso = date_raw = None
     if pivot >= 0:
@@ -674,7 +691,9 @@ def _record_fields(
         for root in group:
             for i in range(root, page.end[root] + 1):
                 cls = (page.el[i].get("class") or "") + " " + (page.el[i].get("itemprop") or "")
-                if cls.strip() and re.search(r"author|username|poster|byline|user-?name|nick", cls, re.I):
+                if (tag[i] == "cite" and not _in_quote(page, i, root)) or (
+                    cls.strip() and _name_class(cls)
+                ):
                     t = page.text(i)
                     if 0 < len(t) <= 60 and not (pivot >= 0 and page.is_ancestor(i, pivot)):
                         author, author_node = t, i
@@ -813,7 +832,14 @@ class MiBATExtractor:
             logger.debug("mibat: %d STM pairs approximated on %s", ctx.approximated, page.url)
         return [r for r in all_regions if not r.pure_date], main
 
-    def to_regions(self, page: Page, regions: list[MiBATRegion], main: MiBATRegion | None, opts: dict[str, Any]) -> list[Region]:
+    def to_regions(
+        self,
+        page: Page,
+        regions: list[MiBATRegion],
+        main: MiBATRegion | None,
+        opts: dict[str, Any],
+        dates: list[int] | None = None,
+    ) -> list[Region]:
         if not regions:
             return []
         leaf_cum = [0]
@@ -822,6 +848,11 @@ class MiBATExtractor:
             acc += len(t)
             leaf_cum.append(acc)
         links = [i for i, t in enumerate(page.tag) if t == "a"]
+        date_cands = dates if dates is not None else None
+        if date_cands is None and any(r.kind != "date" for r in regions):
+            from ..anchors import DateAnchor
+
+            date_cands = sorted(DateAnchor().candidates(page))
         main_conf = _confidence(main) if main is not None else 0.3
         top_h2 = main.h2 if main is not None and main.h2 > 0 else max(r.h2 for r in regions) or 1.0
         out = []
@@ -852,7 +883,9 @@ class MiBATExtractor:
             )
             if opts["fields"] and (is_main or len(reg.groups) <= 200):
                 for rec, g, pv in zip(region.records, reg.groups, reg.pivots):
-                    rec.fields.update(_record_fields(page, g, pv, opts, leaf_cum, links))
+                    rec.fields.update(
+                        _record_fields(page, g, pv, opts, leaf_cum, links, reg.kind, date_cands)
+                    )
                 _add_columns(region)
             out.append(region)
         return out

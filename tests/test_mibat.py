@@ -1,0 +1,419 @@
+"""MiBAT on hand-written pages: the digest's §7 test cases (``shared/papers/mibat.md``)."""
+
+from datetime import datetime
+
+import pytest
+
+from scrapy_records.anchors import AuthorLinkAnchor, DateAnchor
+from scrapy_records.extractors import get_extractor
+from scrapy_records.extractors.mibat import MiBATExtractor, is_ugc_page
+from scrapy_records.page import Page
+
+BASE = datetime(2020, 6, 15, 12, 0)
+
+
+def run(html, **opts):
+    page = Page(html, "https://forum.example.org/thread/1")
+    regions = MiBATExtractor().extract(page, relative_base=BASE, **opts)
+    main = [r for r in regions if r.meta.get("main")]
+    return page, regions, (main[0] if main else None)
+
+
+def classes_of(page, region):
+    """First class (or tag) of every root of every record."""
+    out = []
+    for rec in region.records:
+        out.append(tuple((page.classes(i) or (page.tag[i],))[0] for i in rec.nodes))
+    return out
+
+
+def wrap(body):
+    return f"<html><head><title>t</title></head><body>{body}</body></html>"
+
+
+# --------------------------------------------------------------- §7 case 1
+BODIES = [
+    "<p>Short answer, it works.</p>",
+    "<p>Long one:</p><ul><li>first</li><li>second</li></ul><img src='a.png'>"
+    "<table><tr><td>x</td><td>y</td></tr></table><pre>print('hi')</pre>",
+    "<p>One paragraph.</p><p>Two paragraphs here.</p><p>Three paragraphs, done.</p>",
+    "<iframe src='https://video.example/embed/1'></iframe><p>see the video</p>",
+]
+NAMES = ["alice", "bob", "carol", "dave", "erin", "frank"]
+
+
+def table_post(n, body, date="01-05-2010, 10:32 AM"):
+    return (
+        f"<table class='post'><tr><td class='author'><a href='member.php?u={n}'>{NAMES[n]}</a></td>"
+        f"<td class='date'>{date}</td><td class='num'><a href='showthread.php?p={100 + n}#post{100 + n}'>#{n + 1}</a></td></tr>"
+        f"<tr><td colspan='3' class='message'>{body}</td></tr></table>"
+    )
+
+
+def test_case1_table_per_post_heterogeneous_bodies():
+    html = wrap("<div id='posts'>" + "".join(table_post(i, b) for i, b in enumerate(BODIES)) + "</div>")
+    page, regions, main = run(html)
+    assert main is not None
+    assert len(main.records) == 4
+    assert main.meta["k"] == 1 and main.meta["anchor_gap"] == 1
+    assert main.meta["anchors"] == [0, 1, 2, 3]
+    assert main.xpath.endswith("div[@id='posts']") or main.xpath.endswith("/div")
+    assert classes_of(page, main) == [("post",)] * 4
+    assert main.meta["pivots"][0].endswith("/td[2]")  # td.date is the real pivot
+    rec = main.records[1]
+    assert rec.fields["author"] == "bob"
+    assert rec.fields["author_url"] == "https://forum.example.org/thread/member.php?u=1"
+    assert rec.fields["date"] == "2010-01-05T10:32:00"
+    assert rec.fields["date_raw"] == "01-05-2010, 10:32 AM"
+    assert rec.fields["permalink"] == "https://forum.example.org/thread/showthread.php?p=101#post101"
+    assert rec.fields["text"].startswith("Long one: first second")
+    assert "bob" not in rec.fields["text"]
+    assert main.confidence >= 0.8
+
+
+def test_case1_pm_measure_also_finds_the_posts():
+    html = wrap("<div id='posts'>" + "".join(table_post(i, b) for i, b in enumerate(BODIES)) + "</div>")
+    _, _, main = run(html, measure="pm")
+    assert len(main.records) == 4
+
+
+# --------------------------------------------------------------- §7 case 2
+def test_case2_multi_sibling_records_anchor_left():
+    posts = "".join(
+        f"<div class='postheader'><a href='/members/{NAMES[i]}'>{NAMES[i]}</a> Posted: Tue Jan 0{i + 1}, 2010 10:32 pm</div>"
+        f"<div class='postbody'><p>Body number {i} with words.</p></div><div class='spacer'></div>"
+        for i in range(5)
+    )
+    page, _, main = run(wrap(f"<div id='thread'>{posts}</div>"))
+    assert len(main.records) == 5
+    assert (main.meta["k"], main.meta["offset"], main.meta["anchor_gap"], main.meta["expan_len"]) == (3, 0, 3, 3)
+    assert classes_of(page, main) == [("postheader", "postbody", "spacer")] * 5
+    assert main.records[2].fields["date"] == "2010-01-03T22:32:00"
+    assert main.records[2].fields["author"] == "carol"
+
+
+# --------------------------------------------------------------- §7 case 3
+def test_case3_anchor_on_the_right_uses_fixed_offset_loop():
+    posts = "".join(
+        f"<h3 class='title'>Title {i}</h3><div class='body'><p>Some text {i}.</p><p>More.</p></div>"
+        f"<p class='meta'>by {NAMES[i]} on {i + 5} Jan 2010</p>"
+        for i in range(3)
+    )
+    page, _, main = run(wrap(f"<div id='list'>{posts}</div>"))
+    assert (main.meta["k"], main.meta["offset"]) == (3, -2)
+    # the literal printed pseudocode would give (p, next h3, next div)
+    assert classes_of(page, main) == [("title", "body", "meta")] * 3
+    assert [r.fields["date"] for r in main.records] == [
+        "2010-01-05T00:00:00", "2010-01-06T00:00:00", "2010-01-07T00:00:00"
+    ]
+
+
+# --------------------------------------------------------------- §7 case 4
+def test_case4_overlapping_expansions_pick_offset_by_eq3():
+    rec = (
+        "<div class='a'><h4>Headline {i}</h4><p>teaser {i}</p></div>"
+        "<div class='b'><span>tag</span><span>other tag</span></div>"
+        "<div class='c'><span class='date'>Jan {d}, 2010</span> by <b>someone</b></div>"
+    )
+    items = "".join(rec.format(i=i, d=i + 3) for i in range(3))
+    footer = "<div class='pager'><a href='?p=1'>1</a><a href='?p=2'>2</a><a href='?p=3'>3</a><a href='?p=4'>4</a></div>"
+    footer += "<div class='footer'><p>(c) 2010 Example</p><p>imprint</p><p>contact</p></div>"
+    page, _, main = run(wrap(f"<div id='list'>{items}{footer}</div>"))
+    assert (main.meta["anchor_gap"], main.meta["expan_len"], main.meta["k"]) == (3, 5, 3)
+    assert main.meta["offset"] == -2
+    assert classes_of(page, main) == [("a", "b", "c")] * 3
+
+
+# --------------------------------------------------------------- §7 case 5 and 6
+def div_post(i, date=None, extra=""):
+    date = date or f"{i + 1} Jan 2010, 10:0{i}"
+    return (
+        f"<div class='post'><div class='head'><a href='/u/{NAMES[i % 6]}'>{NAMES[i % 6]}</a>"
+        f"<span class='time'>{date}</span></div><div class='content'>{extra}<p>Post body {i} talks.</p></div></div>"
+    )
+
+
+def test_case5_non_consecutive_records_skip_the_ad():
+    ad = "<div class='ad'><img src='ad.png'><p>Buy now!</p></div>"
+    html = wrap("<div id='posts'>" + div_post(0) + div_post(1) + ad + div_post(2) + div_post(3) + div_post(4) + "</div>")
+    page, _, main = run(html)
+    assert main.meta["anchors"] == [0, 1, 3, 4, 5]
+    assert main.meta["k"] == 1
+    assert len(main.records) == 5
+    assert all("Buy now" not in r.text for r in main.records)
+
+
+def test_case6_multi_sibling_records_with_interposed_ad():
+    pair = (
+        "<div class='head'><a href='/members/{n}'>{n}</a> {d}</div>"
+        "<div class='body'><p>text of {n}</p><p>second paragraph</p></div>"
+    )
+    parts = [pair.format(n=NAMES[i], d=f"2010-01-0{i + 1} 10:00") for i in range(4)]
+    html = wrap("<div id='t'>" + parts[0] + parts[1] + "<aside class='ad'>advert</aside>" + parts[2] + parts[3] + "</div>")
+    page, _, main = run(html)
+    assert main.meta["k"] == 2
+    assert len(main.records) == 4
+    assert classes_of(page, main) == [("head", "body")] * 4
+
+
+# --------------------------------------------------------------- §7 case 7 and 8
+def test_case7_quoted_posts_nested_in_posts():
+    q = "<blockquote><div>Originally Posted by <a href='/u/bob'>bob</a> on 01-04-2010 09:00 PM</div><p>quoted text</p></blockquote>"
+    posts = [
+        div_post(0),
+        div_post(1, extra=q),
+        div_post(2, extra=q + q.replace("01-04", "01-03")),
+        div_post(3, extra=q),
+    ]
+    page, regions, main = run(wrap("<div id='posts'>" + "".join(posts) + "</div>"))
+    assert len(main.records) == 4
+    assert main.xpath.endswith("/div")
+    assert "quoted text" in main.records[1].text  # the whole post, quote included
+    assert [r.fields["date"] for r in main.records] == [
+        "2010-01-01T10:00:00", "2010-01-02T10:01:00", "2010-01-03T10:02:00", "2010-01-04T10:03:00"
+    ]
+    # the author is the poster, not the quoted user
+    assert [r.fields["author"] for r in main.records] == ["alice", "bob", "carol", "dave"]
+    assert main.records[2].fields["author_url"].endswith("/u/carol")
+    # a region of the two quotes of post 3 may exist but loses
+    for r in regions:
+        if r is not main:
+            assert r.confidence < main.confidence
+
+
+def test_case8_ugc_dates_at_random_positions():
+    extras = ["<p>I bought it on 2009-12-01</p>", "<div><p>see <b>3.10.12</b> release</p></div>", "", "<p>back in March 2008</p>"]
+    posts = [div_post(i, extra=e) for i, e in enumerate(extras)]
+    _, _, main = run(wrap("<div id='posts'>" + "".join(posts) + "</div>"))
+    assert len(main.records) == 4
+    assert len(main.meta["pivots"]) == 1
+    assert main.records[0].fields["date_raw"] == "1 Jan 2010, 10:00"
+    assert main.records[3].fields["date"] == "2010-01-04T10:03:00"
+
+
+# --------------------------------------------------------------- §7 case 9 and 10
+def test_case9_first_post_styled_differently_is_lost_faithfully():
+    first = (
+        "<div class='post first'><div class='head'><div class='banner'>Thread starter</div><h2>Big title</h2>"
+        "<a href='/u/alice'>alice</a><span class='time'>1 Jan 2010, 09:00</span><span>1234 views</span>"
+        "<span>5 replies</span></div><div class='content'><p>Opening post.</p></div></div>"
+    )
+    html = wrap("<div id='posts'>" + first + "".join(div_post(i) for i in range(1, 6)) + "</div>")
+    page, _, main = run(html, first_post_recovery=False)
+    assert len(main.records) == 5
+    assert "Opening post" not in " ".join(r.text for r in main.records)
+
+
+def test_case9_milder_variant_body_difference_only():
+    first = div_post(0, extra="<div class='banner'><h2>Big title</h2><ul><li>a</li><li>b</li></ul></div>")
+    html = wrap("<div id='posts'>" + first + "".join(div_post(i) for i in range(1, 6)) + "</div>")
+    _, _, main = run(html, first_post_recovery=False)
+    assert len(main.records) == 6
+
+
+def test_case10_first_post_under_a_different_parent():
+    html = wrap(
+        "<div id='firstpost'>" + div_post(0) + "</div><div id='replies'>"
+        + "".join(div_post(i) for i in range(1, 6)) + "</div>"
+    )
+    _, _, faithful = run(html, first_post_recovery=False)
+    assert len(faithful.records) == 5
+    _, _, main = run(html)  # recovery is on by default (measured better, §6.2 #17)
+    assert len(main.records) == 6
+    assert main.meta.get("first_post_recovered") is True
+    assert "div[1]" in main.records[0].xpaths[0]
+    assert main.records[0].fields["author"] == "alice"
+    assert main.records[0].fields["date"] == "2010-01-01T10:00:00"
+
+
+# --------------------------------------------------------------- §7 case 11
+def blog_page():
+    comments = "".join(
+        f"<li class='comment' id='comment-{i}'><cite class='fn'>{NAMES[i]}</cite> says:"
+        f"<a class='permalink' href='#comment-{i}'>January {i + 5}, 2010 at 10:3{i} am</a>"
+        f"<p>Comment text number {i}, with an opinion about the article.</p></li>"
+        for i in range(6)
+    )
+    archives = "".join(f"<li><a href='/2010/{m:02d}/'>{name} 2010</a></li>" for m, name in enumerate(
+        ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+         "November", "December"], start=1))
+    recent = "".join(f"<li><a href='/p/{i}'>Recent post {i}</a> Jan {i + 1}, 2010</li>" for i in range(5))
+    return wrap(
+        "<div id='content'><article><h1>Article</h1><p>Article text is long enough to read.</p></article>"
+        f"<ol class='commentlist'>{comments}</ol></div>"
+        f"<div id='sidebar'><ul class='archives'>{archives}</ul><ul class='recent'>{recent}</ul></div>"
+    )
+
+
+def test_case11_blog_comments_with_date_laden_sidebar():
+    page, regions, main = run(blog_page())
+    assert len(main.records) == 6
+    assert main.xpath.endswith("/ol")
+    # the archive list is a purely-date region: dropped
+    assert not any(r.xpath.endswith("ul[1]") for r in regions)
+    rec = main.records[2]
+    assert rec.fields["author"] == "carol"
+    assert rec.fields["permalink"] == "https://forum.example.org/thread/1#comment-2"
+    assert rec.fields["date"] == "2010-01-07T10:32:00"
+    assert rec.fields["text"] == "Comment text number 2, with an opinion about the article."
+
+
+# --------------------------------------------------------------- §7 case 12 and 13
+def test_case12_relative_and_mixed_date_formats():
+    dates = ["Today, 10:32 AM", "Yesterday, 09:00 PM", "3 hours ago", "01-02-2010, 08:15 AM", "vor 2 Tagen"]
+    posts = [div_post(i, date=d) for i, d in enumerate(dates)]
+    _, _, main = run(wrap("<div id='posts'>" + "".join(posts) + "</div>"))
+    assert len(main.records) == 5
+    assert [r.fields["date"] for r in main.records] == [
+        "2020-06-15T10:32:00", "2020-06-14T21:00:00", "2020-06-15T09:00:00", "2010-01-02T08:15:00",
+        "2020-06-13T12:00:00",
+    ]
+    assert main.records[2].fields["date_raw"] == "3 hours ago"
+
+
+def test_case13_time_element_datetime_attribute():
+    posts = "".join(
+        f"<div class='post'><header><a href='/members/{n}'>{n}</a> <time datetime='2010-01-0{i + 1}T10:32:00Z'>Jan '10</time>"
+        f"</header><div class='content'><p>text {i}</p></div></div>"
+        for i, n in enumerate(NAMES[:4])
+    )
+    _, _, main = run(wrap(f"<main>{posts}</main>"))
+    assert len(main.records) == 4
+    assert main.records[0].fields["date"] == "2010-01-01T10:32:00+00:00"
+    assert main.records[0].fields["date_raw"] == "Jan '10"
+
+
+# --------------------------------------------------------------- §7 case 14 and 15
+def test_case14_single_post_thread_has_no_main_region():
+    html = wrap("<div id='posts'>" + div_post(0) + "</div><div id='footer'><p>About us</p></div>")
+    _, regions, main = run(html)
+    assert main is None
+    assert regions == []
+
+
+def test_case15_two_posts_beat_a_sidebar_of_small_dated_items():
+    side = "<ul class='recent'>" + "".join(f"<li><a href='/p/{i}'>Topic {i}</a> {i + 1} Feb 2010</li>" for i in range(6)) + "</ul>"
+    # real posts carry a profile block and a signature: structurally larger than sidebar items
+    profile = "<dl class='profile'><dd>Posts: 12</dd><dd>Location: here</dd><dd>Rank: member</dd></dl>"
+    sig = "<div class='signature'><p>my sig</p></div>"
+    html = wrap(
+        "<div id='posts'>"
+        + div_post(0, extra=profile + "<p>" + "long words " * 40 + "</p>" + sig)
+        + div_post(1, extra=profile + "<p>" + "more text " * 40 + "</p>" + sig)
+        + f"</div><div id='side'>{side}</div>"
+    )
+    _, _, main = run(html)
+    assert len(main.records) == 2
+    assert main.records[0].fields["author"] == "alice"
+
+
+# --------------------------------------------------------------- §7 case 16 and 17
+def test_case16_threaded_comments_top_level_records_include_replies():
+    def li(n, inner=""):
+        return (
+            f"<li class='comment'><div class='meta'><cite>{NAMES[n]}</cite> <span>{n + 2} Mar 2011</span></div>"
+            f"<p>words of {NAMES[n]}</p>{inner}</li>"
+        )
+
+    html = wrap("<ol class='comments'>" + li(0, "<ul class='children'>" + li(1) + li(2) + "</ul>") + li(3) + li(4) + "</ol>")
+    page, regions, main = run(html)
+    assert main.xpath.endswith("/ol")
+    assert len(main.records) == 3
+    assert "words of bob" in main.records[0].text
+
+
+def test_case17_spurious_high_level_pair_loses_to_the_posts():
+    posts = "".join(div_post(i, extra="<p>" + "content " * 20 + "</p>") for i in range(3))
+    html = wrap(
+        f"<div id='main'><h1>Thread</h1><div class='posts'>{posts}</div></div>"
+        "<div id='sidebar'><h1>Widget</h1><div class='w'><p>Next meetup: 12 Jan 2010</p></div></div>"
+    )
+    page, _, main = run(html)
+    assert len(main.records) == 3
+    assert classes_of(page, main) == [("post",)] * 3
+
+
+# --------------------------------------------------------------- §8 pluggable anchors
+def test_author_anchor_fallback_when_dates_are_images():
+    posts = "".join(
+        f"<div class='post'><div class='head'><a href='/members/{n}.{i}/'>{n}</a><img src='date{i}.png'></div>"
+        f"<div class='content'><p>Body {i} with text.</p></div></div>"
+        for i, n in enumerate(NAMES[:4])
+    )
+    page, _, main = run(wrap(f"<div id='posts'>{posts}</div>"))
+    assert main is not None and main.meta["anchor"] == "author"
+    assert len(main.records) == 4
+    assert main.records[1].fields["author"] == "bob"
+    _, none_regions, _ = run(wrap(f"<div id='posts'>{posts}</div>"), anchors=("date",))
+    assert none_regions == []
+
+
+def test_custom_anchor_object_and_union_combination():
+    class ClassAnchor:
+        kind = "postnum"
+
+        def candidates(self, page):
+            return [i for i in range(len(page.el)) if "num" in page.classes(i)]
+
+    html = wrap("<div id='posts'>" + "".join(table_post(i, b) for i, b in enumerate(BODIES)) + "</div>")
+    _, _, main = run(html, anchors=(ClassAnchor(),))
+    assert main.meta["anchor"] == "postnum" and len(main.records) == 4
+    _, _, main = run(html, anchors=("date", "author"), combine="union")
+    assert len(main.records) == 4
+
+
+def test_archive_only_page_has_no_region():
+    archives = "".join(f"<li><a href='/2010/{m:02d}/'>{name} 2010</a></li>" for m, name in enumerate(
+        ["January", "February", "March", "April", "May", "June"], start=1))
+    _, regions, _ = run(wrap(f"<ul class='archives'>{archives}</ul>"))
+    assert regions == []
+
+
+def test_anchor_classifiers_mark_lowest_nodes():
+    html = wrap("<div><span class='d'>Posted <b>Jan 5, 2010</b></span><time datetime='2010-01-05'>x</time>"
+                "<a href='memberlist.php?mode=viewprofile&u=2'>bob</a></div>")
+    page = Page(html)
+    assert [page.tag[i] for i in DateAnchor().candidates(page)] == ["b", "time"]
+    assert [page.text(i) for i in AuthorLinkAnchor().candidates(page)] == ["bob"]
+
+
+# --------------------------------------------------------------- options, routing, robustness
+def test_unknown_option_and_registry():
+    page = Page(wrap("<p>x</p>"))
+    with pytest.raises(TypeError):
+        MiBATExtractor().extract(page, nonsense=1)
+    with pytest.raises(TypeError):
+        MiBATExtractor().extract(page, measure="ts")
+    assert get_extractor("mibat").name == "mibat"
+
+
+def test_tau_threshold_is_strict():
+    # posts whose headers share exactly half of their siblings: PS = 0.5, not > 0.5
+    def post(i, extra):
+        return (f"<div class='post'><div class='head'><a href='/u/{i}'>u{i}</a><span>{i + 1} Jan 2010</span>{extra}</div>"
+                f"<div class='content'><p>text</p></div></div>")
+
+    html = wrap("<div id='p'>" + post(0, "<i>a</i><i>b</i>") + post(1, "<b>c</b><u>d</u>") + "</div>")
+    _, regions, _ = run(html, tau=0.5, anchors=("date",))
+    assert regions == []
+    _, regions, main = run(html, tau=0.4, anchors=("date",))
+    assert len(main.records) == 2
+
+
+def test_is_ugc_page_routing_rule():
+    forum = Page(wrap("<div id='posts'>" + "".join(table_post(i, b) for i, b in enumerate(BODIES)) + "</div>"))
+    assert is_ugc_page(forum)
+    shop = Page(wrap("<ul>" + "".join(f"<li><a href='/p/{i}'>Product {i}</a> <span>$ {i}9.99</span></li>" for i in range(8)) + "</ul>"))
+    assert not is_ugc_page(shop)
+
+
+def test_empty_and_deep_pages_do_not_crash():
+    assert MiBATExtractor().extract(Page("<html><body></body></html>")) == []
+    deep = "<div>" * 3000 + "Jan 5, 2010" + "</div>" * 3000
+    assert MiBATExtractor().extract(Page(wrap(deep))) == []
+
+
+def test_case18_performance_guard_150_posts():
+    posts = "".join(div_post(i, date=f"{(i % 28) + 1} Feb 2010, 10:{i % 60:02d}", extra="<p>" + "lorem ipsum " * 150 + "</p>") for i in range(150))
+    _, _, main = run(wrap(f"<div id='posts'>{posts}</div>"), align=False)
+    assert len(main.records) == 150
