@@ -636,17 +636,49 @@ def _label_name(text: str) -> str | None:
 
 
 # ============================================================================== values
-_ABS_RE = re.compile(r"^https?://[^\s/?#]+(?:[/?#][^\s]*)?$", re.I)
+_ABS_RE = re.compile(r"^https?://[^\s/?#]+(?:[/?#][^\s]*)?$")
+
+
+_SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def _base_parts(page: Page) -> tuple[str, str, str] | None:
+    """``(scheme, origin, directory)`` of the page's base URL, for the fast join below."""
+    pd = _page_data(page)
+    parts = pd.attrs.get("#base")
+    if parts is None:
+        parts = False
+        b = page.base_url or ""
+        m = re.match(r"^(https?):(//[^/?#\s]+)([^?#\s]*)", b, re.I)
+        if m and "/." not in m.group(3):
+            path = m.group(3) or "/"
+            parts = (m.group(1).lower(), m.group(1).lower() + ":" + m.group(2), path[: path.rfind("/") + 1])
+        pd.attrs["#base"] = parts  # type: ignore[assignment]
+    return parts or None  # type: ignore[return-value]
 
 
 def _absolute(page: Page, href: str | None) -> str | None:
-    """:meth:`Page.absolute` with a fast path for links that are already absolute."""
+    """:meth:`Page.absolute` (RFC 3986 join against ``<base href>``/the page URL) with fast
+    paths for the common cases: absolute http(s) links, ``//host/..``, ``/path`` and
+    ``name.html`` without dot segments, queries or fragments at the start."""
     if href is None:
         return None
     h = href.strip()
-    if _ABS_RE.match(h) and "/." not in h:
+    if not h or "/." in h or h[0] in "?#." or any(c in h for c in " \t\n\\"):
+        return page.absolute(h)
+    if _ABS_RE.match(h):
         return h
-    return page.absolute(h)
+    if _SCHEME_RE.match(h):
+        return page.absolute(h)
+    parts = _base_parts(page)
+    if parts is None:
+        return page.absolute(h)
+    scheme, origin, directory = parts
+    if h.startswith("//"):
+        return scheme + ":" + h
+    if h[0] == "/":
+        return origin + h
+    return origin + directory + h
 
 
 def _image_url(page: Page, i: int) -> tuple[str | None, str | None]:
@@ -818,11 +850,14 @@ def align_records(
             x.label != TEXT and x.label not in inline_ids for x in sub
         ):
             continue
-        # text flowing around inline children ("Lorem <i>ipsum</i> dolor"), or inline
-        # structure that differs between records (highlighted search terms)
-        if sum(1 for c in t.children if c.label == TEXT) >= 2 or len(
-            {trees[r].shape(m[t]) for r, m in enumerate(maps) if t in m}
-        ) > 1:
+        # text flowing around inline children ("Lorem <i>ipsum</i> dolor"), or mixed
+        # content whose inline structure differs between records (highlighted search
+        # terms). Not when the inline elements carry several distinct classes: those are
+        # sub-fields (span.price, span.old), aligned one by one.
+        own = sum(1 for c in t.children if c.label == TEXT)
+        if not own or len({x.sig for x in sub if x.label != TEXT and x.sig}) > 1:
+            continue
+        if own >= 2 or len({trees[r].shape(m[t]) for r, m in enumerate(maps) if t in m}) > 1:
             heads.add(t)
     slots: list[_Slot] = []
     for t in order:
@@ -979,14 +1014,17 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
         while p is not None:
             count[(p, kind)] = count.get((p, kind), 0) + 1
             p = tparent.get(p)
-    rec_sample = list(range(n)) if n <= sample else [int(k * n / sample) for k in range(sample)]
-
     def elems(t: _T) -> list[int]:
+        """Up to ``sample`` elements mapped to ``t``, spread over the records."""
         out = []
-        for r in rec_sample:
-            loc = maps[r].get(t)
-            if loc is not None:
-                out.append(loc)
+        step = max(1, n // sample)
+        for start in range(step):
+            for r in range(start, n, step):
+                loc = maps[r].get(t)
+                if loc is not None:
+                    out.append(loc)
+                    if len(out) >= sample:
+                        return out
         return out
 
     attr_cache: dict[tuple[_T, str], Any] = {}

@@ -417,3 +417,49 @@ def test_values_are_json_scalars(products):
     for v in vals:
         for x in v.values():
             assert isinstance(x, (str, int, float))
+
+
+# ------------------------------------------------------------- same-tag optional siblings
+def test_optional_sibling_of_the_same_tag_goes_to_its_own_column():
+    html = """<div>
+    <div class="p"><b>A</b><span class="price">10 €</span><span class="old">12 €</span></div>
+    <div class="p"><b>B</b><span class="price">11 €</span></div>
+    <div class="p"><b>C</b><span class="old">15 €</span></div>
+    <div class="p"><b>D</b><span class="price">13 €</span><span class="old">14 €</span></div>
+    </div>"""
+    page = Page(html)
+    cols, vals = align(page, nodes(page, "div", "p"))
+    # tag-only STM ties; the class signature decides which span an optional one is
+    price = column_of(cols, vals, [10.0, 11.0, None, 13.0])
+    old = column_of(cols, vals, [12.0, None, 15.0, 14.0])
+    assert (price.name, old.name) == ("price", "old")
+
+
+def test_variable_length_lists_align_leftmost_and_plain_siblings_are_not_labels():
+    html = """<div>
+    <div class="r"><h4>One</h4><ul class="specs"><li>red</li><li>big</li><li>cheap</li></ul></div>
+    <div class="r"><h4>Two</h4><ul class="specs"><li>blue</li></ul></div>
+    <div class="r"><h4>Three</h4><ul class="specs"><li>green</li><li>small</li></ul></div>
+    </div>"""
+    page = Page(html)
+    cols, vals = align(page, nodes(page, "div", "r"))
+    first = column_of(cols, vals, ["red", "blue", "green"])
+    second = column_of(cols, vals, ["big", None, "small"])
+    third = column_of(cols, vals, ["cheap", None, None])
+    assert (first.name, second.name, third.name) == ("specs", "specs_2", "specs_3")
+    assert first.xpath == "ul/li[1]/text()"
+
+
+def test_rare_variant_outside_the_template_sample_gets_its_column():
+    items = "".join(
+        f"<li><a href='/p{k}'>Item {k}</a>"
+        + ("<span class='stock'>only 1 left</span>" if k == 13 else "")
+        + f"<span class='sku'>S-{k}</span></li>"
+        for k in range(40)
+    )
+    page = Page(f"<html><body><ul>{items}</ul></body></html>", url="https://x.example/")
+    cols, vals = align_records(page, [(i,) for i in nodes(page, "li")], max_template_records=4)
+    stock = column_of(cols, vals, ["only 1 left" if k == 13 else None for k in range(40)])
+    assert stock.name == "stock"
+    sku = column_of(cols, vals, [f"S-{k}" for k in range(40)])
+    assert sku.name == "sku"
