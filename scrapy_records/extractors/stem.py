@@ -540,8 +540,8 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
 
 def _cut_records(d: DRP, tps: TagPathSequence, matches: list[int], alpha: float, chunk: bool) -> None:
     """Eq. (1)-(2): exact matches are records; a gap (or, chunked, each piece of a gap starting at
-    the DRP's first identifier, bounded by that element's subtree for Case 1 patterns or by its
-    parent for Case 2) is a record when ``rvr >= alpha`` (§3.9, A16)."""
+    the DRP's first identifier, bounded by that element's subtree for Case 1 patterns, or by its
+    parent and ``2 * len(drp)`` positions for Case 2) is a record when ``rvr >= alpha`` (§3.9, A16)."""
     c = d.pattern
     l = len(c)
     d.matches = list(matches)
@@ -567,10 +567,11 @@ def _cut_records(d: DRP, tps: TagPathSequence, matches: list[int], alpha: float,
             stop = starts[j + 1] if j + 1 < len(starts) else b
             if case1:
                 stop = min(stop, tps.subtree_end[q] + 1)
-            else:
+            else:  # Case 2: stay under the same parent and within two pattern lengths
                 par = tps.parent_pos[q]
                 if par >= 0:
                     stop = min(stop, tps.subtree_end[par] + 1)
+                stop = min(stop, q + 2 * l)
             r = LCSseq.similarity(list(c), wps[q:stop])
             if r >= threshold:
                 cand.append((q, stop, r / l))
