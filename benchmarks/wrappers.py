@@ -1,0 +1,356 @@
+#!/usr/bin/env python
+"""Wrapper benchmarks (issue 5 "Must show").
+
+    python benchmarks/wrappers.py [--data PATH] [--inducer auto] [--sections exalg,lists]
+                                  [--limit N]
+
+* ``exalg`` -- ``templates/exalg.zip``: per site, a wrapper induced from the first 2 pages
+  (numeric order) is applied to the other pages. Reported per site: how many of the manual
+  schema's data attributes (those realised by ExAlg attribute ids) and sets the wrapper
+  covers, and the value accuracy on the attributes flagged ``(c)``, whose per-page values in
+  ``values/v<i-1>.xml`` serve as gold. An attribute is *covered* by the wrapper column
+  (record field, nested-list field or page field) that matches most of its gold values;
+  a gold value matches an output value when its tokens are a subset of the value's tokens
+  and the value has at most twice as many tokens + 1; *covered* means >= 50% of the
+  attribute's gold values on the test pages are matched; *accuracy* is that share. A set
+  is covered when the wrapper has a record selector and at least half of the set's
+  attributes are covered by record-level columns. ``[FIXED=...]``-only attributes are
+  template constants and not counted.
+* ``lists`` -- ``lists/*.zip``: ``Wrapper.from_region`` on the main region of each page
+  (``scrapy_records.extract``) re-extracts the same records from the same page (round
+  trip: identical record XPaths), and ``Wrapper.from_json(w.to_json()).to_json()`` is
+  unchanged.
+* speed -- per page, best of 3: applying the wrapper to the raw bytes (decode, parse,
+  selectors, health) and computing the template signature of an already built
+  :class:`Page`, each divided by ``lxml.html.document_fromstring`` of the same bytes;
+  medians are reported (targets: application <= 2x, grouping <= 1x).
+
+Datasets are read from ``../shared/datasets`` (or ``--data``); absent folders are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html as html_mod
+import re
+import statistics
+import sys
+import time
+import traceback
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import lxml.html  # noqa: E402
+from lxml import etree  # noqa: E402
+
+import scrapy_records  # noqa: E402
+from datasets import dataset_root  # noqa: E402
+from scrapy_records.page import Page  # noqa: E402
+from scrapy_records.templates import page_signature  # noqa: E402
+from scrapy_records.wrapper import Wrapper  # noqa: E402
+
+_TOK = re.compile(r"\w+", re.U)
+
+
+def lxml_parse_time(body: bytes, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        lxml.html.document_fromstring(body)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def best_time(fn, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def toks(s: str) -> list[str]:
+    return [t.lower() for t in _TOK.findall(s or "")]
+
+
+# ------------------------------------------------------------------ ExAlg schema
+_ATTR_RX = re.compile(r"^\s*(\d+(?:\.[a-z])?)\.?\s+([A-Za-z][^\t(\[]*)")
+
+
+def parse_manschema(text: str) -> tuple[list[dict], int]:
+    """Attributes ``{num, name, ids, flag, sets, fixed}`` and the number of sets."""
+    attrs: list[dict] = []
+    stack: list[int] = []
+    nsets = 0
+    last = None
+    for line in text.splitlines():
+        if line.strip().startswith("---"):
+            break  # the summary table
+        for ch in line:
+            if ch == "{":
+                stack.append(nsets)
+                nsets += 1
+            elif ch == "}" and stack:
+                stack.pop()
+        m = _ATTR_RX.match(line)
+        flag = re.findall(r"\(([crst])\)", line)
+        if m:
+            rest = line[m.end():]
+            rest_nofixed = re.sub(r"\[FIXED[^\]]*\]", " ", rest)
+            ids = [int(x) for x in re.findall(r"\((\d+)\)(?!\s*=)", rest_nofixed)]
+            last = {"num": m.group(1), "name": m.group(2).strip().rstrip(","), "ids": ids,
+                    "flag": flag[-1] if flag else None, "sets": tuple(stack),
+                    "fixed": "[FIXED" in rest and not ids}
+            attrs.append(last)
+        elif last is not None and line.strip().startswith("["):
+            last["ids"] += [int(x) for x in re.findall(r"\((\d+)\)\s*=", line)]
+            if flag and not last["flag"]:
+                last["flag"] = flag[-1]
+        elif last is not None and flag and not last["flag"] and not line.strip().startswith(("{", "}", "<", ">")):
+            last["flag"] = flag[-1]
+    return attrs, nsets
+
+
+def parse_values(data: bytes) -> dict[int, list[str]]:
+    """ExAlg id -> the page's values (tags inside CDATA removed, whitespace normalised)."""
+    out: dict[int, list[str]] = {}
+    try:
+        root = etree.fromstring(data, etree.XMLParser(recover=True, huge_tree=True))
+    except etree.XMLSyntaxError:
+        return out
+    if root is None:
+        return out
+    for v in root.iter("value"):
+        try:
+            n = int(v.get("instanceof"))
+        except (TypeError, ValueError):
+            continue
+        txt = v.text or ""
+        txt = " ".join(html_mod.unescape(re.sub(r"<[^>]*>", " ", txt)).split())
+        if txt and toks(txt):
+            out.setdefault(n, []).append(txt)
+    return out
+
+
+def output_columns(result, wrapper: Wrapper) -> dict[tuple[str, str], list[str]]:
+    """(level, column) -> values on the page; level ``record`` or ``page``."""
+    cols: dict[tuple[str, str], list[str]] = {}
+
+    def add(level, name, v):
+        if isinstance(v, list):
+            for x in v:
+                add(level, name, x)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                add(level, f"{name}.{k}", x)
+        elif v is not None:
+            cols.setdefault((level, name), []).append(str(v))
+
+    for r in result.records if result.regions else []:
+        for k, v in r.fields.items():
+            add("record", k, v)
+    if result.regions:
+        for k, v in result.regions[0].meta.get("page", {}).items():
+            add("page", k, v)
+    return cols
+
+
+def _matches(gold: str, vals_toks: list[set[str]], vals_len: list[int]) -> bool:
+    g = set(toks(gold))
+    if not g:
+        return False
+    ng = len(toks(gold))
+    return any(g <= vt and vl <= 2 * ng + 1 for vt, vl in zip(vals_toks, vals_len))
+
+
+def bench_exalg(root: Path, inducer: str, limit: int | None) -> list[float]:
+    zpath = root / "templates" / "exalg.zip"
+    if not zpath.exists():
+        print("exalg: templates/exalg.zip absent, skipped")
+        return []
+    z = zipfile.ZipFile(zpath)
+    names = z.namelist()
+    sites = sorted({n.split("/")[1] for n in names if n.count("/") >= 2 and n.split("/")[1]})
+    print(f"\n== templates/exalg.zip: wrapper induced from 2 pages (inducer={inducer}), applied to the rest")
+    print(f"{'site':<22}{'test':>5}{'attrs':>7}{'cov':>5}{'sets':>6}{'cov':>4}"
+          f"{'acc(c)':>8}{'fields':>7}{'recs/pg':>8}{'fit':>6}{'ms':>7}{'x lxml':>8}")
+    ratios: list[float] = []
+    tot = {"attrs": 0, "cov": 0, "sets": 0, "scov": 0, "acc": [], "pages": 0}
+    for site in sites:
+        pfx = f"exalg/{site}/"
+        src = sorted((n for n in names if n.startswith(pfx + "sources/") and n.endswith(".html")),
+                     key=lambda n: int(re.sub(r"\D", "", n.rsplit("/", 1)[1]) or 0))
+        if len(src) < 3:
+            continue
+        if limit:
+            src = src[: limit + 2]
+        attrs, nsets = parse_manschema(z.read(pfx + "manschema.txt").decode("latin-1"))
+        data_attrs = [a for a in attrs if a["ids"]]
+        bodies = [z.read(n) for n in src]
+        urls = [f"http://{site}.example/{n.rsplit('/', 1)[1]}" for n in src]
+        try:
+            w = scrapy_records.induce if hasattr(scrapy_records, "induce") else None
+            from scrapy_records.induce import induce
+
+            wrapper = induce(list(zip(urls[:2], bodies[:2])), extractor=inducer)
+        except Exception as exc:
+            print(f"{site:<22} induction failed: {type(exc).__name__}: {exc}")
+            continue
+        assert Wrapper.from_json(wrapper.to_json()).to_json() == wrapper.to_json()
+        per_page_cols = []
+        recs, fits, ms = [], [], []
+        gold_pages = []
+        for n, body, url in zip(src[2:], bodies[2:], urls[2:]):
+            i = int(re.sub(r"\D", "", n.rsplit("/", 1)[1]))
+            vname = f"{pfx}values/v{i - 1}.xml"
+            gold_pages.append(parse_values(z.read(vname)) if vname in names else {})
+            res = wrapper.extract(body, url=url)
+            t_apply = best_time(lambda: wrapper.extract(body, url=url))
+            base = lxml_parse_time(body)
+            ratios.append(t_apply / base)
+            ms.append(t_apply * 1000)
+            recs.append(len(res.records))
+            fits.append(res.regions[0].meta["health"]["fits"])
+            cols = output_columns(res, wrapper)
+            per_page_cols.append({k: ([set(toks(v)) for v in vs], [len(toks(v)) for v in vs])
+                                  for k, vs in cols.items()})
+        wrapper.stale = False
+        col_names = sorted({k for d in per_page_cols for k in d})
+        covered = 0
+        covered_record = set()
+        accs = []
+        for a in data_attrs:
+            total = 0
+            hits = {c: 0 for c in col_names}
+            for gp, cols in zip(gold_pages, per_page_cols):
+                gold = [v for i in a["ids"] for v in gp.get(i, [])]
+                total += len(gold)
+                for c in col_names:
+                    if c in cols:
+                        vt, vl = cols[c]
+                        hits[c] += sum(1 for g in gold if _matches(g, vt, vl))
+            if not total:
+                continue
+            best_c = max(col_names, key=lambda c: (hits[c], c)) if col_names else None
+            share = hits[best_c] / total if best_c else 0.0
+            if share >= 0.5:
+                covered += 1
+                if best_c[0] == "record":
+                    covered_record.add(a["num"])
+            if a["flag"] == "c":
+                accs.append(share)
+        set_ids = sorted({s for a in attrs for s in a["sets"]})
+        scov = 0
+        for s in set_ids:
+            members = [a for a in data_attrs if s in a["sets"]]
+            if wrapper.record is not None and members and \
+                    sum(1 for a in members if a["num"] in covered_record) * 2 >= len(members):
+                scov += 1
+        measurable = sum(1 for a in data_attrs if any(gp.get(i) for gp in gold_pages for i in a["ids"]))
+        acc = statistics.mean(accs) if accs else float("nan")
+        nfields = len(wrapper.fields) + len(wrapper.page_fields)
+        print(f"{site:<22}{len(src) - 2:>5}{measurable:>7}{covered:>5}{len(set_ids):>6}{scov:>4}"
+              f"{acc:>8.2f}{nfields:>7}{statistics.median(recs) if recs else 0:>8.1f}"
+              f"{sum(fits) / len(fits) if fits else 0:>6.2f}{statistics.median(ms) if ms else 0:>7.2f}"
+              f"{statistics.median(ratios[-len(ms):]) if ms else 0:>8.2f}")
+        tot["attrs"] += measurable
+        tot["cov"] += covered
+        tot["sets"] += len(set_ids)
+        tot["scov"] += scov
+        tot["acc"] += accs
+        tot["pages"] += len(src) - 2
+    if tot["pages"]:
+        print(f"{'TOTAL':<22}{tot['pages']:>5}{tot['attrs']:>7}{tot['cov']:>5}{tot['sets']:>6}{tot['scov']:>4}"
+              f"{statistics.mean(tot['acc']) if tot['acc'] else float('nan'):>8.2f}")
+    return ratios
+
+
+# -------------------------------------------------------------------- lists
+def bench_lists(root: Path, limit: int | None) -> tuple[list[float], list[float]]:
+    print("\n== lists/: Wrapper.from_region on the main region, applied to the same page")
+    print(f"{'dataset':<10}{'pages':>6}{'main':>6}{'exact':>7}{'same text':>10}{'json rt':>8}"
+          f"{'errors':>7}{'apply x':>9}{'group x':>9}")
+    apply_r: list[float] = []
+    group_r: list[float] = []
+    for name in ("yamada", "zhao1", "zhao3"):
+        zpath = root / "lists" / f"{name}.zip"
+        if not zpath.exists():
+            continue
+        z = zipfile.ZipFile(zpath)
+        members = set(z.namelist())
+        rels = [r.strip() for r in z.read(f"{name}.txt").decode("utf-8", "replace").splitlines() if r.strip()]
+        rels = [r for r in rels if r in members]
+        if limit:
+            rels = rels[:limit]
+        n_main = exact = json_ok = errors = 0
+        same_text: list[float] = []
+        ar: list[float] = []
+        gr: list[float] = []
+        for rel in rels:
+            body = z.read(rel)
+            url = "file:///" + rel
+            try:
+                page = Page(body, url)
+                result = scrapy_records.extract(page)
+                if not result.regions:
+                    continue
+                main = result.regions[0]
+                n_main += 1
+                w = Wrapper.from_region(main, page)
+                text = w.to_json()
+                json_ok += Wrapper.from_json(text).to_json() == text
+                res = w.extract(body, url=url)
+                got = [r.xpaths for r in res.records]
+                want = [r.xpaths for r in main.records]
+                exact += got == want
+                gt = {r.text for r in res.records}
+                same_text.append(sum(1 for r in main.records if r.text in gt) / max(1, len(main.records)))
+                base = lxml_parse_time(body)
+                ar.append(best_time(lambda: w.extract(body, url=url)) / base)
+                gr.append(best_time(lambda: page_signature(page)) / base)
+            except Exception:
+                errors += 1
+                traceback.print_exc(limit=3, file=sys.stderr)
+        apply_r += ar
+        group_r += gr
+        print(f"{name:<10}{len(rels):>6}{n_main:>6}{exact:>7}"
+              f"{statistics.mean(same_text) if same_text else 0:>10.3f}{json_ok:>8}{errors:>7}"
+              f"{statistics.median(ar) if ar else 0:>9.2f}{statistics.median(gr) if gr else 0:>9.2f}")
+    return apply_r, group_r
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=None)
+    ap.add_argument("--inducer", default="auto", help="extractor/inducer for induce() on exalg")
+    ap.add_argument("--sections", default="exalg,lists")
+    ap.add_argument("--limit", type=int, default=None, help="pages per site / dataset (quick runs)")
+    args = ap.parse_args(argv)
+    root = dataset_root(args.data)
+    if root is None:
+        print("datasets not found (../shared/datasets or --data): skipped")
+        return 0
+    sections = set(args.sections.split(","))
+    apply_all: list[float] = []
+    group_all: list[float] = []
+    if "exalg" in sections:
+        apply_all += bench_exalg(root, args.inducer, args.limit)
+    if "lists" in sections:
+        a, g = bench_lists(root, args.limit)
+        apply_all += a
+        group_all += g
+    print("\n== speed (median, per page, vs lxml.html.document_fromstring of the same bytes)")
+    if apply_all:
+        print(f"wrapper application: {statistics.median(apply_all):.2f}x lxml parse over {len(apply_all)} pages (target <= 2x)")
+    if group_all:
+        print(f"template signature:  {statistics.median(group_all):.2f}x lxml parse over {len(group_all)} pages (target <= 1x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
