@@ -39,8 +39,9 @@ class DemoSpider(scrapy.Spider):
             path = str(uri) % {"name": self.name}
             if os.path.exists(path):
                 outputs.append(os.path.relpath(path))
-        csv_dir = self.settings.get("RECORDS_CSV_PER_TEMPLATE")
-        if csv_dir:
-            outputs.append(os.path.relpath(os.path.dirname(csv_dir)) + os.sep + "<site>-<template>.csv")
+        pattern = self.settings.get("RECORDS_CSV_PER_TEMPLATE")
+        if pattern:
+            outputs.append(os.path.relpath(str(pattern) % {"site": "<site>", "template": "<template>"})
+                           + "  (one CSV per page template, one column per record field)")
         if outputs:
             print(f"\n[{self.name}] records written to:\n  " + "\n  ".join(outputs) + "\n", flush=True)

@@ -14,6 +14,10 @@ from scrapy.linkextractors import LinkExtractor
 from .base import DemoSpider
 
 
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").removeprefix("www.")
+
+
 class RecordsSpider(DemoSpider):
     name = "records"
     custom_settings = {"RECORDS_FOLLOW_PAGINATION": True}
@@ -34,8 +38,8 @@ class RecordsSpider(DemoSpider):
 
     async def start(self):
         urls = self.urls or [self.site_url]
-        self.allowed = {(urlsplit(u).hostname or "").removeprefix("www.") for u in urls}
-        self.links = LinkExtractor(allow_domains=sorted(self.allowed))
+        self.allowed = {_host(u) for u in urls}
+        self.links = LinkExtractor()
         for u in urls:
             yield scrapy.Request(u, callback=self.parse, cb_kwargs={"level": 0})
 
@@ -43,4 +47,6 @@ class RecordsSpider(DemoSpider):
         if level >= self.max_depth or not hasattr(response, "text"):
             return
         for link in self.links.extract_links(response):
+            if _host(link.url) not in self.allowed:
+                continue
             yield scrapy.Request(link.url, callback=self.parse, cb_kwargs={"level": level + 1})
