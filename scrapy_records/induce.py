@@ -59,6 +59,7 @@ from .results import Region
 from .wrapper import (
     FieldSpec,
     Health,
+    ListSpec,
     Provenance,
     RecordSelector,
     TemplateInfo,
@@ -448,7 +449,12 @@ def _same_step_count(ctx: _Ctx, j: int, c: str | None) -> int:
     return cnt.get((page.tag[j], c), 0)
 
 
-def _features(ctx: _Ctx, groups: Sequence[Sequence[int]], size: int) -> dict[tuple, _Feature]:
+def _features(
+    ctx: _Ctx,
+    groups: Sequence[Sequence[int]],
+    size: int,
+    elems: dict[tuple, dict[int, list[int]]] | None = None,
+) -> dict[tuple, _Feature]:
     """Features of the records (module docstring); key = (kind, offset, relative path).
 
     A relative path step is ``(tag, first stable class, position)``. The position (among
@@ -490,6 +496,8 @@ def _features(ctx: _Ctx, groups: Sequence[Sequence[int]], size: int) -> dict[tup
                     else:
                         rel[j] = rel[pj] + ((tag[j], c, 0),)
                 key = rel[j]
+                if elems is not None and j != r:
+                    elems.setdefault((k, key), {}).setdefault(rno, []).append(j)
                 lo, hi = page.leaf_lo[j], page.leaf_hi[j]
                 found = []
                 if lo < hi:
@@ -610,6 +618,103 @@ def _slug(s: str) -> str:
     return s or "field"
 
 
+def _key_xpath(key: tuple, offset: int, tight: bool = False) -> str:
+    steps = []
+    for t, c, pos in key:
+        if c:
+            steps.append(f"{t}[{_cls_xp(c)}]")
+        elif pos:
+            steps.append(f"{t}[{pos}]")
+        else:
+            steps.append(f"{t}[not(@class)]" if tight else t)
+    base = "/".join(steps)
+    if offset:
+        base = f"following-sibling::*[{offset}]" + ("/" + base if base else "")
+    return base or "."
+
+
+def _key_css(key: tuple, offset: int) -> str | None:
+    if offset:
+        return None
+    parts = []
+    for t, c, pos in key:
+        if c and not _css_ident_ok(c):
+            return None
+        parts.append(f"{t}.{c}" if c else (f"{t}:nth-of-type({pos})" if pos else t))
+    return " > ".join(parts) or None
+
+
+def _nested_lists(
+    ctx: _Ctx,
+    groups: Sequence[Sequence[int]],
+    feats: dict[tuple, _Feature],
+    elems: dict[tuple, dict[int, list[int]]],
+    *,
+    min_fill: float,
+    max_fields: int,
+    depth: int,
+) -> tuple[list[ListSpec], set[tuple]]:
+    """Nested lists: repeated sub-structures of the records (issue 5 item 2).
+
+    A *container* is an element key (relative path) that occurs at least twice inside
+    some record, in at least ``min_fill`` of the records, and whose instances hold at least
+    two distinct features (otherwise a multi-valued field says it all). Only outermost
+    containers are kept; their instances become the records of a :class:`ListSpec`
+    (fields built recursively), and the features under them leave the top level.
+    Returns the lists and the feature keys they absorbed.
+    """
+    n = len(groups)
+    if depth >= 3 or not n:
+        return [], set()
+    cands = []
+    for (k, key), per in elems.items():
+        if not key or len(per) / n < min_fill or max(len(v) for v in per.values()) < 2:
+            continue
+        under = [fk for fk, f in feats.items() if fk[1] == k and f.key[: len(key)] == key]
+        if len(under) < 2:
+            continue
+        cands.append((k, key, per, under))
+    cands = [c for c in cands if not any(
+        o is not c and o[0] == c[0] and len(o[1]) < len(c[1]) and c[1][: len(o[1])] == o[1] for o in cands)]
+    cands.sort(key=lambda c: (c[0], min(min(v) for v in c[2].values())))
+    lists: list[ListSpec] = []
+    absorbed: set[tuple] = set()
+    used: dict[str, int] = {}
+    for k, key, per, under in cands[:8]:
+        offset = 0
+        if k:
+            grp = groups[0]
+            offset = ctx.el_pos(grp[k]) - ctx.el_pos(grp[0])
+        want = {rno: sorted(v) for rno, v in per.items()}
+        best = None
+        for tight in (False, True):
+            xp = _key_xpath(key, offset, tight)
+            ok = 0
+            for rno, grp in enumerate(groups):
+                got = ctx.select(xp, ctx.page.el[grp[0]])
+                if got is not None and sorted(got) == want.get(rno, []):
+                    ok += 1
+            if best is None or ok > best[1]:
+                best = (xp, ok)
+            if ok == n:
+                break
+        if best is None or best[1] < 0.8 * n:
+            continue
+        instances = [(j,) for rno in sorted(per) for j in sorted(per[rno])]
+        fields, sub_lists, _fill, _ver = build_fields(
+            ctx, instances, 1, min_fill=min_fill, max_fields=max_fields, _depth=depth + 1)
+        if not fields and not sub_lists:
+            continue
+        last = key[-1]
+        base = _slug(last[1]) if last[1] else {"li": "items", "tr": "rows", "dd": "items"}.get(last[0], last[0] + "s")
+        used[base] = used.get(base, 0) + 1
+        name = base if used[base] == 1 else f"{base}_{used[base]}"
+        lists.append(ListSpec(name, RecordSelector(best[0], _key_css(key, offset) if best[0] == _key_xpath(key, offset) else None, 1),
+                              fields, sub_lists, optional=len(per) < n))
+        absorbed.update(under)
+    return lists, absorbed
+
+
 def build_fields(
     ctx: _Ctx,
     groups: Sequence[Sequence[int]],
@@ -617,10 +722,18 @@ def build_fields(
     *,
     min_fill: float = 0.3,
     max_fields: int = 40,
-) -> tuple[list[FieldSpec], dict[str, float], dict[str, float]]:
-    """Fields of the records: ``(fields, fill_rates, verified share per field)``."""
+    nested: bool = True,
+    _depth: int = 0,
+) -> tuple[list[FieldSpec], list[ListSpec], dict[str, float], dict[str, float]]:
+    """Fields and nested lists of the records: ``(fields, lists, fill_rates, verified share)``."""
     n = len(groups)
-    feats = _features(ctx, groups, size)
+    elems: dict[tuple, dict[int, list[int]]] | None = {} if nested else None
+    feats = _features(ctx, groups, size, elems)
+    lists: list[ListSpec] = []
+    if nested and elems:
+        lists, absorbed = _nested_lists(ctx, groups, feats, elems, min_fill=min_fill,
+                                        max_fields=max_fields, depth=_depth)
+        feats = {fk: f for fk, f in feats.items() if fk not in absorbed}
     kept = [f for f in feats.values() if n and len(f.per_record) / n >= min_fill]
     kept.sort(key=lambda f: (-len(f.per_record), f.order))
     kept = kept[:max_fields]
@@ -674,7 +787,12 @@ def build_fields(
         ))
         fill[name] = fr
         verified[name] = best_v
-    return out, fill, verified
+    taken = {f.name for f in out}
+    for x in lists:
+        while x.name in taken:
+            x.name += "_list"
+        taken.add(x.name)
+    return out, lists, fill, verified
 
 
 # --------------------------------------------------------------- one region
@@ -712,13 +830,14 @@ def region_wrapper(
     rec = choose_record_selector(ctx, firsts, size)
     if rec is None:  # pragma: no cover - the union candidate is always exact
         raise WrapperError("no record selector reproduces the region's records")
-    fields, fill, verified = build_fields(ctx, groups, size, min_fill=min_fill, max_fields=max_fields)
+    fields, lists, fill, verified = build_fields(ctx, groups, size, min_fill=min_fill, max_fields=max_fields)
     site = site or _site_of(page.url)
     n = len(groups)
     w = Wrapper(
-        id=Wrapper.make_id(site, rec.xpath, [f.xpath for f in fields]),
+        id=Wrapper.make_id(site, rec.xpath, [f.xpath for f in fields], [x.record.xpath for x in lists]),
         record=rec,
         fields=fields,
+        lists=lists,
         site=site,
         template=_template_info(page),
         provenance=Provenance(
@@ -869,6 +988,7 @@ def intersect_induce(
     record = None
     fields: list[FieldSpec] = []
     fill: dict[str, float] = {}
+    lists: list[ListSpec] = []
     counts: list[int] = []
     selected: list[list[tuple[int, ...]]] = [[] for _ in pages]
     if best is not None:
@@ -892,13 +1012,19 @@ def intersect_induce(
                 per_page.append(build_fields(ctx, groups, size, min_fill=min_fill, max_fields=max_fields * 2))
         # intersection by (xpath, attribute)
         if per_page:
-            keyed = [{(f.xpath, f.attribute): (f, fl[f.name]) for f in fs} for fs, fl, _v in per_page]
+            keyed = [{(f.xpath, f.attribute): (f, fl[f.name]) for f in fs} for fs, _ls, fl, _v in per_page]
+            # nested lists: those whose record selector holds on every page
+            lkeyed = [{x.record.xpath: x for x in ls} for _fs, ls, _fl, _v in per_page]
+            lcommon = set(lkeyed[0])
+            for kd in lkeyed[1:]:
+                lcommon &= set(kd)
+            lists = [x for x in per_page[0][1] if x.record.xpath in lcommon]
             common = set(keyed[0])
             for kd in keyed[1:]:
                 common &= set(kd)
             total_records = sum(len(g) for g in selected)
             names: set[str] = set()
-            for fs, fl, _v in per_page[:1]:
+            for fs, _ls, fl, _v in per_page[:1]:
                 for f in fs:
                     key = (f.xpath, f.attribute)
                     if key not in common:
@@ -953,9 +1079,10 @@ def intersect_induce(
     nonzero = [c for c in counts if c] or [0]
     w = Wrapper(
         id=Wrapper.make_id(site, record.xpath if record else None, [f.xpath for f in fields],
-                           [f.xpath for f in pfields]),
+                           [x.record.xpath for x in lists], [f.xpath for f in pfields]),
         record=record,
         fields=fields if record else [],
+        lists=lists if record else [],
         page_fields=pfields,
         site=site,
         template=_template_info(pages[0]),

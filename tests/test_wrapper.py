@@ -353,3 +353,35 @@ def test_hand_built_wrapper_validates():
                 provenance=Provenance(extractor="gstm"))
     with pytest.raises(WrapperError, match="colour"):
         w.validate()
+
+
+NESTED = """<html><body><div id="posts">
+<div class="post"><h2>First</h2><ul class="comments">
+  <li><a href="/u/ann">ann</a> <span>Nice post</span></li>
+  <li><a href="/u/bob">bob</a> <span>Agreed</span></li></ul></div>
+<div class="post"><h2>Second</h2><ul class="comments">
+  <li><a href="/u/cy">cy</a> <span>Hmm</span></li></ul></div>
+<div class="post"><h2>Third</h2><ul class="comments">
+  <li><a href="/u/dee">dee</a> <span>Yes</span></li>
+  <li><a href="/u/eve">eve</a> <span>No</span></li>
+  <li><a href="/u/fay">fay</a> <span>Maybe</span></li></ul></div>
+</div></body></html>"""
+
+
+def test_from_region_learns_nested_lists():
+    page = Page(NESTED, "http://blog.example/")
+    region = _region(page, [(i,) for i in _nodes(page, "div", "post")])
+    w = Wrapper.from_region(region, page)
+    assert len(w.lists) == 1
+    lst = w.lists[0]
+    assert lst.record.xpath.startswith("ul[") and lst.record.xpath.endswith("/li")
+    res = w.extract(NESTED, url="http://blog.example/")
+    rows = [r.fields[lst.name] for r in res.records]
+    assert [len(x) for x in rows] == [2, 1, 3]
+    span = next(f.name for f in lst.fields if f.xpath == "span")
+    link = next(f.name for f in lst.fields if f.type == "url")
+    assert [c[span] for c in rows[2]] == ["Yes", "No", "Maybe"]
+    assert rows[0][0][link] == "http://blog.example/u/ann"
+    # the comment fields are not repeated at record level
+    assert all(f.xpath in ("h2",) for f in w.fields)
+    assert Wrapper.from_json(w.to_json()).to_json() == w.to_json()
