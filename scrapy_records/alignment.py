@@ -258,7 +258,8 @@ class _PageData:
     """
 
     __slots__ = ("page", "shapes", "items", "shape", "data", "sig", "sigs", "text_shape",
-                 "data_tags", "matcher", "attrs", "__weakref__")
+                 "data_tags", "matcher", "attrs", "inline", "runs", "nleaves", "run_tags",
+                 "merge_runs", "__weakref__")
 
     def __init__(self, page: Page) -> None:
         self.page = page
@@ -274,6 +275,28 @@ class _PageData:
         self.data_tags = frozenset(tid[t] for t in ("a", "img") if t in tid)
         self.matcher = _Matcher(self.shapes, DEFAULT_MAX_CELLS, DEFAULT_MAX_NODE_CELLS)
         self.attrs: dict[str, bool] = {}
+        # text runs: "Buy <b>shoes</b> online" inside a mixed element is one text node
+        self.inline = [False] * n
+        self.runs: list[tuple[int, tuple[int, ...], str]] = []  # (owner, items, text)
+        self.nleaves = len(page.leaves)
+        self.run_tags = frozenset(tid[t] for t in INLINE_TAGS if t in tid and t != "br")
+        self.merge_runs = True
+
+    def owner(self, x: int) -> int:
+        """The element directly holding text node ``x`` (a leaf or a run)."""
+        k = -x - 1
+        if k < self.nleaves:
+            return self.page.leaf_owner[k]
+        return self.runs[k - self.nleaves][0]
+
+    def text_of(self, x: int) -> str:
+        """The text of node ``x``: a leaf, a run, or an element's whole text."""
+        if x >= 0:
+            return self.page.text(x)
+        k = -x - 1
+        if k < self.nleaves:
+            return self.page.leaves[k]
+        return self.runs[k - self.nleaves][2]
 
     def has_attr(self, name: str) -> bool:
         """Does any element of the page carry attribute ``name`` (one C-level query)."""
@@ -305,6 +328,7 @@ class _PageData:
         ts = self.text_shape
         data_tags = self.data_tags
         sigs, sig, el = self.sigs, self.sig, page.el
+        inline, run_tags = self.inline, self.run_tags
         for i in range(page.end[root], root - 1, -1):
             if shape[i] >= 0:
                 continue
@@ -331,6 +355,8 @@ class _PageData:
                         else:
                             its.append(ch[a])
                             a += 1
+                    if self.merge_runs:
+                        its = self._runs(i, its)
                 else:
                     its = [-k - 1 for k in lv]
                 items[i] = its
@@ -339,6 +365,13 @@ class _PageData:
             else:
                 items[i] = ch
                 shape[i] = intern(tag_id[i], tuple([shape[c] for c in ch]), sg)
+            if tag_id[i] in run_tags and el[i].get("itemprop") is None:
+                for c in items[i]:
+                    if c >= 0 and not inline[c]:
+                        break
+                else:
+                    inline[i] = True
+            if not lv:
                 d = tag_id[i] in data_tags
                 if not d:
                     for c in ch:
@@ -346,6 +379,37 @@ class _PageData:
                             d = True
                             break
                 data[i] = d
+
+    def _runs(self, i: int, its: list[int]) -> list[int]:
+        """Replace runs of text and inline-only elements that read as one flowing text
+        (two own text pieces around inline markup, or one piece and >= 40 characters) by
+        a run node (id ``-(nleaves + r) - 1``), labelled ``#text``. [proj]"""
+        inline, leaves, page = self.inline, self.page.leaves, self.page
+        out: list[int] = []
+        cur: list[int] = []
+
+        def flush() -> None:
+            if len(cur) >= 2:
+                own = sum(1 for c in cur if c < 0)
+                if own and own < len(cur):
+                    parts = [leaves[-c - 1] if c < 0 else page.text(c) for c in cur]
+                    text = " ".join(p for p in parts if p)
+                    if own >= 2 or len(text) >= 40:
+                        out.append(-(self.nleaves + len(self.runs)) - 1)
+                        self.runs.append((i, tuple(cur), text))
+                        cur.clear()
+                        return
+            out.extend(cur)
+            cur.clear()
+
+        for c in its:
+            if c < 0 or inline[c]:
+                cur.append(c)
+            else:
+                flush()
+                out.append(c)
+        flush()
+        return out
 
 
 _NO_DIGITS = str.maketrans("", "", "0123456789")
@@ -404,7 +468,7 @@ class _Rec:
         """Position in ``roots`` of the root whose sub-tree holds node ``x`` (-1: none)."""
         if x == VROOT:
             return -1
-        e = x if x >= 0 else self.pd.page.leaf_owner[-x - 1]
+        e = x if x >= 0 else self.pd.owner(x)
         end = self.pd.page.end
         for j, r in enumerate(self.roots):
             if r <= e <= end[r]:
@@ -883,7 +947,7 @@ def align_records(
                 continue
             ref = loc
             if s.kind == "text":
-                v = page.text(ref) if s.collapsed else leaves[-ref - 1]
+                v = pd.text_of(ref)
                 if not v:
                     continue
             elif s.kind == "url":
@@ -1288,10 +1352,14 @@ def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[in
             break
         rec = trees[r]
         if s.kind == "text" and not s.collapsed:
-            owner = page.leaf_owner[-loc - 1]
-            if sum(1 for c in rec.kids(owner) if c < 0) != 1:
+            pd = rec.pd
+            owner = pd.owner(loc)
+            if len(pd.items[owner]) == 1:  # the text is all the element holds: its string
+                node, suffix = owner, ""
+            elif -loc - 1 < pd.nleaves and sum(1 for c in rec.kids(owner) if c < 0) == 1:
+                node, suffix = owner, "text()"  # the element's one text node
+            else:
                 return None
-            node, suffix = owner, "text()"
         elif s.kind == "text":
             node, suffix = loc, ""
         else:
