@@ -236,6 +236,27 @@ class _Ctx:
             css = css  # absolute from html: "html > body > ..."
         return xp, (css or None), anchor is not None
 
+    def suffixes(self, i: int, max_steps: int = 6) -> list[tuple[str, str | None]]:
+        """``//`` + the last m steps of node i's path, m = 1..max_steps (shortest first).
+
+        Robust to changes above the region (an extra banner, a shifted layout table):
+        verification on the sample pages keeps only the suffixes that stay exact.
+        """
+        page = self.page
+        steps: list[tuple[str, str]] = []
+        j = i
+        while j >= 0 and page.tag[j] not in ("body", "html") and len(steps) < max_steps:
+            steps.append(self.step(j))
+            j = page.parent[j]
+        steps.reverse()
+        out = []
+        for m in range(1, len(steps) + 1):
+            part = steps[-m:]
+            xp = "//" + "/".join(sx for sx, _ in part)
+            css = " > ".join(sc for _, sc in part) if all(sc for _, sc in part) else None
+            out.append((xp, css))
+        return out
+
     def select(self, xp: str, ctx: Any = None) -> list[int] | None:
         """Evaluate xp on the page (or ctx element); indices, or None if anything is off-page."""
         try:
@@ -329,17 +350,28 @@ def record_candidates(ctx: _Ctx, firsts: Sequence[int], size: int = 1) -> list[t
         local = [(f"{pxp}/{tag}[{_cls_xp(c)}]", f"{pcss} > {tag}.{c}" if pcss and _css_ident_ok(c) else None)
                  for c in common]
         plain = [(f"{pxp}/{tag}", f"{pcss} > {tag}" if pcss and tag != "*" else None)]
-        if by_id:
-            out += local + plain + glob
-        else:
-            out += glob + local + plain
         pos = sorted(ctx.el_pos(i) for i in firsts)
         a, b = pos[0], pos[-1]
         step = size
+        cond = None
         if all(pos[k + 1] - pos[k] == step for k in range(len(pos) - 1)):
             cond = f"position() >= {a} and position() <= {b}"
             if step > 1:
                 cond += f" and (position() - {a}) mod {step} = 0"
+        rsteps = [(f"{tag}[{_cls_xp(c)}]", f"{tag}.{c}" if _css_ident_ok(c) else None) for c in common]
+        rsteps.append((tag, tag if tag != "*" else None))
+        if cond:
+            rsteps.append((f"*[{cond}]", None))
+        suffix = []
+        if not by_id:
+            for sxp, scss in ctx.suffixes(p):
+                for rxp, rcss in rsteps:
+                    suffix.append((f"{sxp}/{rxp}", f"{scss} > {rcss}" if scss and rcss else None))
+        if by_id:
+            out += local + plain + glob
+        else:
+            out += glob + local + suffix + plain
+        if cond:
             out.append((f"{pxp}/*[{cond}]", None))
     else:
         # records under several parents: the lowest common ancestor + a relative path
@@ -921,6 +953,94 @@ def _page_field_features(ctx: _Ctx, exclude: Sequence[tuple[int, int]]) -> dict[
     return out
 
 
+_LABEL_TEXT_XP = "following::text()[normalize-space()][not(parent::script or parent::style)][1]"
+
+
+def _label_candidates(page: Page) -> dict[str, tuple[int, int]]:
+    """Short texts that are the whole text of exactly one element: text -> (leaf, owner)."""
+    seen: dict[str, tuple[int, int]] = {}
+    dup: set[str] = set()
+    leaves, owner = page.leaves, page.leaf_owner
+    lo_, hi_ = page.leaf_lo, page.leaf_hi
+    for q in range(page.leaf_lo[page.body], page.leaf_hi[page.body]):
+        t = leaves[q]
+        if len(t) > 40 or not any(ch.isalpha() for ch in t):
+            continue
+        o = owner[q]
+        if hi_[o] - lo_[o] != 1:
+            continue
+        if t in seen:
+            dup.add(t)
+        else:
+            seen[t] = (q, o)
+    for t in dup:
+        seen.pop(t, None)
+    return seen
+
+
+def _xp_literal(s: str) -> str | None:
+    if "'" not in s:
+        return f"'{s}'"
+    if '"' not in s:
+        return f'"{s}"'
+    return None
+
+
+def _label_fields(
+    ctxs: Sequence[_Ctx], ranges: Sequence[Sequence[tuple[int, int]]], limit: int
+) -> list[tuple[str, str, list[str]]]:
+    """Page fields anchored on template labels (DCADE digest §8.2 "landmarks").
+
+    A *label* is a short text that is the whole text of exactly one element on every
+    sample page (template text, e.g. ``Started:``). The field is the first non-blank text
+    after it; it is kept when its value differs between the pages (data) and the XPath
+    ``//tag[normalize-space(.)='Started:']/following::text()[...][1]`` reproduces the value
+    on every sample page. Robust to layout shifts that break positional paths.
+    Returns ``(label, xpath, values per page)``.
+    """
+    cands = [_label_candidates(c.page) for c in ctxs]
+    common = set(cands[0])
+    for c in cands[1:]:
+        common &= set(c)
+    out = []
+    labels = sorted(common, key=lambda t: cands[0][t][0])
+    for label in labels:
+        lit = _xp_literal(label)
+        if lit is None:
+            continue
+        vals = []
+        ok = True
+        tags = {c.page.tag[cands[k][label][1]] for k, c in enumerate(ctxs)}
+        tag = tags.pop() if len(tags) == 1 else "*"
+        xp = f"//{tag}[normalize-space(.)={lit}]/{_LABEL_TEXT_XP}"
+        for k, ctx in enumerate(ctxs):
+            page = ctx.page
+            q, _o = cands[k][label]
+            nq = q + 1
+            if nq >= len(page.leaves):
+                ok = False
+                break
+            v = page.leaves[nq]
+            j = page.leaf_owner[nq]
+            if v in common or any(a <= j <= b for a, b in ranges[k]):
+                ok = False
+                break
+            try:
+                found = page.root.xpath(xp)
+            except etree.XPathError:
+                ok = False
+                break
+            if len(found) != 1 or " ".join(str(found[0]).split()) != v:
+                ok = False
+                break
+            vals.append(v)
+        if ok and len(set(vals)) > 1:
+            out.append((label, xp, vals))
+            if len(out) >= limit:
+                break
+    return out
+
+
 def intersect_induce(
     pages: Sequence[Page],
     extractor: str = "auto",
@@ -1056,10 +1176,18 @@ def intersect_induce(
             common_keys &= set(d)
         order = [k for k in per[0] if k in common_keys]
         used: dict[str, int] = {}
+        taken_vals: set[tuple[str, ...]] = set()
+        all_ranges = [[(g[0], ctx.page.end[g[-1]]) for g in groups] for ctx, groups in zip(ctxs, selected)]
+        for label, xp, vals in _label_fields(ctxs, all_ranges, max_fields):
+            base = _slug(label)[:30] or "value"
+            used[base] = used.get(base, 0) + 1
+            name = base if used[base] == 1 else f"{base}_{used[base]}"
+            pfields.append(FieldSpec(name, _guess_type(vals), xp, None, None, False, False))
+            taken_vals.add(tuple(vals))
         for kind, xp in order:
             vals = [d[(kind, xp)] for d in per]
-            if len(set(vals)) == 1:
-                continue  # template text
+            if len(set(vals)) == 1 or tuple(vals) in taken_vals:
+                continue  # template text, or already anchored on a label
             ftype = _guess_type(vals)
             tail = re.findall(r"([a-z0-9]+)(?:\[[^\]]*\])?(?:/text\(\)(?:\[\d+\])?)?$", xp)
             base = (tail[0] if tail else "value")

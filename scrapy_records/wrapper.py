@@ -657,6 +657,11 @@ _DROPPED = frozenset({"script", "style", "noscript", "template"})
 
 
 _SCRIPTS_XP = etree.XPath("//script|//style|//noscript|//template")
+_ALL_TEXT_XP = etree.XPath("//text()[normalize-space()][not(parent::script or parent::style)]")
+_LABEL_FIELD_RX = re.compile(
+    r"^//([A-Za-z][\w-]*|\*)\[normalize-space\(\.\)=('([^']*)'|\"([^\"]*)\")\]"
+    r"/following::text\(\)\[normalize-space\(\)\]\[not\(parent::script or parent::style\)\]\[1\]$"
+)
 
 
 def dirty_set(root: Any) -> set[Any]:
@@ -956,10 +961,45 @@ class _Compiled:
         self.fields = [_Field(f, w.record.xpath if w.record else None) for f in w.fields]
         self.lists = [_List(x) for x in w.lists]
         self.page_fields = [_Field(f) for f in w.page_fields]
+        # label-anchored page fields (see scrapy_records.induce._label_fields) share one
+        # pass over the page's text nodes instead of one document scan each
+        self.labels: dict[str, list[tuple[str, _Field]]] = {}
+        for f, spec in zip(self.page_fields, w.page_fields):
+            m = _LABEL_FIELD_RX.match(spec.xpath)
+            if m and spec.attribute is None and not spec.multiple:
+                label = m.group(3) if m.group(3) is not None else m.group(4)
+                self.labels.setdefault(label, []).append((m.group(1).lower(), f))
+        self.label_names = {f.name for lst in self.labels.values() for _t, f in lst}
         self.columns = [
             Column(f.name, f.type, float(w.health.fill_rates.get(f.name, 1.0)), f.xpath, "wrapper")
             for f in w.fields
         ]
+
+    def _label_values(self, root: Any, base: str | None) -> dict[str, Any]:
+        """Values of the label-anchored page fields, from one list of the page's texts.
+
+        Same result as each field's XPath ``//tag[normalize-space(.)='L']/following::
+        text()[normalize-space()][not(parent::script or parent::style)][1]`` for labels
+        that are the only text of their element (how the inducer builds them).
+        """
+        texts = _ALL_TEXT_XP(root)
+        out: dict[str, Any] = {}
+        labels = self.labels
+        for i, t in enumerate(texts):
+            n = " ".join(t.split())
+            hit = labels.get(n)
+            if hit is None or i + 1 >= len(texts):
+                continue
+            p = t.getparent()
+            if p is not None and t.is_tail:
+                p = p.getparent()
+            ptag = p.tag.lower() if p is not None and isinstance(p.tag, str) else ""
+            for tag, f in hit:
+                if f.name not in out and (tag == "*" or tag == ptag):
+                    v = f.value([texts[i + 1]], base)
+                    if v is not None:
+                        out[f.name] = v
+        return out
 
     def apply(self, root: Any, url: str | None, page: Any = None) -> PageResult:
         w = self.w
@@ -1031,8 +1071,9 @@ class _Compiled:
                 parent_el = firsts[0].getparent()
         page_vals: dict[str, Any] = {}
         page_missing = []
+        labelled = self._label_values(root, base) if self.labels else {}
         for f in self.page_fields:
-            v = f.read(root, base)
+            v = labelled.get(f.name) if f.name in self.label_names else f.read(root, base)
             if v is not None:
                 page_vals[f.name] = v
             elif not f.optional:

@@ -385,3 +385,22 @@ def test_from_region_learns_nested_lists():
     # the comment fields are not repeated at record level
     assert all(f.xpath in ("h2",) for f in w.fields)
     assert Wrapper.from_json(w.to_json()).to_json() == w.to_json()
+
+
+def test_label_anchored_page_fields_survive_layout_shift():
+    a = DETAIL.format(title="Dune", author="Frank Herbert", price="$9.99")
+    b = DETAIL.format(title="Emma", author="Jane Austen", price="$4.50")
+    w = induce([("http://books.example/1", a), ("http://books.example/2", b)], extractor="testitems")
+    labelled = [f for f in w.page_fields if "following::text()" in f.xpath]
+    assert sorted(f.name for f in labelled) == ["author", "price"]
+    shifted = DETAIL.format(title="Ulysses", author="James Joyce", price="$12.00").replace(
+        '<p class="info">', '<div class="banner"><p>Sale!</p></div><p class="info">')
+    res = w.extract(shifted)
+    page_vals = res.regions[0].meta["page"]
+    assert page_vals["author"] == "James Joyce" and page_vals["price"] == "$12.00"
+    # the one-pass evaluation gives what the stored XPaths give
+    from lxml import html as lhtml
+
+    root = lhtml.document_fromstring(shifted)
+    for f in labelled:
+        assert " ".join(root.xpath(f.xpath)[0].split()) == page_vals[f.name]
