@@ -1252,11 +1252,14 @@ def _get_inducer(name: str) -> Callable[..., Wrapper] | None:
     try:
         mod = importlib.import_module(module)
         fn = getattr(mod, attr)
-    except (ImportError, AttributeError):
-        if name == "gstm":  # single-page extractor exists but no multi-page inducer yet
-            logger.warning("inducer %s unavailable: falling back to intersection induction", spec)
+    except (ImportError, AttributeError) as exc:
+        from .extractors import BUILTIN_EXTRACTORS
+
+        if name in BUILTIN_EXTRACTORS:  # a single-page extractor without its pattern inducer
+            logger.warning("inducer %s unavailable (%s): intersection induction over %r regions",
+                           spec, exc, name)
             return None
-        raise
+        raise WrapperError(f"inducer {name!r} ({spec}) is not available: {exc}") from exc
     return fn
 
 
