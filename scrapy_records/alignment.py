@@ -298,15 +298,17 @@ class _PageData:
             return self.page.leaves[k]
         return self.runs[k - self.nleaves][2]
 
-    def has_attr(self, name: str) -> bool:
-        """Does any element of the page carry attribute ``name`` (one C-level query)."""
-        v = self.attrs.get(name)
+    def named_elements(self) -> Any:
+        """The set of elements carrying ``itemprop``, ``aria-label`` or ``title`` (one
+        C-level query per page), so naming reads attributes only where they exist."""
+        v = self.attrs.get("#named")
         if v is None:
             try:
-                v = self.attrs[name] = bool(self.page.root.xpath(f"boolean(//*[@{name}])"))
+                v = set(self.page.root.xpath("//*[@itemprop or @aria-label or @title]"))
             except Exception:  # pragma: no cover - exotic trees
-                v = self.attrs[name] = True
-        return v
+                v = None
+            self.attrs["#named"] = v if v is not None else False  # type: ignore[assignment]
+        return None if v is False else v
 
     def ensure(self, root: int) -> None:
         """Compute ``items``/``shape``/``data`` for the sub-tree of ``root``."""
@@ -659,8 +661,20 @@ def _is_hash(tok: str) -> bool:
     return False
 
 
+_TOKEN_CACHE: dict[str, str | None] = {}
+
+
 def _token_name(tok: str) -> str | None:
     """A usable name from one class/id token, or ``None`` for framework noise and hashes."""
+    r = _TOKEN_CACHE.get(tok, _TOKEN_CACHE)
+    if r is _TOKEN_CACHE:
+        if len(_TOKEN_CACHE) > 20000:
+            _TOKEN_CACHE.clear()
+        r = _TOKEN_CACHE[tok] = _token_name_uncached(tok)
+    return r  # type: ignore[return-value]
+
+
+def _token_name_uncached(tok: str) -> str | None:
     t = tok.strip()
     if not t or len(t) > 60 or any(ch in t for ch in ":/[]!.#@%()=+"):
         return None
@@ -1095,13 +1109,17 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
 
     pd = _page_data(page)
 
+    named = pd.named_elements()
+
     def stable_attr(t: _T, name: str) -> Any:
-        if not pd.has_attr(name):
-            return None
         key = (t, name)
         if key not in attr_cache:
             els = elems(t)
-            attr_cache[key] = _stable([(page.el[i].get(name) or "").strip() or None for i in els])
+            pel = page.el
+            attr_cache[key] = _stable([
+                ((pel[i].get(name) or "").strip() or None) if named is None or pel[i] in named else None
+                for i in els
+            ])
         return attr_cache[key]
 
     def stable_tokens(t: _T) -> list[str]:
@@ -1335,7 +1353,7 @@ def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]])
 
 
 def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[int, ...]],
-                  sibpos: dict[int, tuple[int, int]], max_check: int = 50) -> str | None:
+                  sibpos: dict[int, tuple[int, int]], max_check: int = 20) -> str | None:
     """The XPath relative to the record's first root that selects the slot in every record.
 
     Checked on the first ``max_check`` records holding a value (bounded cost).
