@@ -63,7 +63,7 @@ from .base import build_region
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["MiBATExtractor", "MiBATRegion", "is_ugc_page", "DEFAULTS"]
+__all__ = ["MiBATExtractor", "MiBATRegion", "is_ugc_page", "ugc_regions", "ugc_evidence", "DEFAULTS"]
 
 #: Extractor options and their defaults (§3.11).
 DEFAULTS: dict[str, Any] = {
@@ -732,7 +732,10 @@ def _record_fields(
             if el.attrib:
                 hw = _hint_weight(" ".join(filter(None, (el.get("class"), el.get("id"), el.get("itemprop")))))
                 if hw is not None:
-                    wgt = hw if hw < 1 else max(wgt, hw)
+                    if hw < 1:
+                        wgt = hw
+                    elif wgt >= 1:  # a "quotecontent" inside a signature stays chrome
+                        wgt = max(wgt, hw)
             if tag[i] in _HEADINGS:
                 wgt = 0.3
             weight[i] = wgt
@@ -995,21 +998,57 @@ def _first_pivot(page: Page, root: int, cands: list[int]) -> int:
 
 
 # ------------------------------------------------------------------ auto routing
-def is_ugc_page(page: Page, regions: list[Region] | None = None, *, min_text: int = 60, **options: Any) -> bool:
-    """Routing rule for ``auto``: is the page's best region date-anchored user content?
+_UGC_HINT_RE = re.compile(
+    r"post|comment|message|reply|review|author|user|poster|forum|thread|topic|discussion|answer|"
+    r"bbp-|quote|avatar|signature|member|byline|kommentar|beitrag|commentaire|comentario|commento|reactie",
+    re.I,
+)
 
-    True when MiBAT (date anchor only, PS) finds a main region of >= 2 records whose
-    records carry real content (mean record text >= ``min_text`` characters) and which
-    is not dwarfed by the best region the list extractors found (``regions``, ranked):
-    its text must be at least half of that region's, or contain / sit inside it.
-    Pass ``regions=None`` to decide from MiBAT alone.
-    """
-    opts = {**options, "anchors": ("date",), "fields": False, "align": False}
-    regs, main = MiBATExtractor().find(page, **{**DEFAULTS, **opts})
+
+@lru_cache(maxsize=8192)
+def _ugc_hint(hint: str) -> bool:
+    return bool(_UGC_HINT_RE.search(hint))
+
+
+def ugc_evidence(page: Page, groups: list[tuple[int, ...]], author_links: list[int] | None = None, scan: int = 80) -> float:
+    """Share of records that look like user posts: a profile link, or a class / id naming
+    posts, comments, reviews, authors... among the first ``scan`` elements of the record
+    (digest §8.2 author-link classifier, reused as evidence)."""
+    if not groups:
+        return 0.0
+    if author_links is None:
+        from ..anchors import AuthorLinkAnchor
+
+        author_links = sorted(AuthorLinkAnchor().candidates(page))
+    hits = 0
+    for g in groups:
+        found = False
+        for r in g:
+            if in_sorted(author_links, r, page.end[r]):
+                found = True
+                break
+            for i in range(r, min(page.end[r], r + scan) + 1):
+                el = page.el[i]
+                if el.attrib:
+                    h = (el.get("class") or "") + " " + (el.get("id") or "") + " " + (el.get("itemprop") or "")
+                    if h.strip() and _ugc_hint(h):
+                        found = True
+                        break
+            if found:
+                break
+        hits += found
+    return hits / len(groups)
+
+
+def _ugc_decision(
+    page: Page, main: MiBATRegion | None, regions: list[Region] | None, min_text: int, min_evidence: float
+) -> bool:
     if main is None or len(main.groups) < 2:
         return False
     chars = sum(len(page.texts(g)) for g in main.groups)
     if chars / len(main.groups) < min_text:
+        return False
+    if ugc_evidence(page, main.groups) < min_evidence:
         return False
     if not regions:
         return True
@@ -1018,6 +1057,60 @@ def is_ugc_page(page: Page, regions: list[Region] | None = None, *, min_text: in
     if chars >= 0.5 * other:
         return True
     p = best.parent
-    if p >= 0 and (page.is_ancestor(p, main.parent) or page.is_ancestor(main.parent, p)):
-        return True
-    return False
+    return p >= 0 and (page.is_ancestor(p, main.parent) or page.is_ancestor(main.parent, p))
+
+
+def is_ugc_page(
+    page: Page,
+    regions: list[Region] | None = None,
+    *,
+    min_text: int = 60,
+    min_evidence: float = 0.6,
+    **options: Any,
+) -> bool:
+    """Routing rule for ``auto``: is the page's best region date-anchored user content?
+
+    True when MiBAT (date anchor, PS) finds a main region of >= 2 records such that
+
+    1. the records carry content: mean record text >= ``min_text`` characters;
+    2. they look like user posts: >= ``min_evidence`` of them hold a profile link or a
+       class / id naming posts, comments, reviews, authors (:func:`ugc_evidence`); search
+       results and product lists also carry dates, this is what tells them apart;
+    3. the region is not dwarfed by the best region the list extractors found
+       (``regions``, ranked): its text is at least half of that region's, or one region
+       contains the other.
+
+    ``regions=None`` decides from MiBAT alone. See :func:`ugc_regions` to get MiBAT's
+    regions in the same pass.
+    """
+    return ugc_regions(page, regions, min_text=min_text, min_evidence=min_evidence, build=False, **options) is not None
+
+
+def ugc_regions(
+    page: Page,
+    regions: list[Region] | None = None,
+    *,
+    min_text: int = 60,
+    min_evidence: float = 0.6,
+    build: bool = True,
+    **options: Any,
+) -> list[Region] | None:
+    """MiBAT's regions when :func:`is_ugc_page` holds, else ``None`` (one MiBAT pass).
+
+    Intended use in :mod:`scrapy_records.auto`::
+
+        list_regions = rank(page, list_extractor_regions)
+        ugc = ugc_regions(page, list_regions)
+        return rank(page, ugc) if ugc is not None else list_regions
+    """
+    unknown = set(options) - set(DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown mibat option(s): {', '.join(sorted(unknown))}")
+    opts = {**DEFAULTS, **options}
+    ext = MiBATExtractor()
+    regs, main = ext.find(page, **{**opts, "anchors": ("date",)})
+    if not _ugc_decision(page, main, regions, min_text, min_evidence):
+        return None
+    if not build:
+        return []
+    return ext.to_regions(page, regs, main, opts)
