@@ -247,11 +247,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pages", type=int, default=20)
     ap.add_argument("--sites", default=",".join(SITES))
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--opt", action="append", default=[], metavar="NAME=VALUE",
+                    help="a DCADE option (Python literal value), e.g. --opt theta_den=0.5")
     args = ap.parse_args(argv)
     zpath = Path(args.data) / "templates" / "exalg.zip"
     if not zpath.exists():
         print(f"dataset not found: {zpath} (skipping)")
         return 0
+    import ast
+
+    opts = {}
+    for kv in args.opt:
+        k, _, v = kv.partition("=")
+        try:
+            opts[k] = ast.literal_eval(v)
+        except (ValueError, SyntaxError):
+            opts[k] = v
     zf = zipfile.ZipFile(zpath)
     names = zf.namelist()
     rows = []
@@ -276,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         urls = [f"http://{site}.example/{Path(n).name}" for n in sample]
         t0 = time.perf_counter()
         pages = [load_page(b, u) for b, u in zip(bodies, urls)]
-        schema = induce_schema(pages)
+        schema = induce_schema(pages, **opts)
         t_ind = time.perf_counter() - t0
         try:
             wrapper = schema_to_wrapper(schema)

@@ -87,14 +87,15 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "gap": -2,                # eq. 5
     "lis": "paper",           # MT chain: "paper" (pairwise LIS) or "exact" (multi-page chain DP)
     "mt_exclude_numeric": False,  # TC16: numbers/punctuation never become MTs
-    "trial_plain": True,      # [R] also try "no split" at the top of a segment (fewest columns wins)
+    "trial_plain": False,     # [R] also try "no split" at the top of a segment (fewest columns wins);
+                              #   off by default: with low-density merging it swallows long lists
     "single_value_rule": "label",  # a column with one value is template iff label-like ("literal": always)
     "merge_max_level": 6,     # highest encoding level used by disjunctive merging (§3.7.1)
     "record_match_levels": (1, 2, 4, 5),
     "record_min_score": 0.5,
     "record_tiebreak": True,  # [R] among equally scored record starts prefer records filling one element  # [R] eq. 9 score needed to accept the first record boundary  # levels at which RecDetection's match() may hold
     "link_leaves": True,      # a/@href leaves (§3.2)
-    "image_leaves": True,     # img/@src leaves
+    "image_leaves": False,    # img/@src leaves ([R]; off: spacer images join URL patterns)
     "max_depth": 60,          # recursion bound of SplittingSubSegment (falls back to centre-star)
     "max_cells": 3_000_000,   # largest NW matrix; above it the C-level LCS fallback aligns
     "max_leaves": 20_000,     # leaves per page kept (the rest is ignored, logged)

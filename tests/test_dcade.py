@@ -177,11 +177,14 @@ def test_tc19_low_density_block_collapses_to_one_column():
     bodies = ["Great", "Good <b>value</b>", "A <b>b</b> c <i>d</i> e <b>f</b>", "x <b>y</b> z", "Fine"]
     pages = [page(f"<h1>{t}</h1><h3>Review</h3><div class=rv>{b}</div><h3>End</h3>")
              for (t, _, _), b in zip(PRODUCTS, bodies)]
-    s = induce_schema(pages)
+    # the inline <b>/<i> leaves share the SimSeqId of the div text (path Sim 5/6 > 0.7), so
+    # the paper's mining sees a regular repeat (RefGap 1) in the long review; the "plain"
+    # trial (no split, then re-arrangement) has fewer columns and wins
+    s = induce_schema(pages, trial_plain=True)
     c = col_with(s, "A b c d e f")
     assert c.label == "MD"
     assert c.values == ["Great", "Good value", "A b c d e f", "x y z", "Fine"]
-    off = induce_schema(pages, theta_den=0.0)
+    off = induce_schema(pages, theta_den=0.0, trial_plain=True)
     assert "A b c d e f" not in [v for c in off.columns for v in c.values]
 
 
