@@ -46,6 +46,7 @@ explicit option overrides the profile's value.
 from __future__ import annotations
 
 import logging
+import math
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -118,6 +119,8 @@ _DEFAULTS: dict[str, Any] = {
     "decorative": "paper",
     "backend": "auto",
     "align": True,
+    "max_regions": 10,
+    "min_confidence": 0.05,
 }
 _OPTION_NAMES = frozenset(_DEFAULTS) | frozenset(PROFILES["paper"]) | {"profile"}
 _EPS = 1e-9
@@ -134,7 +137,8 @@ class TagPathSequence:
     (index 0 is the empty path above ``/html``).
     """
 
-    __slots__ = ("ids", "parent_pos", "nodes", "subtree_end", "htpi_parent", "htpi_tag", "htpi_depth")
+    __slots__ = ("ids", "parent_pos", "nodes", "subtree_end", "htpi_parent", "htpi_tag", "htpi_depth",
+                 "_tin", "_tout")
 
     def __init__(self) -> None:
         self.ids: list[int] = []
@@ -144,6 +148,30 @@ class TagPathSequence:
         self.htpi_parent: list[int] = [0]
         self.htpi_tag: list[str] = [""]
         self.htpi_depth: list[int] = [0]
+        self._tin: list[int] | None = None
+        self._tout: list[int] = []
+
+    def _number_paths(self) -> None:
+        """Pre/post numbers of the path trie (iterative DFS) for O(1) ancestry tests."""
+        m = len(self.htpi_parent)
+        kids: list[list[int]] = [[] for _ in range(m)]
+        for h in range(1, m):
+            kids[self.htpi_parent[h]].append(h)
+        tin = [0] * m
+        tout = [0] * m
+        clock = 0
+        stack = [(0, 0)]
+        while stack:
+            h, k = stack.pop()
+            if k == 0:
+                tin[h] = clock
+                clock += 1
+            if k < len(kids[h]):
+                stack.append((h, k + 1))
+                stack.append((kids[h][k], 0))
+            else:
+                tout[h] = clock
+        self._tin, self._tout = tin, tout
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -231,14 +259,11 @@ class TagPathSequence:
 
     def is_ancestor_path(self, a: int, b: int) -> bool:
         """Strict, component-wise: path ``a`` is a proper prefix of path ``b`` (D18 [R])."""
-        da, db = self.htpi_depth[a], self.htpi_depth[b]
-        if da >= db:
-            return False
-        hp = self.htpi_parent
-        while db > da:
-            b = hp[b]
-            db -= 1
-        return a == b
+        tin = self._tin
+        if tin is None or len(tin) != len(self.htpi_parent):
+            self._number_paths()
+            tin = self._tin
+        return tin[a] < tin[b] < self._tout[a]  # type: ignore[index]
 
     def roots_in(self, a: int, b: int) -> list[int]:
         """WPS positions in ``[a, b)`` whose parent lies outside the range (record roots, §3.9)."""
@@ -251,13 +276,17 @@ def roots_of(seq: Sequence[int], tps: TagPathSequence) -> list[int]:
     """Indices (into ``seq``) of the root entries by the paper's procedure (§3.7 step 2): walk the
     list; each kept path removes the *consecutive* following paths it is an ancestor of."""
     out: list[int] = []
+    if tps._tin is None or len(tps._tin) != len(tps.htpi_parent):
+        tps._number_paths()
+    tin, tout = tps._tin, tps._tout
     i = 0
     m = len(seq)
     while i < m:
         out.append(i)
         p = seq[i]
+        lo, hi = tin[p], tout[p]  # type: ignore[index]
         j = i + 1
-        while j < m and tps.is_ancestor_path(p, seq[j]):
+        while j < m and lo < tin[seq[j]] < hi:  # type: ignore[index]
             j += 1
         i = j
     return out
@@ -269,8 +298,9 @@ def canonical_rotation(seq: Sequence[int], tps: TagPathSequence, mode: str = "tr
     ``delete_all_other``, delete the other occurrences of it."""
     if not seq:
         return ()
-    roots = roots_of(seq, tps)
-    sr = min(seq[i] for i in roots)
+    # The smallest-HTPI root is simply min(seq): an entry is only ever removed as a descendant of
+    # an earlier kept root, whose HTPI is smaller (D3), so the global minimum always stays a root.
+    sr = min(seq)
     r = list(seq).index(sr)
     rot = list(seq[r:]) + list(seq[:r])
     if mode == "truncate":
@@ -467,6 +497,14 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
             stats["frequency"] += 1
             continue
         s = index.node_sequence(lb, depth)
+        if not trace:
+            # Shortcut with the same outcome: a node whose canonical rotation is already a DRP is
+            # pruned by the tree filter whatever the gap filter says, so skip the costlier gap test.
+            # (``trace=True`` follows the paper's order exactly, for the node table.)
+            c0 = canonical_rotation(s, tps, opts["rotation_mode"])
+            if c0 in extracted:
+                stats["tree"] += 1
+                continue
         # ---- filter 2: gap (§3.6)
         if denom_mode == "nf":
             denom = nf
@@ -652,25 +690,30 @@ def analyze(page: Page, *, trace: bool = False, **options: Any) -> STEMAnalysis:
     return analyze_sequence(tps, trace=trace, **options)
 
 
-def _confidence(page: Page, groups: list[tuple[int, ...]], rvrs: list[float], l: int, pvr: float) -> float:
-    """How sure we are this is a list of data records (comparable across extractors, brief):
-    similarity (mean rvr; exact matches are 1) x record count (2 records: 0.5, 3: 0.75, 5+: ~0.94)
-    x pattern richness (a 2-tag pattern like ``li/a`` is weak evidence) x content (records with
-    little text, e.g. menu items, score low)."""
+def _confidence(
+    page: Page, groups: list[tuple[int, ...]], rvrs: list[float], l: int, pvr: float
+) -> tuple[float, int]:
+    """``(confidence, record text chars)``. Confidence = how sure we are this is a list of data
+    records (comparable across extractors, brief): similarity (mean rvr; exact matches are 1)
+    x record count (2 records: 0.5, 3: 0.75, 5+: ~0.94) x pattern richness (a 2-tag pattern like
+    ``li/a`` is weak evidence) x content (records with little text, e.g. menu items, score low)
+    x contiguity (pvr)."""
     k = len(groups)
     if k < 2:
-        return 0.0
+        return 0.0, 0
     sim = sum(rvrs) / k
     count = 1.0 - 0.5 ** (k - 1)
     rich = min(1.0, 0.4 + 0.15 * l)
     chars = 0
+    lo_, hi_, leaves = page.leaf_lo, page.leaf_hi, page.leaves
     for g in groups:
         for x in g:
-            lo, hi = page.leaf_lo[x], page.leaf_hi[x]
-            chars += sum(len(t) for t in page.leaves[lo:hi])
+            for t in leaves[lo_[x]:hi_[x]]:
+                chars += len(t)
     avg = chars / k
     content = min(1.0, 0.2 + avg / 60.0)
-    return max(0.0, min(1.0, sim * count * rich * content * (0.75 + 0.25 * pvr)))
+    conf = sim * count * rich * content * (0.75 + 0.25 * pvr)
+    return max(0.0, min(1.0, conf)), chars
 
 
 class STEMExtractor:
@@ -681,7 +724,9 @@ class STEMExtractor:
     ``"extended"``, ``"none"`` or a set of tag names), ``gap_denominator``, ``rotation_mode``,
     ``recheck_pf``, ``strict_case_check``, ``nested_min_unit``, ``repetition_postpass``,
     ``chunk_gaps``, ``dedupe_regions``, ``split_regions``, ``backend`` (suffix array:
-    ``auto``/``divsufsort``/``sais``), ``align`` (field alignment, default True).
+    ``auto``/``divsufsort``/``sais``), ``align`` (field alignment, default True),
+    ``max_regions`` (10: only the best regions by the ranking's size terms are built and aligned;
+    ``None`` for all), ``min_confidence`` (0.05: weaker regions are not reported).
     """
 
     name = "stem"
@@ -690,7 +735,7 @@ class STEMExtractor:
         analysis = analyze(page, **options)
         opts = analysis.options
         tps = analysis.tps
-        regions: list[Region] = []
+        cands: list[tuple[float, int, list[tuple[int, ...]], list[float], float, dict[str, Any]]] = []
         for k, d in enumerate(analysis.drps):
             recs = list(zip(d.groups, (r for _, _, r in d.records)))
             if opts["split_regions"]:
@@ -703,7 +748,9 @@ class STEMExtractor:
             for parent, items in parts:
                 groups = [tuple(tps.nodes[x] for x in g) for g, _ in items]
                 rvrs = [r for _, r in items]
-                conf = _confidence(page, groups, rvrs, len(d.pattern), d.pvr)
+                conf, chars = _confidence(page, groups, rvrs, len(d.pattern), d.pvr)
+                if conf < float(opts["min_confidence"]):
+                    continue
                 meta = {
                     "drp": list(d.paths),
                     "drp_ids": list(d.pattern),
@@ -715,11 +762,18 @@ class STEMExtractor:
                     "drp_index": k,
                     "profile": opts["profile"],
                 }
-                regions.append(
-                    build_region(page, self.name, parent, groups, conf, record_confidences=rvrs,
-                                 meta=meta, align=bool(opts["align"]))
-                )
-        return regions
+                # the ranking rule's size terms (scrapy_records.ranking), to keep the best regions only
+                pre = conf * math.sqrt(chars) * math.log2(1 + len(groups))
+                cands.append((pre, parent, groups, rvrs, conf, meta))
+        cands.sort(key=lambda c: -c[0])
+        limit = opts["max_regions"]
+        if limit is not None:
+            cands = cands[: int(limit)]
+        return [
+            build_region(page, self.name, parent, groups, conf, record_confidences=rvrs, meta=meta,
+                         align=bool(opts["align"]))
+            for _, parent, groups, rvrs, conf, meta in cands
+        ]
 
 
 def _common_parent(page: Page, nodes: list[int]) -> int:
