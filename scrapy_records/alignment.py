@@ -608,10 +608,11 @@ _NOISE_WORDS = frozenset(
     card-body card-content list list-item flex grid small large big bold strong italic
     muted lead ellipsis truncate nowrap js sr-only visually-hidden mobile desktop tablet
     float pull-left pull-right float-left float-right fl fr l r c x y module component
-    section content contents body main cell td tr th span div p a link-item text-left
+    section main cell td tr th span div p a link-item text-left
     text-right text-center hover focus disabled enabled open closed on off new-line
     separator sep spacer line d-block d-flex d-none d-inline d-inline-block full half
-    mt mb ml mr pt pb pl pr w100 h100 x-small xs sm md lg xl xxl""".split()
+    mt mb ml mr pt pb pl pr w100 h100 x-small xs sm md lg xl xxl grey gray black white red
+    blue green yellow orange dark light bright underline uppercase lowercase""".split()
 )
 _NOISE_PREFIX_RE = re.compile(
     r"^(?:col|offset|order|pull|push|span\d|g[xy]?|gap|[mp][xytblrse]?|w|h|mw|mh|fs|fw|lh|z|d|"
@@ -808,6 +809,7 @@ def align_records(
     max_node_cells: int = DEFAULT_MAX_NODE_CELLS,
     keep_unaligned: bool = True,
     collapse_inline: bool = True,
+    collapse_variable: bool = True,
 ) -> tuple[list[Column], list[dict[str, Any]]]:
     """Align the records of a region into columns (partial tree alignment; module docstring).
 
@@ -821,6 +823,9 @@ def align_records(
     :param keep_unaligned: give items without a unique template position their own columns
         instead of dropping them (DEPTA drops).
     :param collapse_inline: read inline-only sub-trees with varying structure as one text.
+    :param collapse_variable: read a sub-tree as one text when its structure differs in
+        most records and its slots are sparse (at least 4 slots, at most one filled in
+        >= 90 % of the records, mean fill < 50 %): user-generated post bodies.
     :returns: ``(columns, values)``, ``values`` holding one ``{column name: value}`` dict per
         record (absent columns are absent keys).
 
@@ -953,29 +958,57 @@ def align_records(
             slots.append(_Slot(t, "image", (pos[t], 0), n))
     slots.sort(key=lambda s: s.order)
 
-    leaves = page.leaves
-    for r, m in enumerate(maps):
-        for s in slots:
-            loc = m.get(s.t)
+    def fill(s: _Slot) -> None:
+        t = s.t
+        for r, m in enumerate(maps):
+            loc = m.get(t)
             if loc is None:
                 continue
-            ref = loc
             if s.kind == "text":
-                v = pd.text_of(ref)
-                if not v:
-                    continue
+                v = pd.text_of(loc)
             elif s.kind == "url":
-                v = _absolute(page, page.el[ref].get("href"))
-                if not v:
-                    continue
+                v = _absolute(page, page.el[loc].get("href"))
                 s.attr[r] = "href"
             else:
-                v, used = _image_url(page, ref)
-                if not v:
-                    continue
-                s.attr[r] = used
-            s.values[r] = v
-            s.refs[r] = loc
+                v, s.attr[r] = _image_url(page, loc)
+            if v:
+                s.values[r] = v
+                s.refs[r] = loc
+
+    for s in slots:
+        fill(s)
+
+    # --- variable sub-trees: user-generated content (post bodies with quotes, lists, code)
+    # aligns into many sparse columns; such a sub-tree is read as one text [proj]
+    if collapse_variable and n >= 3:
+        under: dict[_T, list[int]] = {}
+        for k, s in enumerate(slots):
+            p: _T | None = s.t
+            while p is not None:
+                under.setdefault(p, []).append(k)
+                p = tparent.get(p)
+        fills = [sum(1 for v in s.values if v is not None) / n for s in slots]
+        vheads: list[_T] = []
+        for t in order:
+            ks = under.get(t)
+            if t.label < 0 or tdepth[t] < 2 or not ks or len(ks) < 4:
+                continue
+            if any(pos[h] <= pos[t] <= last[h] for h in vheads):
+                continue
+            fl = [fills[k] for k in ks]
+            if sum(1 for f in fl if f >= 0.9) > 1 or sum(fl) >= 0.5 * len(fl):
+                continue
+            seen = [trees[r].shape(m[t]) for r, m in enumerate(maps) if t in m]
+            if len(seen) >= 3 and len(set(seen)) >= max(3, 0.5 * len(seen)):
+                vheads.append(t)
+        if vheads:
+            drop = {k for h in vheads for k in under[h]}
+            slots = [s for k, s in enumerate(slots) if k not in drop]
+            for h in vheads:
+                s = _Slot(h, "text", (pos[h], 0), n, collapsed=True)
+                fill(s)
+                slots.append(s)
+            slots.sort(key=lambda s: s.order)
 
     # --- static template text / constant links -------------------------------------
     present = [sum(1 for v in s.values if v is not None) for s in slots]

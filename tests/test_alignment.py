@@ -485,3 +485,26 @@ def test_flowing_text_with_highlights_is_one_value_but_labels_stay_apart():
     price = column_of(cols, vals, [5.0, 7.0, 9.0])
     assert (price.name, price.evidence, price.type) == ("price", "label", "price")
     assert len(cols) == 5  # title, title link, snippet, price, currency
+
+
+def test_user_generated_post_bodies_become_one_text_column():
+    bodies = [
+        "<p>I agree.</p><blockquote><cite>ann wrote:</cite><p>Use <code>ls -la</code></p></blockquote>",
+        "<p>First line</p><ul><li>one</li><li>two</li></ul><p>Thanks, <a href='/u/ann'>ann</a></p>",
+        "<pre>error: code 12</pre><p>Any idea?</p><p>Edit: <i>solved</i></p><p>bye</p>",
+        "<p>Just one paragraph here.</p>",
+        "<div class='quote'><p>quoted</p></div><p>reply text</p><img src='/smile.gif'><p>x</p>",
+    ]
+    html = "<div id='posts'>" + "".join(
+        f"<div class='post'><span class='author'>user{k}</span><span class='date'>2020-01-0{k + 1}</span>"
+        f"<div class='content'>{b}</div></div>"
+        for k, b in enumerate(bodies)
+    ) + "</div>"
+    page = Page(html, url="https://forum.example/t/1")
+    cols, vals = align(page, nodes(page, "div", "post"))
+    assert [c.name for c in cols] == ["author", "date", "content"]
+    assert vals[1]["content"] == "First line one two Thanks, ann"
+    assert vals[3]["content"] == "Just one paragraph here."
+    assert by_name(cols)["content"].xpath == "div"
+    cols2, _ = align_records(page, [(i,) for i in nodes(page, "div", "post")], collapse_variable=False)
+    assert len(cols2) > 6
