@@ -960,9 +960,6 @@ def _recover_first_post(ctx: _Ctx, main: MiBATRegion, cands: list[int], levels: 
         if end[i] >= first:  # an ancestor of the region: skip
             i -= 1
             continue
-        if not in_sorted(cands, i, end[i]):
-            i -= 1
-            continue
         if not (0.2 * size[seed] <= size[i] <= 5 * size[seed]):
             i -= 1
             continue
@@ -970,8 +967,11 @@ def _recover_first_post(ctx: _Ctx, main: MiBATRegion, cands: list[int], levels: 
         if page.tag[i] != seed_tag and not (cls & seed_cls):
             i -= 1
             continue
-        checked += 1
         same_style = page.tag[i] == seed_tag and len(cls & seed_cls) >= 0.6 * max(1, len(cls | seed_cls)) and len(seed_cls) >= 2
+        if not same_style and not in_sorted(cands, i, end[i]):
+            i -= 1
+            continue
+        checked += 1
         if same_style or _domain_compare(ctx, seed, i, main.real_pivots, cand_set, cands):
             found = i
             # prefer an enclosing sub-tree that also qualifies (the whole post)
