@@ -492,6 +492,20 @@ def test_resplit_uniform_generalized_nodes():
     assert len(rank(page, regions)[0].records) == 4
 
 
+def test_resplit_to_a_period_of_the_generalized_node():
+    # records (li, empty p): li tag strings alternate, so (li, p) pairs are just over T
+    # while (li, p, li, p) combinations are identical; re-expressed with g = 2
+    hl = ["<b>q</b>", "<b>q</b><b>q</b><b>q</b><b>q</b>"]
+    item = "<li><a href='/{k}'>title {k}</a><br>{h}text<br><span>url {k}</span></li><p></p>"
+    html = doc("<ol>" + "".join(item.format(k=k, h=hl[k % 2]) for k in range(8)) + "</ol>")
+    page, regions = run(html)
+    main = rank(page, regions)[0]
+    assert (main.meta["g"], main.meta.get("resplit_from")) == (2, 4)
+    assert rec_tags(page, main) == [("li", "p")] * 8
+    page, regions = run(html, resplit=False)
+    assert len(rank(page, regions)[0].records) == 4
+
+
 # ------------------------------------------------------------------- options, bad input
 def test_unknown_option_raises_type_error():
     page = Page(TC4)

@@ -445,30 +445,36 @@ class _Miner:
                 return False
         return True
 
-    def uniform_components(self, r: _DR) -> bool:
-        """[R] ``resplit``: are the components of ``r``'s generalized nodes (g > 1) one
-        kind of node, i.e. the same tag and every adjacent pair within ND <= 2T?
+    def resplit_period(self, r: _DR) -> int:
+        """[R] ``resplit``: the smallest period g' < g into which ``r``'s generalized
+        nodes (g > 1) fall apart, or 0.
 
-        Then the generalized nodes are harmonics of single records whose tag strings vary a
+        g' must divide g, the sequence of the region's component tags must repeat with
+        period g', and every two adjacent g'-combinations must be within ND <= 2T. Then
+        the generalized nodes are harmonics of smaller records whose tag strings vary a
         little too much for T (query highlighting, optional fields): IdentDRs took the
-        pairs because combining averages the differences out. The paper reports "generalized
-        nodes of the smallest length that cover a data region" (§3.5), so such a region is
-        re-expressed with g = 1.
+        longer combinations because combining averages the differences out. The paper
+        reports "generalized nodes of the smallest length that cover a data region"
+        (§3.5), so such a region is re-expressed with g'.
         """
         ch = self.children[r.parent]
         span = ch[r.start:r.start + r.covered]
-        tag = self.page.tag
-        t0 = tag[span[0]]
-        if any(tag[x] != t0 for x in span):
-            return False
+        tags = [self.tid[x] for x in span]
         end = self.end
         T2 = 2 * self.T
         lim = T2 + _EPS
-        for k in range(len(span) - 1):
-            x, y = span[k], span[k + 1]
-            if self.nd_range(x, end[x] + 1, y, end[y] + 1, T2) > lim:
-                return False
-        return True
+        for gp in range(1, r.g):
+            if r.g % gp or any(tags[k] != tags[k - gp] for k in range(gp, len(tags))):
+                continue
+            ok = True
+            for a in range(0, len(span) - 2 * gp + 1, gp):
+                if self.nd_range(span[a], end[span[a + gp - 1]] + 1,
+                                 span[a + gp], end[span[a + 2 * gp - 1]] + 1, T2) > lim:
+                    ok = False
+                    break
+            if ok and (gp == 1 or not self.noncontiguous(span[:gp])):
+                return gp
+        return 0
 
     def noncontiguous(self, G: list[int]) -> bool:
         """FindRecords-n line 1 (Fig. 15, A13): every node of ``G`` has the same number
@@ -481,10 +487,11 @@ class _Miner:
     def find_records(self, r: _DR) -> None:
         """FindRecords-1 / FindRecords-n (§3.7) for every generalized node of ``r``."""
         ch = self.children[r.parent]
-        if (r.g > 1 and self.resplit and self.uniform_components(r)
-                and not self.noncontiguous(ch[r.start:r.start + r.g])):
-            r.resplit_from = r.g
-            r.g = 1
+        if r.g > 1 and self.resplit and not self.noncontiguous(ch[r.start:r.start + r.g]):
+            gp = self.resplit_period(r)
+            if gp:
+                r.resplit_from = r.g
+                r.g = gp
         groups: list[tuple[int, ...]] = []
         kinds: set[str] = set()
         for s in range(r.start, r.start + r.covered, r.g):
