@@ -43,11 +43,13 @@ and is off in paper mode):
   is a candidate, not only the first one, and the widest run is chosen first (the
   interval recursion then finds the others). The paper's first-run rule lets a run of
   three ``<br>`` hide the list of records right after it.
-* ``resplit`` (FindRecords): a region whose generalized nodes (g > 1) are made of same-tag
-  components that are all pairwise within ND <= 2T, and are not a non-contiguous layout
-  (FindRecords-n line 1), is re-expressed with g = 1. Search snippets with query
-  highlighting are a little over T from their neighbours, while pairs of them average out;
-  the records are the single nodes (the paper's smallest-generalized-node principle).
+* ``resplit`` (FindRecords): a region whose generalized nodes (g > 1) repeat with a
+  smaller tag period g' (same-tag components: g' = 1; ``li`` + empty ``p`` separator:
+  g' = 2) whose adjacent g'-combinations are all within ND <= 2T, and that is not a
+  non-contiguous layout (FindRecords-n line 1), is re-expressed with g'. Search snippets
+  with query highlighting are a little over T from their neighbours while longer
+  combinations average out; the records are the smaller units (the paper's
+  smallest-generalized-node principle).
 
 ``mode="recommended"`` (default) uses the digest's [R] resolutions and the three above;
 ``mode="paper"`` is the paper-literal variant: ``recover_left=False`` (right-only
