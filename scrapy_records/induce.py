@@ -87,7 +87,7 @@ INDUCERS: dict[str, str] = {
 _registered: dict[str, Callable[..., Wrapper]] = {}
 
 #: options consumed by the intersection inducer; everything else goes to the extractor.
-INDUCE_OPTIONS = ("min_fill", "site", "max_fields", "page_fields", "template")
+INDUCE_OPTIONS = ("min_fill", "site", "max_fields", "page_fields", "template_id")
 
 # ------------------------------------------------------------------ stable tokens
 _STATE = frozenset({
@@ -843,6 +843,7 @@ def region_wrapper(
     max_fields: int = 40,
     site: str | None = None,
     extractor: str | None = None,
+    template_id: str | None = None,
 ) -> Wrapper:
     """``Wrapper.from_region``: a verified wrapper for ``region``'s records on ``page``.
 
@@ -850,6 +851,7 @@ def region_wrapper(
     :param max_fields: keep at most this many fields (the most frequent).
     :param site: site key (default: the page URL's host).
     :param extractor: provenance (default: ``region.extractor``).
+    :param template_id: the template cluster id to store (default: the page signature's id).
     :raises WrapperError: the region has no records that resolve on the page.
     """
     page = as_page(page)
@@ -871,7 +873,7 @@ def region_wrapper(
         fields=fields,
         lists=lists,
         site=site,
-        template=_template_info(page),
+        template=_template_info(page, template_id),
         provenance=Provenance(
             extractor=extractor or region.extractor,
             sample_urls=[page.url] if page.url else [],
@@ -883,12 +885,14 @@ def region_wrapper(
     return w
 
 
-def _template_info(page: Page) -> TemplateInfo:
+def _template_info(page: Page, template_id: str | None = None) -> TemplateInfo:
+    """The sample page's signature; ``id`` is ``template_id`` (e.g. from a
+    :class:`~scrapy_records.templates.TemplateGrouper`) or the signature's own id."""
     try:
         from .templates import page_signature
 
         sig = page_signature(page)
-        return TemplateInfo(id=sig.template_id, method=sig.method, signature=list(sig.sketch))
+        return TemplateInfo(id=template_id or sig.template_id, method=sig.method, signature=list(sig.sketch))
     except ImportError:
         return TemplateInfo()
 
@@ -1049,6 +1053,7 @@ def intersect_induce(
     max_fields: int = 40,
     site: str | None = None,
     page_fields: bool = True,
+    template_id: str | None = None,
     **extractor_options: Any,
 ) -> Wrapper:
     """Induction from single-page extractor output on pages of one template (issue 5 item 3).
@@ -1061,7 +1066,11 @@ def intersect_induce(
        lacks it); fill rates are over all sample records.
     4. Page fields (``page_fields=True``, >= 2 pages): leaves outside the records whose
        anchored path occurs once on every page with a value that differs between pages
-       (data, not template text) -- the non-list slots of a detail page.
+       (data, not template text) -- the non-list slots of a detail page; first those
+       anchored on a template label (:func:`_label_fields`), then positional ones.
+
+    ``template_id`` is stored in ``wrapper.template.id`` (default: the first page's
+    signature id, see :mod:`scrapy_records.templates`).
     """
     from .auto import run_extractor
 
@@ -1213,7 +1222,7 @@ def intersect_induce(
         lists=lists if record else [],
         page_fields=pfields,
         site=site,
-        template=_template_info(pages[0]),
+        template=_template_info(pages[0], template_id),
         provenance=Provenance(
             extractor=extractor,
             sample_urls=urls,

@@ -306,7 +306,9 @@ register_extractor("testitems", _ItemsExtractor())
 
 def test_induce_from_two_pages_keeps_what_holds_on_both():
     pages = [("http://shop.example/a", SHOP_PAGE2), ("http://shop.example/b", SHOP_PAGE2.replace("Delta", "Omega"))]
-    w = induce(pages, extractor="testitems")
+    w = induce(pages, extractor="testitems", template_id="t-lists")
+    assert w.template.id == "t-lists" and w.template.method == "bottomk-tagpath-v1"
+    assert len(w.template.signature) > 10
     assert w.provenance.extractor == "testitems"
     assert w.provenance.sample_urls == ["http://shop.example/a", "http://shop.example/b"]
     assert w.site == "shop.example"
