@@ -53,7 +53,7 @@ from .values import first_srcset_url, infer_column
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["align_records", "INLINE_TAGS"]
+__all__ = ["align_records", "align_region", "INLINE_TAGS"]
 
 TEXT = -1  #: label of text leaves (R-9)
 ROOT = -2  #: label of the virtual record root
@@ -297,18 +297,6 @@ class _PageData:
         if k < self.nleaves:
             return self.page.leaves[k]
         return self.runs[k - self.nleaves][2]
-
-    def named_elements(self) -> Any:
-        """The set of elements carrying ``itemprop``, ``aria-label`` or ``title`` (one
-        C-level query per page), so naming reads attributes only where they exist."""
-        v = self.attrs.get("#named")
-        if v is None:
-            try:
-                v = set(self.page.root.xpath("//*[@itemprop or @aria-label or @title]"))
-            except Exception:  # pragma: no cover - exotic trees
-                v = None
-            self.attrs["#named"] = v if v is not None else False  # type: ignore[assignment]
-        return None if v is False else v
 
     def ensure(self, root: int) -> None:
         """Compute ``items``/``shape``/``data`` for the sub-tree of ``root``."""
@@ -1111,7 +1099,7 @@ def _stable(vals: list[Any], need: float = 0.6) -> Any:
 
 def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_Rec],
                 maps: list[dict[_T, int]], tparent: dict[_T, _T | None], tdepth: dict[_T, int],
-                template: _T, sample: int = 25) -> None:
+                template: _T, sample: int = 12) -> None:
     """Name the data slots (rules in :func:`align_records`)."""
     n = len(trees)
     # how many data slots of each kind lie under each template node
@@ -1142,17 +1130,11 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
 
     pd = _page_data(page)
 
-    named = pd.named_elements()
-
     def stable_attr(t: _T, name: str) -> Any:
         key = (t, name)
         if key not in attr_cache:
-            els = elems(t)
             pel = page.el
-            attr_cache[key] = _stable([
-                ((pel[i].get(name) or "").strip() or None) if named is None or pel[i] in named else None
-                for i in els
-            ])
+            attr_cache[key] = _stable([(pel[i].get(name) or "").strip() or None for i in elems(t)])
         return attr_cache[key]
 
     def stable_tokens(t: _T) -> list[str]:
@@ -1386,7 +1368,7 @@ def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]])
 
 
 def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[int, ...]],
-                  sibpos: dict[int, tuple[int, int]], max_check: int = 20) -> str | None:
+                  sibpos: dict[int, tuple[int, int]], max_check: int = 12) -> str | None:
     """The XPath relative to the record's first root that selects the slot in every record.
 
     Checked on the first ``max_check`` records holding a value (bounded cost).
@@ -1453,3 +1435,22 @@ def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[in
     if suffix:
         parts.append(suffix)
     return "/".join(parts) if parts else "."
+
+
+def align_region(page: Page, region: Any) -> Any:
+    """Align a :class:`~scrapy_records.results.Region` built with ``align=False``, in place.
+
+    For lazy alignment: extractors may build every candidate region without fields
+    (``build_region(..., align=False)``) and the caller aligns only the regions it keeps
+    (the main region, or the top few after ranking), which is where most of the cost of
+    a page goes otherwise. Uses each record's ``nodes``; records rebuilt from JSON (no
+    nodes) leave the region unchanged. Returns the region.
+    """
+    groups = [tuple(r.nodes) for r in region.records]
+    if not groups or not all(groups):
+        return region
+    columns, values = align_records(page, groups)
+    region.columns = columns
+    for rec, vals in zip(region.records, values):
+        rec.fields = vals
+    return region

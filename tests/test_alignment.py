@@ -508,3 +508,15 @@ def test_user_generated_post_bodies_become_one_text_column():
     assert by_name(cols)["content"].xpath == "div"
     cols2, _ = align_records(page, [(i,) for i in nodes(page, "div", "post")], collapse_variable=False)
     assert len(cols2) > 6
+
+
+def test_align_region_fills_a_region_built_without_alignment():
+    from scrapy_records.alignment import align_region
+
+    page = Page(PRODUCTS, url="https://shop.example/list")
+    ul = nodes(page, "ul")[0]
+    region = build_region(page, "test", ul, [(i,) for i in nodes(page, "li", "product")], 0.9, align=False)
+    assert region.columns == [] and region.records[0].fields == {}
+    align_region(page, region)
+    assert [c.name for c in region.columns][:3] == ["title", "title_url", "price"]
+    assert region.records[1].fields["price"] == 19.99
