@@ -468,6 +468,11 @@ class _Miner:
         for gp in range(1, r.g):
             if r.g % gp or any(tags[k] != tags[k - gp] for k in range(gp, len(tags))):
                 continue
+            # every g'-unit must carry text: a unit without any is a separator or a
+            # spacer of a longer record, not a record of its own
+            lo, hi = self.page.leaf_lo, self.page.leaf_hi
+            if any(hi[span[a + gp - 1]] == lo[span[a]] for a in range(0, len(span), gp)):
+                continue
             ok = True
             for a in range(0, len(span) - 2 * gp + 1, gp):
                 if self.nd_range(span[a], end[span[a + gp - 1]] + 1,
