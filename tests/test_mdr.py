@@ -506,6 +506,17 @@ def test_resplit_to_a_period_of_the_generalized_node():
     assert len(rank(page, regions)[0].records) == 4
 
 
+def test_no_resplit_into_units_without_text():
+    # record = (font>a, br, empty font, br): the (font, br) units alternate with and
+    # without text; the records stay the 4-node generalized nodes
+    item = "<font><a href='/{k}'>title {k}</a></font><br><font></font><br>"
+    html = doc("<table><tr><td>" + "".join(item.format(k=k) for k in range(6)) + "</td></tr></table>")
+    page, regions = run(html)
+    main = rank(page, regions)[0]
+    assert main.meta["g"] == 4 and "resplit_from" not in main.meta
+    assert [r.text for r in main.records] == [f"title {k}" for k in range(6)]
+
+
 # ------------------------------------------------------------------- options, bad input
 def test_unknown_option_raises_type_error():
     page = Page(TC4)
