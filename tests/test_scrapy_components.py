@@ -9,6 +9,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -54,10 +55,17 @@ def html_response(url: str, body: str, ctype: str = "text/html; charset=utf-8", 
 
 
 # ------------------------------------------------------------------------ stores
-@pytest.fixture(params=["sqlite", "dir", "memory"])
+@pytest.fixture(params=["sqlite", "dir", "memory", pytest.param("redis", marks=pytest.mark.redis)])
 def store(request, tmp_path):
-    uri = {"sqlite": f"sqlite:///{tmp_path / 'w.sqlite'}", "dir": f"dir://{tmp_path / 'wrappers'}",
-           "memory": "memory:"}[request.param]
+    if request.param == "redis":
+        from test_scrapy_redis import RedisServer
+
+        server = RedisServer().start()
+        request.addfinalizer(server.stop)
+        uri = server.url + "?prefix=t" + tmp_path.name[-12:]
+    else:
+        uri = {"sqlite": f"sqlite:///{tmp_path / 'w.sqlite'}", "dir": f"dir://{tmp_path / 'wrappers'}",
+               "memory": "memory:"}[request.param]
     s = open_store(uri)
     yield s
     s.close()
@@ -93,7 +101,8 @@ def test_store_induction_lease(store):
     assert not store.acquire_lease("a.com", "t1", "w2", ttl=60)
     assert store.acquire_lease("a.com", "t1", "w1", ttl=60)  # re-entrant for the owner
     store.release_lease("a.com", "t1", "w1")
-    assert store.acquire_lease("a.com", "t1", "w2", ttl=0.0)  # expired immediately
+    assert store.acquire_lease("a.com", "t1", "w2", ttl=0.001)  # expires at once
+    time.sleep(0.01)
     assert store.acquire_lease("a.com", "t1", "w3", ttl=60)
 
 

@@ -46,6 +46,8 @@ RUNTIME_ATTR = "_scrapy_records_runtime"
 #: Similarity needed to join a template cluster (``scrapy_records.templates``), setting
 #: ``RECORDS_TEMPLATE_THRESHOLD``.
 TEMPLATE_THRESHOLD = 0.6
+#: The store lease taken around an induction: one per site (see ``_sample_and_induce``).
+LEASE_TEMPLATE = "*induction*"
 
 
 def site_of(url: str | None) -> str:
@@ -69,6 +71,7 @@ class TemplateState:
     samples: list[tuple[str, Any]] = field(default_factory=list)
     inducing: bool = False
     failed_inductions: int = 0
+    checked: float = 0.0  # time.monotonic() of the last look at the store
 
 
 @dataclass
@@ -106,6 +109,8 @@ class RecordsRuntime:
         self._states: dict[tuple[str, str], TemplateState] = {}
         self._emitted: set[tuple[str, str, int]] = set()
         self._emitted_pipeline: set[tuple[str, str, int]] = set()
+        #: (site, local template id) -> the id another process stored the template under
+        self._alias: dict[tuple[str, str], str] = {}
 
     # ----------------------------------------------------------------- set-up
     @classmethod
@@ -179,7 +184,7 @@ class RecordsRuntime:
                 if s > best_sim:
                     best, best_sim = tid, s
             if best is not None and best_sim >= threshold:
-                return best, sig
+                return self._alias.get((site, best), best), sig
             tid = sig.template_id
             taken = {t for t, _ in clusters}
             n, base = 1, tid
@@ -197,8 +202,15 @@ class RecordsRuntime:
             if st is None:
                 st = self._states[(site, template)] = TemplateState(site, template, signature)
             if st.loaded:
+                refresh = self.config.store_refresh
+                if refresh > 0 and st.wrapper is not None and time.monotonic() - st.checked > refresh:
+                    st.checked = time.monotonic()
+                    store = self.store
+                    if store is not None:
+                        self._adopt_newer(st, store, out)
                 return st
             st.loaded = True
+            st.checked = time.monotonic()
             store = self.store
             if store is None:
                 return st
@@ -353,9 +365,13 @@ class RecordsRuntime:
         store = self.store
         leased = False
         try:
-            leased = store.acquire_lease(st.site, st.template, self.owner) if store else True
+            # one induction per site at a time across processes: two workers that met the
+            # same template first through different pages gave it different local ids
+            leased = store.acquire_lease(st.site, LEASE_TEMPLATE, self.owner) if store else True
             if not leased:
                 out.inc("records/wrapper/lease_busy")
+                return
+            if store is not None and (self._adopt_alias(st, store, out) or self._adopt_newer(st, store, out)):
                 return
             wrapper = self._induce(samples, extractor, opts)
             if wrapper is None:
@@ -386,8 +402,11 @@ class RecordsRuntime:
                     out.inc("records/wrapper/adopted")
                     return
                 except (StoreError, OSError) as exc:
-                    logger.error("scrapy_records: cannot store wrapper %s/%s: %s", st.site, st.template, exc)
-                    out.inc("records/errors")
+                    # the store reports its own outage (once); the wrapper serves this crawl
+                    logger.warning("scrapy_records: wrapper %s/%s is kept in memory only: the"
+                                   " store did not take it", st.site, st.template)
+                    logger.debug("store error: %s", exc)
+                    out.inc("records/wrapper/not_stored")
             status = "updated" if st.stored_version is not None else "new"
             with self._lock:
                 st.wrapper, st.version = wrapper, version
@@ -417,11 +436,74 @@ class RecordsRuntime:
         finally:
             if leased and store is not None:
                 try:
-                    store.release_lease(st.site, st.template, self.owner)
+                    store.release_lease(st.site, LEASE_TEMPLATE, self.owner)
                 except Exception:  # pragma: no cover
                     pass
             with self._lock:
                 st.inducing = False
+
+    def _adopt_alias(self, st: TemplateState, store: WrapperStore, out: Outcome) -> bool:
+        """Another process stored this template under another id (its clusters started from
+        another page): map our id to it and use its wrapper."""
+        if not isinstance(st.signature, Signature):
+            return False
+        try:
+            entries = store.list(st.site)
+        except Exception:
+            return False
+        best, best_sim = None, -1.0
+        for sw in entries:
+            if sw.template == st.template or not sw.signature:
+                continue
+            try:
+                sim = similarity(st.signature, Signature.from_dict(sw.signature))
+            except WrapperError:
+                continue
+            if sim > best_sim:
+                best, best_sim = sw, sim
+        if best is None or best_sim < self.config.template_threshold:
+            return False
+        wrapper = self._load_wrapper(best.document, st.site, best.template, best.version, out)
+        if wrapper is None:
+            return False
+        with self._lock:
+            self._alias[(st.site, st.template)] = best.template
+            other = self._states.get((st.site, best.template))
+            if other is None:
+                other = self._states[(st.site, best.template)] = TemplateState(
+                    st.site, best.template, Signature.from_dict(best.signature), loaded=True)
+            if other.wrapper is None or (other.version or 0) < best.version:
+                other.wrapper, other.version, other.stored_version = wrapper, best.version, best.version
+            other.checked = time.monotonic()
+            st.samples.clear()
+        out.inc("records/wrapper/adopted")
+        logger.info("scrapy_records: template %s/%s is %s/%s (version %s) stored by another"
+                    " process: using its wrapper", st.site, st.template, st.site, best.template,
+                    best.version)
+        return True
+
+    def _adopt_newer(self, st: TemplateState, store: WrapperStore, out: Outcome) -> bool:
+        """Use the stored wrapper when another process stored a newer one than ours."""
+        try:
+            sw = store.get(st.site, st.template)
+        except Exception:
+            return False
+        if sw is None or sw.version == st.stored_version or (
+            st.version is not None and sw.version <= st.version
+        ):
+            return False
+        other = self._load_wrapper(sw.document, st.site, st.template, sw.version, out)
+        with self._lock:
+            st.stored_version = sw.version
+            if other is None:
+                return False
+            st.wrapper, st.version = other, sw.version
+            st.samples.clear()
+            st.misfits = 0
+        out.inc("records/wrapper/adopted")
+        logger.info("scrapy_records: using wrapper %s/%s version %s stored by another process",
+                    st.site, st.template, sw.version)
+        return True
 
     def _induce(self, samples, extractor: str, opts: dict[str, Any]) -> Any:
         """A wrapper from the sample pages: ``scrapy_records.induce`` when available, else

@@ -13,7 +13,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 
 from .engine import RecordsRuntime
 from .items import RecordItem, WrapperItem
-from .store import VersionConflict
+from .store import StoreError, VersionConflict
 
 logger = logging.getLogger(__name__)
 
@@ -80,8 +80,8 @@ class RecordsPipeline:
         if not item.get("stored") and store is not None:
             doc = item.get("document")
             text = doc if isinstance(doc, str) else json.dumps(doc, sort_keys=True, ensure_ascii=False)
-            cur = store.get(item["site"], item["template"])
             try:
+                cur = store.get(item["site"], item["template"])
                 item["version"] = store.put(
                     item["site"], item["template"], text,
                     expected_version=cur.version if cur else None,
@@ -89,6 +89,8 @@ class RecordsPipeline:
                 item["stored"] = True
             except VersionConflict as exc:
                 logger.warning("scrapy_records: wrapper not stored: %s", exc)
+            except StoreError as exc:  # outage: reported once by the store itself
+                logger.debug("scrapy_records: wrapper not stored: %s", exc)
         if not self.runtime.first_emission_pipeline(item["site"], item["template"], item.get("version")):
             raise DropItem("wrapper already emitted", log_level="DEBUG")
         self.stats.inc_value("records/wrapper/emitted")

@@ -44,6 +44,7 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "RECORDS_WRAPPER_STORE": ("sqlite", "Where wrappers live: ``sqlite`` (``<project>/.scrapy/records/wrappers.sqlite``), ``sqlite:///path.db``, ``dir:///path`` (one JSON file per wrapper), ``memory:`` (this crawl only), ``redis://host:port/db``."),
     "RECORDS_TEMPLATE_THRESHOLD": (0.6, "Structural similarity (bottom-k Jaccard of tag paths, ids and classes, see ``scrapy_records.templates``) a page needs to join a template cluster of its site."),
     "RECORDS_INDUCTION_SAMPLES": (3, "Pages of one template mined unsupervised before a wrapper is induced from them."),
+    "RECORDS_STORE_REFRESH": (10.0, "Seconds between checks of the store for a newer version of a wrapper in use (another process re-induced it); 0 disables."),
     "RECORDS_REINDUCE": ("stale", "Re-induction policy: ``stale`` (re-induce once a wrapper stopped fitting ``RECORDS_STALE_AFTER`` pages in a row), ``never`` (keep stored wrappers; fall back to unsupervised mining on misfit pages)."),
     "RECORDS_STALE_AFTER": (2, "Consecutive misfit pages after which a wrapper is declared stale (stat ``records/wrapper/stale``)."),
     "RECORDS_MAX_PAGE_BYTES": (5 * 1024 * 1024, "Responses with a larger body are not mined (stat ``records/skipped/too_large``)."),
@@ -87,6 +88,7 @@ class RecordsConfig:
     induction_samples: int = 3
     template_threshold: float = 0.6
     reinduce: str = "stale"
+    store_refresh: float = 10.0
     stale_after: int = 2
     max_page_bytes: int = 5 * 1024 * 1024
     max_nodes: int = 150_000
@@ -134,6 +136,7 @@ class RecordsConfig:
             template_threshold=settings.getfloat("RECORDS_TEMPLATE_THRESHOLD", 0.6),
             induction_samples=max(1, settings.getint("RECORDS_INDUCTION_SAMPLES", 3)),
             reinduce=reinduce,
+            store_refresh=settings.getfloat("RECORDS_STORE_REFRESH", 10.0),
             stale_after=max(1, settings.getint("RECORDS_STALE_AFTER", 2)),
             max_page_bytes=settings.getint("RECORDS_MAX_PAGE_BYTES", default("RECORDS_MAX_PAGE_BYTES")),
             max_nodes=settings.getint("RECORDS_MAX_NODES", default("RECORDS_MAX_NODES")),
