@@ -61,6 +61,7 @@ ROOT = -2  #: label of the virtual record root
 DEFAULT_MAX_TEMPLATE_RECORDS = 30
 DEFAULT_MAX_CELLS = 200_000
 DEFAULT_MAX_NODE_CELLS = 2_500
+DEFAULT_MAX_COLUMNS = 100
 
 #: Formatting elements whose variable nesting is read as one text value (see step 6).
 INLINE_TAGS = frozenset(
@@ -798,6 +799,7 @@ def align_records(
     keep_unaligned: bool = True,
     collapse_inline: bool = True,
     collapse_variable: bool = True,
+    max_columns: int = DEFAULT_MAX_COLUMNS,
 ) -> tuple[list[Column], list[dict[str, Any]]]:
     """Align the records of a region into columns (partial tree alignment; module docstring).
 
@@ -814,6 +816,8 @@ def align_records(
     :param collapse_variable: read a sub-tree as one text when its structure differs in
         most records and its slots are sparse (at least 4 slots, at most one filled in
         >= 90 % of the records, mean fill < 50 %): user-generated post bodies.
+    :param max_columns: keep at most this many data columns (the fullest ones; a
+        heterogeneous group of records would otherwise give thousands).
     :returns: ``(columns, values)``, ``values`` holding one ``{column name: value}`` dict per
         record (absent columns are absent keys).
 
@@ -1015,6 +1019,12 @@ def align_records(
                     s.static = True
 
     data = [s for s in slots if not s.static]
+    if len(data) > max_columns:
+        # a heterogeneous "region" would give thousands of sparse columns: keep the fullest
+        fill_of = {id(s): sum(1 for v in s.values if v is not None) for s in data}
+        keep = {id(s) for s in sorted(data, key=lambda s: -fill_of[id(s)])[:max_columns]}
+        logger.debug("alignment: %d data columns, keeping the %d fullest", len(data), max_columns)
+        data = [s for s in data if id(s) in keep]
 
     # --- types ----------------------------------------------------------------------------
     currencies: dict[int, list[str | None]] = {}

@@ -520,3 +520,15 @@ def test_align_region_fills_a_region_built_without_alignment():
     align_region(page, region)
     assert [c.name for c in region.columns][:3] == ["title", "title_url", "price"]
     assert region.records[1].fields["price"] == 19.99
+
+
+def test_heterogeneous_records_give_a_bounded_number_of_columns():
+    recs = "".join(
+        "<section>" + "".join(f"<{t}>w{k}_{j}</{t}>" for j, t in enumerate(tags)) + "</section>"
+        for k, tags in enumerate([["p", "b", "i"] * 20, ["i", "p"] * 30, ["b"] * 50 + ["u"] * 40])
+    )
+    page = Page(f"<html><body><main>{recs}</main></body></html>")
+    secs = [(i,) for i, t in enumerate(page.tag) if t == "section"]
+    cols, vals = align_records(page, secs, max_columns=25)
+    assert len(cols) == 25
+    assert all(set(v) <= {c.name for c in cols} for v in vals)
