@@ -354,11 +354,14 @@ class RecordsRuntime:
     def _sample_and_induce(self, st, response, page, result, extractor, opts, out) -> None:
         cfg = self.config
         with self._lock:
-            if st.inducing or st.wrapper is not None:
+            if st.inducing or st.wrapper is not None or st.failed_inductions >= 3:
                 return
             if len(st.samples) < cfg.induction_samples:
+                if self._n_samples() >= cfg.max_samples:
+                    out.inc("records/wrapper/samples_full")
+                    return
                 st.samples.append((response.url, response, page, result))
-            if len(st.samples) < cfg.induction_samples or st.failed_inductions >= 3:
+            if len(st.samples) < cfg.induction_samples:
                 return
             st.inducing = True
             samples = list(st.samples)
@@ -442,6 +445,10 @@ class RecordsRuntime:
             with self._lock:
                 st.inducing = False
 
+    def _n_samples(self) -> int:
+        """Pages held for induction, over all templates (bounded by ``RECORDS_MAX_SAMPLES``)."""
+        return sum(len(st.samples) for st in self._states.values())
+
     def _adopt_alias(self, st: TemplateState, store: WrapperStore, out: Outcome) -> bool:
         """Another process stored this template under another id (its clusters started from
         another page): map our id to it and use its wrapper."""
@@ -515,7 +522,8 @@ class RecordsRuntime:
             induce = None
         if induce is not None:
             try:
-                return induce([p for _u, _r, p, _res in samples], extractor=extractor)
+                return induce([p for _u, _r, p, _res in samples],
+                              extractor=self.config.inducer or extractor)
             except (RecordsError, ValueError) as exc:
                 logger.info("scrapy_records: induction failed (%s), trying single-page wrappers", exc)
         from ..wrapper import Wrapper

@@ -42,6 +42,8 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "RECORDS_REGIONS": ("main", "``main``: emit the page's main region only; ``all``: every region found."),
     "RECORDS_WRAPPERS": (True, "Induce, store and reuse per-template wrappers. ``False``: mine every page unsupervised."),
     "RECORDS_WRAPPER_STORE": ("sqlite", "Where wrappers live: ``sqlite`` (``<project>/.scrapy/records/wrappers.sqlite``), ``sqlite:///path.db``, ``dir:///path`` (one JSON file per wrapper), ``memory:`` (this crawl only), ``redis://host:port/db``."),
+    "RECORDS_INDUCER": (None, "Inducer given to ``scrapy_records.induce``: ``None`` (the value of ``RECORDS_EXTRACTOR``: intersection induction over that extractor's regions), ``gstm`` or ``dcade``."),
+    "RECORDS_MAX_SAMPLES": (100, "Most pages held in memory while waiting for induction, over all templates (pages beyond it are mined but not sampled)."),
     "RECORDS_TEMPLATE_THRESHOLD": (0.6, "Structural similarity (bottom-k Jaccard of tag paths, ids and classes, see ``scrapy_records.templates``) a page needs to join a template cluster of its site."),
     "RECORDS_INDUCTION_SAMPLES": (3, "Pages of one template mined unsupervised before a wrapper is induced from them."),
     "RECORDS_STORE_REFRESH": (10.0, "Seconds between checks of the store for a newer version of a wrapper in use (another process re-induced it); 0 disables."),
@@ -86,6 +88,8 @@ class RecordsConfig:
     wrappers: bool = True
     wrapper_store: str = "sqlite"
     induction_samples: int = 3
+    inducer: str | None = None
+    max_samples: int = 100
     template_threshold: float = 0.6
     reinduce: str = "stale"
     store_refresh: float = 10.0
@@ -110,7 +114,7 @@ class RecordsConfig:
     def from_settings(cls, settings: Any) -> "RecordsConfig":
         def get(name: str) -> Any:
             v = settings.get(name)
-            return default(name) if v is None and name != "RECORDS_PREVIEW_DIR" else v
+            return default(name) if v is None and name not in ("RECORDS_PREVIEW_DIR", "RECORDS_INDUCER") else v
 
         opts = get("RECORDS_EXTRACTOR_OPTIONS")
         if hasattr(opts, "copy_to_dict"):
@@ -134,6 +138,8 @@ class RecordsConfig:
             wrappers=settings.getbool("RECORDS_WRAPPERS", True),
             wrapper_store=str(get("RECORDS_WRAPPER_STORE")),
             template_threshold=settings.getfloat("RECORDS_TEMPLATE_THRESHOLD", 0.6),
+            inducer=settings.get("RECORDS_INDUCER") or None,
+            max_samples=settings.getint("RECORDS_MAX_SAMPLES", 100),
             induction_samples=max(1, settings.getint("RECORDS_INDUCTION_SAMPLES", 3)),
             reinduce=reinduce,
             store_refresh=settings.getfloat("RECORDS_STORE_REFRESH", 10.0),
