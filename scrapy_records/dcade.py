@@ -90,7 +90,9 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "trial_plain": False,     # [R] also try "no split" at the top of a segment (fewest columns wins);
                               #   off by default: with low-density merging it swallows long lists
     "single_value_rule": "label",  # a column with one value is template iff label-like ("literal": always)
-    "merge_max_level": 6,     # highest encoding level used by disjunctive merging (§3.7.1)
+    "merge_max_level": 6,
+    "merge_window": 200,
+    "merge_partner": "best",  # disjunctive partner: "first" mergeable (paper's greedy) or the "best" (lowest level)      # [R] disjunctive partners are searched this many columns ahead (bounds O(C^2))     # highest encoding level used by disjunctive merging (§3.7.1)
     "record_match_levels": (1, 2, 4, 5),
     "record_min_score": 0.5,
     "record_tiebreak": True,  # [R] among equally scored record starts prefer records filling one element  # [R] eq. 9 score needed to accept the first record boundary  # levels at which RecDetection's match() may hold
@@ -1044,6 +1046,7 @@ class _DCADE:
         m = self.m
         full = (1 << m) - 1
         maxL = self.o["merge_max_level"]
+        window = self.o["merge_window"]
         alive = [True] * len(seg)
         masks = [c.mask() for c in seg]
         cache: dict[int, list[set[int]]] = {}
@@ -1060,30 +1063,39 @@ class _DCADE:
                     return L
             return 7
 
+        best_partner = self.o["merge_partner"] == "best"
         for i in range(len(seg)):
             if not alive[i] or seg[i].kind != "D" or masks[i] == full:
                 continue
-            between = 0
-            for j in range(i + 1, len(seg)):
-                if not alive[j]:
-                    continue
-                if (masks[i] | between) == full:
-                    break
-                cj = seg[j]
-                if cj.kind != "D" or masks[i] & masks[j] or masks[j] & between:
-                    between |= masks[j]
-                    continue
-                ci_codes, cj_codes = codes(i), codes(j)
-                lo = max(1, level(ci_codes), level(cj_codes))
-                merged_level = None
-                for L in range(lo, maxL + 1):
-                    if len(ci_codes[L] | cj_codes[L]) == 1:
-                        merged_level = L
+            while masks[i] != full:
+                between = 0
+                pick: tuple[int, int] | None = None       # (level, j)
+                for j in range(i + 1, min(len(seg), i + 1 + window)):
+                    if not alive[j]:
+                        continue
+                    if (masks[i] | between) == full:
                         break
-                if merged_level is None:
+                    cj = seg[j]
+                    if cj.kind != "D" or masks[i] & masks[j] or masks[j] & between:
+                        between |= masks[j]
+                        continue
+                    ci_codes, cj_codes = codes(i), codes(j)
+                    lo = max(1, level(ci_codes), level(cj_codes))
+                    merged_level = None
+                    for L in range(lo, maxL + 1):
+                        if len(ci_codes[L] | cj_codes[L]) == 1:
+                            merged_level = L
+                            break
+                    if merged_level is not None and (pick is None or merged_level < pick[0]):
+                        pick = (merged_level, j)
+                        if not best_partner or merged_level <= lo:
+                            break
                     between |= masks[j]
-                    continue
-                ci = seg[i]
+                if pick is None:
+                    break
+                j = pick[1]
+                ci, cj = seg[i], seg[j]
+                ci_codes, cj_codes = codes(i), codes(j)
                 for r, ks in cj.cells.items():
                     ci.cells[r] = list(ks)
                 ci.c0 |= cj.c0
@@ -1091,8 +1103,6 @@ class _DCADE:
                 masks[i] |= masks[j]
                 cache[i] = [ci_codes[L] | cj_codes[L] for L in range(7)]
                 alive[j] = False
-                if masks[i] == full:
-                    break
         return [c for c, a in zip(seg, alive) if a]
 
     def merge_low_density(self, seg: list[_Col]) -> list[_Col]:
@@ -1432,6 +1442,8 @@ def _options(options: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("density_pages must be 'present' or 'all'")
     if o["density_scope"] not in ("container", "block"):
         raise ValueError("density_scope must be 'container' or 'block'")
+    if o["merge_partner"] not in ("first", "best"):
+        raise ValueError("merge_partner must be 'first' or 'best'")
     if o["lis"] not in ("paper", "exact"):
         raise ValueError("lis must be 'paper' or 'exact'")
     return o
