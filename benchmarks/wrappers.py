@@ -20,7 +20,7 @@
   (``scrapy_records.extract``) re-extracts the same records from the same page (round
   trip: identical record XPaths), and ``Wrapper.from_json(w.to_json()).to_json()`` is
   unchanged.
-* speed -- per page, best of 3: applying the wrapper to the raw bytes (decode, parse,
+* speed -- per page, best of 5: applying the wrapper to the raw bytes (decode, parse,
   selectors, health) and computing the template signature of an already built
   :class:`Page`, each divided by ``lxml.html.document_fromstring`` of the same bytes;
   medians are reported (targets: application <= 2x, grouping <= 1x).
@@ -56,7 +56,7 @@ from scrapy_records.wrapper import Wrapper  # noqa: E402
 _TOK = re.compile(r"\w+", re.U)
 
 
-def lxml_parse_time(body: bytes, repeat: int = 3) -> float:
+def lxml_parse_time(body: bytes, repeat: int = 5) -> float:
     best = float("inf")
     for _ in range(repeat):
         t = time.perf_counter()
@@ -65,7 +65,7 @@ def lxml_parse_time(body: bytes, repeat: int = 3) -> float:
     return best
 
 
-def best_time(fn, repeat: int = 3) -> float:
+def best_time(fn, repeat: int = 5) -> float:
     best = float("inf")
     for _ in range(repeat):
         t = time.perf_counter()

@@ -746,24 +746,35 @@ def _fast_parse(source: Any, url: str | None, encoding: str | None, max_bytes: i
         data = bytes(source)
         if max_bytes is not None and len(data) > max_bytes:
             raise PageTooLargeError(f"input is {len(data)} bytes, over max_bytes={max_bytes}")
-        if not data.strip():
+        if not data[:4096].strip() and not data.strip():
             raise EmptyDocumentError("empty document")
         if _looks_binary(data):
             raise NotHTMLError("input is binary data, not HTML")
-        if encoding:
-            text, enc = data.decode(encoding, errors="replace"), encoding
-        else:
-            text, enc = page_mod.decode_html(data)
-        # libxml2 decodes the bytes itself (no Python decode/re-encode round trip): same
-        # tree as parsel's for a codec it knows; anything unusual takes parsel's route
-        if (enc and b"\x00" not in data and not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"))
-                and page_mod._TAG_RE.search(text[:4096]) and not page_mod._XML_DECL_RE.match(text[:4096])):
+        # libxml2 decodes the bytes itself (no Python decode/re-encode round trip) when
+        # the encoding is known without decoding: given, or declared in the document
+        # (decode_html's own order: no BOM, no HTTP header, then the <meta> declaration).
+        # Same tree as parsel's; anything unusual takes parsel's route below.
+        enc = encoding
+        if enc is None and not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+            from w3lib.encoding import html_body_declared_encoding
+
+            enc = html_body_declared_encoding(data)
+            if enc in ("utf-16", "utf-32"):
+                enc = None
+        head = data[:4096].decode("latin-1")
+        if (enc and b"\x00" not in data and page_mod._TAG_RE.search(head)
+                and not page_mod._XML_DECL_RE.match(head)
+                and not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"))):
             try:
                 root = etree.fromstring(data, _parser(enc), base_url=url)
             except (LookupError, ValueError, etree.LxmlError):
                 root = None
             if root is not None:
                 return root
+        if encoding:
+            text = data.decode(encoding, errors="replace")
+        else:
+            text = page_mod.decode_html(data)[0]
     else:
         text = source
         if max_bytes is not None and len(text) > max_bytes:
@@ -783,17 +794,48 @@ _ABS_RX = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 _ORIGIN_RX = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*)")
 
 
+_BASE_PARTS: dict[str, tuple[str, str] | None] = {}
+
+
+def _fast_join(base: str, raw: str) -> str | None:
+    """``urljoin`` for the common shapes (root-relative and plain relative paths), else None."""
+    parts = _BASE_PARTS.get(base, False)
+    if parts is False:
+        parts = None
+        m = _ORIGIN_RX.match(base)
+        if m:
+            rest = base[m.end():].split("#", 1)[0].split("?", 1)[0]
+            if "/." not in rest:
+                directory = rest[: rest.rfind("/") + 1] if "/" in rest else "/"
+                parts = (m.group(1), m.group(1) + (directory or "/"))
+        if len(_BASE_PARTS) > 256:
+            _BASE_PARTS.clear()
+        _BASE_PARTS[base] = parts
+    if parts is None or "/." in raw or raw.startswith(".") or " " in raw or "\\" in raw:
+        return None
+    c = raw[0]
+    if c == "/":
+        return None if raw.startswith("//") else parts[0] + raw
+    if c in "?#":
+        return None
+    head = raw.split("/", 1)[0].split("?", 1)[0]
+    if ":" in head:
+        return None  # a scheme (mailto:, http:...): let urljoin decide
+    return parts[1] + raw
+
+
 def _to_value(ftype: str, raw: str, base: str | None) -> Any:
     if ftype in ("url", "image"):
         raw = raw.strip()
         if not raw or raw.lower().startswith(("javascript:", "data:")):
             return None
-        if _ABS_RX.match(raw) and " " not in raw and ".." not in raw:
+        if (_ABS_RX.match(raw) and " " not in raw and ".." not in raw and raw[-1] not in "#?"
+                and raw[: raw.index(":")].islower()):
             return raw  # already absolute (urljoin would return it unchanged)
-        if base and raw.startswith("/") and not raw.startswith("//") and "/." not in raw:
-            m = _ORIGIN_RX.match(base)
-            if m:
-                return m.group(1) + raw  # root-relative: origin + path
+        if base:
+            j = _fast_join(base, raw)
+            if j is not None:
+                return j
         return urljoin(base or "", raw)
     return raw
 
@@ -1026,20 +1068,43 @@ class _Compiled:
                 memo: dict[Any, int] = {}
                 for f in self.fields:
                     if f.batch is not None and n_rec > 1:
-                        per: list[list[Any]] = [[] for _ in range(n_rec)]
                         try:
                             found = f.batch(root, recs=firsts)
                         except etree.XPathEvalError:
                             found = []
-                        for node in found:
-                            k = _owner_of(node, owner, memo)
-                            if k >= 0:
-                                per[k].append(node)
-                        for k in range(n_rec):
-                            if per[k]:
-                                v = f.value(per[k], base, dirty)
+                        name = f.name
+                        if f.multiple:
+                            per: dict[int, list[Any]] = {}
+                            for node in found:
+                                k = owner.get(node)
+                                if k is None:
+                                    k = _owner_of(node, owner, memo)
+                                if k >= 0:
+                                    per.setdefault(k, []).append(node)
+                            for k, nodes in per.items():
+                                v = f.value(nodes, base, dirty)
                                 if v is not None:
-                                    values[k][f.name] = v
+                                    values[k][name] = v
+                        else:
+                            # single-valued: the first non-empty value of each record
+                            attr, ftype = f.attr, f.type
+                            for node in found:
+                                k = owner.get(node)
+                                if k is None:
+                                    k = _owner_of(node, owner, memo)
+                                if k < 0 or name in values[k]:
+                                    continue
+                                if attr is not None:
+                                    raw = node.get(attr) if not isinstance(node, str) else None
+                                    if raw is None:
+                                        continue
+                                    v = _to_value(ftype, raw, base) if ftype in ("url", "image") else " ".join(raw.split())
+                                else:
+                                    v = node_text(node, dirty)
+                                    if ftype in ("url", "image"):
+                                        v = _to_value(ftype, v, base)
+                                if v:
+                                    values[k][name] = v
                     else:
                         for k, e in enumerate(firsts):
                             v = f.read(e, base, dirty)
