@@ -284,7 +284,8 @@ class _PageData:
                  "merge_runs", "__weakref__")
 
     def __init__(self, page: Page) -> None:
-        self.page = page
+        # a proxy: the cache value must not keep its weak key (the page) alive
+        self.page = weakref.proxy(page)
         self.shapes = _Shapes()
         n = len(page.tag)
         self.items: list[Any] = [None] * n

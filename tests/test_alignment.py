@@ -532,3 +532,17 @@ def test_heterogeneous_records_give_a_bounded_number_of_columns():
     cols, vals = align_records(page, secs, max_columns=25)
     assert len(cols) == 25
     assert all(set(v) <= {c.name for c in cols} for v in vals)
+
+
+def test_page_memo_does_not_keep_pages_alive():
+    import gc
+
+    from scrapy_records import alignment
+
+    page = Page(PRODUCTS)
+    align(page, nodes(page, "li", "product"))
+    assert page in alignment._CACHE
+    before = len(alignment._CACHE)
+    del page
+    gc.collect()
+    assert len(alignment._CACHE) == before - 1
