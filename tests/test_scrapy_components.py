@@ -29,7 +29,7 @@ from scrapy_records.scrapy.middlewares import (
     is_js_shell,
 )
 from scrapy_records.scrapy.pagination import next_page_urls
-from scrapy_records.scrapy.pipelines import RecordsPipeline, flatten_record
+from scrapy_records.scrapy.pipelines import RecordsPipeline
 from scrapy_records.scrapy.preview import render_preview
 from scrapy_records.scrapy.settings import SETTINGS, RecordsConfig
 from scrapy_records.scrapy.store import VersionConflict, open_store

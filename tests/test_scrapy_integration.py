@@ -198,11 +198,19 @@ def test_templates_get_separate_wrappers(tmp_path, site):
     assert len(templates) == 2
 
 
-def test_pagination_following(tmp_path, site):
-    settings = dict(store_setting(tmp_path), RECORDS_FOLLOW_PAGINATION=True)
+def test_pagination_following_and_previews(tmp_path, site):
+    settings = dict(store_setting(tmp_path), RECORDS_FOLLOW_PAGINATION=True,
+                    RECORDS_PREVIEW_DIR=str(tmp_path / "previews"))
     items, stats, _ = crawl(tmp_path, site, "pages", follow=False, settings=settings)
-    assert stats["records/pagination/followed"] >= 4
+    # the spider follows nothing itself: pages 2..5 come from the detected pagination
+    assert stats["records/pagination/followed"] == 4
+    assert sorted({r["url"] for r in records(items)}) == sorted(
+        f"{site.url}shop/page/{k}" for k in range(1, 6))
     assert len(records(items)) == N_PRODUCTS
+    previews = sorted((tmp_path / "previews").iterdir())
+    assert len(previews) == 5
+    text = previews[0].read_text()
+    assert "R0.1" in text and "<script" not in text.lower()
 
 
 @pytest.mark.browser

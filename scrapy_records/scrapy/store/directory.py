@@ -18,7 +18,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore
+from .base import StoredWrapper, VersionConflict, WrapperStore
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

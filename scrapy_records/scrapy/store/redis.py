@@ -27,7 +27,6 @@ import json
 import logging
 import threading
 import time
-from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore

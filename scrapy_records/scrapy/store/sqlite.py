@@ -13,7 +13,6 @@ import os
 import sqlite3
 import threading
 import time
-from typing import Any
 
 from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore
 
