@@ -248,15 +248,17 @@ def _yahoo() -> Page:
 
 
 def test_noise_separator_yahoo_like():
-    rec = analyze(_yahoo())
+    rec = analyze(_yahoo(), dedupe_regions=True)
     assert drp_tags(rec) == [("div", "h3", "a", "p")]
     assert len(rec.drps[0].groups) == 5
     paper = analyze(_yahoo(), profile="paper")
     tags = drp_tags(paper)
     assert ("div", "h3", "a", "p") in tags and ("h3", "a", "p") in tags  # redundant sub-pattern
-    regions = STEMExtractor().extract(_yahoo())
+    regions = STEMExtractor().extract(_yahoo(), dedupe_regions=True)
     assert len(regions) == 1 and len(regions[0].records) == 5
     assert all("Ads related" not in r.text for r in regions[0].records)
+    main = extract(_yahoo(), extractor="stem").main  # default: sub-pattern kept, ranking picks the full one
+    assert main.meta["drp_ids"] == list(rec.drps[0].pattern) and len(main.records) == 5
 
 
 def test_rich_record_becomes_gap_record_google_like():
