@@ -972,6 +972,9 @@ def align_records(
             slots.append(_Slot(t, "image", (pos[t], 0), n))
     slots.sort(key=lambda s: s.order)
 
+    time_id = tid.get("time", -1)
+    tag_id = page.tag_id
+
     def fill(s: _Slot) -> None:
         t = s.t
         for r, m in enumerate(maps):
@@ -980,6 +983,13 @@ def align_records(
                 continue
             if s.kind == "text":
                 v = pd.text_of(loc)
+                owner = pd.owner(loc) if loc < 0 else loc
+                if time_id >= 0 and tag_id[owner] == time_id:
+                    # <time datetime="2020-01-05">5 Jan</time>: the machine-readable value
+                    dtv = (page.el[owner].get("datetime") or "").strip()
+                    if dtv:
+                        v = dtv
+                        s.attr[r] = "datetime"
             elif s.kind == "url":
                 v = _absolute(page, page.el[loc].get("href"))
                 s.attr[r] = "href"
@@ -1416,7 +1426,9 @@ def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[in
         if checked > max_check:
             break
         rec = trees[r]
-        if s.kind == "text" and not s.collapsed:
+        if s.kind == "text" and s.attr[r] == "datetime":
+            node, suffix = rec.pd.owner(loc) if loc < 0 else loc, "@datetime"
+        elif s.kind == "text" and not s.collapsed:
             pd = rec.pd
             owner = pd.owner(loc)
             if len(pd.items[owner]) == 1:  # the text is all the element holds: its string

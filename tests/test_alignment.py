@@ -546,3 +546,14 @@ def test_page_memo_does_not_keep_pages_alive():
     del page
     gc.collect()
     assert len(alignment._CACHE) == before - 1
+
+
+def test_time_datetime_attribute_gives_the_date():
+    html = """<div>
+    <div class="c"><span class="who">ann</span><time datetime="2019-07-01T09:30:00">Monday</time></div>
+    <div class="c"><span class="who">bob</span><time datetime="2019-07-02">Tuesday</time></div>
+    </div>"""
+    page = Page(html)
+    cols, vals = align(page, nodes(page, "div", "c"))
+    when = column_of(cols, vals, ["2019-07-01T09:30:00", "2019-07-02"])
+    assert (when.name, when.type, when.xpath) == ("date", "date", "time/@datetime")
