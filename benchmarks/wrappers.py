@@ -149,7 +149,7 @@ def output_columns(result, wrapper: Wrapper) -> dict[tuple[str, str], list[str]]
             for k, x in v.items():
                 add(level, f"{name}.{k}", x)
         elif v is not None:
-            cols.setdefault((level, name), []).append(str(v))
+            cols.setdefault((level, name), []).append(v)
 
     for r in result.records if result.regions else []:
         for k, v in r.fields.items():
@@ -160,10 +160,25 @@ def output_columns(result, wrapper: Wrapper) -> dict[tuple[str, str], list[str]]
     return cols
 
 
-def _matches(gold: str, vals_toks: list[set[str]], vals_len: list[int]) -> bool:
+def _gold_number(gold: str) -> float | None:
+    from scrapy_records import values as V
+
+    pr = V.parse_price(gold)
+    if pr is not None:
+        return pr[0]
+    n = V.parse_number(gold)
+    return float(n) if n is not None else None
+
+
+def _matches(gold: str, vals_toks: list[set[str]], vals_len: list[int], nums: set[float]) -> bool:
+    """Token containment for strings; numeric equality for typed (number/price) values."""
     g = set(toks(gold))
     if not g:
         return False
+    if nums:
+        gn = _gold_number(gold)
+        if gn is not None and any(abs(gn - x) < 1e-6 for x in nums):
+            return True
     ng = len(toks(gold))
     return any(g <= vt and vl <= 2 * ng + 1 for vt, vl in zip(vals_toks, vals_len))
 
@@ -217,7 +232,8 @@ def bench_exalg(root: Path, inducer: str, limit: int | None) -> list[float]:
             recs.append(len(res.records))
             fits.append(res.regions[0].meta["health"]["fits"])
             cols = output_columns(res, wrapper)
-            per_page_cols.append({k: ([set(toks(v)) for v in vs], [len(toks(v)) for v in vs])
+            per_page_cols.append({k: ([set(toks(str(v))) for v in vs], [len(toks(str(v))) for v in vs],
+                                      {float(v) for v in vs if isinstance(v, (int, float)) and not isinstance(v, bool)})
                                   for k, vs in cols.items()})
         wrapper.stale = False
         col_names = sorted({k for d in per_page_cols for k in d})
@@ -232,8 +248,8 @@ def bench_exalg(root: Path, inducer: str, limit: int | None) -> list[float]:
                 total += len(gold)
                 for c in col_names:
                     if c in cols:
-                        vt, vl = cols[c]
-                        hits[c] += sum(1 for g in gold if _matches(g, vt, vl))
+                        vt, vl, vn = cols[c]
+                        hits[c] += sum(1 for g in gold if _matches(g, vt, vl, vn))
             if not total:
                 continue
             best_c = max(col_names, key=lambda c: (hits[c], c)) if col_names else None

@@ -421,20 +421,21 @@ _NUMBER_RX = re.compile(r"^\s*[-+]?(?:\d[\d,.\s]*|\.\d+)%?\s*$")
 
 
 def _guess_type(values: list[str]) -> str:
+    """Field type from sample values: :func:`scrapy_records.values.infer_column` (the rule
+    the extractors' columns use: every value must convert), else small regexes."""
     vals = [v for v in values if isinstance(v, str) and v][:50]
     if not vals:
         return "text"
+    try:
+        from .values import infer_column
+
+        return infer_column(vals)[0]
+    except ImportError:  # pragma: no cover - values module absent
+        pass
     if all(_PRICE_RX.match(v) for v in vals):
         return "price"
     if all(_NUMBER_RX.match(v) for v in vals):
         return "number"
-    try:
-        from .dates import is_date_candidate
-
-        if all(len(v) <= 40 and is_date_candidate(v) for v in vals):
-            return "date"
-    except Exception:  # pragma: no cover - optional helper
-        pass
     return "text"
 
 

@@ -946,6 +946,59 @@ def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
     return out
 
 
+_TYPED = frozenset({"number", "price", "date"})
+
+
+def _type_values(fields: list[_Field], rows: list[dict[str, Any]]) -> int:
+    """Convert number/price/date values in place with :mod:`scrapy_records.values` (the
+    extractors' typing): numbers become int/float, prices a float plus a
+    ``<name>_currency`` value when a currency is named, dates ISO 8601 strings. A value
+    that does not convert is dropped (a column never mixes strings and numbers) and
+    counted; returns that count."""
+    if not fields:
+        return 0
+    try:
+        from . import values as V
+    except ImportError:  # pragma: no cover - values module absent: raw strings
+        return 0
+    errors = 0
+    for f in fields:
+        name = f.name
+        raw = [r[name] for r in rows if name in r]
+        if not raw:
+            continue
+        flat = [x for v in raw for x in (v if isinstance(v, list) else [v])]
+        style = V.decimal_style(flat) if f.type != "date" else None
+        for r in rows:
+            v = r.get(name)
+            if v is None:
+                continue
+            items = v if isinstance(v, list) else [v]
+            out = []
+            cur = None
+            for x in items:
+                if f.type == "number":
+                    y = V.parse_number(x, style)
+                elif f.type == "price":
+                    pr = V.parse_price(x, style)
+                    y = pr[0] if pr else None
+                    if pr and pr[1] and cur is None:
+                        cur = pr[1]
+                else:
+                    y = V.parse_date_iso(x)
+                if y is None:
+                    errors += 1
+                else:
+                    out.append(y)
+            if not out:
+                del r[name]
+                continue
+            r[name] = out if isinstance(v, list) else out[0]
+            if cur is not None:
+                r[name + "_currency"] = cur
+    return errors
+
+
 class _List:
     __slots__ = ("name", "xp", "size", "fields", "lists", "optional")
 
@@ -1001,6 +1054,9 @@ class _Compiled:
         self.record = etree.XPath(w.record.xpath, smart_strings=False) if w.record else None
         self.size = w.record.size if w.record else 1
         self.fields = [_Field(f, w.record.xpath if w.record else None) for f in w.fields]
+        self.typed = [f for f in self.fields if f.type in _TYPED]
+        self.order = [x for f in self.fields
+                      for x in ((f.name, f.name + "_currency") if f.type == "price" else (f.name,))]
         self.lists = [_List(x) for x in w.lists]
         self.page_fields = [_Field(f) for f in w.page_fields]
         # label-anchored page fields (see scrapy_records.induce._label_fields) share one
@@ -1012,10 +1068,12 @@ class _Compiled:
                 label = m.group(3) if m.group(3) is not None else m.group(4)
                 self.labels.setdefault(label, []).append((m.group(1).lower(), f))
         self.label_names = {f.name for lst in self.labels.values() for _t, f in lst}
-        self.columns = [
-            Column(f.name, f.type, float(w.health.fill_rates.get(f.name, 1.0)), f.xpath, "wrapper")
-            for f in w.fields
-        ]
+        self.columns = []
+        for f in w.fields:
+            fill = float(w.health.fill_rates.get(f.name, 1.0))
+            self.columns.append(Column(f.name, f.type, fill, f.xpath, "wrapper"))
+            if f.type == "price":
+                self.columns.append(Column(f.name + "_currency", "text", fill, f.xpath, "wrapper"))
 
     def _label_values(self, root: Any, base: str | None) -> dict[str, Any]:
         """Values of the label-anchored page fields, from one list of the page's texts.
@@ -1050,6 +1108,7 @@ class _Compiled:
             base = page.base_url
         tree = root.getroottree()
         records: list[Record] = []
+        type_errors = 0
         req = [f for f in self.fields if not f.optional]
         filled = 0
         missing: dict[str, int] = {}
@@ -1110,11 +1169,16 @@ class _Compiled:
                             v = f.read(e, base, dirty)
                             if v is not None:
                                 values[k][f.name] = v
+            type_errors += _type_values(self.typed, values)
             paths = _record_paths(tree, groups)
             for k, (e, els) in enumerate(zip(firsts, groups)):
                 fields = values[k]
-                if self.fields:  # keep the wrapper's field order
-                    fields = {f.name: fields[f.name] for f in self.fields if f.name in fields}
+                if self.fields:  # keep the wrapper's field order (currency after its price)
+                    ordered = {}
+                    for name in self.order:
+                        if name in fields:
+                            ordered[name] = fields[name]
+                    fields = ordered
                 for sub in self.lists:
                     vals = sub.read(e, base)
                     if vals:
@@ -1141,7 +1205,9 @@ class _Compiled:
             v = labelled.get(f.name) if f.name in self.label_names else f.read(root, base)
             if v is not None:
                 page_vals[f.name] = v
-            elif not f.optional:
+        type_errors += _type_values([f for f in self.page_fields if f.type in _TYPED], [page_vals])
+        for f in self.page_fields:
+            if f.name not in page_vals and not f.optional:
                 page_missing.append(f.name)
         # ---- health (see Wrapper.check)
         n = len(records)
@@ -1168,6 +1234,7 @@ class _Compiled:
             "records_fit": round(rfit, 4),
             "required_fill": round(rfill, 4),
             "missing_required": sorted(set(missing) | set(page_missing)),
+            "type_errors": type_errors,
             "fit": round(fit, 4),
             "fits": fit >= w.health.min_fit,
         }
