@@ -281,6 +281,11 @@ class _Miner:
                     continue
                 row[a] = nd(x0, x1, y0, y1)
             dist.append(row)
+            if g == 1 and max(row) <= lim + _EPS:
+                # every adjacent pair is similar: the g = 1 run covers all n children and
+                # no longer combination can cover more (IdentDRs line 13), so CombComp
+                # for g >= 2 cannot change the result (exact shortcut)
+                break
         return dist
 
     # ------------------------------------------------------------ IdentDRs
