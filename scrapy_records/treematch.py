@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from itertools import accumulate
+from operator import add as _add, mul as _mul
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,7 +63,7 @@ TEXT = "#text"  #: label of text leaves (R-9)
 
 DEFAULT_MAX_CELLS = 400_000
 #: a node pair whose children matrix is larger than this is approximated directly
-DEFAULT_MAX_NODE_CELLS = 40_000
+DEFAULT_MAX_NODE_CELLS = 250_000
 
 
 # --------------------------------------------------------------------------- grammar
@@ -312,13 +314,20 @@ class ListGroup:
 
 @dataclass
 class Detail:
-    """Everything G-STM computed at one node pair (for traceback, R-11, and pattern building)."""
+    """Everything G-STM computed at one node pair (for traceback, R-11, and pattern building).
+
+    ``W`` and ``W_norm`` are kept per pair of child *shape classes* (children with the same
+    structural hash have equal rows): ``cls_a[i]`` / ``cls_b[j]`` index ``cw`` / ``cwn``;
+    :meth:`w_at` / :meth:`wn_at` (and the full matrices :attr:`w` / :attr:`wn`) read them.
+    """
 
     score: float
     na: float
     nb: float
-    w: list[list[tuple[float, float, float]]]
-    wn: list[list[float]]
+    cls_a: list[int]
+    cls_b: list[int]
+    cw: list[list[tuple[float, float, float]]]
+    cwn: list[list[float]]
     sym_a: list[int]
     sym_b: list[int]
     gram_a: Grammar | None
@@ -332,11 +341,29 @@ class Detail:
         m = max(self.na, self.nb)
         return self.score / m if m else 0.0
 
+    def w_at(self, i: int, j: int) -> tuple[float, float, float]:
+        return self.cw[self.cls_a[i]][self.cls_b[j]]
+
+    def wn_at(self, i: int, j: int) -> float:
+        return self.cwn[self.cls_a[i]][self.cls_b[j]]
+
+    @property
+    def w(self) -> list[list[tuple[float, float, float]]]:
+        return [[self.cw[u][v] for v in self.cls_b] for u in self.cls_a]
+
+    @property
+    def wn(self) -> list[list[float]]:
+        return [[self.cwn[u][v] for v in self.cls_b] for u in self.cls_a]
+
     def grammar_a(self) -> str:
         return render(self.gram_a, _sym_name) if self.gram_a else ""
 
     def grammar_b(self) -> str:
         return render(self.gram_b, _sym_name) if self.gram_b else ""
+
+
+def _empty_detail(score: float, na: float, nb: float) -> Detail:
+    return Detail(score, na, nb, [], [], [], [], [], [], None, None, False, [], [])
 
 
 def _sym_name(s: int) -> str:
@@ -407,6 +434,7 @@ class Matcher:
         self._seq: dict[int, list[int]] = {}
         self.cells = 0
         self.approximated = 0
+        self._sd: dict[int, Detail | None] = {}
         self.text_label = self.label(TEXT)
         self.text_shape = self.intern(self.text_label, ())
 
@@ -610,12 +638,16 @@ class Matcher:
             over = self.max_cells is not None and self.cells >= self.max_cells
             if self.max_node_cells is not None and kn > self.max_node_cells:
                 memo[(x, y)] = self._approx(x, y)
+                if x == y:
+                    self._sd[x] = None
                 stack.pop()
                 continue
             missing = []
-            for p in cx:
+            ux = list(dict.fromkeys(cx))  # distinct child shapes: equal children, equal pairs
+            uy = ux if x == y else list(dict.fromkeys(cy))
+            for u, p in enumerate(ux):
                 lp = lab[p]
-                for q in cy:
+                for q in (uy[u:] if x == y else uy):
                     if lab[q] == lp and (p, q) not in memo and not (sym and (q, p) in memo):
                         missing.append((p, q))
             if missing:
@@ -626,7 +658,14 @@ class Matcher:
                     stack.extend(missing)
                     continue
             self.cells += kn
-            memo[(x, y)] = self._combine(x, y, False)  # type: ignore[assignment]
+            if x == y:
+                # a node against its copy (Problem 2): keep the detail when it holds lists,
+                # so that list extraction does not recompute it
+                d = self._combine(x, x, True)
+                memo[(x, x)] = (d.score, d.na, d.nb)
+                self._sd[x] = d if d.lists else None
+            else:
+                memo[(x, y)] = self._combine(x, y, False)  # type: ignore[assignment]
             stack.pop()
         return memo[(a, b)]
 
@@ -636,14 +675,25 @@ class Matcher:
         m = max(na, nb)
         return s / m if m else 0.0
 
+    def self_lists(self, h: int) -> Detail | None:
+        """The detail of G-STM(h, copy(h)) when it found lists, else ``None`` (Problem 2)."""
+        if h not in self._sd:
+            self.match(h, h)
+            if h not in self._sd:  # computed before through the symmetric memo
+                d = self.detail(h, h)
+                self._sd[h] = d if d.lists else None
+        return self._sd[h]
+
     def detail(self, a: int, b: int) -> Detail:
         """The full G-STM computation at the pair ``(a, b)``: W, symbols, grammars, lists,
         the DP traceback (R-11). Child pairs come from the memo (computed if needed)."""
         lab = self.s_label
         if lab[a] != lab[b]:
-            sa, sb = self.s_size[a], self.s_size[b]
-            return Detail(0.0, sa, sb, [], [], [], [], None, None, False, [], [])
-        self.match(a, b)
+            return _empty_detail(0.0, float(self.s_size[a]), float(self.s_size[b]))
+        r = self.match(a, b)
+        kn = len(self.s_children[a]) * len(self.s_children[b])
+        if self.max_node_cells is not None and kn > self.max_node_cells:
+            return _empty_detail(r[0], r[1], r[2])
         # the budget may have approximated the children: make sure the cells exist
         memo = self.memo
         for p in self.s_children[a]:
@@ -664,114 +714,186 @@ class Matcher:
         return r
 
     def _combine(self, a: int, b: int, want: bool) -> Any:
-        """Lines 8-15 of Figure 5 given the memoized child results (digest §3.7)."""
+        """Lines 8-15 of Figure 5 given the memoized child results (digest §3.7).
+
+        Children with the same shape have identical W rows, so W, W_norm, the row/column
+        maxima, the match criteria and UpdateW's averages are computed per pair of shape
+        *classes* (exactly equivalent, ``O(d_A * d_B)`` instead of ``O(k * n)``); only the
+        DP runs over all ``k * n`` cells, row by row with C-level ``map``/``accumulate``.
+        """
         ca, cb = self.s_children[a], self.s_children[b]
         k, n = len(ca), len(cb)
         sz = self.s_size
         if k == 0 or n == 0:
-            res = (1.0, float(sz[a]), float(sz[b]))
             if want:
-                return Detail(1.0, res[1], res[2], [], [], [], [], None, None, False, [], [])
-            return res
-        cell = self._cell
-        W = [[cell(p, q) for q in cb] for p in ca]
-        # ---- Detect-Lists (Figure 6)
-        wn = [[(s / (na if na > nb else nb)) if s > 0 else 0.0 for (s, na, nb) in row] for row in W]
-        rmax = [max(r) for r in wn]
-        cmax = [max(wn[i][j] for i in range(k)) for j in range(n)]
+                return _empty_detail(1.0, float(sz[a]), float(sz[b]))
+            return (1.0, float(sz[a]), float(sz[b]))
+        lab = self.s_label
+        memo = self.memo
+        same = a == b
+        ida: dict[int, int] = {}
+        cls_a = [ida.setdefault(p, len(ida)) for p in ca]
+        ua = list(ida)
+        if same:
+            cls_b, ub = cls_a, ua
+        else:
+            idb: dict[int, int] = {}
+            cls_b = [idb.setdefault(q, len(idb)) for q in cb]
+            ub = list(idb)
+        da, db = len(ua), len(ub)
+        cw: list[list[tuple[float, float, float]]] = []
+        cwn: list[list[float]] = []
+        for u, p in enumerate(ua):
+            lp = lab[p]
+            sp = float(sz[p])
+            row: list[tuple[float, float, float]] = []
+            nrow: list[float] = []
+            for v, q in enumerate(ub):
+                if same and v < u:  # symmetric up to the size swap
+                    r = cw[v][u]
+                    row.append((r[0], r[2], r[1]))
+                    nrow.append(cwn[v][u])
+                    continue
+                if lab[q] != lp:
+                    row.append((0.0, sp, float(sz[q])))
+                    nrow.append(0.0)
+                    continue
+                r = memo.get((p, q))
+                if r is None:
+                    r2 = memo.get((q, p))
+                    r = (r2[0], r2[2], r2[1]) if r2 is not None else self.match(p, q)
+                row.append(r)
+                s0 = r[0]
+                if s0 > 0:
+                    nrow.append(s0 / (r[1] if r[1] > r[2] else r[2]))
+                else:
+                    nrow.append(0.0)
+            cw.append(row)
+            cwn.append(nrow)
+        # ---- Detect-Lists (Figure 6): criteria per class pair
+        rmax = [max(r) for r in cwn]
+        cmax = rmax if same else [max(col) for col in zip(*cwn)]
         t1, t2 = self.tau1, self.tau2
         uf: _UF | None = None
-        for i in range(k):
-            ri = rmax[i]
-            if ri <= t1:
+        for u in range(da):
+            ru = rmax[u]
+            if ru <= t1:
                 continue
-            row = wn[i]
-            for j in range(n):
-                s = row[j]
-                if s > t1 and s / ri > t2 and s / cmax[j] > t2:
+            row_n = cwn[u]
+            for v in (range(u, db) if same else range(db)):
+                sc = row_n[v]
+                if sc > t1 and sc / ru > t2 and sc / cmax[v] > t2:
                     if uf is None:
-                        uf = _UF(k + n)
-                    uf.union(i, k + j)
+                        uf = _UF(da + db)
+                    uf.union(u, da + v)
+                    if same:
+                        uf.union(v, da + u)
         groups: list[ListGroup] = []
         sym_a: list[int] = []
         sym_b: list[int] = []
         gA = gB = None
-        listed = False
         if uf is not None or want:
-            # symbols: matched groups share one, unmatched children get unique ones
-            ids: dict[int, int] = {}
+            # symbols: a matched class's children share its group's symbol; every child of
+            # an unmatched class gets a unique symbol (digest §2.5)
+            matched = [False] * (da + db)
             if uf is not None:
-                roots = [uf.find(x) for x in range(k + n)]
-            else:
-                roots = list(range(k + n))
-            for x in range(k + n):
-                r = roots[x]
-                if r not in ids:
-                    ids[r] = len(ids)
-            sym_a = [ids[roots[i]] for i in range(k)]
-            sym_b = [ids[roots[k + j]] for j in range(n)]
+                for x in range(da + db):
+                    if uf.p[x] != x:
+                        matched[x] = True
+                        matched[uf.find(x)] = True
+            ids: dict[Any, int] = {}
+            for i in range(k):
+                u = cls_a[i]
+                key = ("g", uf.find(u)) if matched[u] else ("a", i)  # type: ignore[union-attr]
+                sym_a.append(ids.setdefault(key, len(ids)))
+            for j in range(n):
+                v = da + cls_b[j]
+                key = ("g", uf.find(v)) if matched[v] else ("b", j)  # type: ignore[union-attr]
+                sym_b.append(ids.setdefault(key, len(ids)))
         if uf is not None:
             lit = self.literal_grammar
             gA = grammar_generation(sym_a, lit)
             gB = grammar_generation(sym_b, lit)
-            La, Lb = gA.list_symbols(), gB.list_symbols()
-            L = La | Lb
+            L = gA.list_symbols() | gB.list_symbols()
+            listed = False
             if L:
                 if self.r2 == "literal":
-                    listed = render(gA, only=L) == render(gB, only=L) and bool(gA.loops) and bool(gB.loops)
+                    listed = bool(gA.loops) and bool(gB.loops) and render(gA, only=L) == render(gB, only=L)
                 else:
                     if self.r2 == "lenient":
                         L = L & set(sym_a) & set(sym_b)
-                    listed = bool(L) and [s for s in gA.edges if s in L] == [s for s in gB.edges if s in L]
+                    listed = bool(L) and [x for x in gA.edges if x in L] == [x for x in gB.edges if x in L]
             if listed:
-                # ---- UpdateW (Figure 9), per symbol (R-8)
-                order = [s for s in gA.edges if s in L] + [s for s in gB.edges if s in L and s not in set(gA.edges)]
-                for s in order:
-                    ia = [i for i in range(k) if sym_a[i] == s]
-                    ib = [j for j in range(n) if sym_b[j] == s]
+                # ---- UpdateW (Figure 9), per symbol (R-8), averages from class counts
+                ea = set(gA.edges)
+                order = [x for x in gA.edges if x in L] + [x for x in gB.edges if x in L and x not in ea]
+                for sy in order:
+                    ia = [i for i in range(k) if sym_a[i] == sy]
+                    ib = [j for j in range(n) if sym_b[j] == sy]
                     if not ia or not ib:  # R-5
                         continue
-                    tot_s = tot_n = 0.0
+                    na_c: dict[int, int] = {}
                     for i in ia:
-                        row = W[i]
-                        for j in ib:
-                            c = row[j]
-                            tot_s += c[0]
-                            tot_n += c[1] + c[2]
+                        na_c[cls_a[i]] = na_c.get(cls_a[i], 0) + 1
+                    nb_c: dict[int, int] = {}
+                    for j in ib:
+                        nb_c[cls_b[j]] = nb_c.get(cls_b[j], 0) + 1
+                    tot_s = tot_n = 0.0
+                    for u, cu in na_c.items():
+                        row = cw[u]
+                        for v, cv in nb_c.items():
+                            c = row[v]
+                            m = cu * cv
+                            tot_s += m * c[0]
+                            tot_n += m * (c[1] + c[2])
                     cnt = len(ia) * len(ib)
-                    groups.append(ListGroup(s, ia, ib, tot_s / cnt, tot_n / (2 * cnt)))
-        # ---- scores for the DP (W2)
+                    groups.append(ListGroup(sy, ia, ib, tot_s / cnt, tot_n / (2 * cnt)))
+        # ---- W2 scores and the DP (lines 12-14), one row at a time
+        cs = [[c[0] for c in row] for row in cw]
+        zero_rows: set[int] = set()
+        colmask = None
+        first: dict[tuple[int, int], float] = {}
         if groups:
-            S = [[c[0] for c in row] for row in W]
+            colmask = [1.0] * n
             for g in groups:
-                for i in g.ia[1:]:
-                    S[i] = [0.0] * n
+                zero_rows.update(g.ia[1:])
                 for j in g.ib[1:]:
-                    for i in range(k):
-                        S[i][j] = 0.0
-                S[g.ia[0]][g.ib[0]] = g.avg_score
-        else:
-            S = [[c[0] for c in row] for row in W]
-        # ---- DP (lines 12-14)
-        m = [[0.0] * (n + 1) for _ in range(k + 1)]
-        for i in range(1, k + 1):
-            mi, mp, Si = m[i], m[i - 1], S[i - 1]
-            for j in range(1, n + 1):
-                d = mp[j - 1] + Si[j - 1]
-                a1 = mi[j - 1]
-                a2 = mp[j]
-                mi[j] = d if d >= a1 and d >= a2 else (a1 if a1 >= a2 else a2)
-        score = m[k][n] + 1.0
+                    colmask[j] = 0.0
+                first[(g.ia[0], g.ib[0])] = g.avg_score
+        zero = [0.0] * n
+        rows_s: list[list[float]] = []
+        m_rows: list[list[float]] = [[0.0] * (n + 1)]
+        prev = m_rows[0]
+        add = _add
+        for i in range(k):
+            if i in zero_rows:
+                srow = zero
+            else:
+                srow = list(map(cs[cls_a[i]].__getitem__, cls_b))
+                if colmask is not None:
+                    srow = list(map(_mul, srow, colmask))
+                if first:
+                    for (fi, fj), val in first.items():
+                        if fi == i:
+                            srow[fj] = val
+            rows_s.append(srow)
+            t = list(map(max, prev[1:], map(add, prev[:-1], srow)))
+            cur = [0.0]
+            cur.extend(accumulate(t, max))
+            m_rows.append(cur)
+            prev = cur
+        score = prev[n] + 1.0
         # ---- traceback (R-11)
         pairs: list[tuple[int, int]] = []
         i, j = k, n
         while i > 0 and j > 0:
-            s = S[i - 1][j - 1]
-            if s > 0 and m[i][j] == m[i - 1][j - 1] + s:
+            sv = rows_s[i - 1][j - 1]
+            mi = m_rows[i][j]
+            if sv > 0 and mi == m_rows[i - 1][j - 1] + sv:
                 pairs.append((i - 1, j - 1))
                 i -= 1
                 j -= 1
-            elif m[i][j] == m[i - 1][j]:
+            elif mi == m_rows[i - 1][j]:
                 i -= 1
             else:
                 j -= 1
@@ -792,10 +914,11 @@ class Matcher:
                 alB = {j: i for i, j in pairs}
                 for i in range(k):
                     if i not in inA:
-                        na += W[i][alA[i]][1] if i in alA else sz[ca[i]]
+                        na += cw[cls_a[i]][cls_b[alA[i]]][1] if i in alA else sz[ca[i]]
                 for j in range(n):
                     if j not in inB:
-                        nb += W[alB[j]][j][2] if j in alB else sz[cb[j]]
+                        nb += cw[cls_a[alB[j]]][cls_b[j]][2] if j in alB else sz[cb[j]]
         if not want:
             return (score, na, nb)
-        return Detail(score, na, nb, W, wn, sym_a, sym_b, gA, gB, bool(groups), groups, pairs)
+        return Detail(score, na, nb, cls_a, cls_b, cw, cwn, sym_a, sym_b, gA, gB, bool(groups),
+                      groups, pairs)

@@ -81,11 +81,12 @@ def _instance_similarity(d: Detail, insts: list[list[int]], cap: int = 24) -> fl
             by_sym.setdefault(d.sym_a[p], []).append(p)
     tot = 0.0
     cnt = 0
+    cwn, cls_a = d.cwn, d.cls_a
     for ps in by_sym.values():
         for x in range(len(ps)):
-            row = d.wn[ps[x]]
+            row = cwn[cls_a[ps[x]]]
             for y in range(x + 1, len(ps)):
-                tot += row[ps[y]]
+                tot += row[cls_a[ps[y]]]
                 cnt += 1
     return tot / cnt if cnt else 0.0
 
@@ -124,9 +125,7 @@ def find_lists(page: Page, matcher: Matcher | None = None, tree: PageTree | None
                     dup = True
                     break
                 seen.add(lc)
-            d = M.detail(h, h) if dup else None
-            if d is not None and not d.lists:
-                d = None
+            d = M.self_lists(h) if dup else None
             cache[h] = d
         if d is None or d.gram_a is None:
             continue
@@ -173,12 +172,15 @@ class GSTMExtractor:
     * ``tau1`` (0.5), ``tau2`` (0.7): Detect-Lists thresholds (§2.5);
     * ``r2`` (``"skeleton"``; ``"literal"``, ``"lenient"``), ``sizes`` (``"r3"``;
       ``"literal"``), ``grammar`` (``"r6"``; ``"literal"``): the digest's repairs (§6);
-    * ``max_cells`` (400,000) / ``max_node_cells`` (40,000): time budget in W cells;
+    * ``max_cells`` (400,000) / ``max_node_cells`` (250,000): time budget in W cells;
       beyond it pairs are approximated (:mod:`scrapy_records.treematch`);
     * ``min_records`` (2), ``min_record_nodes`` (3): post-filters A-13 / A-15 (a list of
       bare ``a(t)`` or ``input`` siblings is not a record list, test T7);
     * ``nested`` (True): also report inner same-level lists (``(bc)+`` in ``(a(bc)+)+``);
-    * ``align`` (True): field alignment in :func:`build_region`.
+    * ``align`` (True): field alignment in :func:`build_region`;
+    * ``align_top`` (5): only the regions ranked best by
+      :func:`scrapy_records.ranking.region_score` are field-aligned (alignment is the
+      costliest step after matching; the others keep their records, without columns).
     """
 
     name = "gstm"
@@ -190,6 +192,7 @@ class GSTMExtractor:
         min_nodes = float(opts.pop("min_record_nodes", 3))
         nested = bool(opts.pop("nested", True))
         align = bool(opts.pop("align", True))
+        align_top = int(opts.pop("align_top", 5))
         if opts:
             raise TypeError(f"unknown option(s) for gstm: {', '.join(sorted(opts))}")
         page = as_page(page)
@@ -228,7 +231,17 @@ class GSTMExtractor:
                 "nested": lf.nested,
                 "approximated_pairs": M.approximated,
             }
-            regions.append(build_region(page, self.name, lf.parent, recs, conf, meta=meta, align=align))
+            regions.append(build_region(page, self.name, lf.parent, recs, conf, meta=meta, align=False))
+        if align and regions:
+            from ..ranking import region_score
+
+            scored = sorted(range(len(regions)), key=lambda x: -region_score(page, regions[x]))
+            for x in scored[:max(0, align_top)]:
+                r = regions[x]
+                regions[x] = build_region(page, self.name, r.parent, [rec.nodes for rec in r.records],
+                                          r.confidence,
+                                          record_confidences=[rec.confidence for rec in r.records],
+                                          meta=r.meta, align=True)
         return regions
 
 
@@ -491,9 +504,7 @@ class _Builder:
                 dup = True
                 break
             seen.add(lab[c])
-        d = M.detail(h, h) if dup else None
-        if d is not None and not d.lists:
-            d = None
+        d = M.self_lists(h) if dup else None
         self._self_detail[h] = d
         return d
 
