@@ -75,7 +75,7 @@ class RecordsDownloaderMiddleware:
         self.runtime = RecordsRuntime.for_crawler(crawler)
         self.config = self.runtime.config
         if not self.config.enabled:
-            raise NotConfigured("RECORDS_ENABLED is False")
+            raise NotConfigured  # RECORDS_ENABLED = False (silently: the user's choice)
         self.stats = crawler.stats
 
     @classmethod
@@ -117,7 +117,7 @@ class RecordsSpiderMiddleware:
         self.runtime = RecordsRuntime.for_crawler(crawler)
         self.config = self.runtime.config
         if not self.config.enabled:
-            raise NotConfigured("RECORDS_ENABLED is False")
+            raise NotConfigured  # RECORDS_ENABLED = False (silently: the user's choice)
         self.stats = crawler.stats
         self._mining_seconds = 0.0
         self._preview_n = 0
@@ -185,8 +185,10 @@ class RecordsSpiderMiddleware:
         regions = result.regions if self.config.regions == "all" else (
             [result.main] if result.main is not None else [])
         n = 0
+        per_extractor: dict[str, int] = {}
         for rank, region in enumerate(regions):
             extractor = "wrapper" if outcome.source == "wrapper" else region.extractor
+            per_extractor[extractor] = per_extractor.get(extractor, 0) + len(region.records)
             for i, rec in enumerate(region.records):
                 out.append(
                     RecordItem(
@@ -207,9 +209,9 @@ class RecordsSpiderMiddleware:
                 )
                 n += 1
         stats.inc_value("records/records", n)
-        if n:
-            stats.inc_value(f"records/extractor/{outcome.source}/records", n)
-        else:
+        for name, k in per_extractor.items():  # "mdr", "stem"... (what "auto" chose) or "wrapper"
+            stats.inc_value(f"records/extractor/{name}/records", k)
+        if not n:
             stats.inc_value("records/pages_without_records")
         if self.config.preview_dir and outcome.page is not None:
             self._write_preview(response, result)

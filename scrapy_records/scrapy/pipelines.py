@@ -45,7 +45,7 @@ class RecordsPipeline:
         self.runtime = RecordsRuntime.for_crawler(crawler)
         self.config = self.runtime.config
         if not self.config.enabled:
-            raise NotConfigured("RECORDS_ENABLED is False")
+            raise NotConfigured  # RECORDS_ENABLED = False (silently: the user's choice)
         self.stats = crawler.stats
         self._csv: dict[str, tuple[Any, Any, list[str]]] = {}
 

@@ -85,6 +85,18 @@ class Command(fetch.Command):
                             help="also render the preview to PNG (default: next to the preview)")
         parser.add_argument("--width", type=int, default=40, help="table cell width")
 
+    def process_options(self, args: list[str], opts: Namespace) -> None:
+        super().process_options(args, opts)
+        # the command mines the page itself: the project's add-on must not mine or induce
+        assert self.settings is not None
+        self.settings.set("RECORDS_ENABLED", False, priority="cmdline")
+        if not getattr(opts, "loglevel", None) and not getattr(opts, "nolog", False):
+            self.settings.set("LOG_LEVEL", "WARNING", priority="cmdline")  # tables on stdout
+        self._extract_settings = {
+            "RECORDS_EXTRACTOR": self.settings.get("RECORDS_EXTRACTOR"),
+            "RECORDS_MIN_RECORDS": self.settings.get("RECORDS_MIN_RECORDS"),
+        }
+
     def run(self, args: list[str], opts: Namespace) -> None:
         if len(args) != 1:
             raise UsageError
@@ -99,8 +111,10 @@ class Command(fetch.Command):
         super().run(args, opts)
 
     def _print_response(self, response: Any, opts: Namespace) -> None:
-        if not hasattr(response, "text"):
-            print(f"{response.url}: not a text response", file=sys.stderr)
+        ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
+        if not hasattr(response, "text") or (ctype and "html" not in ctype):
+            print(f"{response.url}: not an HTML response ({ctype or type(response).__name__})",
+                  file=sys.stderr)
             self.exitcode = 1
             return
         self._report(response, response.url, opts, response)
@@ -112,8 +126,9 @@ class Command(fetch.Command):
         from ..preview import preview_filename, render_preview, screenshot
 
         settings = self.settings
-        extractor = opts.extractor or (settings.get("RECORDS_EXTRACTOR") if settings else None) or "auto"
-        min_records = settings.getint("RECORDS_MIN_RECORDS", 2) if settings else 2
+        es = getattr(self, "_extract_settings", {})
+        extractor = opts.extractor or es.get("RECORDS_EXTRACTOR") or "auto"
+        min_records = int(es.get("RECORDS_MIN_RECORDS") or 2)
         try:
             result = scrapy_records.extract(source, url=url, extractor=extractor, min_records=min_records)
         except RecordsError as exc:
