@@ -1197,6 +1197,7 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
         return attr_cache[key]
 
     pos_of = {id(s): k for k, s in enumerate(slots)}
+    labels = _labels(page, slots, anchor, tparent, tdepth)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
     for col, s in enumerate(data, 1):
         kind = s.kind
@@ -1224,19 +1225,8 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
                         break
                 if name:
                     break
-        if not name:
-            k = pos_of[id(s)]
-            prev = slots[k - 1] if k > 0 else None
-            if prev is not None and prev.static and prev.kind == "text" and not prev.collapsed:
-                lv = next((v for v in prev.values if v is not None), None)
-                ln = _label_name(lv) if lv else None
-                lab_el = tparent[prev.t]
-                if ln and lv and lab_el is not None and _near(lab_el, a, tparent, tdepth) and (
-                    lv.rstrip().endswith((":", "："))
-                    or _tag_of(page, lab_el) in _LABEL_TAGS
-                    or (_tag_of(page, lab_el) != _tag_of(page, a) and len(lv.split()) <= 3)
-                ):
-                    name, evidence = ln, "label"
+        if not name and id(s) in labels:
+            name, evidence = labels[id(s)], "label"
         if not name and rows:
             hdr = _table_header(page, s, trees, maps, tparent, tdepth)
             if hdr:
@@ -1282,6 +1272,9 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
 #: elements whose static text reads as the label of the value after it
 _LABEL_TAGS = frozenset({"label", "dt", "th", "b", "strong", "legend", "caption", "em"})
 
+#: elements whose static text is an action ("Add to cart"), never a label
+_ACTION_TAGS = frozenset({"a", "button", "option", "select", "input"})
+
 #: element names that say what their text is (used after itemprop/label/class evidence)
 _TAG_NAMES = {"h1": "title", "h2": "title", "h3": "title", "h4": "title", "h5": "title",
               "h6": "title", "time": "date", "address": "address", "figcaption": "caption",
@@ -1304,6 +1297,71 @@ def _tag_names(page: Page) -> list[str]:
             lst[i] = name
         pd.attrs["#tagnames"] = lst  # type: ignore[assignment]
     return lst  # type: ignore[return-value]
+
+
+def _labels(page: Page, slots: list[_Slot], anchor: dict[int, _T], tparent: dict[_T, _T | None],
+            tdepth: dict[_T, int]) -> dict[int, str]:
+    """Static label texts -> the data slot each one names (``id(slot) -> name``).
+
+    A label sits next to its value in slot order, within two levels of their common
+    ancestor, and reads like a label (ends with ":", is held by ``label``/``dt``/``th``/
+    ``b``..., or is a short text in an element of another tag than the value's). It names
+    the following value, unless it does not end with ":" and the preceding value is closer
+    in the tree, or is a sibling and no value follows ("<b>9</b> <i>Decor</i>").
+    """
+    out: dict[int, str] = {}
+    for k, lab in enumerate(slots):
+        if not lab.static or lab.kind != "text" or lab.collapsed:
+            continue
+        lv = next((v for v in lab.values if v is not None), None)
+        ln = _label_name(lv) if lv else None
+        lab_el = tparent.get(lab.t)
+        if not ln or not lv or lab_el is None:
+            continue
+        colon = lv.rstrip().endswith((":", "："))
+        cands = []
+        for j in (k + 1, k - 1):
+            if 0 <= j < len(slots) and not slots[j].static and id(slots[j]) in anchor:
+                d = _dist(lab_el, anchor[id(slots[j])], tparent, tdepth)
+                if d is not None:
+                    cands.append((d, j))
+        if not cands:
+            continue
+        back = [c for c in cands if c[1] == k - 1]
+        fwd = [c for c in cands if c[1] == k + 1]
+        if back and not colon and (
+            (fwd and back[0][0] < fwd[0][0]) or (not fwd and back[0][0] <= 2)
+        ):
+            cands = back  # value first, label after, and closer to it ("9 Decor")
+        else:
+            cands = fwd
+        if not cands:
+            continue
+        target = slots[cands[0][1]]
+        a = anchor[id(target)]
+        if id(target) in out or not _near(lab_el, a, tparent, tdepth):
+            continue
+        if _tag_of(page, lab_el) in _ACTION_TAGS and a is not lab_el:
+            continue  # "Add to cart" names nothing; a link's constant text names its link
+        if colon or a is lab_el or _tag_of(page, lab_el) in _LABEL_TAGS or (
+            _tag_of(page, lab_el) != _tag_of(page, a) and len(lv.split()) <= 3
+        ):
+            out[id(target)] = ln
+    return out
+
+
+def _dist(x: _T, y: _T, tparent: dict[_T, _T | None], tdepth: dict[_T, int]) -> int | None:
+    """Tree distance (edges through the lowest common ancestor) of two template nodes."""
+    anc = {}
+    p: _T | None = x
+    while p is not None:
+        anc[p] = tdepth[x] - tdepth[p]
+        p = tparent.get(p)
+    p, up = y, 0
+    while p is not None and p not in anc:
+        p = tparent.get(p)
+        up += 1
+    return None if p is None else up + anc[p]
 
 
 def _near(label_owner: _T | None, anchor: _T | None, tparent: dict[_T, _T | None], tdepth: dict[_T, int]) -> bool:

@@ -557,3 +557,17 @@ def test_time_datetime_attribute_gives_the_date():
     cols, vals = align(page, nodes(page, "div", "c"))
     when = column_of(cols, vals, ["2019-07-01T09:30:00", "2019-07-02"])
     assert (when.name, when.type, when.xpath) == ("date", "date", "time/@datetime")
+
+
+def test_value_first_labels_and_constant_link_text():
+    html = """<table>
+    <tr class="r"><td><span>7</span> <i>Food</i></td><td><span>9</span> <i>Decor</i></td>
+      <td><a href="/c/1">Cached</a></td></tr>
+    <tr class="r"><td><span>5</span> <i>Food</i></td><td><span>8</span> <i>Decor</i></td>
+      <td><a href="/c/2">Cached</a></td></tr>
+    </table>"""
+    page = Page(html, url="https://r.example/")
+    cols, vals = align(page, nodes(page, "tr", "r"))
+    assert column_of(cols, vals, [7, 5]).name == "food"
+    assert column_of(cols, vals, [9, 8]).name == "decor"
+    assert column_of(cols, vals, ["https://r.example/c/1", "https://r.example/c/2"]).name == "cached_url"
