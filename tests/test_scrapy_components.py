@@ -387,3 +387,38 @@ def test_records_and_wrappers_commands(tmp_path):
     assert json.loads((tmp_path / "exp" / "a.com" / "t-1.json").read_text())["version"] == 1, exported.stderr
     assert "deleted 1" in run("delete", "a.com").stdout
     assert "a.com/t-1" not in run("list").stdout
+
+
+def test_runtime_stale_wrapper_is_reinduced():
+    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", induction_samples=1, stale_after=2))
+    meta = {"records_template": "lists"}
+    first = rt.mine(html_response("http://a.com/1", LIST_PAGE), meta)
+    assert first.stats["records/wrapper/induced"] == 1
+    # the site changed its layout: the same records now sit in table rows
+    table = "<html><body><table class='grid'>" + "".join(
+        f"<tr class='row'><td><a href='/p/{i}'>Lamp model {i}</a></td><td>${10 + i}.50</td>"
+        f"<td>In stock</td></tr>" for i in range(1, 9)) + "</table></body></html>"
+    second = rt.mine(html_response("http://a.com/2", table), meta)
+    assert second.source == "auto" and "records/wrapper/stale" not in second.stats
+    assert second.stats["records/wrapper/misfit"] == 1
+    assert len(second.result.records) == 8  # the misfit page is mined unsupervised: nothing lost
+    third = rt.mine(html_response("http://a.com/3", table), meta)
+    assert third.stats["records/wrapper/stale"] == 1
+    assert third.stats["records/wrapper/induced"] == 1  # re-induced from the new layout
+    assert third.new_wrappers[0]["status"] == "updated" and third.new_wrappers[0]["version"] == 2
+    fourth = rt.mine(html_response("http://a.com/4", table), meta)
+    assert fourth.source == "wrapper" and fourth.wrapper_version == 2
+    assert len(fourth.result.records) == 8
+
+
+def test_runtime_never_reinduce_policy():
+    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", induction_samples=1, stale_after=1,
+                                      reinduce="never"))
+    meta = {"records_template": "lists"}
+    rt.mine(html_response("http://a.com/1", LIST_PAGE), meta)
+    other = "<html><body><ol>" + "".join(f"<li><b>Item {i}</b> <i>{i} EUR</i></li>" for i in range(6)) + "</ol></body></html>"
+    for k in range(3):
+        out = rt.mine(html_response(f"http://a.com/x{k}", other), meta)
+        assert out.source == "auto" and not out.new_wrappers
+    again = rt.mine(html_response("http://a.com/5", LIST_PAGE), meta)
+    assert again.source == "wrapper" and again.wrapper_version == 1
