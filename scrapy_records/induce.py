@@ -57,6 +57,7 @@ from .errors import RecordsError, WrapperError
 from .page import Page, as_page
 from .results import Region
 from .wrapper import (
+    FIELD_TYPES,
     FieldSpec,
     Health,
     ListSpec,
@@ -882,8 +883,58 @@ def region_wrapper(
         ),
         health=Health(expected_records=(n, n), fill_rates=fill),
     )
+    if region.columns:
+        _adopt_column_names(w, region, page)
     w.validate()
     return w
+
+
+def _adopt_column_names(w: Wrapper, region: Region, page: Page, min_agree: float = 0.8) -> None:
+    """Name the wrapper's fields as the extractor named its columns (same values).
+
+    The wrapper is applied to its own sample page; a field whose values equal a column's
+    values on at least ``min_agree`` of the records holding either takes that column's
+    name (and type, when it is a wrapper type), so ``wrapper.extract`` and
+    ``scrapy_records.extract`` emit the same keys. Greedy, best agreement first.
+    """
+    res = w._compile().apply(page.root, page.url, page)
+    got = res.regions[0].records if res.regions else []
+    if len(got) != len(region.records):
+        return
+    pairs = []
+    for f in w.fields:
+        fv = [r.fields.get(f.name) for r in got]
+        for c in region.columns:
+            cv = [r.fields.get(c.name) for r in region.records]
+            either = sum(1 for a, b in zip(fv, cv) if a is not None or b is not None)
+            if not either:
+                continue
+            same = sum(1 for a, b in zip(fv, cv) if a is not None and str(a) == str(b))
+            if same / either >= min_agree:
+                pairs.append((same / either, f.name, c))
+    pairs.sort(key=lambda x: -x[0])
+    renamed: dict[str, tuple[str, str]] = {}
+    taken_cols: set[str] = set()
+    for _score, fname, col in pairs:
+        if fname in renamed or col.name in taken_cols:
+            continue
+        renamed[fname] = (col.name, col.type)
+        taken_cols.add(col.name)
+    if not renamed:
+        return
+    final = {f.name for f in w.fields if f.name not in renamed} | {n for n, _t in renamed.values()}
+    if len(final) != len(w.fields):
+        return  # a clash with a field keeping its own name: keep the wrapper's names
+    fill = {}
+    for f in w.fields:
+        old = f.name
+        if old in renamed:
+            f.name, ctype = renamed[old]
+            if ctype in FIELD_TYPES and ctype != f.type and not (f.attribute and ctype not in ("url", "image")):
+                f.type = ctype
+        fill[f.name] = w.health.fill_rates.get(old, 1.0)
+    w.health.fill_rates = fill
+    w._compiled = None
 
 
 def _template_info(page: Page, template_id: str | None = None) -> TemplateInfo:
@@ -1079,6 +1130,7 @@ def intersect_induce(
         raise WrapperError("induce() needs at least one page")
     ctxs = [_Ctx(p) for p in pages]
     mains: list[list[tuple[int, ...]]] = []
+    main_regions: list[Region | None] = []
     for p in pages:
         try:
             regions = run_extractor(p, extractor, **extractor_options)
@@ -1086,6 +1138,7 @@ def intersect_induce(
             raise
         regions = [r for r in regions if len(r.records) >= 2]
         mains.append(_record_groups(p, regions[0]) if regions else [])
+        main_regions.append(regions[0] if regions else None)
     # ---- record selector
     best: tuple | None = None
     sizes = [record_size(c, g) if g else 1 for c, g in zip(ctxs, mains)]
@@ -1232,6 +1285,11 @@ def intersect_induce(
         ),
         health=Health(expected_records=(min(nonzero), max(nonzero)), fill_rates=fill),
     )
+    if record is not None:
+        for page, region in zip(pages, main_regions):
+            if region is not None and region.columns:
+                _adopt_column_names(w, region, page)  # the extractor's names, when values agree
+                break
     w.validate()
     return w
 

@@ -913,6 +913,8 @@ def _owner_of(node: Any, owner: dict[Any, int], memo: dict[Any, int]) -> int:
         k = -1
     for c in chain:
         memo[c] = k
+    if isinstance(node, str):
+        pass  # text nodes are new objects on every evaluation: not worth memoising
     return k
 
 
@@ -1137,7 +1139,9 @@ class _Compiled:
                             for node in found:
                                 k = owner.get(node)
                                 if k is None:
-                                    k = _owner_of(node, owner, memo)
+                                    k = memo.get(node)
+                                    if k is None:
+                                        k = _owner_of(node, owner, memo)
                                 if k >= 0:
                                     per.setdefault(k, []).append(node)
                             for k, nodes in per.items():
@@ -1150,7 +1154,9 @@ class _Compiled:
                             for node in found:
                                 k = owner.get(node)
                                 if k is None:
-                                    k = _owner_of(node, owner, memo)
+                                    k = memo.get(node)
+                                    if k is None:
+                                        k = _owner_of(node, owner, memo)
                                 if k < 0 or name in values[k]:
                                     continue
                                 if attr is not None:
