@@ -411,3 +411,13 @@ def test_label_anchored_page_fields_survive_layout_shift():
     for f in labelled:
         got = " ".join(root.xpath(f.xpath)[0].split())
         assert got == (page_vals[f.name] if f.type == "text" else "$12.00")
+
+
+def test_field_names_follow_the_extractor_columns_when_values_agree():
+    w, region, page = shop_wrapper()
+    res = w.extract(page)
+    shared = {f.name for f in w.fields} & {c.name for c in region.columns}
+    assert shared
+    for name in shared:
+        assert [str(r.fields.get(name)) for r in res.records] == [str(r.fields.get(name)) for r in region.records]
+    assert len({f.name for f in w.fields}) == len(w.fields)
