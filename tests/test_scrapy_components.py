@@ -422,3 +422,15 @@ def test_runtime_never_reinduce_policy():
         assert out.source == "auto" and not out.new_wrappers
     again = rt.mine(html_response("http://a.com/5", LIST_PAGE), meta)
     assert again.source == "wrapper" and again.wrapper_version == 1
+
+
+def test_meta_extractor_and_options():
+    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", wrappers=False))
+    out = rt.mine(html_response("http://a.com/", LIST_PAGE), {"records_extractor": "stem"})
+    assert out.source == "stem" and out.stats["records/extractor/stem/pages"] == 1
+    assert out.result.main is not None and all(r.extractor == "stem" for r in out.result.regions)
+    # per-page options: demanding more records than the list has leaves no region
+    out = rt.mine(html_response("http://a.com/", LIST_PAGE), {"records": {"min_records": 9}})
+    assert out.result.regions == []
+    out = rt.mine(html_response("http://a.com/", LIST_PAGE), {"records": {"min_records": 8}})
+    assert len(out.result.main.records) == 8
