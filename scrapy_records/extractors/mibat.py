@@ -1011,7 +1011,8 @@ def _ugc_hint(hint: str) -> bool:
 
 
 def ugc_evidence(page: Page, groups: list[tuple[int, ...]], author_links: list[int] | None = None, scan: int = 80) -> float:
-    """Share of records that look like user posts: a profile link, or a class / id naming
+    """Share of records that look like user posts: a profile link with a name-like text
+    (1-40 characters, a letter), or a class / id naming
     posts, comments, reviews, authors... among the first ``scan`` elements of the record
     (digest §8.2 author-link classifier, reused as evidence)."""
     if not groups:
@@ -1019,7 +1020,10 @@ def ugc_evidence(page: Page, groups: list[tuple[int, ...]], author_links: list[i
     if author_links is None:
         from ..anchors import AuthorLinkAnchor
 
-        author_links = sorted(AuthorLinkAnchor().candidates(page))
+        author_links = [
+            i for i in AuthorLinkAnchor().candidates(page)
+            if 0 < len(page.text(i)) <= 40 and any(ch.isalpha() for ch in page.text(i))
+        ]
     hits = 0
     for g in groups:
         found = False
@@ -1053,6 +1057,8 @@ def _ugc_decision(
     if not regions:
         return True
     best = regions[0]
+    if best.parent == main.parent and len(best.records) > len(main.groups):
+        return False  # the list extractor sees more records of the same list
     other = sum(len(r.text) for r in best.records)
     if chars >= 0.5 * other:
         return True
@@ -1077,8 +1083,9 @@ def is_ugc_page(
        class / id naming posts, comments, reviews, authors (:func:`ugc_evidence`); search
        results and product lists also carry dates, this is what tells them apart;
     3. the region is not dwarfed by the best region the list extractors found
-       (``regions``, ranked): its text is at least half of that region's, or one region
-       contains the other.
+       (``regions``, ranked): that region does not hold more records under the same
+       parent, and MiBAT's text is at least half of its text or one region contains the
+       other.
 
     ``regions=None`` decides from MiBAT alone. See :func:`ugc_regions` to get MiBAT's
     regions in the same pass.
