@@ -987,14 +987,25 @@ def _recover_first_post(ctx: _Ctx, main: MiBATRegion, cands: list[int], levels: 
     # never take something that already holds a record of another region's list
     main.groups.insert(0, (found,))
     main.anchors.insert(0, -1)
-    main.pivots.insert(0, _first_pivot(page, found, cands))
+    main.pivots.insert(0, _first_pivot(page, found, cands, main.pivots[0]))
     main.sims.insert(0, 1.0)
     main.recovered_first = True
 
 
-def _first_pivot(page: Page, root: int, cands: list[int]) -> int:
+def _first_pivot(page: Page, root: int, cands: list[int], seed_pivot: int) -> int:
+    """The date node of a recovered first post: the candidate looking most like the seed's
+    pivot (same tag and classes), skipping membership / edit dates."""
     got = in_sorted(cands, root, page.end[root])
-    return got[0] if got else -1
+    if not got:
+        return -1
+
+    def key(c: int) -> tuple:
+        same = seed_pivot >= 0 and page.tag[c] == page.tag[seed_pivot]
+        same_cls = seed_pivot >= 0 and page.classes(c) == page.classes(seed_pivot)
+        labelled = bool(_JOIN_RE.search(page.text(page.parent[c])[:120] if page.parent[c] >= 0 else ""))
+        return (not same_cls, not same, labelled, c)
+
+    return min(got, key=key)
 
 
 # ------------------------------------------------------------------ auto routing
