@@ -21,6 +21,7 @@ def extract(
     min_records: int = 2,
     min_confidence: float = 0.0,
     main_threshold: float = 0.0,
+    fields: str = "main",
     **options: Any,
 ) -> PageResult:
     """Find the data records of one page.
@@ -33,16 +34,28 @@ def extract(
     :param min_confidence: drop regions with a lower confidence.
     :param main_threshold: ``result.main`` is ``None`` when the best region's confidence
         is below this.
+    :param fields: which regions get aligned, typed fields: ``"main"`` (default: the first
+        region only; the others keep ``fields == {}``), ``"all"`` or ``"none"``. Field
+        alignment is the costliest step on pages with many candidate regions, and ranking
+        does not need it, so it runs after ranking on the regions that are kept.
     :param options: page budgets (``max_bytes``, ``max_nodes``, ``max_depth``,
         ``encoding``) and extractor options (e.g. ``K=10, T=0.3`` for MDR).
     :raises RecordsError: subclasses for non-HTML, empty or too large input, unknown extractor.
     """
     page_opts = {k: options.pop(k) for k in PAGE_OPTIONS if k in options}
     page = as_page(source, url, **page_opts) if not isinstance(source, Page) else source
+    if fields not in ("main", "all", "none"):
+        raise ValueError(f"fields must be 'main', 'all' or 'none', not {fields!r}")
     from .auto import run_extractor
 
-    regions = run_extractor(page, extractor, **options)
+    regions = run_extractor(page, extractor, defer_alignment=True, **options)
     regions = [
         r for r in regions if len(r.records) >= min_records and r.confidence >= min_confidence
     ]
+    if fields != "none" and regions:
+        from .alignment import align_region
+
+        for region in regions if fields == "all" else regions[:1]:
+            if not region.columns and not any(rec.fields for rec in region.records):
+                align_region(page, region)
     return PageResult(url=page.url, regions=regions, main_threshold=main_threshold)

@@ -8,14 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from .extractors import get_extractor
+from .extractors import BUILTIN_EXTRACTORS, get_extractor
 from .page import Page
 from .ranking import rank
 from .results import Region
 
 
-def run_extractor(page: Page, name: str, **options: Any) -> list[Region]:
-    """Run extractor ``name`` (or the ``auto`` policy) and return ranked regions."""
+def run_extractor(page: Page, name: str, *, defer_alignment: bool = False, **options: Any) -> list[Region]:
+    """Run extractor ``name`` (or the ``auto`` policy) and return ranked regions.
+
+    :param defer_alignment: built-in extractors skip field alignment (``align=False``);
+        the caller aligns the regions it keeps (:func:`scrapy_records.extract` does).
+        Third-party extractors are called unchanged.
+    """
+    if defer_alignment and "align" not in options and (name == "auto" or name in BUILTIN_EXTRACTORS):
+        options["align"] = False
     if name == "auto":
         return auto_extract(page, **options)
     return rank(page, get_extractor(name).extract(page, **options))
