@@ -18,7 +18,8 @@ number), then score against the manual schema ``manschema.txt`` and the per-page
   ``P_c`` = correct cells / its non-null cells against its best gold attribute;
   ``P = mean P_c``, ``R = mean acc``, ``F = 2PR/(P+R)`` (eq. 10-11). The manual schemas
   only list the attributes their authors cared about, so extracted columns for page chrome
-  (menus, ads, link targets) count as false positives here: P is a lower bound.
+  (menus, ads) count as false positives here: P is a lower bound. Link-target columns
+  (``href`` leaves) are left out of P: the manual schemas never list them.
 * ``attrP``/``attrR``: attribute level, share of extracted data columns matched to some
   gold attribute / share of gold attributes found.
 
@@ -134,11 +135,12 @@ def score_site(schema, attrs, gold_vals, m):
     """Returns dict with data/set P, R, F, attribute-level P/R and per-attribute accuracy."""
     res = {}
     # extracted columns
-    data_cols = [c.values for c in schema.columns if c.data]
+    # link targets are never attributes of the ExAlg manual schemas: only text columns count
+    data_cols = [c.values for c in schema.columns if c.data and c.kind == "text"]
     set_cols = []
     for rs in schema.recordsets:
         for c in rs.columns:
-            if c.data:
+            if c.data and c.kind == "text":
                 per = [[] for _ in range(m)]
                 for (r, _k), v in zip(rs.rows, c.values):
                     if v is not None:
@@ -266,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     zf = zipfile.ZipFile(zpath)
     names = zf.namelist()
     rows = []
-    print(f"{'site':22} {'pg':>3} {'ind_s':>6} {'x_lxml':>6} {'cols':>5} {'dcol':>5} {'sets':>4} | "
+    print(f"{'site':22} {'pg':>3} {'ind_s':>6} {'x_lxml':>6} {'cols':>5} {'dtxt':>5} {'sets':>4} | "
           f"{'F_D':>5} {'P_D':>5} {'R_D':>5} {'aP_D':>5} {'aR_D':>5} | "
           f"{'F_S':>5} {'P_S':>5} {'R_S':>5} {'aP_S':>5} {'aR_S':>5}")
     for site in args.sites.split(","):
@@ -314,7 +316,8 @@ def main(argv: list[str] | None = None) -> int:
             return f"{x:5.3f}" if x is not None else "  -  "
 
         print(f"{site:22} {len(pages):3d} {t_ind:6.2f} {statistics.median(ratios) if ratios else float('nan'):6.1f} "
-              f"{len(schema.columns):5d} {len(schema.data_columns()):5d} {len(schema.recordsets):4d} | "
+              f"{len(schema.columns):5d} {sum(1 for c in schema.data_columns() if c.kind == 'text'):5d} "
+              f"{len(schema.recordsets):4d} | "
               f"{f(d['F'])} {f(d['P'])} {f(d['R'])} {f(d['attrP'])} {f(d['attrR'])} | "
               f"{f(st['F'])} {f(st['P'])} {f(st['R'])} {f(st['attrP'])} {f(st['attrR'])}")
         if args.verbose:

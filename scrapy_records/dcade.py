@@ -85,6 +85,8 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "match_tec": 1,
     "mismatch": -4,
     "gap": -2,                # eq. 5
+    "nw_weak": 0,             # [R] score of a match at nw_weak_level in centre-star/pending alignment (None: paper, off)
+    "nw_weak_level": 5,
     "lis": "paper",           # MT chain: "paper" (pairwise LIS) or "exact" (multi-page chain DP)
     "mt_exclude_numeric": False,  # TC16: numbers/punctuation never become MTs
     "trial_plain": False,     # [R] also try "no split" at the top of a segment (fewest columns wins);
@@ -192,18 +194,22 @@ def sim_tec(a: tuple[Sequence[Any], Sequence[Any], Sequence[Any]],
 class _Col:
     """An aligned column: ``cells`` maps page -> leaf indices (one leaf, or a merged run)."""
 
-    __slots__ = ("cells", "kind", "c0", "c1")
+    __slots__ = ("cells", "kind", "c0", "c1", "cw")
 
     def __init__(self, kind: str = "D") -> None:
         self.cells: dict[int, list[int]] = {}
         self.kind = kind          # "MT", "LM", "D" (aligned data/template), "B" (merged block), "L" (list)
         self.c0: set[int] = set()
         self.c1: set[int] = set()
+        self.cw: set[int] = set()   # codes at the weak-match level (nw_weak_level)
 
     def add(self, enc: "_Encoded", r: int, k: int) -> None:
         self.cells.setdefault(r, []).append(k)
-        self.c0.add(enc.lv[r][0][k])
-        self.c1.add(enc.lv[r][1][k])
+        lv = enc.lv[r]
+        self.c0.add(lv[0][k])
+        self.c1.add(lv[1][k])
+        if len(lv) > 2:
+            self.cw.add(lv[enc.weak_level][k])
 
     def mask(self) -> int:
         m = 0
@@ -554,6 +560,7 @@ class _Encoded:
                 L[6].append(levels[6].id(pid))
                 self.typeset_of_cec[c0] = ts
             self.lv.append(L)
+        self.weak_level = int(opts["nw_weak_level"])
         self.cec = [L[0] for L in self.lv]
         self.tec = [L[1] for L in self.lv]
 
@@ -585,6 +592,20 @@ def nw_align(cols: list[_Col], enc: _Encoded, r: int, seq: Sequence[int], opts: 
     mm = opts["mismatch"]
     S = np.full((n, C), mm, dtype=np.int32)
     L0, L1 = enc.lv[r][0], enc.lv[r][1]
+    weak = opts["nw_weak"]
+    if mode == "both" and weak is not None and len(enc.lv[r]) > 2:
+        # [R] dynamic encoding inside the alignment: a leaf whose code at a general level
+        # (default 5: PathId + PTypeSet) occurs in the column scores nw_weak instead of a
+        # mismatch, so same-role leaves with different TypeSets keep their order
+        Lw = enc.lv[r][enc.weak_level]
+        mw: dict[int, list[int]] = {}
+        for j, c in enumerate(cols):
+            for code in c.cw:
+                mw.setdefault(code, []).append(j)
+        for i, k in enumerate(seq):
+            js = mw.get(Lw[k])
+            if js:
+                S[i, js] = weak
     if mode in ("both", "tec"):
         m1: dict[int, list[int]] = {}
         for j, c in enumerate(cols):
