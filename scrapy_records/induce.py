@@ -950,6 +950,10 @@ def _template_info(page: Page, template_id: str | None = None) -> TemplateInfo:
 
 
 # ------------------------------------------------------------- several pages
+def _looks_url(x: Any) -> bool:
+    return isinstance(x, str) and len(x) < 4096 and "<" not in x and ("://" in x or x.startswith("/"))
+
+
 def _as_pages(pages: Iterable[Any], page_options: dict[str, Any]) -> list[Page]:
     out = []
     for p in pages:
@@ -957,9 +961,7 @@ def _as_pages(pages: Iterable[Any], page_options: dict[str, Any]) -> list[Page]:
             out.append(p)
         elif isinstance(p, tuple) and len(p) == 2:
             url, src = p
-            if isinstance(src, str) and not isinstance(url, str) or (
-                isinstance(url, str) and isinstance(src, str) and "<" in url and "<" not in src
-            ):
+            if url is not None and _looks_url(src) and not _looks_url(url):
                 url, src = src, url  # (html, url) given: accept both orders
             out.append(as_page(src, url, **page_options))
         else:

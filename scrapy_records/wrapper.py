@@ -1030,6 +1030,9 @@ class _List:
                     row[sub.name] = vals
             if row:
                 rows.append(row)
+        typed = [f for f in self.fields if f.type in _TYPED]
+        if typed and rows:
+            _type_values(typed, rows)
         return rows
 
 
