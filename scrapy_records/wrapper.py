@@ -58,8 +58,25 @@ Selector semantics
   element (``href``, ``src``, ``content``...), else the whitespace-normalised text of the
   selected node (text of script/style excluded). ``type`` ``url``/``image`` values are made
   absolute against the page URL.
-* ``multiple`` false: the first non-empty value (a string); true: the list of non-empty
-  values. ``optional`` false: a record without a value lowers the page's fit (health).
+* ``multiple`` false: the first non-empty value; true: the list of non-empty values.
+  ``optional`` false: a record without a value lowers the page's fit (health).
+* ``type`` ``number``/``price``/``date`` values are converted with
+  :mod:`scrapy_records.values`, as the extractors' columns are: int/float, a float amount
+  plus a ``<name>_currency`` value, an ISO 8601 string; a value that does not convert is
+  dropped and counted in ``health["type_errors"]``.
+* Label-anchored page fields have the XPath
+  ``//tag[normalize-space(.)='Label:']/following::text()[normalize-space()][not(parent::script
+  or parent::style)][1]``; they are evaluated in one pass over the page's text nodes.
+
+Application result
+------------------
+``wrapper.extract(source, url)`` returns ``PageResult(url, [Region(extractor="wrapper:<id>",
+records, confidence=fit, xpath=<parent of the first record>, columns, meta)])`` with
+``meta = {"health": {"records", "expected_records", "records_fit", "required_fill",
+"missing_required", "type_errors", "fit", "fits"}, "page": {page field values},
+"wrapper": {"id", "version"}}``; see :meth:`Wrapper.check` for the fit rule. Records hold
+``xpaths`` (every element of the record), ``text`` (script/style/comment text excluded,
+text nodes joined by spaces as in the page model) and ``fields`` (plus nested list rows).
 * ``css`` strings use parsel's dialect (``::text``, ``::attr(name)``) and are a
   convenience for people pasting them into ``response.css``; application always uses the
   XPath.
