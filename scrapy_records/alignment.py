@@ -338,6 +338,7 @@ class _PageData:
         children, tag_id, leaf_elem = page.children, page.tag_id, page.leaf_elem
         items, shape, data = self.items, self.shape, self.data
         intern = self.shapes.intern
+        ids_get = self.shapes.ids.get
         ts = self.text_shape
         data_tags = self.data_tags
         sigs, sig, el = self.sigs, self.sig, page.el
@@ -373,11 +374,15 @@ class _PageData:
                 else:
                     its = [-k - 1 for k in lv]
                 items[i] = its
-                shape[i] = intern(tag_id[i], tuple([shape[c] if c >= 0 else ts for c in its]), sg)
+                key = (tag_id[i], sg, tuple([shape[c] if c >= 0 else ts for c in its]))
+                h = ids_get(key)
+                shape[i] = h if h is not None else intern(key[0], key[2], sg)
                 data[i] = True
             else:
                 items[i] = ch
-                shape[i] = intern(tag_id[i], tuple([shape[c] for c in ch]), sg)
+                key = (tag_id[i], sg, tuple([shape[c] for c in ch]))
+                h = ids_get(key)
+                shape[i] = h if h is not None else intern(key[0], key[2], sg)
             if tag_id[i] in run_tags and el[i].get("itemprop") is None:
                 for c in items[i]:
                     if c >= 0 and not inline[c]:
@@ -518,23 +523,34 @@ def _reshape(root: _T, shapes: _Shapes) -> None:
 def _map(root: _T, rec: _Rec, matcher: _Matcher) -> dict[_T, int]:
     """Matched pairs template node -> record node (STM traceback, top-down, iterative)."""
     out: dict[_T, int] = {}
-    stack = [(root, VROOT)]
     pairs = matcher.pairs
+    items, shape = rec.pd.items, rec.pd.shape
+    # the virtual root first, then elements only (text nodes have no children)
+    stack: list[tuple[_T, int]] = []
+    out[root] = VROOT
+    tc = root.children
+    if tc and rec.roots:
+        if root.shape == rec.vshape:
+            stack.extend(zip(tc, rec.roots))
+        else:
+            for i, j in pairs(root.shape, rec.vshape):
+                stack.append((tc[i], rec.roots[j]))
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        t, x = stack.pop()
+        t, x = pop()
         out[t] = x
         tc = t.children
-        if not tc:
+        if not tc or x < 0:
             continue
-        xc = rec.kids(x)
+        xc = items[x]
         if not xc:
             continue
-        sx = rec.shape(x)
+        sx = shape[x]
         if t.shape == sx:
-            stack.extend(zip(tc, xc))
+            extend(zip(tc, xc))
         else:
             for i, j in pairs(t.shape, sx):
-                stack.append((tc[i], xc[j]))
+                push((tc[i], xc[j]))
     return out
 
 
