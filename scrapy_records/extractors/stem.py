@@ -38,7 +38,9 @@ Two profiles (§3.12, §6.3):
   with ``dedupe_regions=True``; it is off in the recommended profile because keeping them and
   letting the ranking choose measured better on the development lists (F1 0.73/0.80/0.81 vs
   0.73/0.78/0.81 on yamada/zhao1/zhao3 with the text-guarded rule, 0.69/0.77/0.81 with the
-  digest's rule). The two-record gap case (A9) stays an option,
+  digest's rule). Gap records need a DRP of at least ``gap_min_length`` (4) identifiers: with
+  a 3-tag pattern such as a separator row ``(tr, td, hr)``, any content row reaches rvr 2/3 and
+  the separators swallow the real records (ours, from the development lists). The two-record gap case (A9) stays an option,
   ``gap_denominator="nf_minus_1"``: it accepts two-record lists but measured worse on the
   development lists (more menu-like pairs win the ranking), so both profiles keep Eq. (5)'s ``nf``.
 
@@ -97,6 +99,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "nested_min_unit": 1,
         "repetition_postpass": False,
         "chunk_gaps": False,
+        "gap_min_length": 0,
         "dedupe_regions": False,
         "split_regions": False,
     },
@@ -108,6 +111,7 @@ PROFILES: dict[str, dict[str, Any]] = {
         "nested_min_unit": 2,
         "repetition_postpass": True,
         "chunk_gaps": True,
+        "gap_min_length": 4,
         "dedupe_regions": False,
         "split_regions": True,
     },
@@ -579,14 +583,17 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
     stats["kept"] = len(drps)
     # ---- Step 5: record cutting (§3.9)
     for d in drps:
-        _cut_records(d, tps, matches_of(d.pattern), alpha, bool(opts["chunk_gaps"]))
+        gap_ok = len(d.pattern) >= int(opts["gap_min_length"])
+        _cut_records(d, tps, matches_of(d.pattern), alpha, bool(opts["chunk_gaps"]), gap_ok)
     drps = [d for d in drps if d.groups]
     if opts["dedupe_regions"]:
         drps = _dedupe(drps, tps)
     return STEMAnalysis(tps, drps, decisions, opts, stats)
 
 
-def _cut_records(d: DRP, tps: TagPathSequence, matches: list[int], alpha: float, chunk: bool) -> None:
+def _cut_records(
+    d: DRP, tps: TagPathSequence, matches: list[int], alpha: float, chunk: bool, gaps: bool = True
+) -> None:
     """Eq. (1)-(2): exact matches are records; a gap (or, chunked, each piece of a gap starting at
     the DRP's first identifier, bounded by that element's subtree for Case 1 patterns, or by its
     parent and ``2 * len(drp)`` positions for Case 2) is a record when ``rvr >= alpha`` (§3.9, A16)."""
@@ -603,7 +610,7 @@ def _cut_records(d: DRP, tps: TagPathSequence, matches: list[int], alpha: float,
     cand: list[tuple[int, int, float]] = []
 
     def gap(a: int, b: int) -> None:
-        if a >= b:
+        if a >= b or not gaps:
             return
         if not chunk:
             r = LCSseq.similarity(list(c), wps[a:b])
@@ -744,7 +751,7 @@ class STEMExtractor:
     ``beta`` (0.6), ``min_length`` (2), ``min_frequency`` (2), ``decorative`` (``"paper"``,
     ``"extended"``, ``"none"`` or a set of tag names), ``gap_denominator``, ``rotation_mode``,
     ``recheck_pf``, ``strict_case_check``, ``nested_min_unit``, ``repetition_postpass``,
-    ``chunk_gaps``, ``dedupe_regions``, ``split_regions``, ``backend`` (suffix array:
+    ``chunk_gaps``, ``gap_min_length``, ``dedupe_regions``, ``split_regions``, ``backend`` (suffix array:
     ``auto``/``divsufsort``/``sais``), ``align`` (field alignment, default True),
     ``max_regions`` (5: only the best regions by the ranking's size terms are built and aligned;
     ``None`` for all), ``min_confidence`` (0.05: weaker regions are not reported).
@@ -786,6 +793,7 @@ class STEMExtractor:
                 # the ranking rule's size terms (scrapy_records.ranking), to keep the best regions only
                 pre = conf * math.sqrt(chars) * math.log2(1 + len(groups))
                 cands.append((pre, parent, groups, rvrs, conf, meta))
+        _prefer_coarser(cands)
         cands.sort(key=lambda c: -c[0])
         limit = opts["max_regions"]
         if limit is not None:
@@ -795,6 +803,34 @@ class STEMExtractor:
                          align=bool(opts["align"]))
             for _, parent, groups, rvrs, conf, meta in cands
         ]
+
+
+def _prefer_coarser(cands: list) -> None:
+    """Two segmentations of the same sibling run (same parent): rows cut one by one by a short
+    pattern such as ``(tr, td, img)`` versus multi-row records cut by a longer DRP whose record roots
+    include most of those rows. The longer DRP's records are the data records (it is the pattern
+    the rows repeat with), so the finer region's confidence and pre-score are halved. Ours, not the
+    paper's: STEM leaves the choice between DRPs open (§1.3, A17)."""
+    by_parent: dict[int, list[int]] = {}
+    for i, c in enumerate(cands):
+        by_parent.setdefault(c[1], []).append(i)
+    for idx in by_parent.values():
+        if len(idx) < 2:
+            continue
+        for b in idx:
+            pb, gb, conf_b, mb = cands[b][0], cands[b][2], cands[b][4], cands[b][5]
+            roots_b = {g[0] for g in gb}
+            for a in idx:
+                ga, ma = cands[a][2], cands[a][5]
+                if a == b or len(ma["drp_ids"]) <= len(mb["drp_ids"]) or len(ga) >= len(gb):
+                    continue
+                if not any(len(g) > 1 for g in ga):
+                    continue
+                roots_a = {x for g in ga for x in g}
+                if len(roots_b & roots_a) >= 0.8 * len(roots_b):
+                    c = cands[b]
+                    cands[b] = (pb * 0.5, c[1], c[2], c[3], conf_b * 0.5, {**mb, "finer_than": ma["drp_index"]})
+                    break
 
 
 def _common_parent(page: Page, nodes: list[int]) -> int:
