@@ -61,9 +61,9 @@ TAU1 = 0.50  #: digest §3.1, Detect-Lists criterion 1 (strict ``>``)
 TAU2 = 0.70  #: digest §3.1, Detect-Lists criteria 2 and 3 (strict ``>``)
 TEXT = "#text"  #: label of text leaves (R-9)
 
-DEFAULT_MAX_CELLS = 400_000
+DEFAULT_MAX_CELLS = 2_000_000
 #: a node pair whose children matrix is larger than this is approximated directly
-DEFAULT_MAX_NODE_CELLS = 250_000
+DEFAULT_MAX_NODE_CELLS = 1_000_000
 
 
 # --------------------------------------------------------------------------- grammar

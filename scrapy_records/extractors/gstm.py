@@ -172,7 +172,7 @@ class GSTMExtractor:
     * ``tau1`` (0.5), ``tau2`` (0.7): Detect-Lists thresholds (§2.5);
     * ``r2`` (``"skeleton"``; ``"literal"``, ``"lenient"``), ``sizes`` (``"r3"``;
       ``"literal"``), ``grammar`` (``"r6"``; ``"literal"``): the digest's repairs (§6);
-    * ``max_cells`` (400,000) / ``max_node_cells`` (250,000): time budget in W cells;
+    * ``max_cells`` (2,000,000) / ``max_node_cells`` (1,000,000): time budget in W cells;
       beyond it pairs are approximated (:mod:`scrapy_records.treematch`);
     * ``min_records`` (2), ``min_record_nodes`` (3): post-filters A-13 / A-15 (a list of
       bare ``a(t)`` or ``input`` siblings is not a record list, test T7);
