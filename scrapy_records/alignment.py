@@ -1484,13 +1484,13 @@ def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]])
 
 
 def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[int, ...]],
-                  sibpos: dict[int, tuple[int, int]], max_check: int = 12) -> str | None:
+                  sibpos: dict[int, tuple[int, int]], max_check: int = 8) -> str | None:
     """The XPath relative to the record's first root that selects the slot in every record.
 
     Checked on the first ``max_check`` records holding a value (bounded cost).
     """
     paths: list[tuple[Any, ...]] = []
-    multi: list[bool] = []
+    need_pos: list[bool] = []
     suffixes = set()
     checked = 0
     for r, loc in enumerate(s.refs):
@@ -1538,12 +1538,16 @@ def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[in
         key = (head, tuple((t, p) for t, p, _ in st))
         if paths and key != paths[0]:
             return None
+        if not paths:
+            need_pos = [c > 1 for _, _, c in st]
+        else:
+            for k, (_, _, c) in enumerate(st):
+                if c > 1:
+                    need_pos[k] = True
         paths.append(key)
-        multi.append(tuple(c > 1 for _, _, c in st))  # type: ignore[arg-type]
-    if not paths or len(set(paths)) != 1 or len(suffixes) != 1:
+    if not paths or len(suffixes) != 1:
         return None
     head, steps = paths[0]
-    need_pos = [any(m[k] for m in multi) for k in range(len(steps))]
     parts = []
     if head:
         parts.append(f"following-sibling::{head[0]}[{head[1]}]")
