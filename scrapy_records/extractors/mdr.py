@@ -371,10 +371,8 @@ class _Miner:
         table_only = self.table_tags_only
         own: dict[int, list[_DR]] = {}
         last = self.end[root]
-        for v in range(root, last + 1):
+        for v in [v for v in range(root, last + 1) if h[v] >= md and len(children[v]) > 1]:
             ch = children[v]
-            if h[v] < md or len(ch) < 2:
-                continue
             dist = self.comb_comp(v)
             self.dist[v] = dist
             regs = self.ident_drs(v, dist, len(ch))
