@@ -8,6 +8,7 @@ Reads the WEB-FORUM-52 gold documents (``forums/*.json``, see the datasets READM
 runs, on the same HTML:
 
 * ours: ``scrapy_records.extract(html, url, extractor=...)`` (records of the main region);
+  ``auto+ugc`` is the routing proposed for ``auto`` (:class:`ProposedAuto`);
 * the peer: ``harvest.extract_data(html, url)`` from ``pip install harvest-webforum``
   (Weichselbraun et al., built on this corpus). Skipped with a note when not installed.
 
@@ -79,6 +80,22 @@ def author_ok_star(pred_name: str | None, pred_url: str | None, gold: str | None
     return any(p == _norm(gold, b) for b in bases) if p else False
 
 
+class ProposedAuto:
+    """The ``auto`` routing proposed with MiBAT (``scrapy_records.extractors.mibat.ugc_regions``):
+    the current ``auto`` regions, replaced by MiBAT's when the page is date-anchored user
+    content. Registered as ``auto+ugc`` so it can be compared before ``auto`` adopts it."""
+
+    name = "auto+ugc"
+
+    def extract(self, page, **options):
+        from scrapy_records.auto import auto_extract
+        from scrapy_records.extractors.mibat import ugc_regions
+
+        regions = auto_extract(page, **options)
+        ugc = ugc_regions(page, regions)
+        return ugc if ugc is not None else regions
+
+
 def load(root: Path):
     for path in sorted((root / "forums").glob("*.json")):
         d = json.loads(path.read_text(encoding="utf-8"))
@@ -135,7 +152,7 @@ class Tally:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=None, help="datasets folder (default ../shared/datasets)")
-    ap.add_argument("--ours", default="mibat,auto", help="comma list of our extractors")
+    ap.add_argument("--ours", default="mibat,auto,auto+ugc", help="comma list of our extractors (auto+ugc: the proposed routing)")
     ap.add_argument("--no-peer", action="store_true", help="skip harvest-webforum")
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -151,6 +168,10 @@ def main(argv=None) -> int:
         except Exception as e:  # pragma: no cover - optional peer
             print(f"# harvest-webforum not available ({e}); pip install harvest-webforum")
     ours = [n for n in args.ours.split(",") if n]
+    if "auto+ugc" in ours:
+        from scrapy_records.extractors import register_extractor
+
+        register_extractor("auto+ugc", ProposedAuto)
     tallies = {}
     for n in ours:
         tallies[n + ":record"] = Tally(n + ":record")
