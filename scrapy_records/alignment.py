@@ -49,11 +49,12 @@ Cost: shapes (``(label, class signature, child shapes)``) are interned so STM re
 memoised per shape pair and identical sub-trees match in O(1); the DP is iterative; a cell
 budget (``max_cells``) and a per-node limit switch wide or late comparisons to a C-level
 LCS of the child label sequences (rapidfuzz). Measured (process time, 195 pages of
-``lists/`` yamada+zhao1+zhao3, every MDR region aligned): median 7.9 ms per page, 9x
-lxml's parse of the page (MDR alone 7.8x, MDR with alignment 17x); the first-ranked region
-alone: median 4.0 ms, 4.5x lxml. A synthetic 1,000-record list (15,600 elements, 430 kB):
-about 0.2 s, 2.5x the :class:`Page` build. Aligning only the kept regions
-(:func:`align_region`) is the cheap way to use it.
+``lists/`` yamada+zhao1+zhao3, relative to lxml's parse of the same page): the
+first-ranked region alone, median 2.5 ms = 4.0x lxml; every MDR region of the page,
+median 5.3 ms = 8.2x lxml (MDR alone 8.1x). A synthetic 1,000-record product grid
+(15,600 elements, 430 kB): 150 ms = 11x lxml (linear in the records). Aligning only the
+kept regions (:func:`align_region`, what :func:`scrapy_records.extract` does) is the
+cheap way to use it.
 
 Values are typed by :mod:`scrapy_records.values`; naming rules are in :func:`align_records`.
 """
