@@ -331,8 +331,10 @@ def parse_date_iso(text: str, languages: Sequence[str] | None = None) -> str | N
     """Parse a date string and return it in ISO 8601, or ``None``.
 
     Uses ``scrapy_records.dates.parse_date`` (after its cheap ``is_date_candidate``
-    pre-filter) when available, else the fallback parser (ISO, ``d.m.y``, ``m/d/y``
-    (``d/m/y`` when the day is > 12), English month names).
+    pre-filter, and only when ``is_pure_date`` says the text is nothing but a date, so
+    "Posted by ann on 5 Jan 2020" stays text) when that module is available, else the
+    fallback parser (ISO, ``d.m.y``, ``m/d/y`` (``d/m/y`` when the day is > 12), English
+    month names). A time of day alone is not a date.
     """
     if not text or len(text) > 64 or not any(c.isdigit() for c in text):
         return None
