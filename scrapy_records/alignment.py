@@ -1067,7 +1067,7 @@ def align_records(
                 if v.rstrip().endswith((":", "：")) or (same_presence and _label_name(v)):
                     s.static = True
 
-    data = [s for s in slots if not s.static]
+    data = [s for s in slots if not s.static and any(v is not None for v in s.values)]
     if len(data) > max_columns:
         # a heterogeneous "region" would give thousands of sparse columns: keep the fullest
         fill_of = {id(s): sum(1 for v in s.values if v is not None) for s in data}

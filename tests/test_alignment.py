@@ -571,3 +571,12 @@ def test_value_first_labels_and_constant_link_text():
     assert column_of(cols, vals, [7, 5]).name == "food"
     assert column_of(cols, vals, [9, 8]).name == "decor"
     assert column_of(cols, vals, ["https://r.example/c/1", "https://r.example/c/2"]).name == "cached_url"
+
+
+def test_slots_without_any_value_are_not_columns():
+    html = """<ul><li><a name="x1"></a><a href="/1">One</a></li><li><a name="x2"></a><a href="/2">Two</a></li></ul>"""
+    page = Page(html, url="https://e.example/")
+    cols, vals = align(page, nodes(page, "li"))
+    assert all(c.fill > 0 for c in cols)
+    assert [c.name for c in cols] == ["field_1", "url"]
+    assert vals[1] == {"field_1": "Two", "url": "https://e.example/2"}
