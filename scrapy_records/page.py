@@ -372,11 +372,46 @@ class Page:
         return self._index[element]
 
     def xpath(self, i: int) -> str:
-        """Absolute XPath of node ``i`` in the *original* document (scripts counted)."""
+        """Absolute XPath of node ``i`` in the *original* document (scripts counted).
+
+        Same string as lxml's ``getpath`` (a positional ``[n]`` only where a parent has
+        several children of that tag), computed from the page arrays and cached per
+        parent: lxml's ``getpath`` scans every sibling, which is quadratic on a
+        10,000-item list. Dropped elements (script, style...) never share a tag with a
+        kept one, so positions among kept siblings are positions in the document.
+        """
         x = self._xpaths.get(i)
-        if x is None:
-            x = self._xpaths[i] = self._treeroot.getpath(self.el[i])
-        return x
+        if x is not None:
+            return x
+        chain = []
+        j = i
+        while j >= 0 and j not in self._xpaths:
+            chain.append(j)
+            j = self.parent[j]
+        for k in reversed(chain):
+            p = self.parent[k]
+            if p < 0:
+                self._xpaths[k] = self._treeroot.getpath(self.el[k])
+                continue
+            self._name_children(p)
+        return self._xpaths[i]
+
+    def _name_children(self, p: int) -> None:
+        base = self._xpaths[p]
+        kids = self.children[p]
+        counts: dict[str, int] = {}
+        for c in kids:
+            t = self.el[c].tag
+            counts[t] = counts.get(t, 0) + 1
+        seen: dict[str, int] = {}
+        for c in kids:
+            t = self.el[c].tag
+            if counts[t] > 1:
+                n = seen.get(t, 0) + 1
+                seen[t] = n
+                self._xpaths[c] = f"{base}/{t}[{n}]"
+            else:
+                self._xpaths[c] = f"{base}/{t}"
 
     def text(self, i: int, sep: str = " ") -> str:
         """Whitespace-normalised text of node ``i``'s sub-tree."""
