@@ -347,8 +347,11 @@ def parse_date_iso(text: str, languages: Sequence[str] | None = None) -> str | N
             cand = getattr(mod, "is_date_candidate", None)
             pure = getattr(mod, "is_pure_date", None)
             # a column value must be *only* a date ("Posted on 5 Jan" is text)
-            if (cand is None or cand(text)) and (pure is None or pure(text)):
+            # cheapest test first: regex pre-filter, then the parse, then the purity check
+            if cand is None or cand(text):
                 dt = mod.parse_date(text, languages=list(languages) if languages else None)
+                if dt is not None and pure is not None and not pure(text):
+                    dt = None
         except Exception:  # pragma: no cover - a bug there must not break alignment
             logger.debug("dates.parse_date failed on %r", text, exc_info=True)
             dt = None
