@@ -526,9 +526,7 @@ def parse_date(
     if not text or not isinstance(text, str):
         return None
     langs = tuple(languages) if languages else DEFAULT_LANGUAGES
-    if not is_date_candidate(text):
-        return None
-    return _parse_cached(text, langs, relative_base)
+    return _parse_cached(text, langs, relative_base)  # scans with the pre-filter regexes
 
 
 def parse_timestamp(

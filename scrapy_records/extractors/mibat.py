@@ -458,7 +458,7 @@ def _choose_pivot(
         pool = [u for u in real if u not in labelled]
     if len(pool) == 1:
         return pool[0]
-    base = ctx.opts["relative_base"] or datetime.now()
+    base = ctx.opts["relative_base"]  # None: now (and the parse cache keeps working)
     langs = ctx.opts["languages"]
 
     def latest(u: int) -> float:
@@ -524,6 +524,16 @@ _BODY_HINT_RE = re.compile(
     r"\bbody\b|usercontent|user-content|cooked|review-?text|description",
     re.I,
 )
+
+
+def _absolute(page: Page, href: str | None) -> str | None:
+    """Absolute URL (fast path for links that already are)."""
+    if not href:
+        return None
+    h = href.strip()
+    if h.startswith(("http://", "https://")) and " " not in h:
+        return h
+    return page.absolute(h)
 
 
 @lru_cache(maxsize=4096)
@@ -680,13 +690,13 @@ def _record_fields(
             if is_profile and not is_perma:
                 ps -= 4
             if ps >= 2 and ps > perma_score:
-                perma_score, permalink = ps, page.absolute(href)
+                perma_score, permalink = ps, href
     if author_node >= 0:
         author = page.text(author_node) or page.el[author_node].get("title")
         if not author:
             imgs = [j for j in range(author_node, page.end[author_node] + 1) if tag[j] == "img"]
             author = page.el[imgs[0]].get("alt") if imgs else None
-        author_url = page.absolute(page.el[author_node].get("href"))
+        author_url = _absolute(page, page.el[author_node].get("href"))
     else:  # a name without a link: an element whose class says author / user
         for root in group:
             for i in range(root, page.end[root] + 1):
@@ -715,18 +725,25 @@ def _record_fields(
                     break
     fields["author"] = author
     fields["author_url"] = author_url
-    fields["permalink"] = permalink
+    fields["permalink"] = _absolute(page, permalink)
     # ---- body text: the largest part of the record holding neither pivot nor author,
     # weighted by class hints (content-ish x2, signature / profile chrome x0.15, inherited)
     body, body_score = -1, 0.0
     scores: dict[int, float] = {}
     lo, hi = page.leaf_lo, page.leaf_hi
     parent = page.parent
+    end = page.end
     for root in group:
         weight: dict[int, float] = {}
-        for i in range(root, page.end[root] + 1):
-            if lo[i] == hi[i]:
-                continue  # no text below: neither a body nor the parent of one
+        i = root
+        stop = end[root]
+        while i <= stop:
+            ln = leaf_cum[hi[i]] - leaf_cum[lo[i]]
+            if ln == 0 or ln * 2.0 <= body_score:
+                # no text below, or too little to win even with the body bonus: skip
+                # the whole sub-tree (its descendants hold less text still)
+                i = end[i] + 1
+                continue
             el = page.el[i]
             wgt = weight.get(parent[i], 1.0) if i != root else 1.0
             if el.attrib:
@@ -739,14 +756,16 @@ def _record_fields(
             if tag[i] in _HEADINGS:
                 wgt = 0.3
             weight[i] = wgt
-            if pivot >= 0 and page.is_ancestor(i, pivot):
+            i += 1
+            node = i - 1
+            if pivot >= 0 and node <= pivot <= end[node]:
                 continue
-            if author_node >= 0 and page.is_ancestor(i, author_node):
+            if author_node >= 0 and node <= author_node <= end[node]:
                 continue
-            sc = (leaf_cum[hi[i]] - leaf_cum[lo[i]]) * wgt
-            scores[i] = sc
+            sc = ln * wgt
+            scores[node] = sc
             if sc > body_score:
-                body, body_score = i, sc
+                body, body_score = node, sc
     # descend while one child carries most of the body (drops a title or a byline row)
     while body >= 0:
         best_c = max(page.children[body], key=lambda c: scores.get(c, 0.0), default=-1)
