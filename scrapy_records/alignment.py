@@ -863,9 +863,12 @@ def align_records(
     Column naming, first applicable rule (``evidence`` tells which): ``itemprop`` of the
     slot's element or of an ancestor inside the record that holds no other slot of the
     same kind; a stable ``aria-label``/``title`` there; a ``label`` (static template text
-    just before the value: "Price:", ``<dt>``); stable ``class``/``id`` tokens (framework
-    noise such as ``col-md-6``, hashes and digits skipped, BEM ``block__elem`` -> ``elem``);
-    the value ``type`` (``url``, ``image``, ``price``, ``date``); ``field_N`` (N = column
+    next to the value: "Price:", ``<dt>``, "<b>9</b> <i>Decor</i>"); a table ``header``
+    (the ``th`` above the cell when records are rows); stable ``class``/``id`` tokens
+    (framework noise such as ``col-md-6``, hashes and digits skipped, BEM
+    ``block__elem`` -> ``elem``; an ancestor's class when nothing nearer names it); the
+    element (``tag``: ``h1``-``h6`` -> ``title``, ``time`` -> ``date``); the value ``type``
+    (``url``, ``image``, ``price``, ``date``); ``field_N`` (``position``, N = column
     position). A link/image column named from evidence gets ``_url``/``_image`` appended
     unless the name already says so; duplicates get ``_2``, ``_3``... A price column with
     currencies gets a ``<name>_currency`` companion column (:mod:`scrapy_records.values`).
