@@ -528,6 +528,23 @@ def test_unknown_option_raises_type_error():
         EX.extract(page, K=0)
 
 
+def test_max_tokens_bounds_compared_strings():
+    page, regions = run(TC1, max_tokens=10)  # each 5-row product has more than 10 tags
+    assert all(page.tag[r.parent] != "table" for r in regions)
+    page, regions = run(TC1, max_tokens=100)
+    assert triples(page, regions) == [("table", 5, 0, 10)]
+
+
+def test_paper_mode_on_a_table_page_matches_recommended():
+    html = doc(f"<table><tr>{cell(1)}{cell(2)}</tr><tr>{cell(3)}{cell(4)}</tr></table>")
+    p1, r1 = run(html)
+    p2, r2 = run(html, mode="paper")
+    assert triples(p1, r1) == triples(p2, r2) == [("table", 1, 0, 2)]
+    assert rec_texts(r1[0]) == rec_texts(r2[0])
+    # paper scope: a non-table list is not mined in paper mode
+    assert run(TC22, mode="paper")[1] == []
+
+
 def test_empty_body_and_text_only():
     assert run("<html><body></body></html>")[1] == []
     assert run("<html><body>just some text, no markup inside</body></html>")[1] == []
