@@ -121,7 +121,8 @@ def parse_values(xml: bytes) -> list[tuple[int, str]]:
         root = etree.fromstring(b"<root>" + xml + b"</root>", etree.XMLParser(recover=True))
     out = []
     for v in root.iter("value"):
-        t = norm(v.text)
+        # some gold values are HTML fragments (ebay "<b> $3.20 </b>"): keep their text
+        t = norm(re.sub(r"<[^>]*>", " ", html.unescape(v.text or "")))
         if t:
             try:
                 out.append((int(v.get("instanceof")), t))

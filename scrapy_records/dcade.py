@@ -97,6 +97,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "merge_partner": "best",  # disjunctive partner: "first" mergeable (paper's greedy) or the "best" (lowest level)      # [R] disjunctive partners are searched this many columns ahead (bounds O(C^2))     # highest encoding level used by disjunctive merging (§3.7.1)
     "record_match_levels": (1, 2, 4, 5),
     "record_min_score": 0.5,
+    "record_resync": True,    # [R] A10: re-synchronise the record period over extra columns
     "record_tiebreak": True,  # [R] among equally scored record starts prefer records filling one element  # [R] eq. 9 score needed to accept the first record boundary  # levels at which RecDetection's match() may hold
     "link_leaves": True,      # a/@href leaves (§3.2)
     "image_leaves": False,    # img/@src leaves ([R]; off: spacer images join URL patterns)
@@ -1222,6 +1223,25 @@ class _DCADE:
                 return True
         return False
 
+    def _fold(self, block: list[_Col | None], extras: list[_Col]) -> None:
+        """Move the cells of ``extras`` into disjoint fields of ``block`` (same code first)."""
+        for x in extras:
+            xm = x.mask()
+            target = None
+            for f in block:
+                if f is None or f.kind not in ("D", "LM") or f.mask() & xm:
+                    continue
+                if any(len(self._codes(f, L) | self._codes(x, L)) == 1 for L in (1, 2, 4, 5, 6)):
+                    target = f
+                    break
+            if target is None:
+                continue
+            for r, ks in x.cells.items():
+                target.cells[r] = list(ks)
+            target.c0 |= x.c0
+            target.c1 |= x.c1
+            target.cw |= x.cw
+
     def _contained_blocks(self, seg: list[_Col], sr1: int, G: int, edr: int, limit: int = 3) -> int:
         n = 0
         for b in range(limit):
@@ -1269,11 +1289,31 @@ class _DCADE:
             schema = seg[sr1 - 1:sr1 - 1 + G]
             blocks: list[list[_Col | None]] = [list(schema)]
             s = sr1 + G
-            while s <= edr:
+
+            def block_at(s: int) -> list[_Col | None] | None:
                 blk = [seg[s - 1 + i] if s - 1 + i < edr else None for i in range(G)]
                 hits = sum(self._match(x, y) for x, y in zip(blk, schema) if x is not None)
                 present = sum(1 for x in blk if x is not None)
-                if hits == 0 or hits * 2 < present:
+                return None if (hits == 0 or hits * 2 < present) else blk
+
+            while s <= edr:
+                blk = block_at(s)
+                if blk is None and self.o["record_resync"] and blocks:
+                    # [R] digest A10: RefGap is a leaf gap used as a column span, so one
+                    # extra column (an optional field, a value in its own column) breaks
+                    # the period; skip up to G-1 columns to the next block whose first
+                    # column matches the schema's and fold the skipped ones into the
+                    # previous record's fields where they are disjoint
+                    for d in range(1, G):
+                        if s + d > edr:
+                            break
+                        cand = block_at(s + d)
+                        if cand is not None and self._match(cand[0], schema[0]):
+                            self._fold(blocks[-1], seg[s - 1:s - 1 + d])
+                            s += d
+                            blk = cand
+                            break
+                if blk is None:
                     break
                 blocks.append(blk)
                 s += G
