@@ -140,7 +140,8 @@ def find_lists(page: Page, matcher: Matcher | None = None, tree: PageTree | None
                 insts = [flatten(inst) for inst in it]
                 recs = [T.kid_nodes(v, ps) for ps in insts]
                 sizes = [sum(M.s_size[M.s_children[h][p]] for p in ps) for ps in insts]
-                out.append(ListFound(v, recs, insts, gtxt, _instance_similarity(d, insts), inner,
+                sim = _instance_similarity(d, insts)
+                out.append(ListFound(v, recs, insts, gtxt, sim, inner,
                                      sum(sizes) / len(sizes) if sizes else 0.0))
                 if nested:
                     for inst in it:
@@ -199,6 +200,8 @@ class GSTMExtractor:
         if not len(page):
             return []
         found, M, T = find_lists(page, M, nested=nested)
+        root = T.root
+        page_chars = sum(len(x) for x in page.leaves[page.leaf_lo[root]:page.leaf_hi[root]])
         regions: list[Region] = []
         seen: set[tuple[int, ...]] = set()
         for lf in found:
@@ -223,7 +226,10 @@ class GSTMExtractor:
             avg_chars = el / n
             count_f = 1.0 - 0.5 ** (n - 1)
             content_f = math.sqrt(min(1.0, lf.record_nodes / 8.0) * min(1.0, avg_chars / 40.0))
-            conf = max(0.0, min(1.0, lf.similarity)) * count_f * content_f
+            # a "record" holding a large share of the page is a page part, not a record
+            share = avg_chars / page_chars if page_chars else 0.0
+            part_f = 1.0 if share <= 0.25 else max(0.2, 1.0 - 2.0 * (share - 0.25))
+            conf = max(0.0, min(1.0, lf.similarity)) * count_f * content_f * part_f
             meta = {
                 "grammar": lf.grammar,
                 "similarity": round(lf.similarity, 4),
