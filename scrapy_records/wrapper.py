@@ -506,6 +506,13 @@ class Wrapper:
     stale: bool = field(default=False, compare=False)
     _compiled: Any = field(default=None, init=False, repr=False, compare=False)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # compiled XPath objects cannot be copied: copies (copy.deepcopy, multiprocessing)
+        # recompile on first use
+        state = self.__dict__.copy()
+        state["_compiled"] = None
+        return state
+
     # ---------------------------------------------------------------- identity
     @staticmethod
     def make_id(*parts: Any) -> str:
@@ -861,10 +868,11 @@ _NOT_BATCHABLE = re.compile(r"^\s*[/(]|\.\.|ancestor|preceding|parent::|\||\$|la
 
 
 class _Field:
-    __slots__ = ("name", "type", "xp", "attr", "multiple", "optional", "batch", "textual")
+    __slots__ = ("name", "type", "xp", "attr", "multiple", "optional", "batch", "textual", "path")
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
         self.name = f.name
+        self.path = f.xpath.strip()
         self.type = f.type
         self.textual = "text()" in f.xpath or "node()" in f.xpath
         self.xp = etree.XPath(f.xpath, smart_strings=False)
@@ -873,11 +881,14 @@ class _Field:
         self.optional = f.optional
         self.batch = None
         # one evaluation over all records instead of one per record (application speed):
-        # "$recs/F" selects the same nodes as F from every record, in document order
+        # "$recs/F" selects the same nodes as F from every record, in document order;
         if record_xpath is not None and not _NOT_BATCHABLE.search(f.xpath):
             try:
                 # $recs: the record elements, passed as a node-set (R is not re-evaluated)
-                self.batch = etree.XPath(f"$recs/{f.xpath}", smart_strings=self.textual)
+                # "| $recs": the record elements come back as markers, in document order
+                # just before their own field nodes, so assigning a node to its record
+                # is one dictionary lookup (records are disjoint sub-trees)
+                self.batch = etree.XPath(f"$recs/{f.xpath} | $recs", smart_strings=self.textual)
             except etree.XPathSyntaxError:
                 self.batch = None
 
@@ -1145,25 +1156,33 @@ class _Compiled:
             dirty = dirty_set(root)
             values: list[dict[str, Any]] = [{} for _ in range(n_rec)]
             if n_rec:
-                owner = {x: k for k, els in enumerate(groups) for x in els}
-                memo: dict[Any, int] = {}
+                first_index = {x: k for k, x in enumerate(firsts)}
+                found_cache: dict[str, list[tuple[int, Any]]] = {}
                 for f in self.fields:
                     if f.batch is not None and n_rec > 1:
-                        try:
-                            found = f.batch(root, recs=firsts)
-                        except etree.XPathEvalError:
-                            found = []
+                        pairs = found_cache.get(f.path)
+                        if pairs is None:
+                            if f.path == ".":
+                                pairs = list(enumerate(firsts))
+                            else:
+                                try:
+                                    found = f.batch(root, recs=firsts)
+                                except etree.XPathEvalError:
+                                    found = []
+                                pairs = []
+                                k = -1
+                                for node in found:
+                                    kk = first_index.get(node) if not isinstance(node, str) else None
+                                    if kk is not None:
+                                        k = kk  # a record marker
+                                    elif k >= 0:
+                                        pairs.append((k, node))
+                            found_cache[f.path] = pairs  # fields sharing a path (link + text)
                         name = f.name
                         if f.multiple:
                             per: dict[int, list[Any]] = {}
-                            for node in found:
-                                k = owner.get(node)
-                                if k is None:
-                                    k = memo.get(node)
-                                    if k is None:
-                                        k = _owner_of(node, owner, memo)
-                                if k >= 0:
-                                    per.setdefault(k, []).append(node)
+                            for k, node in pairs:
+                                per.setdefault(k, []).append(node)
                             for k, nodes in per.items():
                                 v = f.value(nodes, base, dirty)
                                 if v is not None:
@@ -1171,13 +1190,8 @@ class _Compiled:
                         else:
                             # single-valued: the first non-empty value of each record
                             attr, ftype = f.attr, f.type
-                            for node in found:
-                                k = owner.get(node)
-                                if k is None:
-                                    k = memo.get(node)
-                                    if k is None:
-                                        k = _owner_of(node, owner, memo)
-                                if k < 0 or name in values[k]:
+                            for k, node in pairs:
+                                if name in values[k]:
                                     continue
                                 if attr is not None:
                                     raw = node.get(attr) if not isinstance(node, str) else None

@@ -421,3 +421,12 @@ def test_field_names_follow_the_extractor_columns_when_values_agree():
     for name in shared:
         assert [str(r.fields.get(name)) for r in res.records] == [str(r.fields.get(name)) for r in region.records]
     assert len({f.name for f in w.fields}) == len(w.fields)
+
+
+def test_wrapper_copies_after_use():
+    import copy
+
+    w, _r, _p = shop_wrapper()
+    first = [r.fields for r in w.extract(SHOP).records]
+    w2 = copy.deepcopy(w)
+    assert w2 == w and [r.fields for r in w2.extract(SHOP).records] == first
