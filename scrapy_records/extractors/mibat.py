@@ -25,8 +25,9 @@ Fields per record (§3.9 [R]): ``date`` (ISO 8601), ``date_raw``, ``author``,
 holds neither the pivot nor the author), on top of the aligned columns of
 :func:`~scrapy_records.extractors.base.build_region`.
 
-Anchors combine (§8.2) with ``combine="fallback"`` (default): the date anchor first;
-when it yields no region of >= 2 records, ``author``, then ``permalink``, then ``reply``.
+Anchors combine (§8.2) with ``combine="fallback"`` (default): the kinds of the ``anchors``
+option in order (default ``date``, then ``author``, then ``permalink``; ``reply`` and
+custom classifiers on request); the first kind whose main region has >= 2 records wins.
 ``combine="union"`` runs every kind in ``anchors`` and keeps, per parent, the region with
 the most records; a date region confirmed by an ``author`` region with the same
 ``(parent, k, offset)`` gets ``meta["agreement"] = True`` and a confidence boost.
@@ -42,7 +43,6 @@ import re
 import time
 from functools import lru_cache
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from rapidfuzz.distance import LCSseq
@@ -105,6 +105,7 @@ class MiBATRegion:
     sims: list[float] = field(default_factory=list)
     pure_date: bool = False
     recovered_first: bool = False
+    agreement: bool = False
 
 
 class _Ctx:
@@ -898,6 +899,8 @@ class MiBATExtractor:
             }
             if reg.recovered_first:
                 meta["first_post_recovered"] = True
+            if reg.agreement:
+                meta["agreement"] = True
             # field alignment only for the main region: aligning free-form post bodies of
             # secondary regions costs more than the whole of MiBAT
             region = build_region(
@@ -941,6 +944,7 @@ def _merge_union(regions: list[MiBATRegion]) -> list[MiBATRegion]:
             out.append(r)
         elif dup.k == r.k and dup.offset == r.offset and {dup.kind, r.kind} == {"date", "author"}:
             dup.sims = [min(1.0, s + 0.1) for s in dup.sims]
+            dup.agreement = True
     return out
 
 
