@@ -360,6 +360,7 @@ def test_custom_anchor_object_and_union_combination():
     assert main.meta["anchor"] == "postnum" and len(main.records) == 4
     _, _, main = run(html, anchors=("date", "author"), combine="union")
     assert len(main.records) == 4
+    assert main.meta["anchor"] == "date" and main.meta.get("agreement") is True
 
 
 def test_archive_only_page_has_no_region():
