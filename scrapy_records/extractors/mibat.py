@@ -515,7 +515,7 @@ _AUTHOR_CLASS_RE = re.compile(r"author|user|poster|member|nick|byline|name", re.
 _CHROME_HINT_RE = re.compile(
     r"signature|\bsig\b|sig[-_]|postfoot|post-?footer|footer|likes|reactions|postprofile|userinfo|user-?info|"
     r"author|profile|avatar|poster|postbit_?legacy|userdetails|user-details|meta|byline|header|buttons|"
-    r"actions|toolbar|controls|share|rating|attribution|reputation|badges|edited|lastedit|notice",
+    r"actions|toolbar|controls|share|rating|attribution|reputation|badges|edited|lastedit|notice|attach",
     re.I,
 )
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
