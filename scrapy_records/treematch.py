@@ -408,6 +408,7 @@ class Matcher:
         max_cells: int | None = DEFAULT_MAX_CELLS,
         max_node_cells: int | None = DEFAULT_MAX_NODE_CELLS,
         symmetric: bool = True,
+        group_check: bool = False,
     ) -> None:
         if r2 not in ("skeleton", "literal", "lenient"):
             raise ValueError(f"r2 must be 'skeleton', 'literal' or 'lenient', not {r2!r}")
@@ -423,6 +424,7 @@ class Matcher:
         self.max_cells = max_cells
         self.max_node_cells = max_node_cells
         self.symmetric = symmetric
+        self.group_check = bool(group_check)
         self.label_ids: dict[str, int] = {}
         self.label_names: list[str] = []
         self._key: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -788,6 +790,21 @@ class Matcher:
                     uf.union(u, da + v)
                     if same:
                         uf.union(v, da + u)
+        if uf is not None and self.group_check:
+            # R-4 [proj]: transitive chaining (A1~B2~A3) may join dissimilar children; reject
+            # a group whose weakest cross pair is not above tau1
+            members: dict[int, tuple[list[int], list[int]]] = {}
+            for x in range(da + db):
+                side = members.setdefault(uf.find(x), ([], []))
+                (side[0] if x < da else side[1]).append(x if x < da else x - da)
+            for r, (us, vs) in members.items():
+                if us and vs and min(cwn[u][v] for u in us for v in vs) <= t1:
+                    for u in us:
+                        uf.p[u] = u
+                    for v in vs:
+                        uf.p[da + v] = da + v
+            if all(uf.p[x] == x for x in range(da + db)):
+                uf = None
         groups: list[ListGroup] = []
         sym_a: list[int] = []
         sym_b: list[int] = []

@@ -520,3 +520,18 @@ def test_induce_wrapper_rejects_pages_without_structure():
         induce_wrapper([Page("<html><body><p>hello</p></body></html>")])
     with pytest.raises(TypeError):
         induce_wrapper([Page(LIST_PAGE)], bogus=True)
+
+
+def test_group_check_option_rejects_chained_groups():
+    # A1 ~ B1 ~ A2 ~ B2 chains A1 and B2 (normalized 4/9 <= tau1) into one group
+    spec_a = "r(x(a,b,c),x(a,b,c,d,e,f,g,h))"
+    spec_b = "r(x(a,b,c,d,e,f),x(a,b,c,d,e,f,g,h))"
+    plain, checked = Matcher(), Matcher(group_check=True)
+    for M in (plain, checked):
+        a, b = M.from_spec(spec_a), M.from_spec(spec_b)
+        M.match(a, b)
+    da = plain.detail(plain.from_spec(spec_a), plain.from_spec(spec_b))
+    dc = checked.detail(checked.from_spec(spec_a), checked.from_spec(spec_b))
+    assert da.sym_a[0] == da.sym_a[1] == da.sym_b[1]  # transitively one group
+    assert da.wn[0][1] == pytest.approx(4 / 9)
+    assert len(set(dc.sym_a + dc.sym_b)) == 4  # rejected: every child its own symbol

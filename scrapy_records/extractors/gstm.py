@@ -43,7 +43,7 @@ __all__ = [
     "induce_wrapper",
 ]
 
-_MATCHER_OPTIONS = ("tau1", "tau2", "r2", "sizes", "grammar", "max_cells", "max_node_cells")
+_MATCHER_OPTIONS = ("tau1", "tau2", "r2", "sizes", "grammar", "max_cells", "max_node_cells", "group_check")
 
 
 def _matcher(options: dict[str, Any]) -> Matcher:
