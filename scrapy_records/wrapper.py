@@ -760,6 +760,29 @@ def _parser(encoding: str) -> Any:
     return p
 
 
+_HIGH_BYTES = bytes(range(0x80, 0x100))
+
+
+def _sniff_encoding(data: bytes) -> str | None:
+    """The encoding :func:`scrapy_records.page.decode_html` would choose, without decoding
+    to Python text; ``None`` when only its slower branches (BOM, UTF-16/32, the
+    charset-normalizer guess) can tell -- the caller then uses ``decode_html`` itself.
+    Mirrors its order: the ``<meta>`` declaration, valid UTF-8, mostly-ASCII -> cp1252."""
+    from w3lib.encoding import html_body_declared_encoding
+
+    enc = html_body_declared_encoding(data)
+    if enc is not None:
+        return None if enc in ("utf-16", "utf-32") else enc
+    try:
+        data.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    sample = data[:32768]
+    high = len(sample) - len(sample.translate(None, _HIGH_BYTES))
+    return "cp1252" if high <= 0.05 * len(sample) else None
+
+
 def _fast_parse(source: Any, url: str | None, encoding: str | None, max_bytes: int | None) -> Any:
     from parsel.selector import create_root_node
 
@@ -780,12 +803,13 @@ def _fast_parse(source: Any, url: str | None, encoding: str | None, max_bytes: i
         # Same tree as parsel's; anything unusual takes parsel's route below.
         enc = encoding
         if enc is None and not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
-            from w3lib.encoding import html_body_declared_encoding
-
-            enc = html_body_declared_encoding(data)
-            if enc in ("utf-16", "utf-32"):
-                enc = None
+            enc = _sniff_encoding(data)
         head = data[:4096].decode("latin-1")
+        if enc:
+            try:  # libxml2 (iconv) stops at bytes the codec leaves undefined: Python decides
+                data.decode(enc)
+            except (UnicodeDecodeError, LookupError):
+                enc = None
         if (enc and b"\x00" not in data and page_mod._TAG_RE.search(head)
                 and not page_mod._XML_DECL_RE.match(head)
                 and not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"))):
@@ -1029,39 +1053,137 @@ def _type_values(fields: list[_Field], rows: list[dict[str, Any]]) -> int:
     return errors
 
 
+def _eval_fields(
+    fields: list["_Field"], firsts: list[Any], root: Any, base: str | None,
+    dirty: set[Any] | None, values: list[dict[str, Any]],
+) -> None:
+    """Fill ``values[k]`` with the fields of record ``k`` (first elements ``firsts``).
+
+    Batched: one XPath evaluation per distinct field path over all records (``$recs/F |
+    $recs``, the record elements acting as document-order markers), shared by fields with
+    the same path (a link's URL and its text).
+    """
+    n_rec = len(firsts)
+    first_index = {x: k for k, x in enumerate(firsts)}
+    found_cache: dict[str, list[tuple[int, Any]]] = {}
+    for f in fields:
+        if f.batch is None or n_rec < 2:
+            for k, e in enumerate(firsts):
+                v = f.read(e, base, dirty)
+                if v is not None:
+                    values[k][f.name] = v
+            continue
+        pairs = found_cache.get(f.path)
+        if pairs is None:
+            if f.path == ".":
+                pairs = list(enumerate(firsts))
+            else:
+                try:
+                    found = f.batch(root, recs=firsts)
+                except etree.XPathEvalError:
+                    found = []
+                pairs = []
+                k = -1
+                for node in found:
+                    kk = first_index.get(node) if not isinstance(node, str) else None
+                    if kk is not None:
+                        k = kk  # a record marker
+                    elif k >= 0:
+                        pairs.append((k, node))
+            found_cache[f.path] = pairs
+        name = f.name
+        if f.multiple:
+            per: dict[int, list[Any]] = {}
+            for k, node in pairs:
+                per.setdefault(k, []).append(node)
+            for k, nodes in per.items():
+                v = f.value(nodes, base, dirty)
+                if v is not None:
+                    values[k][name] = v
+        else:
+            # single-valued: the first non-empty value of each record
+            attr, ftype = f.attr, f.type
+            for k, node in pairs:
+                if name in values[k]:
+                    continue
+                if attr is not None:
+                    raw = node.get(attr) if not isinstance(node, str) else None
+                    if raw is None:
+                        continue
+                    v = _to_value(ftype, raw, base) if ftype in ("url", "image") else " ".join(raw.split())
+                else:
+                    v = node_text(node, dirty)
+                    if ftype in ("url", "image"):
+                        v = _to_value(ftype, v, base)
+                if v:
+                    values[k][name] = v
+
+
 class _List:
-    __slots__ = ("name", "xp", "size", "fields", "lists", "optional")
+    __slots__ = ("name", "xp", "batch", "size", "fields", "lists", "optional", "typed")
 
     def __init__(self, spec: ListSpec):
         self.name = spec.name
         self.xp = etree.XPath(spec.record.xpath, smart_strings=False)
+        self.batch = None
+        if not _NOT_BATCHABLE.search(spec.record.xpath):
+            try:
+                self.batch = etree.XPath(f"$recs/{spec.record.xpath} | $recs", smart_strings=False)
+            except etree.XPathSyntaxError:
+                self.batch = None
         self.size = spec.record.size
-        self.fields = [_Field(f) for f in spec.fields]
+        self.fields = [_Field(f, spec.record.xpath) for f in spec.fields]
         self.lists = [_List(x) for x in spec.lists]
         self.optional = spec.optional
+        self.typed = [f for f in self.fields if f.type in _TYPED]
 
     def read(self, ctx: Any, base: str | None) -> list[dict[str, Any]]:
-        try:
-            firsts = [e for e in self.xp(ctx) if isinstance(e, etree._Element)]
-        except etree.XPathEvalError:
-            return []
-        rows = []
-        for e in firsts:
-            row: dict[str, Any] = {}
-            for f in self.fields:
-                v = f.read(e, base)
-                if v is not None:
-                    row[f.name] = v
-            for sub in self.lists:
-                vals = sub.read(e, base)
+        """Rows of this list inside one record (``ctx``: the record's first element)."""
+        return self.read_many([ctx], ctx, base, None)[0]
+
+    def read_many(self, parents: list[Any], root: Any, base: str | None,
+                  dirty: set[Any] | None) -> list[list[dict[str, Any]]]:
+        """Rows of this list inside each of ``parents`` (batched like record fields)."""
+        per_parent: list[list[Any]] = [[] for _ in parents]
+        if self.batch is not None and len(parents) > 1:
+            index = {x: k for k, x in enumerate(parents)}
+            try:
+                found = self.batch(root, recs=parents)
+            except etree.XPathEvalError:
+                found = []
+            k = -1
+            for node in found:
+                if not isinstance(node, etree._Element):
+                    continue
+                kk = index.get(node)
+                if kk is not None:
+                    k = kk
+                elif k >= 0:
+                    per_parent[k].append(node)
+        else:
+            for k, e in enumerate(parents):
+                try:
+                    per_parent[k] = [x for x in self.xp(e) if isinstance(x, etree._Element)]
+                except etree.XPathEvalError:
+                    per_parent[k] = []
+        insts = [x for lst in per_parent for x in lst]
+        if not insts:
+            return [[] for _ in parents]
+        rows: list[dict[str, Any]] = [{} for _ in insts]
+        _eval_fields(self.fields, insts, root, base, dirty, rows)
+        for sub in self.lists:
+            nested = sub.read_many(insts, root, base, dirty)
+            for row, vals in zip(rows, nested):
                 if vals:
                     row[sub.name] = vals
-            if row:
-                rows.append(row)
-        typed = [f for f in self.fields if f.type in _TYPED]
-        if typed and rows:
-            _type_values(typed, rows)
-        return rows
+        if self.typed:
+            _type_values(self.typed, rows)
+        out: list[list[dict[str, Any]]] = []
+        at = 0
+        for lst in per_parent:
+            out.append([r for r in rows[at:at + len(lst)] if r])
+            at += len(lst)
+        return out
 
 
 def _siblings(first: Any, size: int) -> list[Any]:
@@ -1156,60 +1278,9 @@ class _Compiled:
             dirty = dirty_set(root)
             values: list[dict[str, Any]] = [{} for _ in range(n_rec)]
             if n_rec:
-                first_index = {x: k for k, x in enumerate(firsts)}
-                found_cache: dict[str, list[tuple[int, Any]]] = {}
-                for f in self.fields:
-                    if f.batch is not None and n_rec > 1:
-                        pairs = found_cache.get(f.path)
-                        if pairs is None:
-                            if f.path == ".":
-                                pairs = list(enumerate(firsts))
-                            else:
-                                try:
-                                    found = f.batch(root, recs=firsts)
-                                except etree.XPathEvalError:
-                                    found = []
-                                pairs = []
-                                k = -1
-                                for node in found:
-                                    kk = first_index.get(node) if not isinstance(node, str) else None
-                                    if kk is not None:
-                                        k = kk  # a record marker
-                                    elif k >= 0:
-                                        pairs.append((k, node))
-                            found_cache[f.path] = pairs  # fields sharing a path (link + text)
-                        name = f.name
-                        if f.multiple:
-                            per: dict[int, list[Any]] = {}
-                            for k, node in pairs:
-                                per.setdefault(k, []).append(node)
-                            for k, nodes in per.items():
-                                v = f.value(nodes, base, dirty)
-                                if v is not None:
-                                    values[k][name] = v
-                        else:
-                            # single-valued: the first non-empty value of each record
-                            attr, ftype = f.attr, f.type
-                            for k, node in pairs:
-                                if name in values[k]:
-                                    continue
-                                if attr is not None:
-                                    raw = node.get(attr) if not isinstance(node, str) else None
-                                    if raw is None:
-                                        continue
-                                    v = _to_value(ftype, raw, base) if ftype in ("url", "image") else " ".join(raw.split())
-                                else:
-                                    v = node_text(node, dirty)
-                                    if ftype in ("url", "image"):
-                                        v = _to_value(ftype, v, base)
-                                if v:
-                                    values[k][name] = v
-                    else:
-                        for k, e in enumerate(firsts):
-                            v = f.read(e, base, dirty)
-                            if v is not None:
-                                values[k][f.name] = v
+                _eval_fields(self.fields, firsts, root, base, dirty, values)
             type_errors += _type_values(self.typed, values)
+            list_rows = [(sub.name, sub.read_many(firsts, root, base, dirty)) for sub in self.lists] if n_rec else []
             paths = _record_paths(tree, groups)
             for k, (e, els) in enumerate(zip(firsts, groups)):
                 fields = values[k]
@@ -1219,10 +1290,9 @@ class _Compiled:
                         if name in fields:
                             ordered[name] = fields[name]
                     fields = ordered
-                for sub in self.lists:
-                    vals = sub.read(e, base)
-                    if vals:
-                        fields[sub.name] = vals
+                for sub_name, per_rec in list_rows:
+                    if per_rec[k]:
+                        fields[sub_name] = per_rec[k]
                 for f in req:
                     if f.name in fields:
                         filled += 1
