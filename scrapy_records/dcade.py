@@ -23,7 +23,19 @@ Pipeline (digest §0, §3):
 
 :func:`induce_schema` returns a :class:`Schema` (the aligned ``TableA`` and the recordset
 tables, values per page); :func:`induce_wrapper` turns it into a
-:class:`~scrapy_records.wrapper.Wrapper` of XPath selectors (digest §8, our design).
+:class:`~scrapy_records.wrapper.Wrapper` of XPath selectors (digest §8, our design);
+``scrapy_records.induce(pages, extractor="dcade")`` calls it.
+
+Paper-literal behaviour is the default wherever the digest offers a choice, except for
+the [R] switches that measured better on the ExAlg development data
+(``benchmarks/dcade_templates.py``): ``record_resync`` (A10: re-synchronise the record
+period over extra columns), ``nw_weak`` (a general-level match in the centre-star and
+pending alignments), ``merge_partner="best"`` (lowest-level disjunctive partner),
+``density_scope="container"`` (TC8 vs TC19), ``image_leaves=False`` (spacer images joined
+the URL patterns), a single-value column is template only when it reads as a label
+(``single_value_rule``). Paper-literal settings: ``repeat_min_maxrep=None`` (A3, lists of
+at most 2 items are not sets), ``mt_exclude_numeric=False`` (L2), ``trial_plain=False``,
+``lis="paper"``, ``density_pages="present"`` (``"all"`` is eq. 7 with m = all pages).
 All loops over pages are iterative; the dynamic programs are vectorised row by row with
 numpy (``max_cells`` bounds the matrix size; larger problems fall back to a C-level LCS).
 """
