@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import glob
 import os
+import time
 from urllib.parse import urljoin
 
 import scrapy
@@ -20,6 +22,7 @@ class DemoSpider(scrapy.Spider):
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider._demo = None
+        spider._started = time.time() - 1.0
         url = kwargs.get("site") or crawler.settings.get("DEMO_SITE_URL")
         if not url:
             spider._demo = DemoSite().start()
@@ -40,8 +43,10 @@ class DemoSpider(scrapy.Spider):
             if os.path.exists(path):
                 outputs.append(os.path.relpath(path))
         pattern = self.settings.get("RECORDS_CSV_PER_TEMPLATE")
-        if pattern:
-            outputs.append(os.path.relpath(str(pattern) % {"site": "<site>", "template": "<template>"})
-                           + "  (one CSV per page template, one column per record field)")
+        if pattern:  # one CSV per page template, one column per record field
+            started = getattr(self, "_started", 0.0)
+            for path in sorted(glob.glob(str(pattern) % {"site": "*", "template": "*"})):
+                if os.path.getmtime(path) >= started:
+                    outputs.append(os.path.relpath(path) + "  (one template, one column per field)")
         if outputs:
             print(f"\n[{self.name}] records written to:\n  " + "\n  ".join(outputs) + "\n", flush=True)
