@@ -113,9 +113,11 @@ import hashlib
 import json
 import logging
 import re
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urljoin
 
@@ -1003,6 +1005,9 @@ def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
 _TYPED = frozenset({"number", "price", "date"})
 
 
+_CONVERTERS: tuple[Any, Any, Any] | None = None
+
+
 def _type_values(fields: list[_Field], rows: list[dict[str, Any]]) -> int:
     """Convert number/price/date values in place with :mod:`scrapy_records.values` (the
     extractors' typing): numbers become int/float, prices a float plus a
@@ -1016,6 +1021,17 @@ def _type_values(fields: list[_Field], rows: list[dict[str, Any]]) -> int:
     except ImportError:  # pragma: no cover - values module absent: raw strings
         return 0
     errors = 0
+    global _CONVERTERS
+    if _CONVERTERS is None:
+        # dates repeat a lot across records and pages and their parser is the costly one
+        _CONVERTERS = (
+            lru_cache(maxsize=8192)(V.parse_number),
+            lru_cache(maxsize=8192)(V.parse_price),
+            # keyed by the hour too: relative dates ("3 hours ago") move with the clock
+            lru_cache(maxsize=8192)(lambda text, _hour: V.parse_date_iso(text)),
+        )
+    parse_number, parse_price, parse_date_h = _CONVERTERS
+    hour = int(time.time() // 3600)
     for f in fields:
         name = f.name
         raw = [r[name] for r in rows if name in r]
@@ -1032,14 +1048,14 @@ def _type_values(fields: list[_Field], rows: list[dict[str, Any]]) -> int:
             cur = None
             for x in items:
                 if f.type == "number":
-                    y = V.parse_number(x, style)
+                    y = parse_number(x, style)
                 elif f.type == "price":
-                    pr = V.parse_price(x, style)
+                    pr = parse_price(x, style)
                     y = pr[0] if pr else None
                     if pr and pr[1] and cur is None:
                         cur = pr[1]
                 else:
-                    y = V.parse_date_iso(x)
+                    y = parse_date_h(x, hour)
                 if y is None:
                     errors += 1
                 else:
