@@ -430,3 +430,18 @@ def test_wrapper_copies_after_use():
     first = [r.fields for r in w.extract(SHOP).records]
     w2 = copy.deepcopy(w)
     assert w2 == w and [r.fields for r in w2.extract(SHOP).records] == first
+
+
+def test_bad_and_extreme_inputs():
+    from scrapy_records import EmptyDocumentError, NotHTMLError
+
+    w, _r, _p = shop_wrapper()
+    with pytest.raises(EmptyDocumentError):
+        w.extract(b"   \n")
+    with pytest.raises(NotHTMLError):
+        w.extract(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100)
+    w.stale = False
+    deep = "<html><body>" + "<div>" * 1500 + "x" + "</div>" * 1500 + SHOP[SHOP.index("<ul"):]
+    res = w.extract(deep)
+    assert [r.fields.get("price") for r in res.records] == [10.0, 12.5, None]
+    assert not w.stale
