@@ -1331,6 +1331,14 @@ class _DCADE:
                 s += G
             if len(blocks) < 2:
                 continue
+            # the short-list rule (A3) also holds for the table: some page must have at
+            # least repeat_min_maxrep records (default 3), else the "set" is 2 look-alikes
+            per_page: Counter[int] = Counter()
+            for blk in blocks:
+                for r in {r for x in blk if x is not None for r in x.cells}:
+                    per_page[r] += 1
+            if max(per_page.values(), default=0) < self.rep_min:
+                continue
             end = s - 1  # 1-based index of the last column taken
             lc = _ListCol(blocks, G)
             seg[sr1 - 1:end] = [lc]
