@@ -693,7 +693,7 @@ _LABEL_FIELD_RX = re.compile(
 def dirty_set(root: Any) -> set[Any]:
     """Elements with a script/style/noscript/template inside (their text needs filtering)."""
     dirty: set[Any] = set()
-    for s in _SCRIPTS_XP(root):
+    for s in root.iter("script", "style", "noscript", "template"):
         for a in s.iterancestors():
             if a in dirty:
                 break
