@@ -445,3 +445,14 @@ def test_bad_and_extreme_inputs():
     res = w.extract(deep)
     assert [r.fields.get("price") for r in res.records] == [10.0, 12.5, None]
     assert not w.stale
+
+
+def test_apply_to_scrapy_response_reuses_its_url():
+    from scrapy.http import HtmlResponse
+
+    w, _r, _p = shop_wrapper()
+    resp = HtmlResponse(url="http://shop.example/list?p=2", body=SHOP_PAGE2.encode(), encoding="utf-8")
+    res = w.extract(resp)
+    assert res.url == "http://shop.example/list?p=2"
+    url_field = next(f.name for f in w.fields if f.type == "url")
+    assert [r.fields[url_field] for r in res.records][:2] == ["http://shop.example/p/7", "http://shop.example/p/8"]
