@@ -63,7 +63,7 @@ import logging
 import threading
 import time
 from typing import Any, Callable, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore
 
@@ -173,7 +173,7 @@ class RedisStore(WrapperStore):
         self.uri = self._public(parts)
         try:
             self.client = redis.Redis.from_url(
-                urlunsplit(parts._replace(query=urlencode(passed))),
+                uri.split("?", 1)[0] + (f"?{urlencode(passed)}" if passed else ""),
                 socket_timeout=socket_timeout,
                 socket_connect_timeout=socket_timeout,
                 health_check_interval=30,
@@ -198,7 +198,7 @@ class RedisStore(WrapperStore):
     def _public(parts: Any) -> str:
         """The URI without credentials nor query (safe to log)."""
         netloc = parts.netloc.rsplit("@", 1)[-1]
-        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+        return f"{parts.scheme}://{netloc}{parts.path}"
 
     # ------------------------------------------------------------ connection
     def _errors(self) -> tuple[type[BaseException], ...]:
