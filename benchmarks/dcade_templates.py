@@ -29,7 +29,8 @@ same bytes, median over the site's pages, measured in the same run.
 
 Wrapper accuracy ``wR_D``: the induced wrapper is applied to the site's pages beyond the
 sample (all pages when there are none) and, per gold data attribute, the best field's
-per-page accuracy is averaged.
+per-page accuracy is averaged; ``wR_S`` is the same for the set attributes with the
+wrapper's nested lists (value recall, as R_S).
 
 Data is read from ``../shared/datasets`` relative to the repo root (or ``--data``); the
 script prints a notice and exits 0 when it is absent.
@@ -275,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     print(f"{'site':22} {'pg':>3} {'ind_s':>6} {'x_lxml':>6} {'cols':>5} {'dtxt':>5} {'sets':>4} | "
           f"{'F_D':>5} {'P_D':>5} {'R_D':>5} {'aP_D':>5} {'aR_D':>5} | "
-          f"{'F_S':>5} {'P_S':>5} {'R_S':>5} {'aP_S':>5} {'aR_S':>5} | {'wR_D':>5} {'held':>4}")
+          f"{'F_S':>5} {'P_S':>5} {'R_S':>5} {'aP_S':>5} {'aR_S':>5} | {'wR_D':>5} {'wR_S':>5} {'held':>4}")
     for site in args.sites.split(","):
         prefix = f"exalg/{site}/"
         srcs = [n for n in names if n.startswith(prefix + "sources/") and n.endswith(".html")]
@@ -321,6 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         if wrapper is not None:
             gold_attrs = [a for a in attrs if a["flag"] == "c" and a["ids"] and not a["in_set"]]
             vals_by_field: dict[str, list] = {}
+            set_vals: dict[tuple[str, str], list] = {}
             golds = []
             for k, n in enumerate(held):
                 i = int(re.findall(r"(\d+)\.html$", n)[0])
@@ -331,6 +333,11 @@ def main(argv: list[str] | None = None) -> int:
                 for fname in [x.name for x in wrapper.fields]:
                     v = rec.get(fname)
                     vals_by_field.setdefault(fname, [None] * len(held))[k] = None if v is None else str(v)
+                for lst in wrapper.lists:
+                    for row in rec.get(lst.name) or []:
+                        for fname, v in row.items():
+                            if isinstance(v, (str, int, float)):
+                                set_vals.setdefault((lst.name, fname), [[] for _ in held])[k].append(str(v))
             accs = []
             for a in gold_attrs:
                 ids = set(a["ids"])
@@ -341,6 +348,15 @@ def main(argv: list[str] | None = None) -> int:
                 if best is not None:
                     accs.append(best)
             wacc = (statistics.mean(accs), len(held)) if accs else None
+            saccs = []
+            for a in [a for a in attrs if a["flag"] == "c" and a["ids"] and a["in_set"]]:
+                ids = set(a["ids"])
+                gv = [[t for i, t in pv if i in ids] for pv in golds]
+                total = sum(len(x) for x in gv)
+                if total:
+                    saccs.append(max((sum(_multiset_match(g, v) for g, v in zip(gv, cv)) / total
+                                      for cv in set_vals.values()), default=0.0))
+            s["wrapper_set"] = statistics.mean(saccs) if saccs else None
         s["wrapper"] = wacc
         rows.append((site, s))
 
@@ -352,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(schema.recordsets):4d} | "
               f"{f(d['F'])} {f(d['P'])} {f(d['R'])} {f(d['attrP'])} {f(d['attrR'])} | "
               f"{f(st['F'])} {f(st['P'])} {f(st['R'])} {f(st['attrP'])} {f(st['attrR'])} | "
-              f"{f(wacc[0]) if wacc else '  -  '} {wacc[1] if wacc else 0:4d}")
+              f"{f(wacc[0]) if wacc else '  -  '} {f(s.get('wrapper_set'))} {wacc[1] if wacc else 0:4d}")
         if args.verbose:
             print("   data:", d["per_attr"])
             print("   set: ", st["per_attr"])
@@ -365,10 +381,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{avg('data','attrP'):5.3f} {avg('data','attrR'):5.3f} | "
               f"{avg('set','F'):5.3f} {avg('set','P'):5.3f} {avg('set','R'):5.3f} "
               f"{avg('set','attrP'):5.3f} {avg('set','attrR'):5.3f} | "
-              f"{statistics.mean([s['wrapper'][0] for _, s in rows if s.get('wrapper')] or [float('nan')]):5.3f}")
+              f"{statistics.mean([s['wrapper'][0] for _, s in rows if s.get('wrapper')] or [float('nan')]):5.3f} "
+              f"{statistics.mean([s['wrapper_set'] for _, s in rows if s.get('wrapper_set') is not None] or [float('nan')]):5.3f}")
         print("(averages over sites having gold attributes of that kind; ind_s = induction seconds; "
               "x_lxml = wrapper application / lxml parse, median; wR_D = per-page accuracy of the "
-              "wrapper's fields for the data attributes on the 'held' pages not used for induction, "
+              "wrapper's fields for the data attributes (wR_S: value recall of its nested lists for "
+              "the set attributes) on the 'held' pages not used for induction, "
               "all pages when the site has no more)")
     return 0
 

@@ -1581,6 +1581,25 @@ def _xlit(s: str) -> str:
 _STEP = re.compile(r"^([^\[]+)(?:\[(\d+)\])?$")
 
 
+def _generalise_union(paths: list[str], min_share: float = 0.1) -> str | None:
+    """Generalise paths per tag signature; the signatures holding at least ``min_share`` of
+    the paths are joined with ``|`` (records whose nesting differs, e.g. an extra ``font``)."""
+    if not paths:
+        return None
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for p in paths:
+        sig = tuple(re.sub(r"\[\d+\]$", "", step) for step in p.split("/"))
+        groups.setdefault(sig, []).append(p)
+    parts = []
+    for sig, ps in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        if len(ps) < min_share * len(paths):
+            continue
+        g = _generalise(ps)
+        if g and g not in parts:
+            parts.append(g)
+    return " | ".join(parts) if parts else None
+
+
 def _generalise(paths: list[str]) -> str | None:
     """One relative path from several: equal tags per step, positions kept where all agree."""
     if not paths:
@@ -1791,7 +1810,7 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
             roots = [enc_leaves[r].node[anchor.leaves[i][0]] if anchor.leaves[i] else -1
                      for i, (r, _k) in enumerate(rs.rows)]
         rec_paths = [b.rel(r, 0, x) for (r, _k), x in zip(rs.rows, roots) if x >= 0]
-        rec_xp = _generalise(rec_paths)
+        rec_xp = _generalise_union(rec_paths)
         if not rec_xp:
             continue
         lfields = []
@@ -1803,15 +1822,16 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
                     if not b.pages[r].is_ancestor(roots[i], tn):
                         continue
                     rels.append((b.rel(r, roots[i], tn) or ".") + suf if tn != roots[i] else "." + suf)
-            gx = _generalise(rels) if rels else None
+            gx = _generalise_union(rels) if rels else None
             if gx is None:
                 continue
-            gx = gx.lstrip("/") or "."
+            gx = " | ".join(x.strip().lstrip("/") or "." for x in gx.split(" | "))
             attr = "href" if f.kind == "href" else ("src" if f.kind == "src" else None)
             ftype = _ftype([v for v in f.values if v], f.kind)
             lfields.append(FieldSpec(f.name, ftype, gx, None, attr, optional=not f.mandatory))
         if lfields:
-            lists.append(ListSpec(lc.name, RecordSelector(rec_xp.lstrip("/")), lfields, [],
+            rec_xp = " | ".join(x.strip().lstrip("/") for x in rec_xp.split(" | "))
+            lists.append(ListSpec(lc.name, RecordSelector(rec_xp), lfields, [],
                                   optional=lc.label == "OR"))
     urls = [p.url for p in schema.pages if p.url]
     w = Wrapper(
