@@ -1066,10 +1066,13 @@ class _WrapperBuilder:
 
         out: list[FieldSpec] = []
         stack: list[tuple[Any, bool, str | None]] = [(self.P.root, False, None)]
-        while stack and len(out) < 50:
+        multi = self.P.pages >= 2
+        while stack and len(out) < 80:
             it, opt, up = stack.pop()
             if isinstance(it, PList):
-                continue  # list slots belong to records
+                if multi and it is not exclude:
+                    out.extend(self._list_page_fields(it, opt))
+                continue
             own = (it.classes[0] if it.classes else it.ident)
             hint = own or (f"{up}_{it.tag}" if up else it.tag)
             up = own or up
@@ -1077,7 +1080,6 @@ class _WrapperBuilder:
             has_el = any(not (isinstance(c, PNode) and c.tag == TEXT) for c in it.children)
             # data: varies across pages, or seen on some pages only (R-10); one page cannot
             # tell data from template text, so a one-page wrapper has no page fields
-            multi = self.P.pages >= 2
             data = [(j, t) for j, t in enumerate(texts, 1)
                     if multi and t.text is not None and not t.text.constant and t.text.samples]
             attrs = [(k, s) for k, s in it.attrs.items() if multi and not s.constant and s.samples]
@@ -1093,9 +1095,92 @@ class _WrapperBuilder:
                     out.append(FieldSpec(self.name(hint), _guess_type(t.text.samples), xp, None, None,  # type: ignore[union-attr]
                                          opt or t.optional or t.text.count < self.P.pages, False))  # type: ignore[union-attr]
             for c in reversed(it.children):
-                if isinstance(c, PNode) and c.tag != TEXT:
+                if isinstance(c, PList) or c.tag != TEXT:
                     stack.append((c, opt or c.optional, up))
+        return self._drop_constants(out[:80])
+
+    def _list_page_fields(self, L: PList, opt: bool) -> list[Any]:
+        """Page fields from a list that is not the record list (A-15 on detail pages: a
+        key/value table is a ``tr+``). A list with the same length on every sample page is a
+        tuple: one field per position; otherwise each slot is a multi-valued page field."""
+        from ..wrapper import FieldSpec
+
+        if not any(isinstance(x, PNode) and x.tag != TEXT for x in L.record):
+            return []
+        if any(isinstance(x, PList) for x in L.record):
+            return []
+        counts: dict[tuple[int, int], int] = {}
+        for pg, nodes in L.inst:
+            if not nodes or pg >= len(self.pages):
+                return []
+            first = next((x for x in nodes if x >= 0), None)
+            if first is None:
+                continue
+            key = (pg, self.pages[pg].parent[first])
+            counts[key] = counts.get(key, 0) + 1
+        per_page: dict[int, int] = {}
+        for (pg, _), c in counts.items():
+            per_page[pg] = per_page.get(pg, 0) + 1
+        rs, r0, R0 = self.record_selector(L, None, None)
+        fields, _ = self.list_fields(L, r0, R0)
+        vals = set(counts.values())
+        out = []
+        fixed = len(vals) == 1 and set(per_page.values()) == {1} and len(per_page) == self.P.pages
+        c = vals.pop() if fixed else 0
+        if fixed and c <= 30:
+            for k in range(1, c + 1):
+                for f in fields:
+                    xp = f"({rs.xpath})[{k}]" + ("" if f.xpath == "." else "/" + f.xpath)
+                    out.append(FieldSpec(f"{f.name}_{k}", f.type, xp, None, f.attribute,
+                                         opt or f.optional or L.optional, False))
+        else:
+            for f in fields:
+                xp = rs.xpath + ("" if f.xpath == "." else "/" + f.xpath)
+                out.append(FieldSpec(f.name, f.type, xp, None, f.attribute, True, True))
         return out
+
+    def _drop_constants(self, fields: list[Any]) -> list[Any]:
+        """Evaluate page fields on the samples: a field with the same value on every page is a
+        template label (R-10): dropped, and used to name the data fields of its row."""
+        if self.P.pages < 2 or not fields:
+            return fields
+        keep = []
+        labels: dict[str, str] = {}
+        for f in fields:
+            got = []
+            for p in self.pages:
+                try:
+                    nodes = p.root.xpath(f.xpath)
+                except Exception:
+                    nodes = []
+                v = None
+                for nd in nodes if isinstance(nodes, list) else []:
+                    if f.attribute:
+                        v = nd.get(f.attribute) if hasattr(nd, "get") else None
+                    else:
+                        v = " ".join(("".join(nd.itertext()) if hasattr(nd, "itertext") else str(nd)).split())
+                    if v:
+                        break
+                got.append(v or None)
+            present = [g for g in got if g]
+            if len(present) == len(got) and len(set(present)) == 1 and not f.multiple:
+                row = f.xpath.split(")[", 1)
+                if f.xpath.startswith("(") and len(row) == 2:
+                    key = row[0] + ")[" + row[1].split("]", 1)[0]
+                    labels.setdefault(key, present[0])
+                continue
+            keep.append(f)
+        for f in keep:
+            if f.xpath.startswith("(") and ")[" in f.xpath:
+                row = f.xpath.split(")[", 1)
+                key = row[0] + ")[" + row[1].split("]", 1)[0]
+                lab = labels.get(key)
+                if lab:
+                    slug = _NAME_BAD.sub("_", lab.lower()).strip("_-")[:30]
+                    if slug and slug[0].isalpha():
+                        self._names.discard(f.name)
+                        f.name = self.name(slug)
+        return keep
 
 
 def pattern_wrapper(pattern: Pattern, pages: list[Any], *, site: str | None = None,
