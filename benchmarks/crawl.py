@@ -4,6 +4,8 @@ Every mode crawls the same pages in its own subprocess (the Twisted reactor star
 process), in the same run, and reports pages per second:
 
 * ``plain``: no add-on (Scrapy alone, the spider's own parsing);
+* ``plain_items``: no add-on, the spider yields 5 more items per page (about as many items as
+  the add-on's records): Scrapy's own cost of handling that many items;
 * ``unsupervised``: add-on with ``RECORDS_WRAPPERS = False`` (every page mined by the extractors);
 * ``wrappers``: add-on with a fresh wrapper store (induce after 2 pages, then reuse);
 * ``reuse``: add-on again on the store the ``wrappers`` run filled (reuse from the first page);
@@ -12,7 +14,7 @@ process), in the same run, and reports pages per second:
 It also reports the largest reactor stall (a 10 ms ``LoopingCall``'s worst lateness), the
 number that decides whether mining must leave the reactor thread.
 
-    python benchmarks/crawl.py [--repeat 4] [--rounds 3] [--modes plain,unsupervised,wrappers,reuse,inline]
+    python benchmarks/crawl.py [--repeat 4] [--rounds 3] [--modes plain,plain_items,unsupervised,wrappers,reuse,inline]
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ RUNNER = textwrap.dedent(
         def parse(self, response):
             # the spider's own light parsing, as a user's spider would do
             yield {"url": response.url, "title": response.css("title::text").get()}
+            for k in range(cfg.get("extra_items", 0)):  # baseline: as many items as records
+                yield {"url": response.url, "k": k}
 
     lag = {"max": 0.0, "last": None}
 
@@ -95,7 +99,7 @@ def run_mode(site: DemoSite, workdir: Path, name: str, settings: dict, repeat: i
     runner = workdir / "runner.py"
     runner.write_text(RUNNER)
     cfg = {"base": site.url, "paths": paths(), "repeat": repeat, "settings": settings,
-           "out": str(workdir / f"{name}.json")}
+           "out": str(workdir / f"{name}.json"), "extra_items": 5 if name == "plain_items" else 0}
     (workdir / f"{name}.cfg").write_text(json.dumps(cfg))
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, str(runner), str(workdir / f"{name}.cfg")], cwd=workdir,
@@ -149,7 +153,7 @@ def mining_cost(repeat: int = 3) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=4, help="times every demo page is crawled")
-    ap.add_argument("--modes", default="plain,unsupervised,wrappers,reuse,inline")
+    ap.add_argument("--modes", default="plain,plain_items,unsupervised,wrappers,reuse,inline")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (best run per mode)")
     args = ap.parse_args(argv)
     modes = args.modes.split(",")
@@ -158,6 +162,7 @@ def main(argv: list[str] | None = None) -> None:
         store = f"sqlite:///{work / 'wrappers.sqlite'}"
         conf = {
             "plain": {},
+            "plain_items": {},
             "unsupervised": dict(ADDON, RECORDS_WRAPPERS=False),
             "wrappers": dict(ADDON, RECORDS_WRAPPER_STORE=store, RECORDS_INDUCTION_SAMPLES=2),
             "reuse": dict(ADDON, RECORDS_WRAPPER_STORE=store, RECORDS_INDUCTION_SAMPLES=2),
