@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -358,3 +359,45 @@ def test_worker_mines_unsupervised_while_another_holds_the_lease(tmp_path, redis
     assert stats["records/wrapper/induced"] == 1 and stats["records/wrapper/reused"] >= 1
     assert [e.version for e in open_store(redis_server.url).list()] == [1]
     assert not raw.exists(lease)  # released after the induction
+
+
+def _stat(log: str, key: str) -> int:
+    m = re.search(rf"'{re.escape(key)}': (\d+)", log)
+    return int(m.group(1)) if m else 0
+
+
+def test_example_project_with_scrapy_redis(tmp_path, redis_server):
+    """demo/settings_redis.py: two `scrapy crawl shop` workers share the scrapy-redis queue
+    and dupefilter (every page fetched once overall) and the wrappers (each template induced
+    once overall); every product ends up a record."""
+    from demo.site import N_PRODUCTS, DemoSite
+
+    env = dict(os.environ, SCRAPY_PROJECT="redis", REDIS_URL=redis_server.url, DEMO_RUN="t1",
+               PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with DemoSite() as site:
+        procs = {}
+        for w in ("w1", "w2"):
+            procs[w] = subprocess.Popen(
+                [sys.executable, "-m", "scrapy", "crawl", "shop", "-O", str(tmp_path / f"{w}.jsonl"),
+                 "-s", f"DEMO_SITE_URL={site.url}", "-s", f"LOG_FILE={tmp_path / w}.log",
+                 "-s", "DOWNLOAD_DELAY=0.2", "-s", "WAIT_FOR_PEERS_SECONDS=3",
+                 "-s", "RECORDS_INDUCTION_SAMPLES=2", "-s", "TELNETCONSOLE_ENABLED=False"],
+                cwd=REPO / "example_project", env=env, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True)
+        for w, p in procs.items():
+            _out, err = p.communicate(timeout=300)
+            assert p.returncode == 0, err[-3000:]
+    items = {w: [json.loads(line) for line in (tmp_path / f"{w}.jsonl").read_text().splitlines()]
+             for w in procs}
+    logs = {w: (tmp_path / f"{w}.log").read_text() for w in procs}
+    assert all("Traceback" not in log for log in logs.values())
+    products = [i["url"] for w in procs for i in items[w] if i.get("kind") == "product"]
+    assert len(products) == len(set(products)) == N_PRODUCTS  # shared dupefilter: once each
+    assert all(any(i.get("kind") == "product" for i in items[w]) for w in procs)  # both worked
+    recs = [i for w in procs for i in items[w] if "/shop/page/" in i.get("url", "") and "fields" in i]
+    assert len(recs) == N_PRODUCTS  # each list page mined once, by one worker or the other
+    # list pages and product pages: two templates, each induced once across both workers
+    assert sum(_stat(log, "records/wrapper/induced") for log in logs.values()) == 2
+    entries = open_store(redis_server.url + "?prefix=records-demo").list()
+    assert sorted(e.version for e in entries) == [1, 1]
+    assert redis_server.client().exists("t1:shop:dupefilter")

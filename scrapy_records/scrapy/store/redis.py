@@ -34,9 +34,11 @@ another worker's update within ``cache_seconds`` for the price of one small roun
 
 **Leases** (one per ``(site, template)``; the engine takes one per site, see
 ``engine.LEASE_TEMPLATE``): ``SET <key> <owner> PX <ttl>`` when free or already held by the
-same owner (which renews it), in a Lua script; released by a script that deletes the key
-only when it still holds the caller's owner id, so a late worker never releases a lease
-that expired and was taken by another one. A killed worker's lease expires after ``ttl``.
+same owner (which renews it), in a Lua script; taking it also makes the next read
+revalidate the cache (the previous holder may have just stored a wrapper). A script
+releases it only when the key still holds the caller's owner id, so a late worker never
+releases a lease that expired and was taken by another one. A killed worker's lease
+expires after ``ttl``.
 
 **Outages** (connection refused or lost, timeouts, a read-only replica, out of memory): the
 first failure is logged once (ERROR). A failure that took time (a timeout: the host is
@@ -465,10 +467,16 @@ class RedisStore(WrapperStore):
         """Take (or renew, for its owner) the lease for ``ttl`` seconds; during an outage the
         lease is granted locally (no other worker can store a wrapper either)."""
         try:
-            return bool(self._call("lease", lambda: self._lease(
+            got = bool(self._call("lease", lambda: self._lease(
                 keys=[self._k("lease", site, template)], args=[owner, max(1, int(ttl * 1000))])))
         except _Unavailable:
             return True
+        if got:
+            # the previous holder may have stored a wrapper just before releasing: what the
+            # lease holder reads next is revalidated against the epoch, never the cache alone
+            with self._lock:
+                self._epoch_checked = float("-inf")
+        return got
 
     def release_lease(self, site: str, template: str, owner: str) -> None:
         """Release the lease if ``owner`` still holds it (an expired lease taken over by
