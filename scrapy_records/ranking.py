@@ -67,20 +67,22 @@ def link_share(page: Page, region: Region) -> float:
     return linked / total if total else 0.0
 
 
-def region_score(page: Page, region: Region) -> float:
-    """The ranking score of one region (see the module docstring)."""
+def region_score(page: Page, region: Region, count_exponent: float = 1.0) -> float:
+    """The ranking score of one region (see the module docstring); ``count_exponent``
+    raises the record-count term ``log2(1 + n)`` to that power (1 by default, 0.5 in
+    :mod:`scrapy_records.auto`)."""
     chars = sum(len(r.text) for r in region.records)
     n = len(region.records)
     ls = link_share(page, region)
     penalty = 1.0 - 0.6 * max(0.0, ls - 0.6) / 0.4
     conf = min(1.0, max(0.0, region.confidence))
-    return math.sqrt(conf * chars) * math.log2(1 + n) * penalty
+    return math.sqrt(conf * chars) * math.log2(1 + n) ** count_exponent * penalty
 
 
-def rank(page: Page, regions: Iterable[Region]) -> list[Region]:
+def rank(page: Page, regions: Iterable[Region], count_exponent: float = 1.0) -> list[Region]:
     """Score and sort regions best first (stable for equal scores: input order)."""
     out = list(regions)
     for r in out:
-        r.score = region_score(page, r)
+        r.score = region_score(page, r, count_exponent)
     out.sort(key=lambda r: -r.score)
     return out
