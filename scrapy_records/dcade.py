@@ -1284,12 +1284,17 @@ class _DCADE:
             scores: list[tuple[int, float]] = []
             # eq. 9 over SR1 in SDR..EDR-2G+1; [R] the second record may be cut by EDR (the
             # last record of a list often lacks its trailing separator): SR2 <= EDR suffices
+            first_one = None
             for s in range(sdr, edr - G + 1):
+                if first_one is not None and (s >= first_one + G or not self.o["record_tiebreak"]):
+                    break       # eq. 9 stops at the first perfect score (ties looked at within one period)
                 score = sum(self._match(seg[s - 1 + i], seg[s - 1 + G + i])
                             for i in range(G) if s - 1 + G + i < edr) / G
                 scores.append((s, score))
                 if score > best:
                     sr1, best = s, score
+                if score == 1 and first_one is None:
+                    first_one = s
             if self.o["record_tiebreak"] and sr1 is not None:
                 # [R] several starts with the best score (the paper stops at the first):
                 # prefer the one whose records fill their own element on the pages
