@@ -759,6 +759,7 @@ class _WrapperBuilder:
         self.chain_opt: dict[int, bool] = {}
         self._abs: dict[int, str] = {}
         self._names: set[str] = set()
+        self._row: dict[int, str] = {}
         stack: list[tuple[Any, PNode | None]] = [(pattern.root, None)]
         while stack:
             it, par = stack.pop()
@@ -1065,13 +1066,22 @@ class _WrapperBuilder:
         from ..wrapper import FieldSpec
 
         out: list[FieldSpec] = []
-        stack: list[tuple[Any, bool, str | None]] = [(self.P.root, False, None)]
+        stack: list[tuple[Any, bool, str | None, bool]] = [(self.P.root, False, None, False)]
         multi = self.P.pages >= 2
         while stack and len(out) < 80:
-            it, opt, up = stack.pop()
+            it, opt, up, inlist = stack.pop()
             if isinstance(it, PList):
                 if multi and it is not exclude:
                     out.extend(self._list_page_fields(it, opt))
+                    if True:  # key/value lists may sit inside its records
+                        for c in reversed(it.record):
+                            if isinstance(c, PList) or c.tag != TEXT:
+                                stack.append((c, True, up, True))
+                continue
+            if inlist:
+                for c in reversed(it.children):
+                    if isinstance(c, PList) or c.tag != TEXT:
+                        stack.append((c, True, up, True))
                 continue
             own = (it.classes[0] if it.classes else it.ident)
             hint = own or (f"{up}_{it.tag}" if up else it.tag)
@@ -1096,48 +1106,178 @@ class _WrapperBuilder:
                                          opt or t.optional or t.text.count < self.P.pages, False))  # type: ignore[union-attr]
             for c in reversed(it.children):
                 if isinstance(c, PList) or c.tag != TEXT:
-                    stack.append((c, opt or c.optional, up))
+                    stack.append((c, opt or c.optional, up, False))
         return self._drop_constants(out[:80])
 
     def _list_page_fields(self, L: PList, opt: bool) -> list[Any]:
         """Page fields from a list that is not the record list (A-15 on detail pages: a
-        key/value table is a ``tr+``). A list with the same length on every sample page is a
-        tuple: one field per position; otherwise each slot is a multi-valued page field."""
+        key/value table is a ``tr+``, often ``(tr tr?)+`` with spacer rows).
+
+        When every sample page holds the list once with the same number of elements and
+        position ``k`` has the same item template on every page, the list is a tuple: one
+        field per position and slot (``container/tr[k]/...``), named later after the row's
+        constant label. Otherwise each slot of a simple record is a multi-valued field.
+        """
         from ..wrapper import FieldSpec
 
-        if not any(isinstance(x, PNode) and x.tag != TEXT for x in L.record):
+        items: dict[tuple[int, int], PNode] = {}
+        stack: list[PList] = [L]
+        nested = False
+        while stack:
+            x = stack.pop()
+            for it in x.record:
+                if isinstance(it, PList):
+                    nested = True
+                    stack.append(it)
+                elif it.tag != TEXT:
+                    for key in it.inst:
+                        items[key] = it
+        if not items:
             return []
-        if any(isinstance(x, PList) for x in L.record):
-            return []
-        counts: dict[tuple[int, int], int] = {}
+        seqs: dict[int, list[int]] = {}
+        parents: dict[int, set[int]] = {}
         for pg, nodes in L.inst:
-            if not nodes or pg >= len(self.pages):
+            if pg >= len(self.pages):
                 return []
-            first = next((x for x in nodes if x >= 0), None)
-            if first is None:
-                continue
-            key = (pg, self.pages[pg].parent[first])
-            counts[key] = counts.get(key, 0) + 1
-        per_page: dict[int, int] = {}
-        for (pg, _), c in counts.items():
-            per_page[pg] = per_page.get(pg, 0) + 1
+            for n in nodes:
+                if n >= 0:
+                    seqs.setdefault(pg, []).append(n)
+                    parents.setdefault(pg, set()).add(self.pages[pg].parent[n])
+        out: list[Any] = []
+        lens = {len(v) for v in seqs.values()}
+        fixed = (len(seqs) == self.P.pages and len(lens) == 1
+                 and all(len(v) == 1 for v in parents.values()))
+        par = next((self.parent.get(id(x)) for x in items.values()), None)
+        if fixed and par is not None and lens.pop() <= 60:
+            cpath = self.abs_path(par)
+            c = len(seqs[0])
+            for k in range(c):
+                temps = {id(items.get((pg, seqs[pg][k]))) for pg in seqs}
+                T = items.get((0, seqs[0][k]))
+                if T is None or len(temps) != 1:
+                    continue
+                idx = set()
+                for pg, seq in seqs.items():
+                    e = self.pages[pg].el[seq[k]]
+                    idx.add(1 + sum(1 for sib in e.itersiblings(preceding=True) if sib.tag == e.tag))
+                if len(idx) != 1:
+                    continue
+                prefix = f"{cpath}/{_tag_step(T.tag)}[{idx.pop()}]"
+                fields, _ = self.list_fields(PList([T], False, [], 1), 0, T)
+                for f in fields:
+                    f2 = FieldSpec(f"{f.name}_{k + 1}", f.type,
+                                   prefix + ("" if f.xpath == "." else "/" + f.xpath), None,
+                                   f.attribute, opt or f.optional or T.optional, False)
+                    self._row[id(f2)] = prefix
+                    out.append(f2)
+            return out
+        if par is not None and len(seqs) == self.P.pages:
+            anchored = self._label_rows(items, seqs, par, opt)
+            if anchored:
+                return anchored
+        if nested:
+            return []
         rs, r0, R0 = self.record_selector(L, None, None)
         fields, _ = self.list_fields(L, r0, R0)
-        vals = set(counts.values())
-        out = []
-        fixed = len(vals) == 1 and set(per_page.values()) == {1} and len(per_page) == self.P.pages
-        c = vals.pop() if fixed else 0
-        if fixed and c <= 30:
-            for k in range(1, c + 1):
-                for f in fields:
-                    xp = f"({rs.xpath})[{k}]" + ("" if f.xpath == "." else "/" + f.xpath)
-                    out.append(FieldSpec(f"{f.name}_{k}", f.type, xp, None, f.attribute,
-                                         opt or f.optional or L.optional, False))
-        else:
-            for f in fields:
-                xp = rs.xpath + ("" if f.xpath == "." else "/" + f.xpath)
-                out.append(FieldSpec(f.name, f.type, xp, None, f.attribute, True, True))
+        for f in fields:
+            xp = rs.xpath + ("" if f.xpath == "." else "/" + f.xpath)
+            out.append(FieldSpec(f.name, f.type, xp, None, f.attribute, True, True))
         return out
+
+    def _label_rows(self, items: dict[tuple[int, int], PNode], seqs: dict[int, list[int]],
+                    par: PNode, opt: bool) -> list[Any]:
+        """Label-anchored fields of a variable-length key/value list: a row whose first text
+        (its label) occurs once on every sample page gives fields selected by that label
+        (``tr[.//text()[normalize-space()='Born:']]/td[2]``); values equal on every page are
+        template text and dropped."""
+        from ..wrapper import FieldSpec
+
+        cpath = self.abs_path(par)
+        tfields: dict[int, list[Any]] = {}
+        rows: dict[tuple[int, str], dict[int, Any]] = {}
+        for pg, seq in seqs.items():
+            page = self.pages[pg]
+            seen: dict[tuple[int, str], int] = {}
+            for n in seq:
+                T = items.get((pg, n))
+                if T is None or page.leaf_lo[n] >= page.leaf_hi[n]:
+                    continue
+                label = page.leaves[page.leaf_lo[n]]
+                if len(label) > 40 or "'" in label or not any(ch.isalpha() for ch in label):
+                    continue
+                key = (id(T), label)
+                seen[key] = seen.get(key, 0) + 1
+                rows.setdefault(key, {})[pg] = (T, page.el[n])
+            for key, cnt in seen.items():
+                if cnt > 1:
+                    rows[key][pg] = None  # ambiguous label on this page
+        out: list[Any] = []
+        for (tid, label), per in rows.items():
+            if len(per) != self.P.pages or any(v is None for v in per.values()):
+                continue
+            T = next(iter(per.values()))[0]
+            if tid not in tfields:
+                tfields[tid] = self.list_fields(PList([T], False, [], 1), 0, T)[0]
+            n_before = len(out)
+            self._label_fields(label, per, cpath, T, tfields[tid], opt, out)
+            if len(out) == n_before:
+                self._label_cell(label, per, cpath, T, opt, out)
+        return out
+
+    def _label_cell(self, label: str, per: dict[int, Any], cpath: str, T: PNode, opt: bool,
+                    out: list[Any]) -> None:
+        """The cell after the label's cell, when it is the same cell on every page."""
+        from ..wrapper import FieldSpec
+
+        where = set()
+        vals = []
+        for _, el in per.values():
+            kids = [c for c in el if isinstance(c.tag, str)]
+            j = next((x for x, c in enumerate(kids) if label in " ".join("".join(c.itertext()).split())), None)
+            if j is None:
+                return
+            nxt = next((c for c in kids[j + 1:] if " ".join("".join(c.itertext()).split())), None)
+            if nxt is None:
+                return
+            idx = 1 + sum(1 for sib in nxt.itersiblings(preceding=True) if sib.tag == nxt.tag)
+            where.add((nxt.tag, idx))
+            vals.append(" ".join("".join(nxt.itertext()).split()))
+        if len(where) != 1 or len(set(vals)) == 1 or not isinstance(next(iter(where))[0], str):
+            return
+        tag, idx = where.pop()
+        xp = f"({cpath}/{_tag_step(T.tag)}[.//text()[normalize-space()='{label}']])[1]/{_tag_step(tag)}[{idx}]"
+        slug = _NAME_BAD.sub("_", label.lower()).strip("_-")[:30]
+        out.append(FieldSpec(self.name(slug if slug and slug[0].isalpha() else "value"),
+                             _guess_type(vals), xp, None, None, opt, False))
+
+    def _label_fields(self, label: str, per: dict[int, Any], cpath: str, T: PNode,
+                      fields: list[Any], opt: bool, out: list[Any]) -> None:
+        from ..wrapper import FieldSpec
+
+        if True:
+            for f in fields:
+                vals = []
+                for _, el in per.values():
+                    try:
+                        nodes = el.xpath(f.xpath)
+                    except Exception:
+                        nodes = []
+                    v = None
+                    for nd in nodes if isinstance(nodes, list) else []:
+                        v = (nd.get(f.attribute) if f.attribute else
+                             " ".join(("".join(nd.itertext()) if hasattr(nd, "itertext") else str(nd)).split()))
+                        if v:
+                            break
+                    vals.append(v)
+                if not any(vals) or (all(vals) and len(set(vals)) == 1):
+                    continue  # absent, or template text (the label itself)
+                xp = f"({cpath}/{_tag_step(T.tag)}[.//text()[normalize-space()='{label}']])[1]"
+                slug = _NAME_BAD.sub("_", label.lower()).strip("_-")[:30]
+                name = slug if slug and slug[0].isalpha() else f.name
+                if f.attribute:
+                    name = f"{name}_{f.attribute}"
+                out.append(FieldSpec(self.name(name), f.type, xp + ("" if f.xpath == "." else "/" + f.xpath),
+                                     None, f.attribute, opt or not all(vals), False))
 
     def _drop_constants(self, fields: list[Any]) -> list[Any]:
         """Evaluate page fields on the samples: a field with the same value on every page is a
@@ -1163,23 +1303,21 @@ class _WrapperBuilder:
                         break
                 got.append(v or None)
             present = [g for g in got if g]
+            if not present:
+                continue  # selects nothing on the samples
             if len(present) == len(got) and len(set(present)) == 1 and not f.multiple:
-                row = f.xpath.split(")[", 1)
-                if f.xpath.startswith("(") and len(row) == 2:
-                    key = row[0] + ")[" + row[1].split("]", 1)[0]
-                    labels.setdefault(key, present[0])
+                row = self._row.get(id(f))
+                if row is not None:
+                    labels.setdefault(row, present[0])
                 continue
             keep.append(f)
         for f in keep:
-            if f.xpath.startswith("(") and ")[" in f.xpath:
-                row = f.xpath.split(")[", 1)
-                key = row[0] + ")[" + row[1].split("]", 1)[0]
-                lab = labels.get(key)
-                if lab:
-                    slug = _NAME_BAD.sub("_", lab.lower()).strip("_-")[:30]
-                    if slug and slug[0].isalpha():
-                        self._names.discard(f.name)
-                        f.name = self.name(slug)
+            lab = labels.get(self._row.get(id(f), ""))
+            if lab:
+                slug = _NAME_BAD.sub("_", lab.lower()).strip("_-")[:30]
+                if slug and slug[0].isalpha():
+                    self._names.discard(f.name)
+                    f.name = self.name(slug)
         return keep
 
 
