@@ -434,3 +434,19 @@ def test_meta_extractor_and_options():
     assert out.result.regions == []
     out = rt.mine(html_response("http://a.com/", LIST_PAGE), {"records": {"min_records": 8}})
     assert len(out.result.main.records) == 8
+
+
+@pytest.mark.browser
+def test_records_command_screenshot(tmp_path):
+    page = tmp_path / "list.html"
+    page.write_text(LIST_PAGE)
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-m", "scrapy", "records", str(page), "--no-preview"],
+                         cwd=REPO / "example_project", env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and not (tmp_path / "list.png").exists()
+    out = subprocess.run([sys.executable, "-m", "scrapy", "records", str(page), "--preview",
+                          str(tmp_path / "p.html"), "--screenshot", str(tmp_path / "p.png")],
+                         cwd=REPO / "example_project", env=env, capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr
+    png = (tmp_path / "p.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 5000

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from argparse import ArgumentParser, Namespace
 from typing import Any
 
@@ -159,9 +160,21 @@ class Command(fetch.Command):
         if opts.screenshot is not None:
             png = opts.screenshot or os.path.splitext(path)[0] + ".png"
             browser = settings.get("RECORDS_BROWSER_PATH") if settings else None
-            try:
-                screenshot(path, png, browser_path=browser)
-                print(f"screenshot: {png}", file=sys.stderr)
-            except Exception as exc:  # no browser installed, etc.
-                print(f"screenshot failed: {exc}", file=sys.stderr)
+            errors: list[Exception] = []
+
+            def shoot() -> None:
+                try:
+                    screenshot(path, png, browser_path=browser)
+                except Exception as exc:  # no browser installed, etc.
+                    errors.append(exc)
+
+            # Playwright's sync API refuses to run inside the reactor's asyncio loop (a URL
+            # fetched by Scrapy): render from a plain thread and wait for it
+            t = threading.Thread(target=shoot, name="records-screenshot")
+            t.start()
+            t.join()
+            if errors:
+                print(f"screenshot failed: {errors[0]}", file=sys.stderr)
                 self.exitcode = 1
+            else:
+                print(f"screenshot: {png}", file=sys.stderr)
