@@ -315,15 +315,18 @@ def canonical_rotation(seq: Sequence[int], tps: TagPathSequence, mode: str = "tr
     # The smallest-HTPI root is simply min(seq): an entry is only ever removed as a descendant of
     # an earlier kept root, whose HTPI is smaller (D3), so the global minimum always stays a root.
     sr = min(seq)
-    r = list(seq).index(sr)
-    rot = list(seq[r:]) + list(seq[:r])
+    seq = seq if isinstance(seq, (list, tuple)) else list(seq)
+    r = seq.index(sr)
     if mode == "truncate":
+        # rotation seq[r:] + seq[:r] cut before the next occurrence of sr, without building it
+        # (called for every suffix-tree node that passes the frequency filter)
+        # (r is the first occurrence, so the next one can only lie after it)
         try:
-            k = rot.index(sr, 1)
-            rot = rot[:k]
+            return tuple(seq[r:seq.index(sr, r + 1)])
         except ValueError:
-            pass
-    elif mode == "delete_all_other":
+            return tuple(seq[r:]) + tuple(seq[:r])
+    rot = list(seq[r:]) + list(seq[:r])
+    if mode == "delete_all_other":
         rot = [rot[0]] + [x for x in rot[1:] if x != sr]
     else:
         raise ValueError(f"unknown rotation_mode {mode!r}")
