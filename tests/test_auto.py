@@ -1,0 +1,136 @@
+"""The ``auto`` policy (scrapy_records/auto.py): MDR + STEM with agreement, MiBAT routing."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_records import extract
+from scrapy_records.auto import AUTO_MAIN_THRESHOLD, agreement, auto_extract, main_threshold_for
+from scrapy_records.extractors import build_region
+from scrapy_records.page import Page
+from scrapy_records.ranking import rank, region_score
+
+
+def wrap(body: str) -> str:
+    return (
+        "<html><head><title>t</title></head><body><div id='nav'><a href='/'>Home</a> "
+        f"<a href='/about'>About</a></div>{body}<div id='foot'>Copyright 2026</div></body></html>"
+    )
+
+
+def results(n: int) -> str:
+    return "<div id='results'>" + "".join(
+        f"<div class='r'><h3><a href='/doc/{i}'>Result title number {i}</a></h3>"
+        f"<p>A snippet of text for result {i} that describes the document in a few words.</p>"
+        f"<span class='url'>www.example.com/doc/{i}</span></div>"
+        for i in range(n)
+    ) + "</div>"
+
+
+ARTICLE = wrap(
+    "<div id='article'><h1>An article</h1>"
+    + "".join(f"<p>Paragraph {i} of a long article about nothing in particular, with some words.</p>" for i in range(4))
+    + "<ul class='menu'><li><a href='/a'>News</a></li><li><a href='/b'>Sport</a></li>"
+    "<li><a href='/c'>Weather</a></li></ul></div>"
+)
+
+BODIES = [
+    "I have the same problem with my router since the last update, any idea?",
+    "Did you try to reset it to factory settings? That fixed it for me last year.",
+    "Yes, I tried that twice and it still drops the connection every evening.",
+    "Then it is probably the firmware. Roll back to the previous version from the support site.",
+    "Thanks, rolling back worked. The connection has been stable for two days now.",
+]
+
+
+def post(i: int, body: str) -> str:
+    return (
+        f"<div class='post' id='post{i}'><div class='postheader'>"
+        f"<a class='username' href='/member.php?u={i}'>user{i}</a>"
+        f" <span class='date'>{i + 3} March 2010, 10:{i:02d}</span></div>"
+        f"<div class='postbody'><p>{body}</p></div></div>"
+    )
+
+
+FORUM = wrap("<div id='posts'>" + "".join(post(i, b) for i, b in enumerate(BODIES)) + "</div>")
+
+
+def test_list_found_by_both_extractors_is_reported_once_with_full_confidence():
+    page = Page(wrap(results(8)), url="http://example.com/")
+    regions = auto_extract(page)
+    main = regions[0]
+    assert len(main.records) == 8
+    assert main.records[0].xpaths == ["/html/body/div[2]/div[1]"]
+    # both MDR and STEM cut the same 8 records: agreement 1, confidence unchanged, one copy
+    assert main.meta["agreement"] == 1.0
+    assert main.confidence == pytest.approx(main.meta["extractor_confidence"])
+    assert main.confidence > 0.8
+    other = {"mdr": "stem", "stem": "mdr"}[main.extractor]
+    assert main.meta["confirmed_by"] == [other]
+    same = [r for r in regions if [rec.nodes for rec in r.records] == [rec.nodes for rec in main.records]]
+    assert same == [main]
+
+
+def test_public_api_auto_main_region_has_fields():
+    res = extract(wrap(results(8)), url="http://example.com/")
+    fields = res.main.records[0].fields
+    assert fields["title"] == "Result title number 0"
+    assert fields["title_url"] == "http://example.com/doc/0"
+
+
+def test_region_seen_by_one_extractor_only_is_halved():
+    page = Page(ARTICLE)
+    regions = auto_extract(page)
+    alone = [r for r in regions if r.meta["agreement"] == 0.0]
+    assert alone
+    for r in alone:
+        assert r.confidence == pytest.approx(0.5 * r.meta["extractor_confidence"])
+    # no list here: the best auto confidence is below the auto main threshold
+    assert regions[0].confidence < AUTO_MAIN_THRESHOLD
+    res = extract(ARTICLE, main_threshold=main_threshold_for("auto"))
+    assert res.main is None and res.regions
+
+
+def test_agreement_is_shared_record_starts_over_the_larger_region():
+    page = Page(wrap(results(6)))
+    kids = page.children[page.index(page.root.xpath("//div[@id='results']")[0])]
+    full = build_region(page, "mdr", page.parent[kids[0]], [(k,) for k in kids], 0.9, align=False)
+    part = build_region(page, "stem", page.parent[kids[0]], [(k,) for k in kids[:3]], 0.9, align=False)
+    other = build_region(page, "stem", page.body, [(page.body + 1,), (page.body + 2,)], 0.9, align=False)
+    ag = agreement({"mdr": [full], "stem": [part, other]})
+    assert ag[id(full)] == (0.5, part)
+    assert ag[id(part)] == (0.5, full)
+    assert ag[id(other)] == (0.0, None)
+
+
+def test_forum_page_is_routed_to_mibat():
+    res = extract(FORUM, url="http://forum.example.com/t/1")
+    main = res.main
+    assert main.extractor == "mibat" and len(main.records) == 5
+    assert main.records[0].fields["author"] == "user0"
+    assert main.records[0].fields["date"].startswith("2010-03-03T10:00")
+    # without the routing the list extractors see the same 5 posts, without post fields
+    plain = auto_extract(Page(FORUM), ugc=False)
+    assert plain[0].extractor in ("mdr", "stem") and len(plain[0].records) == 5
+
+
+def test_options_go_to_the_extractors_that_accept_them():
+    page = Page(wrap(results(8)))
+    a = auto_extract(page, K=5, alpha=0.7, tau=0.5, align=False)
+    assert len(a[0].records) == 8
+    only_mdr = auto_extract(page, extractors=("mdr",), ugc=False)
+    assert {r.extractor for r in only_mdr} == {"mdr"}
+    assert "agreement" not in only_mdr[0].meta
+    with pytest.raises(TypeError):
+        auto_extract(page, no_such_option=1)
+    with pytest.raises(TypeError):
+        extract(wrap(results(3)), extractor="auto", no_such_option=1)
+
+
+def test_count_exponent_of_the_ranking():
+    page = Page(wrap(results(8)))
+    r = build_region(page, "x", page.body, [(page.body + 1,), (page.body + 2,), (page.body + 3,)], 1.0, align=False)
+    one = region_score(page, r)
+    half = region_score(page, r, count_exponent=0.5)
+    assert one == pytest.approx(half * 2.0 ** 0.5)  # log2(1 + 3) = 2
+    assert rank(page, [r], count_exponent=0.5)[0].score == pytest.approx(half)
