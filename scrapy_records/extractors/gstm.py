@@ -760,6 +760,8 @@ class _WrapperBuilder:
         self._abs: dict[int, str] = {}
         self._names: set[str] = set()
         self._row: dict[int, str] = {}
+        #: emit multi-valued page fields for variable-length lists without labels (noisy)
+        self.multi_fields = True
         stack: list[tuple[Any, PNode | None]] = [(pattern.root, None)]
         while stack:
             it, par = stack.pop()
@@ -1175,7 +1177,7 @@ class _WrapperBuilder:
             anchored = self._label_rows(items, seqs, par, opt)
             if anchored:
                 return anchored
-        if nested:
+        if nested or not self.multi_fields:
             return []
         rs, r0, R0 = self.record_selector(L, None, None)
         fields, _ = self.list_fields(L, r0, R0)
