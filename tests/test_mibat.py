@@ -418,3 +418,56 @@ def test_case18_performance_guard_150_posts():
     posts = "".join(div_post(i, date=f"{(i % 28) + 1} Feb 2010, 10:{i % 60:02d}", extra="<p>" + "lorem ipsum " * 150 + "</p>") for i in range(150))
     _, _, main = run(wrap(f"<div id='posts'>{posts}</div>"), align=False)
     assert len(main.records) == 150
+
+
+# --------------------------------------------------------------- common forum engines
+def test_xenforo_like_thread():
+    def msg(i, n, body):
+        return (
+            f"<article class='message message--post' data-author='{n}' id='js-post-{i}'>"
+            f"<div class='message-inner'><div class='message-cell message-cell--user'>"
+            f"<section class='message-user'><h4 class='message-name'><a href='/members/{n}.{i}/' class='username'>{n}</a></h4>"
+            f"<h5 class='userTitle'>Well-known member</h5><dl class='pairs'><dt>Messages</dt><dd>{i * 37}</dd></dl></section></div>"
+            f"<div class='message-cell message-cell--main'><header class='message-attribution'>"
+            f"<a href='/threads/t.1/post-{i}' class='u-concealed'><time class='u-dt' datetime='2020-04-1{i}T09:1{i}:00+0200'>"
+            f"1{i}. April 2020</time></a><a href='/threads/t.1/post-{i}'>#{i + 1}</a></header>"
+            f"<div class='message-content'><div class='bbWrapper'>{body}</div></div>"
+            f"<div class='message-signature'><div class='bbWrapper'>my long signature with links and more words than the post</div></div>"
+            f"</div></div></article>"
+        )
+
+    bodies = ["Hallo zusammen.", "<blockquote class='bbCodeBlock--quote'>Quote of eve</blockquote>Ja!", "Danke.", "Gern geschehen, viel Erfolg."]
+    html = wrap("<div class='block-body'>" + "".join(msg(i, NAMES[i], b) for i, b in enumerate(bodies)) + "</div>")
+    page, _, main = run(html)
+    assert len(main.records) == 4
+    rec = main.records[2]
+    assert rec.fields["author"] == "carol"
+    assert rec.fields["author_url"] == "https://forum.example.org/members/carol.2/"
+    assert rec.fields["date"] == "2020-04-12T09:12:00+02:00"
+    assert rec.fields["date_raw"] == "12. April 2020"
+    assert rec.fields["permalink"] == "https://forum.example.org/threads/t.1/post-2"
+    assert rec.fields["text"] == "Danke."
+    assert "signature" not in main.records[0].fields["text"]
+
+
+def test_vbulletin_like_thread_with_relative_dates():
+    def post(i, n, date, body):
+        return (
+            f"<li class='postbitlegacy' id='post_{100 + i}'><div class='posthead'><span class='postdate'>"
+            f"<span class='date'>{date}</span></span><span class='nodecontrols'>"
+            f"<a name='post{100 + i}' href='showthread.php?t=5&p={100 + i}#post{100 + i}' class='postcounter'>#{i + 1}</a></span></div>"
+            f"<div class='postdetails'><div class='userinfo'><a class='username' href='member.php?u={i}'><strong>{n}</strong></a>"
+            f"<span class='usertitle'>Member</span><dl class='userinfo_extra'><dt>Join Date</dt><dd>Mar 2009</dd></dl></div>"
+            f"<div class='postbody'><div class='content'><div id='post_message_{100 + i}'><blockquote class='postcontent restore'>{body}</blockquote></div></div>"
+            f"<div class='after_content'><blockquote class='signature restore'>sig of {n} with several words</blockquote></div></div></div></li>"
+        )
+
+    dates = ["Today, 10:32 AM", "Yesterday, 09:00 PM", "06-12-2020, 08:15 AM"]
+    bodies = ["First question about the thing.", "Second: an answer.", "Third reply, thanks"]
+    html = wrap("<ol id='posts' class='posts'>" + "".join(post(i, NAMES[i], d, b) for i, (d, b) in enumerate(zip(dates, bodies))) + "</ol>")
+    page, _, main = run(html)
+    assert len(main.records) == 3
+    assert [r.fields["date"] for r in main.records] == ["2020-06-15T10:32:00", "2020-06-14T21:00:00", "2020-06-12T08:15:00"]
+    assert [r.fields["author"] for r in main.records] == ["alice", "bob", "carol"]
+    assert main.records[1].fields["permalink"] == "https://forum.example.org/thread/showthread.php?t=5&p=101#post101"
+    assert main.records[1].fields["text"] == "Second: an answer."

@@ -513,8 +513,8 @@ def _select_main(page: Page, regions: list[MiBATRegion], opts: dict[str, Any]) -
 _QUOTE_CLASS_RE = re.compile(r"quote|bbcode|citation|cite", re.I)
 _AUTHOR_CLASS_RE = re.compile(r"author|user|poster|member|nick|byline|name", re.I)
 _CHROME_HINT_RE = re.compile(
-    r"signature|\bsig\b|sig[-_]|postfoot|post-?footer|footer|likes|reactions|postprofile|userinfo|user-?info|"
-    r"author|profile|avatar|poster|postbit_?legacy|userdetails|user-details|meta|byline|header|buttons|"
+    r"(?:^|[\s_-])user(?![-_]?content)(?:$|[\s_-])|signature|\bsig\b|sig[-_]|postfoot|post-?footer|footer|likes|reactions|postprofile|userinfo|user-?info|"
+    r"author|profile|avatar|poster|userdetails|user-details|meta|byline|header|buttons|"
     r"actions|toolbar|controls|share|rating|attribution|reputation|badges|edited|lastedit|notice|attach",
     re.I,
 )
@@ -535,6 +535,11 @@ def _absolute(page: Page, href: str | None) -> str | None:
     if h.startswith(("http://", "https://")) and " " not in h:
         return h
     return page.absolute(h)
+
+
+@lru_cache(maxsize=4096)
+def _is_quote_hint(cls: str) -> bool:
+    return bool(cls) and bool(re.search(r"quote|citation", cls, re.I))
 
 
 @lru_cache(maxsize=4096)
@@ -727,27 +732,29 @@ def _record_fields(
     fields["author"] = author
     fields["author_url"] = author_url
     fields["permalink"] = _absolute(page, permalink)
-    # ---- body text: the largest part of the record holding neither pivot nor author,
-    # weighted by class hints (content-ish x2, signature / profile chrome x0.15, inherited)
+    # ---- body text: the part of the record with the most *weighted* text that holds
+    # neither pivot nor author; each leaf counts with the weight of its element, from
+    # class hints inherited downwards (content-ish x2, signature / profile chrome x0.15,
+    # headings x0.3), so a container is not chosen for the chrome it also holds
     body, body_score = -1, 0.0
     scores: dict[int, float] = {}
     lo, hi = page.leaf_lo, page.leaf_hi
     parent = page.parent
     end = page.end
+    leaves, owner = page.leaves, page.leaf_owner
     for root in group:
         weight: dict[int, float] = {}
+        order: list[int] = []
         i = root
         stop = end[root]
         while i <= stop:
-            ln = leaf_cum[hi[i]] - leaf_cum[lo[i]]
-            if ln == 0 or ln * 2.0 <= body_score:
-                # no text below, or too little to win even with the body bonus: skip
-                # the whole sub-tree (its descendants hold less text still)
-                i = end[i] + 1
+            if lo[i] == hi[i]:
+                i = end[i] + 1  # no text below
                 continue
             el = page.el[i]
             wgt = weight.get(parent[i], 1.0) if i != root else 1.0
-            if el.attrib:
+            hw = None
+            if el.attrib and i != root:  # the root's class names the whole post
                 hw = _hint_weight(" ".join(filter(None, (el.get("class"), el.get("id"), el.get("itemprop")))))
                 if hw is not None:
                     if hw < 1:
@@ -755,22 +762,33 @@ def _record_fields(
                     elif wgt >= 1:  # a "quotecontent" inside a signature stays chrome
                         wgt = max(wgt, hw)
             if tag[i] in _HEADINGS:
-                wgt = 0.3
+                wgt = min(wgt, 0.3)
+            elif hw is None and (tag[i] == "blockquote" or (el.attrib and _is_quote_hint(el.get("class") or ""))):
+                wgt = min(wgt, 0.6)  # quoted text belongs to the post, but is not its own words
             weight[i] = wgt
+            order.append(i)
             i += 1
-            node = i - 1
+        wtext = dict.fromkeys(order, 0.0)
+        for k in range(lo[root], hi[root]):
+            o = owner[k]
+            if o in wtext:
+                wtext[o] += len(leaves[k]) * weight[o]
+        for node in reversed(order):  # children before parents: accumulate upwards
+            if node != root and parent[node] in wtext:
+                wtext[parent[node]] += wtext[node]
+        for node in order:
             if pivot >= 0 and node <= pivot <= end[node]:
                 continue
             if author_node >= 0 and node <= author_node <= end[node]:
                 continue
-            sc = ln * wgt
+            sc = wtext[node]
             scores[node] = sc
             if sc > body_score:
                 body, body_score = node, sc
     # descend while one child carries most of the body (drops a title or a byline row)
     while body >= 0:
         best_c = max(page.children[body], key=lambda c: scores.get(c, 0.0), default=-1)
-        if best_c < 0 or scores.get(best_c, 0.0) < 0.9 * scores[body]:
+        if best_c < 0 or scores.get(best_c, 0.0) < 0.85 * scores[body]:
             break
         body = best_c
     if body >= 0 and body_score > 0:
