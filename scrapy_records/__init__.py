@@ -23,6 +23,10 @@ from .results import Column, PageResult, Record, Region  # noqa: E402
 from .api import extract  # noqa: E402
 from .extractors import available_extractors, get_extractor, register_extractor  # noqa: E402
 
+# Bound eagerly: ``scrapy_records.induce`` is also a submodule, and a lazy attribute would
+# be replaced by the module as soon as anything imported ``scrapy_records.induce``.
+from .induce import induce  # noqa: E402
+
 
 
 def __getattr__(name: str):
@@ -32,10 +36,6 @@ def __getattr__(name: str):
         from .scrapy.addon import Addon
 
         return Addon
-    if name == "induce":
-        from .induce import induce
-
-        return induce
     if name == "Wrapper":
         from .wrapper import Wrapper
 

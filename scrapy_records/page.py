@@ -172,6 +172,8 @@ class Page:
                 raise EmptyDocumentError("empty response body")
             if not hasattr(source, "selector"):
                 raise NotHTMLError(f"{type(source).__name__} is not a text response")
+            if getattr(source.selector, "type", "html") != "html":
+                raise NotHTMLError(f"response is {source.selector.type}, not HTML")
             if _looks_binary(body):
                 raise NotHTMLError("response body is binary data, not HTML")
             return source.selector.root, url or source.url, getattr(source, "encoding", None)

@@ -106,3 +106,14 @@ def test_cli_extract_csv_and_errors(tmp_path):
                          capture_output=True, text=True)
     assert res.returncode == 2
     assert "binary data" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_induce_is_the_function_even_after_the_submodule_is_imported():
+    import types
+
+    import scrapy_records.induce  # noqa: F401 - the submodule of the same name
+
+    from scrapy_records import induce
+
+    assert isinstance(induce, types.FunctionType)
+    assert scrapy_records.induce is induce

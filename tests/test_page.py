@@ -146,3 +146,10 @@ def test_broken_markup_is_balanced():
     page = Page("<html><body><table><tr><td>a<td>b<tr><td>c</table><p>unclosed<p>second")
     assert page.tag.count("tr") == 2 and page.tag.count("td") == 3
     assert page.tag.count("p") == 2
+
+
+def test_json_text_response_is_not_html():
+    resp = TextResponse("https://x.test/a.json", body=b'[{"a": 1}]',
+                        headers={"Content-Type": "application/json"}, encoding="utf-8")
+    with pytest.raises(NotHTMLError, match="json"):
+        Page(resp)
