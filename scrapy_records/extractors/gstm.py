@@ -892,6 +892,8 @@ class _WrapperBuilder:
                 continue
             if any(isinstance(x, PList) for x in L.record):
                 continue  # same-level nested lists ((a(bc)+)+) have no fixed-size record selector
+            if self._fixed_arity(L):
+                continue  # the cells of a row (td+ of fixed length) are columns
             # a list with about one record per page is a page part, not a record list
             s = self._list_info(L) * math.log2(1 + per_page) * (1.0 if per_page >= 1.5 else 0.1)
             if s > best_s:
