@@ -17,7 +17,8 @@ Keys (``<p>`` is the prefix):
 * ``<p>:w:<site>:<template>``: hash ``version``, ``document``, ``signature`` (JSON),
   ``updated`` -- the current wrapper document;
 * ``<p>:h:<site>:<template>``: hash ``<version>`` -> document and ``t:<version>`` -> time
-  of the last ``history`` versions (older ones are trimmed by the write itself);
+  of the last ``history`` versions (older ones are trimmed by the write itself; deleting
+  the wrapper deletes them too);
 * ``<p>:sites`` / ``<p>:t:<site>``: sets indexing the sites and their templates;
 * ``<p>:epoch``: a counter bumped by every write and delete;
 * ``<p>:lease:<site>:<template>``: an induction lease.
@@ -85,7 +86,8 @@ if (cur == false and expected ~= '') or (cur ~= false and cur ~= expected) then
 end
 local v = 1
 if cur ~= false then v = tonumber(cur) + 1 end
-redis.call('HSET', KEYS[1], 'version', v, 'document', ARGV[2], 'signature', ARGV[3], 'updated', ARGV[4])
+redis.call('HSET', KEYS[1], 'version', v, 'document', ARGV[2], 'signature', ARGV[3],
+           'updated', ARGV[4])
 redis.call('HSET', KEYS[2], v, ARGV[2], 't:' .. v, ARGV[4])
 local keep = tonumber(ARGV[7])
 if keep > 0 and v > keep then
@@ -444,16 +446,18 @@ class RedisStore(WrapperStore):
             for t in templates:
                 pipe.delete(self._k("w", site, t))
                 pipe.srem(self._k("t", site), t)
+                pipe.delete(self._k("h", site, t))
             pipe.incr(f"{self.prefix}:epoch")
             res = pipe.execute()
             if not self.client.scard(self._k("t", site)):
                 self.client.srem(f"{self.prefix}:sites", site)
-            return sum(int(r) for r in res[0:-1:2])
+            return sum(int(r) for r in res[0:-1:3])
 
         try:
             n = self._call("delete", run)
         except _Unavailable as exc:
-            raise StoreError(f"Redis wrapper store {self.uri} unavailable: nothing deleted") from exc
+            raise StoreError(
+                f"Redis wrapper store {self.uri} unavailable: nothing deleted") from exc
         with self._lock:
             self._cache.clear()
             self._lists.clear()
@@ -507,8 +511,8 @@ class RedisStore(WrapperStore):
             self.flush()
             if self._pending:
                 logger.error("scrapy_records: Redis wrapper store %s: %d wrapper(s) could not be"
-                             " stored before the crawl ended (Redis still down): %s", self.uri, len(self._pending),
-                             ", ".join(f"{s}/{t}" for s, t in self._pending))
+                             " stored before the crawl ended (Redis still down): %s", self.uri,
+                             len(self._pending), ", ".join(f"{s}/{t}" for s, t in self._pending))
         try:
             self.client.close()
         except Exception:  # pragma: no cover - closing never matters
