@@ -638,15 +638,19 @@ class Matcher:
             cx, cy = chn[x], chn[y]
             kn = len(cx) * len(cy)
             over = self.max_cells is not None and self.cells >= self.max_cells
-            if self.max_node_cells is not None and kn > self.max_node_cells:
-                memo[(x, y)] = self._approx(x, y)
-                if x == y:
-                    self._sd[x] = None
-                stack.pop()
-                continue
-            missing = []
             ux = list(dict.fromkeys(cx))  # distinct child shapes: equal children, equal pairs
             uy = ux if x == y else list(dict.fromkeys(cy))
+            diag = False
+            if self.max_node_cells is not None and kn > self.max_node_cells:
+                if x == y and len(ux) * len(ux) <= self.max_node_cells:
+                    diag = True  # a huge list against its copy: class-level lists, diagonal DP
+                else:
+                    memo[(x, y)] = self._approx(x, y)
+                    if x == y:
+                        self._sd[x] = None
+                    stack.pop()
+                    continue
+            missing = []
             for u, p in enumerate(ux):
                 lp = lab[p]
                 for q in (uy[u:] if x == y else uy):
@@ -659,11 +663,13 @@ class Matcher:
                 else:
                     stack.extend(missing)
                     continue
-            self.cells += kn
+            self.cells += len(ux) * len(uy) + len(cx) if diag else kn
+            if diag:
+                self.approximated += 1
             if x == y:
                 # a node against its copy (Problem 2): keep the detail when it holds lists,
                 # so that list extraction does not recompute it
-                d = self._combine(x, x, True)
+                d = self._combine(x, x, True, diag)
                 memo[(x, x)] = (d.score, d.na, d.nb)
                 self._sd[x] = d if d.lists else None
             else:
@@ -695,6 +701,10 @@ class Matcher:
         r = self.match(a, b)
         kn = len(self.s_children[a]) * len(self.s_children[b])
         if self.max_node_cells is not None and kn > self.max_node_cells:
+            if a == b and a in self._sd and self._sd[a] is not None:
+                return self._sd[a]
+            if a == b and len(set(self.s_children[a])) ** 2 <= self.max_node_cells:
+                return self._combine(a, a, True, True)  # type: ignore[return-value]
             return _empty_detail(r[0], r[1], r[2])
         # the budget may have approximated the children: make sure the cells exist
         memo = self.memo
@@ -715,7 +725,7 @@ class Matcher:
             return self.match(p, q)
         return r
 
-    def _combine(self, a: int, b: int, want: bool) -> Any:
+    def _combine(self, a: int, b: int, want: bool, diag: bool = False) -> Any:
         """Lines 8-15 of Figure 5 given the memoized child results (digest §3.7).
 
         Children with the same shape have identical W rows, so W, W_norm, the row/column
@@ -877,6 +887,22 @@ class Matcher:
                 for j in g.ib[1:]:
                     colmask[j] = 0.0
                 first[(g.ia[0], g.ib[0])] = g.avg_score
+        if diag:
+            # budget path for a huge node against its copy: the identity alignment instead of
+            # the k*k DP (W2 is symmetric and each child's best partner is itself)
+            pairs = []
+            tot = 0.0
+            for i in range(k):
+                if i in zero_rows:
+                    continue
+                v = first.get((i, i))
+                if v is None:
+                    v = cs[cls_a[i]][cls_b[i]] * (colmask[i] if colmask is not None else 1.0)
+                if v > 0:
+                    pairs.append((i, i))
+                    tot += v
+            return self._finish(a, b, want, tot + 1.0, pairs, groups, cw, cwn, cls_a, cls_b,
+                                sym_a, sym_b, gA, gB)
         zero = [0.0] * n
         rows_s: list[list[float]] = []
         m_rows: list[list[float]] = [[0.0] * (n + 1)]
@@ -915,6 +941,15 @@ class Matcher:
             else:
                 j -= 1
         pairs.reverse()
+        return self._finish(a, b, want, score, pairs, groups, cw, cwn, cls_a, cls_b, sym_a, sym_b,
+                            gA, gB)
+
+    def _finish(self, a: int, b: int, want: bool, score: float, pairs: list[tuple[int, int]],
+                groups: list[ListGroup], cw: Any, cwn: Any, cls_a: list[int], cls_b: list[int],
+                sym_a: list[int], sym_b: list[int], gA: Grammar | None, gB: Grammar | None) -> Any:
+        ca, cb = self.s_children[a], self.s_children[b]
+        k, n = len(ca), len(cb)
+        sz = self.s_size
         # ---- sizes (R-3, or the literal lines 19-22 / Figure 6 line 19)
         if self.sizes == "literal" and not groups:
             na, nb = float(sz[a]), float(sz[b])

@@ -567,3 +567,14 @@ def test_wrapper_label_anchored_fields_of_key_value_tables():
     assert got["born"] == "1970-04-29" or str(got["born"]).startswith("1970-04-29")
     assert got["height"] == "1.80 m"
     assert "plays" not in got  # "Right" on both sample pages: template text
+
+
+def test_huge_list_against_its_copy_uses_class_level_lists_and_the_diagonal():
+    items = "".join(f"<li><a href='/{i}'>Item number {i}</a> <span>{i % 7} left</span>{'<b>new</b>' if i % 3 == 0 else ''}</li>"
+                    for i in range(150))
+    page = Page(f"<html><body><ul>{items}</ul></body></html>")
+    capped = GSTMExtractor().extract(page, max_node_cells=10_000)  # 150 * 150 > 10,000
+    full = GSTMExtractor().extract(page)
+    assert [len(r.records) for r in capped] == [len(r.records) for r in full] == [150]
+    assert capped[0].meta["approximated_pairs"] == 1 and full[0].meta["approximated_pairs"] == 0
+    assert capped[0].meta["grammar"] == full[0].meta["grammar"] == "a+"
