@@ -123,7 +123,11 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from .errors import WrapperError
+from parsel.selector import create_root_node
+from w3lib.encoding import html_body_declared_encoding
+
+from . import page as page_mod
+from .errors import EmptyDocumentError, NotHTMLError, PageTooLargeError, WrapperError
 from .results import Column, PageResult, Record, Region
 
 logger = logging.getLogger(__name__)
@@ -744,12 +748,10 @@ _CTRL_BYTES = bytes(b for b in range(32) if b < 9 or 13 < b < 32)
 
 def _looks_binary(data: bytes) -> bool:
     """:func:`scrapy_records.page._looks_binary` with the control-byte count done in C."""
-    from .page import _BINARY_MAGIC
-
     head = data[:1024]
     if head.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
         return False
-    if head.startswith(_BINARY_MAGIC) or b"\x00" in head:
+    if head.startswith(page_mod._BINARY_MAGIC) or b"\x00" in head:
         return True
     ctrl = len(head) - len(head.translate(None, _CTRL_BYTES))
     return bool(head) and ctrl / len(head) > 0.1
@@ -770,8 +772,6 @@ def _sniff_encoding(data: bytes) -> str | None:
     to Python text; ``None`` when only its slower branches (BOM, UTF-16/32, the
     charset-normalizer guess) can tell -- the caller then uses ``decode_html`` itself.
     Mirrors its order: the ``<meta>`` declaration, valid UTF-8, mostly-ASCII -> cp1252."""
-    from w3lib.encoding import html_body_declared_encoding
-
     enc = html_body_declared_encoding(data)
     if enc is not None:
         return None if enc in ("utf-16", "utf-32") else enc
@@ -786,10 +786,6 @@ def _sniff_encoding(data: bytes) -> str | None:
 
 
 def _fast_parse(source: Any, url: str | None, encoding: str | None, max_bytes: int | None) -> Any:
-    from parsel.selector import create_root_node
-
-    from . import page as page_mod
-    from .errors import EmptyDocumentError, NotHTMLError, PageTooLargeError
 
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
