@@ -738,6 +738,12 @@ def _root_of(source: Any, url: str | None, page_options: dict[str, Any]):
     encoding = page_options.get("encoding")
     if isinstance(source, (bytes, bytearray, memoryview, str)):
         return _fast_parse(source, url, encoding, max_bytes), url, None
+    if (hasattr(source, "selector") and hasattr(source, "body") and hasattr(source, "text")
+            and getattr(source, "_cached_selector", None) is None):
+        # a Scrapy TextResponse whose tree nobody built yet: parse its bytes with the
+        # encoding Scrapy resolved (an existing selector tree is reused below instead)
+        return _fast_parse(bytes(source.body), url or source.url,
+                           encoding or getattr(source, "encoding", None), max_bytes), url or source.url, None
     root, url, _enc = Page._parse(source, url, encoding, max_bytes)
     return root, url, None
 

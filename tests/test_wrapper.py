@@ -456,3 +456,16 @@ def test_apply_to_scrapy_response_reuses_its_url():
     assert res.url == "http://shop.example/list?p=2"
     url_field = next(f.name for f in w.fields if f.type == "url")
     assert [r.fields[url_field] for r in res.records][:2] == ["http://shop.example/p/7", "http://shop.example/p/8"]
+
+
+def test_response_tree_is_reused_when_it_exists():
+    from scrapy.http import HtmlResponse
+
+    w, _r, _p = shop_wrapper()
+    fresh = HtmlResponse(url="http://shop.example/l", body=SHOP_PAGE2.encode("cp1252"), encoding="cp1252")
+    used = HtmlResponse(url="http://shop.example/l", body=SHOP_PAGE2.encode("cp1252"), encoding="cp1252")
+    assert len(used.css("li.item")) == 4  # the spider already built the selector tree
+    a, b = w.extract(fresh), w.extract(used)
+    assert [r.fields for r in a.records] == [r.fields for r in b.records]
+    assert [r.xpaths for r in a.records] == [r.xpaths for r in b.records]
+    assert len(a.records) == 4
