@@ -26,7 +26,7 @@ from typing import Any
 
 from ..page import Page, as_page
 from ..results import Region
-from ..treematch import TAU1, TAU2, TEXT, Detail, Matcher, PageTree, flatten, segment
+from ..treematch import TEXT, Detail, Matcher, PageTree, flatten, segment
 from .base import build_region
 
 logger = logging.getLogger(__name__)
@@ -1098,10 +1098,10 @@ class _WrapperBuilder:
             if isinstance(it, PList):
                 if multi and it is not exclude:
                     out.extend(self._list_page_fields(it, opt))
-                    if True:  # key/value lists may sit inside its records
-                        for c in reversed(it.record):
-                            if isinstance(c, PList) or c.tag != TEXT:
-                                stack.append((c, True, up, True))
+                    # key/value lists may sit inside its records
+                    for c in reversed(it.record):
+                        if isinstance(c, PList) or c.tag != TEXT:
+                            stack.append((c, True, up, True))
                 continue
             if inlist:
                 for c in reversed(it.children):
@@ -1121,10 +1121,9 @@ class _WrapperBuilder:
             if data or attrs:
                 base = self.abs_path(it)
                 for name, slot in attrs:
-                    if True:
-                        ftype = _ATTR_SLOTS.get(it.tag, (name, "url"))[1]
-                        out.append(FieldSpec(self.name(f"{hint}_{ftype}"), ftype, base, None, name,
-                                             opt or slot.count < self.P.pages, False))
+                    ftype = _ATTR_SLOTS.get(it.tag, (name, "url"))[1]
+                    out.append(FieldSpec(self.name(f"{hint}_{ftype}"), ftype, base, None, name,
+                                         opt or slot.count < self.P.pages, False))
                 for j, t in data:
                     xp = base if (len(texts) == 1 and not has_el) else f"{base}/text()[normalize-space()][{j}]"
                     out.append(FieldSpec(self.name(hint), _guess_type(t.text.samples), xp, None, None,  # type: ignore[union-attr]
@@ -1279,30 +1278,29 @@ class _WrapperBuilder:
                       fields: list[Any], opt: bool, out: list[Any]) -> None:
         from ..wrapper import FieldSpec
 
-        if True:
-            for f in fields:
-                vals = []
-                for _, el in per.values():
-                    try:
-                        nodes = el.xpath(f.xpath)
-                    except Exception:
-                        nodes = []
-                    v = None
-                    for nd in nodes if isinstance(nodes, list) else []:
-                        v = (nd.get(f.attribute) if f.attribute else
-                             " ".join(("".join(nd.itertext()) if hasattr(nd, "itertext") else str(nd)).split()))
-                        if v:
-                            break
-                    vals.append(v)
-                if not any(vals) or (all(vals) and len(set(vals)) == 1):
-                    continue  # absent, or template text (the label itself)
-                xp = f"({cpath}/{_tag_step(T.tag)}[.//text()[normalize-space()='{label}']])[1]"
-                slug = _NAME_BAD.sub("_", label.lower()).strip("_-")[:30]
-                name = slug if slug and slug[0].isalpha() else f.name
-                if f.attribute:
-                    name = f"{name}_{f.attribute}"
-                out.append(FieldSpec(self.name(name), f.type, xp + ("" if f.xpath == "." else "/" + f.xpath),
-                                     None, f.attribute, opt or not all(vals), False))
+        for f in fields:
+            vals = []
+            for _, el in per.values():
+                try:
+                    nodes = el.xpath(f.xpath)
+                except Exception:
+                    nodes = []
+                v = None
+                for nd in nodes if isinstance(nodes, list) else []:
+                    v = (nd.get(f.attribute) if f.attribute else
+                         " ".join(("".join(nd.itertext()) if hasattr(nd, "itertext") else str(nd)).split()))
+                    if v:
+                        break
+                vals.append(v)
+            if not any(vals) or (all(vals) and len(set(vals)) == 1):
+                continue  # absent, or template text (the label itself)
+            xp = f"({cpath}/{_tag_step(T.tag)}[.//text()[normalize-space()='{label}']])[1]"
+            slug = _NAME_BAD.sub("_", label.lower()).strip("_-")[:30]
+            name = slug if slug and slug[0].isalpha() else f.name
+            if f.attribute:
+                name = f"{name}_{f.attribute}"
+            out.append(FieldSpec(self.name(name), f.type, xp + ("" if f.xpath == "." else "/" + f.xpath),
+                                 None, f.attribute, opt or not all(vals), False))
 
     def _drop_constants(self, fields: list[Any]) -> list[Any]:
         """Evaluate page fields on the samples: a field with the same value on every page is a
