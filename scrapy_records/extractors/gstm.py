@@ -14,13 +14,32 @@ problem formulations of digest §1.2-§1.4:
   and data/constant text slots) by collapsing each page's lists (lower-level lists first,
   their records merged by partial tree alignment) and merging the collapsed trees by
   partial tree alignment with G-STM as the tree matcher; :func:`induce_wrapper` turns the
-  pattern into a :class:`~scrapy_records.wrapper.Wrapper`.
+  pattern into a :class:`~scrapy_records.wrapper.Wrapper` (digest §8, [proj]):
+
+  - record selector: the pattern's main list (most data slots x log2(1 + records per
+    page); fixed-arity cell lists, A-15, and same-level nested lists are not candidates);
+  - record fields: the non-constant slots (R-10) of its record template; inner lists become
+    nested ``ListSpec`` unless they are primitive lists of fixed arity (A-15: columns);
+  - page fields: slots outside the lists that vary across the samples; key/value lists are
+    read as tuples (same length on every sample) or by their row labels
+    (``tr[.//text()[normalize-space()='Born:']]/td[3]``); constants on every sample are
+    template text and dropped;
+  - every step is chosen robust-first (stable id, stable class, tag, position) and verified
+    on the sample pages to select exactly the template's instances; the health section
+    (expected record range, fill rates) comes from applying the wrapper to the samples.
+
+Budgets and robustness: matching is iterative and memoized on structural hashes (see
+:mod:`scrapy_records.treematch`); ``max_cells`` / ``max_node_cells`` bound the work per
+page (a huge node against its copy keeps class-level list detection with a diagonal
+alignment); pattern building recurses at most ``MAX_PATTERN_DEPTH`` (120) levels, deeper
+sub-trees become one text slot.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import re as _re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -747,8 +766,6 @@ def induce_pattern(pages: list[Any], **options: Any) -> Pattern:
 
 
 # ============================================================== pattern -> Wrapper
-import re as _re  # noqa: E402
-
 _TAG_OK = _re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _NAME_BAD = _re.compile(r"[^A-Za-z0-9_\-]+")
 
