@@ -376,3 +376,26 @@ def test_confidence_low_for_menu_pair_high_for_list():
     assert all(r.confidence < 0.4 for r in regions)
     lst = STEMExtractor().extract(page("<ul>" + li_records(10) + "</ul>"))
     assert lst and lst[0].confidence > 0.8
+
+
+# ---------------------------------------------------------------- edge trimming (ours)
+def test_trim_edges_drops_header_and_footer_built_like_records():
+    from scrapy_records.extractors.stem import PROFILES, _trim_edges
+
+    def rec(i: int) -> str:
+        return (f"<table><tr><td><font><a href='/r{i}'>Title {i}</a></font><br><font>Snippet {i} of the "
+                f"result.</font><br><font color='green'>www.site{i}.com</font> <a href='/c{i}'>Cached</a>"
+                "</td></tr></table>")
+
+    header = "<table><tr><td><font><a href='/p1'>1</a> results 1-6 of 60</font></td></tr></table>"
+    footer = "<table><tr><td><font><a href='/terms'>Terms</a></font></td></tr></table>"
+    p = page("<div id='res'>" + header + "".join(rec(i) for i in range(6)) + footer + "</div>")
+    div = p.index(p.root.xpath("//div[@id='res']")[0])
+    groups = [(k,) for k in p.children[div]]
+    assert len(groups) == 8
+    assert _trim_edges(p, groups, 0.5) == (1, 7)
+    # records are kept when they resemble their neighbour or the middle record
+    assert _trim_edges(p, groups[1:7], 0.5) == (0, 6)
+    # a pair is never trimmed
+    assert _trim_edges(p, groups[:2], 0.5) == (0, 2)
+    assert "trim_edges" in PROFILES["recommended"] and PROFILES["paper"]["trim_edges"] is None
