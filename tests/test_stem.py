@@ -399,3 +399,31 @@ def test_trim_edges_drops_header_and_footer_built_like_records():
     # a pair is never trimmed
     assert _trim_edges(p, groups[:2], 0.5) == (0, 2)
     assert "trim_edges" in PROFILES["recommended"] and PROFILES["paper"]["trim_edges"] is None
+
+
+def test_demote_fillers_halves_a_region_padded_with_spacer_rows():
+    from scrapy_records.extractors.stem import _demote_fillers
+
+    rows = "".join(
+        f"<tr><td><a href='/w{i}'>Wine number {i}</a> Red wine from region {i}, 75cl</td></tr>"
+        "<tr><td><img src='s.gif'></td></tr>" for i in range(6))
+    p = page(f"<table id='t'>{rows}</table>")
+    table = p.index(p.root.xpath("//table")[0])
+    kids = p.children[table]
+    content, spacers = kids[0::2], kids[1::2]
+    coarse = (10.0, table, [(k,) for k in content], [1.0] * 6, 0.9, {"drp_index": 0})
+    fine = (12.0, table, [(k,) for k in kids], [1.0] * 12, 0.8, {"drp_index": 1})
+    other = (11.0, table, [(k,) for k in spacers], [1.0] * 6, 0.7, {"drp_index": 2})
+    cands = [coarse, fine, other]
+    _demote_fillers(p, cands, 0.25)
+    assert cands[0] == coarse and cands[2] == other
+    assert cands[1][0] == 6.0 and cands[1][4] == 0.4 and cands[1][5]["fillers_of"] == 0
+    # extra rows with as much text as the others are records, not fillers
+    rows2 = "".join(f"<tr><td><a href='/w{i}'>Wine number {i}</a> Red wine from region {i}</td></tr>" for i in range(12))
+    q = page(f"<table>{rows2}</table>")
+    t2 = q.index(q.root.xpath("//table")[0])
+    k2 = q.children[t2]
+    cands = [(10.0, t2, [(k,) for k in k2[0::2]], [1.0] * 6, 0.9, {"drp_index": 0}),
+             (12.0, t2, [(k,) for k in k2], [1.0] * 12, 0.8, {"drp_index": 1})]
+    _demote_fillers(q, cands, 0.25)
+    assert cands[1][4] == 0.8 and "fillers_of" not in cands[1][5]
