@@ -837,6 +837,8 @@ class Matcher:
                 v = da + cls_b[j]
                 key = ("g", uf.find(v)) if matched[v] else ("b", j)  # type: ignore[union-attr]
                 sym_b.append(ids.setdefault(key, len(ids)))
+        if uf is not None and len(set(sym_a)) == k and len(set(sym_b)) == n:
+            uf = None  # every symbol occurs once on each side: no repeat, no list (fast path)
         if uf is not None:
             lit = self.literal_grammar
             gA = grammar_generation(sym_a, lit)

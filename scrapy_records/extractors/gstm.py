@@ -217,7 +217,7 @@ class GSTMExtractor:
       bare ``a(t)`` or ``input`` siblings is not a record list, test T7);
     * ``nested`` (True): also report inner same-level lists (``(bc)+`` in ``(a(bc)+)+``);
     * ``align`` (True): field alignment in :func:`build_region`;
-    * ``align_top`` (5): only the regions ranked best by
+    * ``align_top`` (3): only the regions ranked best by
       :func:`scrapy_records.ranking.region_score` are field-aligned (alignment is the
       costliest step after matching; the others keep their records, without columns).
     """
@@ -240,7 +240,7 @@ class GSTMExtractor:
         min_nodes = float(opts.pop("min_record_nodes", 3))
         nested = bool(opts.pop("nested", True))
         align = bool(opts.pop("align", True))
-        align_top = int(opts.pop("align_top", 5))
+        align_top = int(opts.pop("align_top", 3))
         if opts:
             raise TypeError(f"unknown option(s) for gstm: {', '.join(sorted(opts))}")
         page = as_page(page)
