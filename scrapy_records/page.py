@@ -114,6 +114,32 @@ def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]
     return text, encoding
 
 
+_END_HTML_RE = re.compile(r"</html\s*>", re.I)
+_END_BODY_HTML_RE = re.compile(r"</(?:html|body)\s*>", re.I)
+_START_TAG_RE = re.compile(r"<[a-zA-Z]")
+
+
+def _drop_premature_end_tags(text: str) -> str:
+    """Remove ``</body>``/``</html>`` when real markup follows the first ``</html>``.
+
+    Browsers ignore these end tags (content after them is parsed into the body; WHATWG
+    "after body" insertion mode), but libxml2 stops at ``</html>``: a page that starts
+    with ``<noscript><html>...</html></noscript>`` (an old JavaScript probe) loses its
+    whole content. Only done when at least 20 start tags follow, so ordinary pages are
+    parsed exactly as Scrapy parses them.
+    """
+    m = _END_HTML_RE.search(text)
+    if m is None:
+        return text
+    tail = text[m.end():]
+    n = 0
+    for _ in _START_TAG_RE.finditer(tail):
+        n += 1
+        if n >= 20:
+            return _END_BODY_HTML_RE.sub("", text)
+    return text
+
+
 class Page:
     """One parsed HTML page shared by every extractor (see the module docstring).
 
@@ -126,7 +152,8 @@ class Page:
     :param max_nodes: refuse pages with more elements (after dropping scripts etc.).
     :param max_depth: deeper elements are folded into their ancestor at this depth
         (their text is kept, their structure is not), so 50,000-deep nesting costs
-        linear time and no recursion.
+        linear time and no recursion. (libxml2 itself discards content nested deeper
+        than its own limit, a few thousand levels, before the page model sees it.)
     """
 
     __slots__ = (
@@ -213,6 +240,7 @@ class Page:
         if _XML_DECL_RE.match(head) and not _HTML_HINT_RE.search(text[:65536]):
             raise NotHTMLError("input is an XML document, not HTML")
         text = _XML_DECL_RE.sub("", text, count=1)
+        text = _drop_premature_end_tags(text)
         root = create_root_node(text, lxml.html.HTMLParser, base_url=url)
         return root, url, enc
 
@@ -259,7 +287,8 @@ class Page:
                 if not isinstance(t, str):  # entities and the like
                     continue
                 t = t.lower()
-                if t in DROPPED_TAGS:
+                if t in DROPPED_TAGS and not (t == "noscript" and node.find(".//body") is not None):
+                    # (a noscript holding a <body> holds the page: see _drop_premature_end_tags)
                     skipping = 1
                     walker.skip_subtree()
                     continue
@@ -354,7 +383,7 @@ class Page:
         self.path_keys = path_keys
         self.truncated = truncated
         body = 0
-        for i in range(min(len(tag), 64)):
+        for i in range(min(len(tag), 256)):
             if tag[i] == "body":
                 body = i
                 break

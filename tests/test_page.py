@@ -153,3 +153,14 @@ def test_json_text_response_is_not_html():
                         headers={"Content-Type": "application/json"}, encoding="utf-8")
     with pytest.raises(NotHTMLError, match="json"):
         Page(resp)
+
+
+def test_content_after_a_premature_html_end_tag_is_kept_as_browsers_do():
+    probe = ("<noscript><!-- js probe --><html><head><title>x</title></head><body></body></html>"
+             "</noscript>\n<HTML><BODY>" + "".join(f"<p>item {k}</p>" for k in range(30)) + "</BODY></HTML>")
+    page = Page(probe)
+    assert page.tag.count("p") == 30
+    assert page.text(page.body).startswith("item 0 item 1")
+    # an ordinary page with a few trailing tags after </html> is parsed as Scrapy parses it
+    ordinary = "<html><body><p>a</p></body></html><p>late</p>"
+    assert Page(ordinary).tag.count("noscript") == 0
