@@ -921,6 +921,25 @@ class _WrapperBuilder:
             stack.extend(it.children)
         return info
 
+    def _record_share(self, L: PList) -> float:
+        """Mean share of its page's text held by one record of ``L``."""
+        tot = 0.0
+        cnt = 0
+        for pg, nodes in L.inst:
+            if pg >= len(self.pages):
+                continue
+            page = self.pages[pg]
+            body = sum(len(x) for x in page.leaves) or 1
+            n = 0
+            for x in nodes:
+                if x >= 0:
+                    n += sum(len(page.leaves[k]) for k in range(page.leaf_lo[x], page.leaf_hi[x]))
+                else:
+                    n += len(page.leaves[-x - 1])
+            tot += n / body
+            cnt += 1
+        return tot / cnt if cnt else 0.0
+
     def main_list(self) -> PList | None:
         best, best_s = None, 0.0
         npages = max(1, self.P.pages)
@@ -934,6 +953,12 @@ class _WrapperBuilder:
                 continue  # A-15: the cells of a row (td+ of fixed length) are columns
             # a list with about one record per page is a page part, not a record list
             s = self._list_info(L) * math.log2(1 + per_page) * (1.0 if per_page >= 1.5 else 0.1)
+            # "records" holding a large share of their page are page parts (as in the extractor)
+            share = self._record_share(L)
+            cells = all(x.tag in ("td", "th") for x in L.record if isinstance(x, PNode) and x.tag != TEXT)
+            if cells and share > 0.2:
+                continue  # the columns of a layout table, not records (a grid's cells are small)
+            s *= 1.0 if share <= 0.25 else max(0.1, 1.0 - 2.0 * (share - 0.25))
             if s > best_s:
                 best, best_s = L, s
         return best
