@@ -578,3 +578,18 @@ def test_huge_list_against_its_copy_uses_class_level_lists_and_the_diagonal():
     assert [len(r.records) for r in capped] == [len(r.records) for r in full] == [150]
     assert capped[0].meta["approximated_pairs"] == 1 and full[0].meta["approximated_pairs"] == 0
     assert capped[0].meta["grammar"] == full[0].meta["grammar"] == "a+"
+
+
+def test_pattern_of_very_deep_pages_is_bounded_and_serialisable():
+    def deep(t):
+        return Page("<html><body>" + "<div>" * 600 + f"<ul><li>a {t}</li><li>b {t}</li></ul>" + "</div>" * 600
+                    + "</body></html>")
+
+    pat = induce_pattern([deep("x"), deep("y")])
+    assert Pattern.from_json(pat.to_json()).to_json() == pat.to_json()
+    depth, stack = 0, [(pat.root, 0)]
+    while stack:
+        it, d = stack.pop()
+        depth = max(depth, d)
+        stack.extend((c, d + 1) for c in (it.record if isinstance(it, PList) else it.children))
+    assert depth <= 125  # MAX_PATTERN_DEPTH: deeper sub-trees become one text slot
