@@ -9,7 +9,8 @@ What is dropped for the algorithms (the lxml tree itself is never modified):
 
 * ``script``, ``style``, ``noscript``, ``template`` elements with their sub-trees,
   comments and processing instructions (their *tail* text is kept: it belongs to the
-  parent);
+  parent); a ``noscript`` that holds the page's content (a crawler view of a JavaScript
+  application: a ``<body>`` or more than 20 elements) is kept;
 * the inside of ``svg`` and ``math`` (the element stays, as a leaf).
 
 Node ``i`` exposes ``tag[i]``, ``tag_id[i]`` (small int, for C-level edit distances),
@@ -138,6 +139,25 @@ def _drop_premature_end_tags(text: str) -> str:
         if n >= 20:
             return _END_BODY_HTML_RE.sub("", text)
     return text
+
+
+def _holds_content(noscript: Any) -> bool:
+    """True for a ``<noscript>`` that holds the page rather than a notice or a pixel.
+
+    JavaScript applications (Discourse, for one) serve their crawler view inside
+    ``<noscript>``, and old pages wrap a JavaScript probe's ``<html>`` around the real
+    body (see :func:`_drop_premature_end_tags`). What a crawler without JavaScript gets
+    is that content, so a noscript with a ``<body>`` or at least 20 elements is kept.
+    """
+    n = 0
+    for el in noscript.iter():
+        if isinstance(el.tag, str):
+            if el.tag == "body":
+                return True
+            n += 1
+            if n > 20:
+                return True
+    return False
 
 
 class Page:
@@ -287,8 +307,7 @@ class Page:
                 if not isinstance(t, str):  # entities and the like
                     continue
                 t = t.lower()
-                if t in DROPPED_TAGS and not (t == "noscript" and node.find(".//body") is not None):
-                    # (a noscript holding a <body> holds the page: see _drop_premature_end_tags)
+                if t in DROPPED_TAGS and not (t == "noscript" and _holds_content(node)):
                     skipping = 1
                     walker.skip_subtree()
                     continue

@@ -164,3 +164,13 @@ def test_content_after_a_premature_html_end_tag_is_kept_as_browsers_do():
     # an ordinary page with a few trailing tags after </html> is parsed as Scrapy parses it
     ordinary = "<html><body><p>a</p></body></html><p>late</p>"
     assert Page(ordinary).tag.count("noscript") == 0
+
+
+def test_noscript_notice_dropped_but_noscript_content_kept():
+    notice = Page("<html><body><noscript><p>Enable JavaScript</p><img src='/px.gif'></noscript>"
+                  "<p>real</p></body></html>")
+    assert "noscript" not in notice.tag and notice.text(notice.body) == "real"
+    posts = "".join(f"<div class='post'><a href='/u/{k}'>user{k}</a><p>post {k}</p></div>" for k in range(8))
+    app = Page(f"<html><body><div id='app'></div><noscript>{posts}</noscript></body></html>")
+    assert app.tag.count("div") == 9
+    assert "post 7" in app.text(app.body)
