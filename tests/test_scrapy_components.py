@@ -20,7 +20,7 @@ from scrapy.utils.test import get_crawler
 
 import scrapy_records
 from scrapy_records.scrapy.addon import Addon
-from scrapy_records.scrapy.engine import RecordsRuntime, site_of
+from scrapy_records.scrapy.engine import LEASE_TEMPLATE, RecordsRuntime, site_of
 from scrapy_records.scrapy.items import RecordItem, WrapperItem
 from scrapy_records.scrapy.middlewares import (
     MINE_KEY,
@@ -32,7 +32,8 @@ from scrapy_records.scrapy.pagination import next_page_urls
 from scrapy_records.scrapy.pipelines import RecordsPipeline
 from scrapy_records.scrapy.preview import render_preview
 from scrapy_records.scrapy.settings import SETTINGS, RecordsConfig
-from scrapy_records.scrapy.store import VersionConflict, open_store
+from scrapy_records.scrapy.store import StoreError, VersionConflict, open_store
+from scrapy_records.scrapy.store.memory import MemoryStore
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -58,11 +59,11 @@ def html_response(url: str, body: str, ctype: str = "text/html; charset=utf-8", 
 @pytest.fixture(params=["sqlite", "dir", "memory", pytest.param("redis", marks=pytest.mark.redis)])
 def store(request, tmp_path):
     if request.param == "redis":
-        from test_scrapy_redis import RedisServer
+        from redis_server import RedisServer
 
         server = RedisServer().start()
-        request.addfinalizer(server.stop)
-        uri = server.url + "?prefix=t" + tmp_path.name[-12:]
+        request.addfinalizer(server.cleanup)
+        uri = server.url
     else:
         uri = {"sqlite": f"sqlite:///{tmp_path / 'w.sqlite'}", "dir": f"dir://{tmp_path / 'wrappers'}",
                "memory": "memory:"}[request.param]
@@ -450,3 +451,158 @@ def test_records_command_screenshot(tmp_path):
     assert out.returncode == 0, out.stderr
     png = (tmp_path / "p.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 5000
+
+
+# ------------------------------------------------- stored versions, outages, leases
+class QueueingStore(MemoryStore):
+    """A memory store that, while ``down``, queues writes and raises ``StoreError`` (what the
+    Redis store does during an outage); :meth:`replay` writes the queue compare-and-set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = False
+        self.queued: list[tuple[str, str, str, int | None]] = []
+        self.leases: list[float] = []
+
+    def put(self, site, template, document, *, expected_version=None, signature=None) -> int:
+        if self.down:
+            self.queued.append((site, template, document, expected_version))
+            raise StoreError(f"store down: wrapper {site}/{template} queued")
+        return super().put(site, template, document, expected_version=expected_version,
+                           signature=signature)
+
+    def replay(self) -> None:
+        for site, template, document, expected in self.queued:
+            try:
+                super().put(site, template, document, expected_version=expected)
+            except VersionConflict:
+                pass  # another worker's wrapper wins
+        self.queued.clear()
+
+    def acquire_lease(self, site, template, owner, ttl=60.0) -> bool:
+        self.leases.append(ttl)
+        return super().acquire_lease(site, template, owner, ttl)
+
+
+def _wrapper_item(**kw):
+    item = dict(wrapper_id="a.com/t", site="a.com", template="t", version=None,
+                status="new", sample_urls=[], document={"by": "me"})
+    item.update(kw)
+    return WrapperItem(**item)
+
+
+def test_pipeline_never_overwrites_a_newer_wrapper():
+    pipe, _ = _pipeline()
+    store = pipe.runtime.store
+    store.put("a.com", "t", '{"by": "other"}')
+    store.put("a.com", "t", '{"by": "other, newer"}', expected_version=1)
+    # a spider's wrapper based on version 1: the store has version 2 from another worker
+    out = pipe.process_item(_wrapper_item(base_version=1, status="updated"))
+    assert not out.get("stored") and "expected version 1, store has 2" in out["store_error"]
+    # an engine wrapper the store did not take (queued during an outage): not written again
+    out = pipe.process_item(_wrapper_item(template="t2", base_version=None, stored=False,
+                                          store_error="queued", document={"by": "engine"}))
+    assert out["store_error"] == "queued" and store.get("a.com", "t2") is None
+    got = store.get("a.com", "t")
+    assert (got.version, json.loads(got.document)) == (2, {"by": "other, newer"})
+
+
+def test_wrapper_store_password_is_never_logged(caplog):
+    for uri in ("redis://:s3cret@127.0.0.1:1/0?history=many",
+                "ftp://user:s3cret@host/x?password=s3cret"):
+        rt = RecordsRuntime(RecordsConfig(wrapper_store=uri))
+        with caplog.at_level("INFO"):
+            assert type(rt.store).__name__ == "MemoryStore"  # this crawl only
+    assert "cannot open wrapper store 'redis://127.0.0.1:1/0?history=many'" in caplog.text
+    assert "ftp://host/x?password=***" in caplog.text
+    assert "s3cret" not in caplog.text
+
+
+def test_wrapper_stored_by_a_replay_is_recognised_as_our_own(caplog):
+    store = QueueingStore()
+    rt = RecordsRuntime(RecordsConfig(induction_samples=1, store_refresh=0.001), store=store)
+    meta = {"records_template": "lists"}
+    store.down = True
+    with caplog.at_level("INFO", logger="scrapy_records.scrapy.engine"):
+        first = rt.mine(html_response("http://a.com/1", LIST_PAGE), meta)
+        w = first.new_wrappers[0]
+        assert (w["stored"], w["version"], w["base_version"]) == (False, None, None)
+        assert "queued" in w["store_error"]
+        warned = [r for r in caplog.records if r.levelname == "WARNING"]
+        assert any("store down: wrapper a.com/lists queued" in r.getMessage() for r in warned)
+        store.down = False
+        store.replay()  # the store is back: our write lands as version 1
+        time.sleep(0.005)
+        second = rt.mine(html_response("http://a.com/2", LIST_PAGE), meta)
+    assert second.source == "wrapper" and second.wrapper_version == 1
+    assert "records/wrapper/adopted" not in second.stats
+    assert "stored by another process" not in caplog.text
+    assert "induced during the store outage is stored as version 1" in caplog.text
+
+
+def test_replay_lost_to_another_worker_adopts_its_wrapper(caplog):
+    store = QueueingStore()
+    rt = RecordsRuntime(RecordsConfig(induction_samples=1, store_refresh=0.001), store=store)
+    meta = {"records_template": "lists"}
+    store.down = True
+    first = rt.mine(html_response("http://a.com/1", LIST_PAGE), meta)
+    doc = dict(first.new_wrappers[0]["document"])
+    doc["provenance"] = dict(doc.get("provenance") or {}, sample_urls=["http://a.com/other"])
+    MemoryStore.put(store, "a.com", "lists", json.dumps(doc))  # another worker, meanwhile
+    store.down = False
+    store.replay()  # conflict: the other worker's version 1 stays
+    time.sleep(0.005)
+    with caplog.at_level("INFO", logger="scrapy_records.scrapy.engine"):
+        second = rt.mine(html_response("http://a.com/2", LIST_PAGE), meta)
+    assert second.stats["records/wrapper/adopted"] == 1
+    assert second.source == "wrapper" and second.wrapper_version == 1
+    assert "stored by another process" in caplog.text
+
+
+def test_induction_lease_is_renewed_during_a_slow_induction():
+    store = QueueingStore()
+    rt = RecordsRuntime(RecordsConfig(induction_samples=1, lease_seconds=0.15), store=store)
+    induce = rt._induce
+    held_by_other = []
+
+    def slow_induce(*args, **kw):
+        time.sleep(0.4)  # longer than the lease: renewals keep it
+        held_by_other.append(store.acquire_lease("a.com", LEASE_TEMPLATE, "other", ttl=1))
+        return induce(*args, **kw)
+
+    rt._induce = slow_induce
+    out = rt.mine(html_response("http://a.com/1", LIST_PAGE), {"records_template": "lists"})
+    assert out.stats["records/wrapper/induced"] == 1
+    assert held_by_other == [False]  # still ours after 0.4 s with a 0.15 s lease
+    ours = store.leases[:-1] if len(store.leases) > 1 else store.leases
+    assert set(store.leases) == {0.15, 1} and len([t for t in ours if t == 0.15]) >= 3
+    assert store.acquire_lease("a.com", LEASE_TEMPLATE, "other", ttl=1)  # released at the end
+    assert RecordsConfig.from_settings(Settings({"RECORDS_LEASE_SECONDS": 5})).lease_seconds == 5
+
+
+# ----------------------------------------------------------------------------- CSV
+def test_csv_cells_of_dicts_and_lists_are_json(tmp_path):
+    import csv
+    import io
+
+    from scrapy.exporters import JsonLinesItemExporter
+
+    from scrapy_records.scrapy.exporters import JsonCellCsvItemExporter
+
+    item = _record(0.9, date="2026-01-10", author=None, tags=["a", "b"])
+    buf = io.BytesIO()
+    exporter = JsonCellCsvItemExporter(buf, fields_to_export=["url", "fields", "xpaths", "confidence"])
+    exporter.start_exporting()
+    exporter.export_item(item)
+    exporter.finish_exporting()
+    row = list(csv.DictReader(io.StringIO(buf.getvalue().decode())))[0]
+    assert json.loads(row["fields"]) == {"date": "2026-01-10", "author": None, "tags": ["a", "b"]}
+    assert json.loads(row["xpaths"]) == ["/html/body/div"] and row["confidence"] == "0.9"
+    buf = io.BytesIO()
+    JsonLinesItemExporter(buf).export_item(item)  # JSON feeds keep the nested object
+    assert json.loads(buf.getvalue())["fields"]["tags"] == ["a", "b"]
+    # the example project's CSV feeds use it
+    sys.path.insert(0, str(REPO / "example_project"))
+    from demo import settings as demo_settings
+
+    assert demo_settings.FEED_EXPORTERS["csv"].endswith("JsonCellCsvItemExporter")

@@ -1,79 +1,18 @@
 """Real crawls with Scrapy's crawler against the demo site served on 127.0.0.1 by the test.
 
 Each crawl runs in a subprocess (Twisted's reactor starts once per process) through
-:data:`RUNNER`, which writes the scraped items, the final stats and the log to files.
+``crawl_helpers.RUNNER``, which writes the scraped items, the final stats and the log to files.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
-EXAMPLE = REPO / "example_project"
-sys.path.insert(0, str(EXAMPLE))
-
-from demo.site import N_PRODUCTS, PER_PAGE, DemoSite  # noqa: E402
-
-RUNNER = textwrap.dedent(
-    '''
-    import json, logging, sys
-    import scrapy
-    from scrapy import signals
-    from scrapy.crawler import CrawlerProcess
-
-    cfg = json.load(open(sys.argv[1]))
-    BASE = cfg["base"]
-
-    class ShopSpider(scrapy.Spider):
-        """Walks the shop like a user's spider: own items + own requests."""
-        name = "shop"
-
-        async def start(self):
-            for path in cfg.get("start", ["shop/page/1"]):
-                yield scrapy.Request(BASE + path, callback=self.parse_list)
-
-        def parse_list(self, response):
-            yield {"kind": "list", "url": response.url}
-            if not hasattr(response, "css"):
-                return
-            if cfg.get("details"):
-                for href in response.css("div.product h3 a::attr(href)").getall()[:2]:
-                    yield response.follow(href, callback=self.parse_detail)
-            nxt = response.css("div.pagination a.next::attr(href)").get()
-            if nxt and cfg.get("follow", True):
-                yield response.follow(nxt, callback=self.parse_list)
-
-        def parse_detail(self, response):
-            yield {"kind": "detail", "url": response.url}
-
-    items, stats = [], {}
-
-    def on_item(item, response, spider):
-        d = dict(item)
-        d["__class__"] = type(item).__name__
-        items.append(d)
-
-    settings = {"ADDONS": {"scrapy_records.Addon": 300}, "LOG_FILE": cfg["log"],
-                "LOG_LEVEL": "INFO", "TELNETCONSOLE_ENABLED": False, "ROBOTSTXT_OBEY": False,
-                "CONCURRENT_REQUESTS": 4}
-    settings.update(cfg.get("settings", {}))
-    process = CrawlerProcess(settings)
-    crawler = process.create_crawler(ShopSpider)
-    crawler.signals.connect(on_item, signal=signals.item_scraped)
-    process.crawl(crawler)
-    process.start()
-    stats = {k: v for k, v in crawler.stats.get_stats().items() if isinstance(v, (int, float, str))}
-    json.dump({"items": items, "stats": stats}, open(cfg["out"], "w"), default=str)
-    '''
-)
+from crawl_helpers import crawl, records
+from demo.site import N_PRODUCTS, PER_PAGE, DemoSite
 
 
 @pytest.fixture(scope="module")
@@ -82,28 +21,9 @@ def site():
         yield s
 
 
-def crawl(tmp_path: Path, site: DemoSite, name: str, **cfg):
-    """Run one crawl in a subprocess; return (items, stats, log text)."""
-    runner = tmp_path / "runner.py"
-    runner.write_text(RUNNER)
-    cfg.update(base=site.url, log=str(tmp_path / f"{name}.log"), out=str(tmp_path / f"{name}.json"))
-    cfg_path = tmp_path / f"{name}.cfg.json"
-    cfg_path.write_text(json.dumps(cfg))
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, str(runner), str(cfg_path)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    data = json.loads((tmp_path / f"{name}.json").read_text())
-    return data["items"], data["stats"], (tmp_path / f"{name}.log").read_text()
-
-
 def store_setting(tmp_path: Path) -> dict:
     return {"RECORDS_WRAPPER_STORE": f"sqlite:///{tmp_path / 'wrappers.sqlite'}",
             "RECORDS_INDUCTION_SAMPLES": 2}
-
-
-def records(items):
-    return [i for i in items if i["__class__"] == "RecordItem"]
 
 
 def test_records_next_to_spider_items_and_wrapper_reuse(tmp_path, site):

@@ -40,6 +40,10 @@ FEEDS = {
     },
 }
 
+# CSV cells of dict/list values (the records' `fields`) as JSON instead of Python's repr;
+# the JSON Lines feed keeps them as nested objects
+FEED_EXPORTERS = {"csv": "scrapy_records.scrapy.exporters.JsonCellCsvItemExporter"}
+
 # scrapy_records (every RECORDS_* setting is documented in docs/scrapy.md)
 RECORDS_INDUCTION_SAMPLES = 2
 RECORDS_CSV_PER_TEMPLATE = os.path.join(OUTPUT_DIR, "%(site)s-%(template)s.csv")

@@ -37,7 +37,7 @@ from ..page import Page
 from ..results import PageResult
 from ..templates import Signature, similarity
 from .settings import RecordsConfig
-from .store import StoreError, VersionConflict, WrapperStore, open_store
+from .store import StoreError, VersionConflict, WrapperStore, open_store, redact_uri
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +48,59 @@ RUNTIME_ATTR = "_scrapy_records_runtime"
 TEMPLATE_THRESHOLD = 0.6
 #: The store lease taken around an induction: one per site (see ``_sample_and_induce``).
 LEASE_TEMPLATE = "*induction*"
+
+
+class LeaseKeeper:
+    """The store's induction lease of one site, held while an induction runs.
+
+    :meth:`acquire` takes it for ``ttl`` seconds (``RECORDS_LEASE_SECONDS``) and starts a
+    daemon thread that renews it every ``ttl / 3`` seconds, so an induction slower than
+    ``ttl`` keeps its lease (a killed worker stops renewing and its lease expires after at
+    most ``ttl``); :meth:`release` stops the renewals and gives the lease back. Losing the
+    lease (another worker took it after a renewal failed) is logged: the write that follows
+    is still compare-and-set, so no wrapper is overwritten.
+    """
+
+    def __init__(self, store: WrapperStore, site: str, owner: str, ttl: float) -> None:
+        self.store, self.site, self.owner, self.ttl = store, site, owner, max(0.05, float(ttl))
+        self.held = False
+        self.renewals = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def acquire(self) -> bool:
+        self.held = bool(self.store.acquire_lease(self.site, LEASE_TEMPLATE, self.owner, ttl=self.ttl))
+        if self.held:
+            self._thread = threading.Thread(target=self._renew, daemon=True,
+                                            name=f"records-lease-{self.site}")
+            self._thread.start()
+        return self.held
+
+    def _renew(self) -> None:
+        while not self._stop.wait(self.ttl / 3):
+            try:
+                ok = self.store.acquire_lease(self.site, LEASE_TEMPLATE, self.owner, ttl=self.ttl)
+            except Exception as exc:  # a store error: keep trying while the induction runs
+                logger.debug("scrapy_records: renewing the induction lease of %s: %s", self.site, exc)
+                continue
+            if not ok:
+                logger.warning("scrapy_records: induction lease of %s lost to another worker"
+                               " during a slow induction (RECORDS_LEASE_SECONDS = %s)",
+                               self.site, self.ttl)
+                return
+            self.renewals += 1
+
+    def release(self) -> None:
+        if not self.held:
+            return
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.held = False
+        try:
+            self.store.release_lease(self.site, LEASE_TEMPLATE, self.owner)
+        except Exception as exc:  # it expires by itself
+            logger.debug("scrapy_records: releasing the induction lease of %s: %s", self.site, exc)
 
 
 def site_of(url: str | None) -> str:
@@ -67,6 +120,7 @@ class TemplateState:
     wrapper: Any = None
     version: int | None = None
     stored_version: int | None = None  # version in the store (also of a corrupt entry)
+    document: str | None = None  # JSON of the wrapper this process induced (not stored yet)
     misfits: int = 0
     samples: list[tuple[str, Any]] = field(default_factory=list)
     inducing: bool = False
@@ -132,10 +186,11 @@ class RecordsRuntime:
                         logger.info("scrapy_records: wrapper store %s", self._store.uri)
                     except Exception as exc:  # StoreError, ImportError, OSError
                         self._store_failed = True
+                        # the URI may carry a password (redis://:secret@host): log it redacted
                         logger.error(
                             "scrapy_records: cannot open wrapper store %r (%s): wrappers are"
                             " induced and used for this crawl only",
-                            self.config.wrapper_store, exc,
+                            redact_uri(self.config.wrapper_store), exc,
                         )
                         from .store.memory import MemoryStore
 
@@ -368,12 +423,11 @@ class RecordsRuntime:
             st.inducing = True
             samples = list(st.samples)
         store = self.store
-        leased = False
+        # one induction per site at a time across processes: two workers that met the same
+        # template first through different pages gave it different local ids
+        lease = LeaseKeeper(store, st.site, self.owner, cfg.lease_seconds) if store else None
         try:
-            # one induction per site at a time across processes: two workers that met the
-            # same template first through different pages gave it different local ids
-            leased = store.acquire_lease(st.site, LEASE_TEMPLATE, self.owner) if store else True
-            if not leased:
+            if lease is not None and not lease.acquire():
                 out.inc("records/wrapper/lease_busy")
                 return
             if store is not None and (self._adopt_alias(st, store, out) or self._adopt_newer(st, store, out)):
@@ -387,12 +441,13 @@ class RecordsRuntime:
                 return
             self._set_template(wrapper, st, samples)
             document = wrapper.to_json()
-            version = None
+            base = st.stored_version  # the version this induction replaces (None: new)
+            version, store_error = None, None
             if store is not None:
                 try:
                     version = store.put(
                         st.site, st.template, document,
-                        expected_version=st.stored_version,
+                        expected_version=base,
                         signature=st.signature.to_dict() if isinstance(st.signature, Signature) else None,
                     )
                 except VersionConflict:
@@ -407,15 +462,19 @@ class RecordsRuntime:
                     out.inc("records/wrapper/adopted")
                     return
                 except (StoreError, OSError) as exc:
-                    # the store reports its own outage (once); the wrapper serves this crawl
-                    logger.warning("scrapy_records: wrapper %s/%s is kept in memory only: the"
-                                   " store did not take it", st.site, st.template)
-                    logger.debug("store error: %s", exc)
+                    # An outage: the wrapper serves this crawl from memory. The Redis store
+                    # queued the write and replays it (compare-and-set on ``base``) when
+                    # Redis is back; ``_adopt_newer`` then recognises it as our own.
+                    store_error = str(exc) or type(exc).__name__
+                    logger.warning("scrapy_records: wrapper %s/%s is kept in memory for now,"
+                                   " the store did not take it: %s", st.site, st.template,
+                                   store_error)
                     out.inc("records/wrapper/not_stored")
-            status = "updated" if st.stored_version is not None else "new"
+            status = "updated" if base is not None else "new"
             with self._lock:
                 st.wrapper, st.version = wrapper, version
                 st.stored_version = version
+                st.document = document if version is None else None
                 st.samples.clear()
                 st.misfits = 0
             out.inc("records/wrapper/induced")
@@ -425,10 +484,12 @@ class RecordsRuntime:
                     "site": st.site,
                     "template": st.template,
                     "version": version,
+                    "base_version": base,
                     "status": status,
                     "sample_urls": [s[0] for s in samples],
                     "document": wrapper.to_dict(),
                     "stored": version is not None,
+                    "store_error": store_error,
                 }
             )
             fields = [f.name for f in getattr(wrapper, "fields", [])]
@@ -439,11 +500,8 @@ class RecordsRuntime:
                 ", ".join(fields) or "-",
             )
         finally:
-            if leased and store is not None:
-                try:
-                    store.release_lease(st.site, LEASE_TEMPLATE, self.owner)
-                except Exception:  # pragma: no cover
-                    pass
+            if lease is not None:
+                lease.release()
             with self._lock:
                 st.inducing = False
 
@@ -500,6 +558,15 @@ class RecordsRuntime:
         if sw is None or sw.version == st.stored_version or (
             st.version is not None and sw.version <= st.version
         ):
+            return False
+        if st.document is not None and sw.document == st.document:
+            # our own wrapper, induced during an outage and written since (the Redis store
+            # replays queued writes): it got a version, there is nothing to adopt
+            with self._lock:
+                st.version = st.stored_version = sw.version
+                st.document = None
+            logger.info("scrapy_records: wrapper %s/%s induced during the store outage is"
+                        " stored as version %s", st.site, st.template, sw.version)
             return False
         other = self._load_wrapper(sw.document, st.site, st.template, sw.version, out)
         with self._lock:

@@ -49,15 +49,25 @@ class RecordItem(scrapy.Item):
 class WrapperItem(scrapy.Item):
     """A wrapper newly induced (``status = "new"``) or updated (``"updated"``) during the crawl.
 
+    :ivar version: its version in the store (``None`` while it is not stored).
+    :ivar base_version: the stored version it replaces (``None``: a new wrapper); a write is
+        compare-and-set on it, so it never overwrites a wrapper stored meanwhile.
     :ivar document: the wrapper's JSON document (a ``dict``).
-    :ivar stored: ``True`` once it is in the wrapper store (the pipeline stores it otherwise).
+    :ivar stored: ``True`` once it is in the wrapper store.
+    :ivar store_error: why the store did not take it (e.g. a Redis outage: the write is
+        queued and replayed when Redis is back); the pipeline does not try again.
+
+    The pipeline stores an item that is neither ``stored`` nor has a ``store_error`` (a
+    wrapper yielded by a spider), compare-and-set on ``base_version``.
     """
 
     wrapper_id = scrapy.Field()
     site = scrapy.Field()
     template = scrapy.Field()
     version = scrapy.Field()
+    base_version = scrapy.Field()
     status = scrapy.Field()
     sample_urls = scrapy.Field()
     document = scrapy.Field()
     stored = scrapy.Field()
+    store_error = scrapy.Field()

@@ -76,28 +76,40 @@ class RecordsPipeline:
         return item
 
     def _wrapper(self, item: WrapperItem) -> Any:
+        """Store a wrapper nobody stored yet, then emit it once.
+
+        The engine already tried to store the wrappers it induced: ``stored`` is ``True``, or
+        ``store_error`` says why the store did not take it (an outage: the Redis store queued
+        the write and replays it, compare-and-set, when Redis is back), so such an item is
+        never written again here. Other wrapper items (yielded by a spider) are stored
+        compare-and-set on ``base_version``, the version they were based on (``None``:
+        create), never on the version stored now: a wrapper another worker stored meanwhile
+        wins (logged, ``stored`` stays ``False``).
+        """
         store = self.runtime.store
-        if not item.get("stored") and store is not None:
+        if not item.get("stored") and not item.get("store_error") and store is not None:
             doc = item.get("document")
             text = doc if isinstance(doc, str) else json.dumps(doc, sort_keys=True, ensure_ascii=False)
             try:
-                cur = store.get(item["site"], item["template"])
                 item["version"] = store.put(
                     item["site"], item["template"], text,
-                    expected_version=cur.version if cur else None,
+                    expected_version=item.get("base_version"),
                 )
                 item["stored"] = True
             except VersionConflict as exc:
+                logger.warning("scrapy_records: wrapper not stored, the store has a newer"
+                               " one: %s", exc)
+                item["store_error"] = str(exc)
+            except StoreError as exc:
                 logger.warning("scrapy_records: wrapper not stored: %s", exc)
-            except StoreError as exc:  # outage: reported once by the store itself
-                logger.debug("scrapy_records: wrapper not stored: %s", exc)
+                item["store_error"] = str(exc)
         if not self.runtime.first_emission_pipeline(item["site"], item["template"], item.get("version")):
             raise DropItem("wrapper already emitted", log_level="DEBUG")
         self.stats.inc_value("records/wrapper/emitted")
         return item
 
     def _write_csv(self, item: RecordItem) -> None:
-        from scrapy.exporters import CsvItemExporter
+        from .exporters import JsonCellCsvItemExporter
 
         path = self.config.csv_per_template % {
             "site": item.get("site") or "site", "template": item.get("template") or "none"}
@@ -106,7 +118,7 @@ class RecordsPipeline:
         if entry is None:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             f = open(path, "wb")
-            exporter = CsvItemExporter(f, fields_to_export=list(row), include_headers_line=True)
+            exporter = JsonCellCsvItemExporter(f, fields_to_export=list(row), include_headers_line=True)
             exporter.start_exporting()
             entry = self._csv[path] = (f, exporter, list(row))
         entry[1].export_item(row)

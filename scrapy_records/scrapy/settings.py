@@ -46,6 +46,7 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "RECORDS_MAX_SAMPLES": (100, "Most pages held in memory while waiting for induction, over all templates (pages beyond it are mined but not sampled)."),
     "RECORDS_TEMPLATE_THRESHOLD": (0.6, "Structural similarity (bottom-k Jaccard of tag paths, ids and classes, see ``scrapy_records.templates``) a page needs to join a template cluster of its site."),
     "RECORDS_INDUCTION_SAMPLES": (3, "Pages of one template mined unsupervised before a wrapper is induced from them."),
+    "RECORDS_LEASE_SECONDS": (60.0, "Expiry of the induction lease a worker takes in the wrapper store (one per site, so only one process induces at a time); renewed every third of it while an induction runs, so a slow induction keeps it and a killed worker's lease expires after at most this long."),
     "RECORDS_STORE_REFRESH": (10.0, "Seconds between checks of the store for a newer version of a wrapper in use (another process re-induced it); 0 disables."),
     "RECORDS_REINDUCE": ("stale", "Re-induction policy: ``stale`` (re-induce once a wrapper stopped fitting ``RECORDS_STALE_AFTER`` pages in a row), ``never`` (keep stored wrappers; fall back to unsupervised mining on misfit pages)."),
     "RECORDS_STALE_AFTER": (2, "Consecutive misfit pages after which a wrapper is declared stale (stat ``records/wrapper/stale``)."),
@@ -93,6 +94,7 @@ class RecordsConfig:
     template_threshold: float = 0.6
     reinduce: str = "stale"
     store_refresh: float = 10.0
+    lease_seconds: float = 60.0
     stale_after: int = 2
     max_page_bytes: int = 5 * 1024 * 1024
     max_nodes: int = 150_000
@@ -143,6 +145,7 @@ class RecordsConfig:
             induction_samples=max(1, settings.getint("RECORDS_INDUCTION_SAMPLES", 3)),
             reinduce=reinduce,
             store_refresh=settings.getfloat("RECORDS_STORE_REFRESH", 10.0),
+            lease_seconds=max(0.05, settings.getfloat("RECORDS_LEASE_SECONDS", 60.0)),
             stale_after=max(1, settings.getint("RECORDS_STALE_AFTER", 2)),
             max_page_bytes=settings.getint("RECORDS_MAX_PAGE_BYTES", default("RECORDS_MAX_PAGE_BYTES")),
             max_nodes=settings.getint("RECORDS_MAX_NODES", default("RECORDS_MAX_NODES")),

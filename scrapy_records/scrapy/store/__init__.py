@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
-from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore
+from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore, redact_uri
 
-__all__ = ["open_store", "WrapperStore", "StoredWrapper", "StoreError", "VersionConflict"]
+__all__ = ["open_store", "WrapperStore", "StoredWrapper", "StoreError", "VersionConflict",
+           "redact_uri"]
 
 
 def open_store(uri: str | None) -> WrapperStore:
@@ -46,4 +47,4 @@ def open_store(uri: str | None) -> WrapperStore:
         from .directory import DirectoryStore
 
         return DirectoryStore(uri)
-    raise StoreError(f"unknown wrapper store URI {uri!r}")
+    raise StoreError(f"unknown wrapper store URI {redact_uri(uri)!r}")

@@ -19,6 +19,29 @@ import abc
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+#: Query parameters whose values :func:`redact_uri` hides.
+SECRET_PARAMS = ("password", "passwd", "pass", "secret", "token", "key", "auth")
+
+
+def redact_uri(uri: Any) -> str:
+    """``uri`` safe to log: the user info (``user:password@``) is dropped and the values of
+    password-like query parameters (``?password=...``) are replaced by ``***``. Anything that
+    does not parse as a URI is reduced to its scheme (a plain path is returned as it is)."""
+    text = str(uri if uri is not None else "")
+    if "://" not in text:
+        return text
+    try:
+        parts = urlsplit(text)
+        netloc = parts.netloc.rsplit("@", 1)[-1]
+        query = urlencode([
+            (k, "***" if any(s in k.lower() for s in SECRET_PARAMS) else v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        ], safe="*/:")
+        return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+    except ValueError:
+        return text.split("://", 1)[0] + "://..."
 
 
 class StoreError(Exception):

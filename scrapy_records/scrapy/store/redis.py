@@ -68,7 +68,7 @@ import time
 from typing import Any, Callable, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore
+from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore, redact_uri
 
 logger = logging.getLogger(__name__)
 
@@ -153,7 +153,7 @@ class RedisStore(WrapperStore):
             import redis
         except ImportError as exc:
             raise StoreError(
-                f"the Redis wrapper store ({uri.split('@')[-1]}) needs the redis package:"
+                f"the Redis wrapper store ({redact_uri(uri)}) needs the redis package:"
                 " pip install 'scrapy-records[redis]' (or pip install redis)"
             ) from exc
         self._redis_mod = redis
