@@ -289,19 +289,11 @@ class SuffixIndex:
             return None
         text, sa = self.text, self.sa
 
-        class _Key:
-            __slots__ = ()
+        def key(p: int) -> list[int]:
+            return text[p:p + k]
 
-            def __getitem__(self, i: int) -> list[int]:
-                p = sa[i]
-                return text[p:p + k]
-
-            def __len__(self) -> int:
-                return len(sa)
-
-        keys = _Key()
-        lo = bisect_left(keys, pat)  # type: ignore[arg-type]
-        hi = bisect_right(keys, pat)  # type: ignore[arg-type]
+        lo = bisect_left(sa, pat, key=key)
+        hi = bisect_right(sa, pat, lo=lo, key=key)
         if lo >= hi:
             return None
         return lo, hi - 1

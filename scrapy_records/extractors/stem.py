@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import logging
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -159,7 +159,7 @@ class TagPathSequence:
     """
 
     __slots__ = ("ids", "parent_pos", "nodes", "subtree_end", "htpi_parent", "htpi_tag", "htpi_depth",
-                 "chars", "_tin", "_tout")
+                 "chars", "_tin", "_tout", "_paths", "_positions")
 
     def __init__(self) -> None:
         self.ids: list[int] = []
@@ -172,6 +172,21 @@ class TagPathSequence:
         self.chars: list[int] = []  # text characters in the element's subtree (0 without a page)
         self._tin: list[int] | None = None
         self._tout: list[int] = []
+        self._paths: dict[int, str] = {}
+        self._positions: dict[int, list[int]] | None = None
+
+    def positions(self, h: int) -> list[int]:
+        """Sorted WPS positions holding HTPI ``h`` (built once, O(n))."""
+        pos = self._positions
+        if pos is None:
+            pos = self._positions = {}
+            for q, x in enumerate(self.ids):
+                lst = pos.get(x)
+                if lst is None:
+                    pos[x] = [q]
+                else:
+                    lst.append(q)
+        return pos.get(h, [])
 
     def _number_paths(self) -> None:
         """Pre/post numbers of the path trie (iterative DFS) for O(1) ancestry tests."""
@@ -279,6 +294,13 @@ class TagPathSequence:
         return self
 
     def path(self, h: int) -> str:
+        memo = self._paths
+        v = memo.get(h)
+        if v is None:
+            v = memo[h] = self._path(h)
+        return v
+
+    def _path(self, h: int) -> str:
         parts = []
         while h > 0:
             parts.append(self.htpi_tag[h])
@@ -528,6 +550,7 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
             stats["frequency"] += 1
             continue
         s = index.node_sequence(lb, depth)
+        c0 = None
         if not trace:
             # Shortcut with the same outcome: a node whose canonical rotation is already a DRP is
             # pruned by the tree filter whatever the gap filter says, so skip the costlier gap test.
@@ -553,7 +576,7 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
             stats["gap"] += 1
             continue
         # ---- filter 3: tree (§3.7)
-        c = canonical_rotation(s, tps, opts["rotation_mode"])
+        c = c0 if c0 is not None else canonical_rotation(s, tps, opts["rotation_mode"])
         dec.canonical = c
         if len(c) < min_len or c in extracted:
             dec.outcome = "tree"
@@ -634,7 +657,8 @@ def _cut_records(
             if r >= threshold:
                 cand.append((a, b, r / l))
             return
-        starts = [q for q in range(a, b) if wps[q] == first]
+        fp = tps.positions(first)
+        starts = fp[bisect_left(fp, a):bisect_left(fp, b)]
         for j, q in enumerate(starts):
             stop = starts[j + 1] if j + 1 < len(starts) else b
             if case1:
