@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
+from crawl_helpers import REPO, subprocess_env
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.http import HtmlResponse, Request, Response, TextResponse
 from scrapy.settings import Settings
@@ -35,7 +34,6 @@ from scrapy_records.scrapy.settings import SETTINGS, RecordsConfig
 from scrapy_records.scrapy.store import StoreError, VersionConflict, open_store
 from scrapy_records.scrapy.store.memory import MemoryStore
 
-REPO = Path(__file__).resolve().parents[1]
 
 LIST_PAGE = """<html><head><title>Shop</title><script>alert('x')</script>
 <meta http-equiv="refresh" content="0;url=http://evil.example/"></head>
@@ -124,7 +122,7 @@ def _hammer(uri: str, n: int) -> None:
 @pytest.mark.parametrize("kind", ["sqlite", "dir"])
 def test_store_is_safe_with_several_processes(tmp_path, kind):
     uri = f"sqlite:///{tmp_path / 'w.sqlite'}" if kind == "sqlite" else f"dir://{tmp_path / 'd'}"
-    ctx = multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("fork")  # no re-import of this module per process
     procs = [ctx.Process(target=_hammer, args=(uri, 15)) for _ in range(3)]
     for p in procs:
         p.start()
@@ -363,14 +361,22 @@ def test_pipeline_csv_per_template(tmp_path):
 
 
 # --------------------------------------------------------------------- commands
-def test_records_and_wrappers_commands(tmp_path):
+def _scrapy_command(capsys, *argv: str) -> tuple[int, str]:
+    """Run ``scrapy ARGV`` in this process (the commands need no crawler): (exit code, stdout)."""
+    from scrapy.cmdline import execute
+
+    with pytest.raises(SystemExit) as ei:
+        execute(["scrapy", *argv], settings=Settings({"COMMANDS_MODULE": "scrapy_records.scrapy.commands"}))
+    return ei.value.code, capsys.readouterr().out
+
+
+def test_records_and_wrappers_commands(tmp_path, capsys):
     page = tmp_path / "list.html"
     page.write_text(LIST_PAGE)
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    cwd = REPO / "example_project"
+    # `scrapy records` end to end, as a user runs it in the example project
     out = subprocess.run([sys.executable, "-m", "scrapy", "records", str(page), "--main",
-                          "--preview", str(tmp_path / "p.html")], cwd=cwd, env=env,
-                         capture_output=True, text=True, timeout=120)
+                          "--preview", str(tmp_path / "p.html")], cwd=REPO / "example_project",
+                         env=subprocess_env(), capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "Lamp model 1" in out.stdout and "(main)" in out.stdout and "8 records" in out.stdout
     assert "<script" not in (tmp_path / "p.html").read_text().lower()
@@ -378,16 +384,14 @@ def test_records_and_wrappers_commands(tmp_path):
     s.put("a.com", "t-1", json.dumps({"record": {"xpath": "//li"}, "fields": [{"name": "title"}]}))
     s.close()
     store = ["--store", f"sqlite:///{tmp_path / 'w.sqlite'}"]
-    run = lambda *a: subprocess.run([sys.executable, "-m", "scrapy", "wrappers", *a, *store],  # noqa: E731
-                                    cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
-    listed = run("list")
-    assert listed.returncode == 0 and "a.com/t-1" in listed.stdout and "title" in listed.stdout
-    shown = run("show", "a.com/t-1")
-    assert json.loads(shown.stdout)["record"]["xpath"] == "//li"
-    exported = run("export", str(tmp_path / "exp"))
-    assert json.loads((tmp_path / "exp" / "a.com" / "t-1.json").read_text())["version"] == 1, exported.stderr
-    assert "deleted 1" in run("delete", "a.com").stdout
-    assert "a.com/t-1" not in run("list").stdout
+    code, listed = _scrapy_command(capsys, "wrappers", "list", *store)
+    assert code == 0 and "a.com/t-1" in listed and "title" in listed
+    code, shown = _scrapy_command(capsys, "wrappers", "show", "a.com/t-1", *store)
+    assert json.loads(shown)["record"]["xpath"] == "//li"
+    _scrapy_command(capsys, "wrappers", "export", str(tmp_path / "exp"), *store)
+    assert json.loads((tmp_path / "exp" / "a.com" / "t-1.json").read_text())["version"] == 1
+    assert "deleted 1" in _scrapy_command(capsys, "wrappers", "delete", "a.com", *store)[1]
+    assert "a.com/t-1" not in _scrapy_command(capsys, "wrappers", "list", *store)[1]
 
 
 def test_runtime_stale_wrapper_is_reinduced():
@@ -441,13 +445,10 @@ def test_meta_extractor_and_options():
 def test_records_command_screenshot(tmp_path):
     page = tmp_path / "list.html"
     page.write_text(LIST_PAGE)
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    out = subprocess.run([sys.executable, "-m", "scrapy", "records", str(page), "--no-preview"],
-                         cwd=REPO / "example_project", env=env, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0 and not (tmp_path / "list.png").exists()
     out = subprocess.run([sys.executable, "-m", "scrapy", "records", str(page), "--preview",
                           str(tmp_path / "p.html"), "--screenshot", str(tmp_path / "p.png")],
-                         cwd=REPO / "example_project", env=env, capture_output=True, text=True, timeout=180)
+                         cwd=REPO / "example_project", env=subprocess_env(), capture_output=True,
+                         text=True, timeout=180)
     assert out.returncode == 0, out.stderr
     png = (tmp_path / "p.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 5000

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import socket
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from crawl_helpers import REPO, crawl, finish_crawl, start_crawl, subprocess_env, wait_for_log

@@ -636,20 +636,14 @@ class RecordsRuntime:
             prov.sample_urls = [s[0] for s in samples]
 
     # ---------------------------------------------------------------- emitting
-    def first_emission(self, site: str, template: str, version: int | None) -> bool:
-        """True once per ``(site, template, version)``: a wrapper is emitted once."""
+    def first_emission(self, site: str, template: str, version: int | None,
+                       by: str = "middleware") -> bool:
+        """True once per ``(site, template, version)`` and emitter (``by``: the spider
+        middleware or the pipeline, which de-duplicates on its own): a wrapper is emitted once."""
         key = (site, template, version or 0)
+        seen = self._emitted if by == "middleware" else self._emitted_pipeline
         with self._lock:
-            if key in self._emitted:
+            if key in seen:
                 return False
-            self._emitted.add(key)
-            return True
-
-    def first_emission_pipeline(self, site: str, template: str, version: int | None) -> bool:
-        """Same as :meth:`first_emission`, for the pipeline's own de-duplication."""
-        key = (site, template, version or 0)
-        with self._lock:
-            if key in self._emitted_pipeline:
-                return False
-            self._emitted_pipeline.add(key)
+            seen.add(key)
             return True

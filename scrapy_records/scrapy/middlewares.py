@@ -67,20 +67,26 @@ def mining_decision(response: Response, runtime: RecordsRuntime, meta: dict | No
     return True, ""
 
 
-class RecordsDownloaderMiddleware:
-    """Select pages to mine; route through scrapy-playwright when asked or for JS shells."""
+class RecordsComponent:
+    """What every component of the integration starts with: the crawler's shared
+    :class:`RecordsRuntime` and configuration, its stats, and ``NotConfigured`` (silently:
+    the user's choice) when ``RECORDS_ENABLED`` is ``False``."""
 
     def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
         self.runtime = RecordsRuntime.for_crawler(crawler)
         self.config = self.runtime.config
         if not self.config.enabled:
-            raise NotConfigured  # RECORDS_ENABLED = False (silently: the user's choice)
+            raise NotConfigured
         self.stats = crawler.stats
 
     @classmethod
-    def from_crawler(cls, crawler: Any) -> "RecordsDownloaderMiddleware":
+    def from_crawler(cls, crawler: Any) -> Any:
         return cls(crawler)
+
+
+class RecordsDownloaderMiddleware(RecordsComponent):
+    """Select pages to mine; route through scrapy-playwright when asked or for JS shells."""
 
     def process_request(self, request: Request) -> None:
         if request.meta.get("records", True) is False or "playwright" in request.meta:
@@ -109,23 +115,13 @@ class RecordsDownloaderMiddleware:
         return response
 
 
-class RecordsSpiderMiddleware:
+class RecordsSpiderMiddleware(RecordsComponent):
     """Mine each selected response; yield records next to the callback's output."""
 
     def __init__(self, crawler: Any) -> None:
-        self.crawler = crawler
-        self.runtime = RecordsRuntime.for_crawler(crawler)
-        self.config = self.runtime.config
-        if not self.config.enabled:
-            raise NotConfigured  # RECORDS_ENABLED = False (silently: the user's choice)
-        self.stats = crawler.stats
+        super().__init__(crawler)
         self._mining_seconds = 0.0
-        self._preview_n = 0
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> "RecordsSpiderMiddleware":
-        return cls(crawler)
 
     # ------------------------------------------------------------------ output
     async def process_spider_output(

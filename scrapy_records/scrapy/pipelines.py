@@ -9,10 +9,10 @@ import os
 from typing import Any
 
 from itemadapter import ItemAdapter
-from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.exceptions import DropItem
 
-from .engine import RecordsRuntime
 from .items import RecordItem, WrapperItem
+from .middlewares import RecordsComponent
 from .store import StoreError, VersionConflict
 
 logger = logging.getLogger(__name__)
@@ -38,20 +38,12 @@ def flatten_record(item: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-class RecordsPipeline:
+class RecordsPipeline(RecordsComponent):
     """See the module docstring. Priority 300 in the add-on."""
 
     def __init__(self, crawler: Any) -> None:
-        self.runtime = RecordsRuntime.for_crawler(crawler)
-        self.config = self.runtime.config
-        if not self.config.enabled:
-            raise NotConfigured  # RECORDS_ENABLED = False (silently: the user's choice)
-        self.stats = crawler.stats
+        super().__init__(crawler)
         self._csv: dict[str, tuple[Any, Any, list[str]]] = {}
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> "RecordsPipeline":
-        return cls(crawler)
 
     def process_item(self, item: Any) -> Any:
         if isinstance(item, RecordItem):
@@ -103,7 +95,8 @@ class RecordsPipeline:
             except StoreError as exc:
                 logger.warning("scrapy_records: wrapper not stored: %s", exc)
                 item["store_error"] = str(exc)
-        if not self.runtime.first_emission_pipeline(item["site"], item["template"], item.get("version")):
+        if not self.runtime.first_emission(item["site"], item["template"], item.get("version"),
+                                           by="pipeline"):
             raise DropItem("wrapper already emitted", log_level="DEBUG")
         self.stats.inc_value("records/wrapper/emitted")
         return item

@@ -13,6 +13,8 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore
 
@@ -70,6 +72,21 @@ class SQLiteStore(WrapperStore):
         except sqlite3.Error as e:
             raise StoreError(f"cannot open wrapper store {self.path}: {e}") from e
 
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Cursor]:
+        """One ``BEGIN IMMEDIATE`` transaction (it takes the database's write lock at once,
+        so a check-then-write cannot interleave with another process): committed when the
+        block ends, rolled back when it raises."""
+        with self._lock:
+            cur = self._conn.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                yield cur
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            cur.execute("COMMIT")
+
     @staticmethod
     def _row(row: tuple) -> StoredWrapper:
         site, template, version, document, signature, updated = row
@@ -91,33 +108,26 @@ class SQLiteStore(WrapperStore):
     def put(self, site, template, document, *, expected_version=None, signature=None) -> int:
         now = time.time()
         sig = json.dumps(signature) if signature is not None else None
-        with self._lock:
-            cur = self._conn.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                row = cur.execute(
-                    "SELECT version FROM wrappers WHERE site = ? AND template = ?",
-                    (site, template),
-                ).fetchone()
-                actual = int(row[0]) if row else None
-                if actual != expected_version:
-                    raise VersionConflict(site, template, expected_version, actual)
-                version = (actual or 0) + 1
-                cur.execute(
-                    "INSERT OR REPLACE INTO wrappers (site, template, version, document, signature,"
-                    " updated) VALUES (?, ?, ?, ?, ?, ?)",
-                    (site, template, version, document, sig, now),
-                )
-                cur.execute(
-                    "INSERT OR REPLACE INTO history (site, template, version, document, updated)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (site, template, version, document, now),
-                )
-                cur.execute("COMMIT")
-                return version
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+        with self._transaction() as cur:
+            row = cur.execute(
+                "SELECT version FROM wrappers WHERE site = ? AND template = ?",
+                (site, template),
+            ).fetchone()
+            actual = int(row[0]) if row else None
+            if actual != expected_version:
+                raise VersionConflict(site, template, expected_version, actual)
+            version = (actual or 0) + 1
+            cur.execute(
+                "INSERT OR REPLACE INTO wrappers (site, template, version, document, signature,"
+                " updated) VALUES (?, ?, ?, ?, ?, ?)",
+                (site, template, version, document, sig, now),
+            )
+            cur.execute(
+                "INSERT OR REPLACE INTO history (site, template, version, document, updated)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (site, template, version, document, now),
+            )
+        return version
 
     def list(self, site: str | None = None) -> list[StoredWrapper]:
         q = "SELECT site, template, version, document, signature, updated FROM wrappers"
@@ -150,26 +160,18 @@ class SQLiteStore(WrapperStore):
 
     def acquire_lease(self, site: str, template: str, owner: str, ttl: float = 60.0) -> bool:
         now = time.time()
-        with self._lock:
-            cur = self._conn.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                row = cur.execute(
-                    "SELECT owner, expires FROM leases WHERE site = ? AND template = ?",
-                    (site, template),
-                ).fetchone()
-                if row and row[0] != owner and row[1] > now:
-                    cur.execute("ROLLBACK")
-                    return False
-                cur.execute(
-                    "INSERT OR REPLACE INTO leases (site, template, owner, expires) VALUES (?, ?, ?, ?)",
-                    (site, template, owner, now + ttl),
-                )
-                cur.execute("COMMIT")
-                return True
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+        with self._transaction() as cur:
+            row = cur.execute(
+                "SELECT owner, expires FROM leases WHERE site = ? AND template = ?",
+                (site, template),
+            ).fetchone()
+            if row and row[0] != owner and row[1] > now:
+                return False  # held by another owner (the empty transaction just commits)
+            cur.execute(
+                "INSERT OR REPLACE INTO leases (site, template, owner, expires) VALUES (?, ?, ?, ?)",
+                (site, template, owner, now + ttl),
+            )
+        return True
 
     def release_lease(self, site: str, template: str, owner: str) -> None:
         with self._lock:
