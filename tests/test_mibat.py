@@ -471,3 +471,118 @@ def test_vbulletin_like_thread_with_relative_dates():
     assert [r.fields["author"] for r in main.records] == ["alice", "bob", "carol"]
     assert main.records[1].fields["permalink"] == "https://forum.example.org/thread/showthread.php?t=5&p=101#post101"
     assert main.records[1].fields["text"] == "Second: an answer."
+
+
+# --------------------------------------------------------------- record text and body consensus
+def phpbb_post(i, body, extra=""):
+    """phpBB-like post: profile box, header (title, byline with the date), body, notice,
+    signature."""
+    n = NAMES[i]
+    return (
+        f"<div class='post bg{i % 2 + 1}' id='p{500 + i}'><div class='inner'>"
+        f"<dl class='postprofile' id='profile{500 + i}'><dt><a class='username' href='./memberlist.php?mode=viewprofile&u={i}'>{n}</a></dt>"
+        f"<dd class='profile-posts'>Posts: {i * 1234 + 7}</dd><dd class='profile-joined'>Joined: 07 Mar 2006, 09:2{i}</dd>"
+        f"<dd>Location: somewhere far away from everything</dd></dl>"
+        f"<div class='postbody'><div id='post_content{500 + i}'><h3><a href='#p{500 + i}'>Re: The topic</a></h3>"
+        f"<ul class='post-buttons'><li><a href='./posting.php?mode=quote&p={500 + i}'>Quote</a></li></ul>"
+        f"<p class='author'>by <strong>{n}</strong> &raquo; 1{i} Jan 2018, 12:3{i}</p>"
+        f"<div class='content'>{body}</div>{extra}"
+        f"<div class='signature' id='sig{500 + i}'>The long signature of {n} that repeats under every single post here</div>"
+        f"</div></div><div class='back2top'><a class='top' href='#top'>Top</a></div></div></div>"
+    )
+
+
+def test_record_text_leaves_out_profile_and_signature_chrome():
+    bodies = ["I could also possibly help!", "Links still work for me.", "Thanks, solved.", "Me too."]
+    html = wrap("<div id='page-body'>" + "".join(phpbb_post(i, b) for i, b in enumerate(bodies)) + "</div>")
+    page, _, main = run(html)
+    assert len(main.records) == 4
+    rec = main.records[1]
+    # the header (title, author, date) and the author's name are record data and stay;
+    # the rest of the profile box, the quote button, signature and "Top" link are chrome
+    assert rec.text == "bob Re: The topic by bob » 11 Jan 2018, 12:31 Links still work for me."
+    assert rec.fields["text"] == "Links still work for me."
+    assert rec.fields["author"] == "bob"
+    # the paper-literal view: the whole post block
+    _, _, block = run(html, record_text="block")
+    assert block.records[1].text.startswith("bob Posts: 1241 Joined: 07 Mar 2006")
+    assert "signature of bob" in block.records[1].text
+    assert block.records[1].xpaths == rec.xpaths  # same records, only the text differs
+    with pytest.raises(TypeError):
+        run(html, record_text="body")
+
+
+def test_body_consensus_placeholder_post_beats_its_edit_notice():
+    bodies = ["A first answer with some words.", ".", "Another reply here.", "And the last one."]
+    notice = "<div class='notice'>Last edited by bob on 13 Jan 2018, 12:42, edited 1 time in total.</div>"
+    html = wrap("<div id='page-body'>" + "".join(
+        phpbb_post(i, b, notice if i == 1 else "") for i, b in enumerate(bodies)) + "</div>")
+    page, _, main = run(html)
+    assert len(main.records) == 4
+    assert main.records[1].fields["text"] == "."
+    assert "Last edited" not in main.records[1].text  # the notice is chrome
+    assert [r.fields["text"] for r in main.records[2:]] == bodies[2:]
+
+
+def test_body_consensus_image_only_post_has_empty_text():
+    bodies = ["A first answer with some words.", "<img src='funny.gif' alt=''>", "Another reply here."]
+    html = wrap("<div id='page-body'>" + "".join(phpbb_post(i, b) for i, b in enumerate(bodies)) + "</div>")
+    page, _, main = run(html)
+    assert len(main.records) == 3
+    # not the post title, the author or the signature: the body is there, without text
+    assert main.records[1].fields["text"] == ""
+    assert main.records[1].fields["author"] == "bob"
+
+
+def test_body_keeps_a_quote_next_to_the_reply():
+    """Discourse-like: the body element is named ``articleBody``; a post made of a quote
+    and one reply line keeps both (the quote's text counts less, but the descent must not
+    cut it off)."""
+
+    def post(i, body):
+        return (
+            f"<div class='topic-body crawler-post'><div class='crawler-post-meta'>"
+            f"<span class='creator'><a href='/u/{NAMES[i]}'>{NAMES[i]}</a></span>"
+            f"<span class='crawler-post-infos'><time class='post-time' datetime='2019-01-05T20:3{i}:33Z'>5. Januar 2019 um 20:3{i}</time>"
+            f"<span>#{i + 1}</span></span></div><div class='post' itemprop='articleBody'>{body}</div></div>"
+        )
+
+    quote = ("<aside class='quote no-group'><div class='title'>alice:</div><blockquote><p>ich finde die "
+             "prada etwas zu elegant.</p></blockquote></aside>")
+    bodies = ["<p>Welche Tasche soll ich kaufen? Die prada oder eine andere?</p>",
+              quote + "<p>Die Befürchtung habe ich auch ein bisschen. Naja ich muss sie mir mal ansehen und probetragen.</p>",
+              "<p>Sehr cool.</p>"]
+    html = wrap("<div id='posts'>" + "".join(post(i, b) for i, b in enumerate(bodies)) + "</div>")
+    page, _, main = run(html)
+    assert len(main.records) == 3
+    text = main.records[1].fields["text"]
+    assert text.startswith("alice: ich finde die prada etwas zu elegant.")
+    assert text.endswith("probetragen.")
+    assert main.records[2].fields["text"] == "Sehr cool."
+
+
+def test_body_consensus_first_post_without_own_date_skips_the_answer_box():
+    """A recovered first post (a question, no date of its own) whose content holds a dated
+    "best answer" box: the body is the whole content container, as in the other posts."""
+
+    def post(i, body, meta=True):
+        date = f"<li><a class='post__date'>1{i} April 2020</a></li>" if meta else ""
+        return (
+            f"<div class='post box__pad qa-topic-post-box' id='post{40 + i}'>"
+            f"<div class='post__user__meta'><ul class='list text--meta'><li><a class='username' href='/members/{NAMES[i]}-{i}'>{NAMES[i]}</a></li>"
+            f"<li>{i + 3} replies</li>{date}</ul></div>"
+            f"<div class='post__content'>{body}</div>"
+            f"<div class='post__footer'><div class='signature'>sig of {NAMES[i]}</div><ul class='post__actions'><li>Like</li><li>Quote</li></ul></div></div>"
+        )
+
+    answer = ("<div class='answer-field'><p><strong>Best answer by bob</strong> <span class='text--meta'>31 January 2020, 12:29</span></p>"
+              "<div><p>Please reinstall the program and reboot.</p></div></div>")
+    first = post(0, "<p>Hi,</p><p>the rootkit scan never runs on my machine, any idea how to get this working?</p>" + answer, meta=False)
+    rest = [post(i, f"<p>Reply number {i} with a few words of content.</p>") for i in range(1, 4)]
+    html = wrap("<div class='question'>" + first + "</div><div class='replies'>" + "".join(rest) + "</div>")
+    page, _, main = run(html)
+    assert main.meta.get("first_post_recovered") is True
+    assert len(main.records) == 4
+    text = main.records[0].fields["text"]
+    assert text.startswith("Hi, the rootkit scan never runs")
+    assert main.records[1].fields["text"] == "Reply number 1 with a few words of content."

@@ -84,6 +84,7 @@ DEFAULTS: dict[str, Any] = {
     "languages": None,  # dateparser languages for the date field
     "align": True,  # run the shared field alignment (build_region)
     "fields": True,  # add author/date/text/permalink fields
+    "record_text": "content",  # Record.text: "content" (post without profile/signature chrome) | "block"
 }
 
 
@@ -785,17 +786,165 @@ def _record_fields(
             scores[node] = sc
             if sc > body_score:
                 body, body_score = node, sc
-    # descend while one child carries most of the body (drops a title or a byline row)
+    # descend while one child carries most of the body (drops a title or a byline row),
+    # but never past a quote: quoted text is part of the post (a post of one quote and one
+    # reply line keeps both)
     while body >= 0:
-        best_c = max(page.children[body], key=lambda c: scores.get(c, 0.0), default=-1)
+        kids = page.children[body]
+        best_c = max(kids, key=lambda c: scores.get(c, 0.0), default=-1)
         if best_c < 0 or scores.get(best_c, 0.0) < 0.85 * scores[body]:
+            break
+        if any(c != best_c and lo[c] < hi[c] and _is_quote_node(page, c) for c in kids):
             break
         body = best_c
     if body >= 0 and body_score > 0:
         fields["text"] = page.text(body)
     else:
+        body = -1
         fields["text"] = page.texts(group)
-    return fields
+    return fields, body, author_node
+
+
+# chrome *around* a post that is no data of the record: profile boxes, signatures, action
+# bars, edit notices (narrower than _CHROME_HINT_RE: headers, bylines, meta rows and
+# ratings hold the record's own data and stay)
+_RECORD_CHROME_RE = re.compile(
+    r"signature|(?:^|[\s_-])sig(?:$|[\s_-])|user[-_]*(?:info|details|extras|stats|data)|userinfo|postprofile|"
+    r"post-?profile|profile|avatar|post-?foot|footer|buttons|actions|toolbar|controls|share|likes|"
+    r"reactions|reputation|badges|lastedit|edited|notice|back2top|backtotop|to-?top",
+    re.I,
+)
+
+
+@lru_cache(maxsize=4096)
+def _record_chrome(hint: str) -> bool:
+    return bool(_RECORD_CHROME_RE.search(hint))
+
+
+def _content_text(page: Page, group: tuple[int, ...], keep: tuple[int, ...]) -> str:
+    """The record's text without site chrome ([R], digest §3.9 and §1.2: the record is the
+    whole post sub-tree; its *text* is the post's data): sub-trees whose class / id name a
+    profile box, signature, action bar, footer or edit notice are left out unless they hold
+    one of ``keep`` (the pivot, the body, the author): then only the text of those stays
+    (the author's name from a profile box). Headers, bylines, titles, ratings and quotes
+    stay. Returns "" when nothing would be left (the caller keeps the full text)."""
+    end, lo, hi = page.end, page.leaf_lo, page.leaf_hi
+    keep = tuple(k for k in keep if k >= 0)
+    parts: list[str] = []
+    leaves, owner = page.leaves, page.leaf_owner
+    for root in group:
+        skip: list[tuple[int, int]] = []
+        i = root + 1
+        stop = end[root]
+        while i <= stop:
+            if lo[i] == hi[i]:
+                i = end[i] + 1
+                continue
+            el = page.el[i]
+            if el.attrib:
+                hint = " ".join(filter(None, (el.get("class"), el.get("id"))))
+                if hint and _record_chrome(hint):
+                    # a profile box holding the author: only the author's own text stays
+                    skip.append((i, end[i], tuple(k for k in keep if i <= k <= end[i])))
+                    i = end[i] + 1
+                    continue
+            i += 1
+        if not skip:
+            parts.extend(leaves[lo[root]:hi[root]])
+            continue
+        si = 0
+        for k in range(lo[root], hi[root]):
+            o = owner[k]
+            while si < len(skip) and skip[si][1] < o:
+                si += 1
+            if si < len(skip) and skip[si][0] <= o and not any(a <= o <= end[a] for a in skip[si][2]):
+                continue
+            parts.append(leaves[k])
+    return " ".join(p for p in parts if p)
+
+
+def _body_sig(page: Page, root: int, node: int) -> tuple:
+    """Path signature root -> node: (tag, class, id without digits) per step."""
+    out = []
+    parent = page.parent
+    while node != root and node >= 0:
+        el = page.el[node]
+        out.append((page.tag[node], el.get("class") or "", re.sub(r"\d+", "", el.get("id") or "")))
+        node = parent[node]
+    out.reverse()
+    return tuple(out)
+
+
+def _follow_sig(page: Page, root: int, sig: tuple) -> int:
+    """The node reached from ``root`` along ``sig`` (first matching child per step), -1."""
+    node = root
+    for tag, cls, ident in sig:
+        nxt = -1
+        for c in page.children[node]:
+            if page.tag[c] != tag:
+                continue
+            el = page.el[c]
+            if (el.get("class") or "") == cls and re.sub(r"\d+", "", el.get("id") or "") == ident:
+                nxt = c
+                break
+        if nxt < 0:
+            return -1
+        node = nxt
+    return node
+
+
+def _body_consensus(page: Page, groups: list[tuple[int, ...]], bodies: list[int]) -> dict[int, int]:
+    """Body nodes agree across the records of a region ([R], §3.9): the template puts the
+    post body in the same container in every post. The container is the deepest element
+    on the records' body paths (tag, class, id without digits from the record root) that
+    >= half of the records (>= 2) share and that has a class or an id (the template's
+    part; below it the UGC's own markup varies). A record whose own pick lies outside
+    that container (an edit notice chosen over a one-character body, a post number in an
+    image-only post) or is a small part of it (a "best answer" box inside a first post
+    that has no date of its own) gets the container instead. A pick that holds the
+    container, or most of its text, stays. Returns ``{record index: new body node}``."""
+    end = page.end
+    paths: list[tuple[int, tuple] | None] = []
+    counts: dict[tuple, int] = {}
+    for g, b in zip(groups, bodies):
+        root = next((r for r in g if b >= 0 and r <= b <= end[r]), -1)
+        if root < 0 or b == root:
+            paths.append(None)
+            continue
+        pos, sig = g.index(root), _body_sig(page, root, b)
+        paths.append((pos, sig))
+        for L in range(1, len(sig) + 1):
+            if sig[L - 1][1] or sig[L - 1][2]:
+                key = (pos, sig[:L])
+                counts[key] = counts.get(key, 0) + 1
+    need = max(2, 0.5 * len(groups))
+    good = [key for key, c in counts.items() if c >= need]
+    if not good:
+        return {}
+    pos, sig = max(good, key=lambda key: (len(key[1]), counts[key]))
+    out: dict[int, int] = {}
+    for ri, (g, b) in enumerate(zip(groups, bodies)):
+        if pos >= len(g):
+            continue
+        node = _follow_sig(page, g[pos], sig)
+        if node < 0 or node == b:
+            continue
+        if b >= 0 and b <= node <= end[b]:
+            continue  # the own pick holds the container: keep the larger body
+        if b >= 0 and node <= b <= end[node] and len(page.text(b)) >= 0.5 * len(page.text(node)):
+            continue  # most of the container (a title or byline row dropped)
+        if _in_quote(page, node, g[pos]):
+            continue
+        out[ri] = node
+    return out
+
+
+def _is_quote_node(page: Page, i: int) -> bool:
+    """A quote block: ``blockquote`` or an element whose class names a quote."""
+    if page.tag[i] == "blockquote":
+        return True
+    el = page.el[i]
+    return bool(el.attrib) and _is_quote_hint(el.get("class") or "")
 
 
 # ------------------------------------------------------------------ extractor
@@ -832,6 +981,8 @@ class MiBATExtractor:
             raise TypeError("mibat measure must be 'ps' or 'pm'")
         if opts["combine"] not in ("fallback", "union"):
             raise TypeError("mibat combine must be 'fallback' or 'union'")
+        if opts["record_text"] not in ("content", "block"):
+            raise TypeError("mibat record_text must be 'content' or 'block'")
         regions, main = self.find(page, **opts)
         return self.to_regions(page, regions, main, opts)
 
@@ -925,10 +1076,19 @@ class MiBATExtractor:
                 page, "mibat", reg.parent, reg.groups, conf, meta=meta, align=bool(opts["align"]) and (is_main or main is None)
             )
             if opts["fields"] and (is_main or len(reg.groups) <= 200):
+                bodies: list[int] = []
+                keeps: list[tuple[int, ...]] = []
                 for rec, g, pv in zip(region.records, reg.groups, reg.pivots):
-                    rec.fields.update(
-                        _record_fields(page, g, pv, opts, leaf_cum, links, reg.kind, date_cands)
-                    )
+                    f, body, author_node = _record_fields(page, g, pv, opts, leaf_cum, links, reg.kind, date_cands)
+                    rec.fields.update(f)
+                    bodies.append(body)
+                    keeps.append((pv, author_node))
+                for ri, node in _body_consensus(page, reg.groups, bodies).items():
+                    bodies[ri] = node
+                    region.records[ri].fields["text"] = page.text(node)
+                if opts["record_text"] == "content":
+                    for rec, g, body, keep in zip(region.records, reg.groups, bodies, keeps):
+                        rec.text = _content_text(page, g, (body,) + keep) or rec.text
                 _add_columns(region)
             out.append(region)
         return out
