@@ -40,9 +40,9 @@ from parsel.selector import create_root_node
 from .errors import EmptyDocumentError, NotHTMLError, PageTooLargeError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from scrapy.http import Response
+    pass
 
-__all__ = ["Page", "as_page", "decode_html", "DROPPED_TAGS", "LEAF_TAGS"]
+__all__ = ["Page", "as_page", "parse_html", "decode_html", "sniff_encoding", "DROPPED_TAGS", "LEAF_TAGS"]
 
 #: Elements removed with their whole sub-tree before any algorithm sees the page.
 DROPPED_TAGS = frozenset({"script", "style", "noscript", "template"})
@@ -54,7 +54,7 @@ DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 DEFAULT_MAX_NODES = 150_000
 DEFAULT_MAX_DEPTH = 512
 
-_BINARY_MAGIC = (
+_BINARY_MAGIC: tuple[bytes, ...] = (
     b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"%PDF", b"PK\x03\x04", b"\x1f\x8b",
     b"BM", b"RIFF", b"\x00\x00\x01\x00", b"OggS", b"ID3", b"fLaC", b"wOFF", b"wOF2",
     b"\x7fELF", b"MZ",
@@ -64,17 +64,25 @@ _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*>", re.I)
 _HTML_HINT_RE = re.compile(r"<\s*(html|head|body|div|table|p|span|a|ul|li|!doctype\s+html)\b", re.I)
 
 
+_CTRL_BYTES = bytes(b for b in range(32) if b < 9 or 13 < b < 32)
+_HIGH_BYTES = bytes(range(0x80, 0x100))
+_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
 def _looks_binary(data: bytes) -> bool:
     head = data[:1024]
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF8)):
+    if head.startswith(_BOMS):
         return False
-    if any(head.startswith(m) for m in _BINARY_MAGIC):
+    if head.startswith(_BINARY_MAGIC) or b"\x00" in head:
         return True
-    # NUL bytes or a high share of control characters: not a text document.
-    if b"\x00" in head:
-        return True
-    ctrl = sum(1 for b in head if b < 9 or 13 < b < 32)
+    # a high share of control characters: not a text document (counted in C)
+    ctrl = len(head) - len(head.translate(None, _CTRL_BYTES))
     return bool(head) and ctrl / len(head) > 0.1
+
+
+def _mostly_ascii(data: bytes) -> bool:
+    sample = data[:32768]
+    return len(sample) - len(sample.translate(None, _HIGH_BYTES)) <= 0.05 * len(sample)
 
 
 def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]:
@@ -95,15 +103,13 @@ def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]
             return "utf-8"
         except UnicodeDecodeError:
             pass
-        sample = body[:32768]
-        high = sum(1 for b in sample if b >= 0x80)
-        if high <= 0.05 * len(sample):
+        if _mostly_ascii(body):
             # Mostly ASCII with a few accented letters: what a Western browser assumes.
             return "cp1252"
         try:
             from charset_normalizer import from_bytes
 
-            best = from_bytes(sample, steps=3, chunk_size=4096).best()
+            best = from_bytes(body[:32768], steps=3, chunk_size=4096).best()
             if best is not None:
                 return best.encoding
         except Exception:  # pragma: no cover - detector failure is not fatal
@@ -115,9 +121,158 @@ def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]
     return text, encoding
 
 
+def sniff_encoding(data: bytes) -> str | None:
+    """The encoding :func:`decode_html` would choose, found without decoding to text.
+
+    ``None`` when only its slower branches can tell (a BOM, UTF-16/32, the
+    charset-normalizer guess); callers then use :func:`decode_html` itself.
+    """
+    from w3lib.encoding import html_body_declared_encoding
+
+    if data.startswith(_BOMS):
+        return None
+    enc = html_body_declared_encoding(data)
+    if enc is not None:
+        return None if enc.startswith(("utf-16", "utf-32")) else enc
+    try:
+        data.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    return "cp1252" if _mostly_ascii(data) else None
+
+
+_PARSERS: dict[tuple[type, str], Any] = {}
+
+
+def _parser(parser_cls: type, encoding: str) -> Any:
+    key = (parser_cls, encoding)
+    p = _PARSERS.get(key)
+    if p is None:
+        p = _PARSERS[key] = parser_cls(recover=True, encoding=encoding, huge_tree=True)
+    return p
+
+
+def parse_html(
+    source: Any,
+    url: str | None = None,
+    *,
+    encoding: str | None = None,
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+    parser_cls: type = lxml.html.HTMLParser,
+) -> tuple[Any, str | None, str | None]:
+    """Validate and parse a page the way parsel/Scrapy parse it: ``(root, url, encoding)``.
+
+    The one parsing routine of the library (the page model and wrapper application both
+    use it), so every XPath the library emits selects the same nodes everywhere.
+
+    * a Scrapy ``Response``: its selector tree is reused (refused when not HTML);
+    * a parsel ``Selector``, an lxml element or tree: used as is;
+    * ``bytes``: refused when binary or empty; when the encoding is known without
+      decoding (given, or :func:`sniff_encoding`) libxml2 decodes the bytes itself,
+      which saves a decode and re-encode; otherwise :func:`decode_html`;
+    * ``str``: parsed as parsel does (UTF-8 bytes to libxml2).
+
+    ``parser_cls`` is ``lxml.html.HTMLParser`` (what parsel uses) or ``lxml.etree.HTMLParser``
+    (same tree, plain elements: cheaper when only XPaths are evaluated).
+
+    :raises EmptyDocumentError, NotHTMLError, PageTooLargeError:
+    """
+    # Scrapy Response (duck-typed so scrapy stays an optional import here)
+    if hasattr(source, "body") and hasattr(source, "url") and hasattr(source, "headers"):
+        body = source.body
+        if max_bytes is not None and len(body) > max_bytes:
+            raise PageTooLargeError(f"response is {len(body)} bytes, over max_bytes={max_bytes}")
+        if not body.strip():
+            raise EmptyDocumentError("empty response body")
+        if not hasattr(source, "selector"):
+            raise NotHTMLError(f"{type(source).__name__} is not a text response")
+        if _looks_binary(body):
+            raise NotHTMLError("response body is binary data, not HTML")
+        if getattr(source, "_cached_selector", True) is None and parser_cls is not lxml.html.HTMLParser:
+            # nobody built the response's tree yet: parse its bytes with Scrapy's encoding
+            return parse_html(bytes(body), url or source.url, encoding=encoding or source.encoding,
+                              max_bytes=None, parser_cls=parser_cls)
+        if getattr(source.selector, "type", "html") != "html":
+            raise NotHTMLError(f"response is {source.selector.type}, not HTML")
+        return source.selector.root, url or source.url, getattr(source, "encoding", None)
+    # parsel Selector
+    if hasattr(source, "root") and hasattr(source, "xpath") and hasattr(source, "type"):
+        return source.root, url, encoding
+    if isinstance(source, etree._ElementTree):
+        return source.getroot(), url, encoding
+    if isinstance(source, etree._Element):
+        return source, url, encoding
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        if max_bytes is not None and len(data) > max_bytes:
+            raise PageTooLargeError(f"input is {len(data)} bytes, over max_bytes={max_bytes}")
+        if not data.strip():
+            raise EmptyDocumentError("empty document")
+        if _looks_binary(data):
+            raise NotHTMLError("input is binary data, not HTML")
+        enc = encoding or sniff_encoding(data)
+        if enc:
+            try:  # libxml2 (iconv) stops at bytes a codec leaves undefined: Python decides
+                codecs.lookup(enc)
+                data.decode(enc)
+            except (UnicodeDecodeError, LookupError):
+                enc = None
+        head = data[:4096].decode("latin-1")
+        if enc and b"\x00" not in data and _TAG_RE.search(head) and not _XML_DECL_RE.match(head):
+            if _premature_end(data):
+                data = _END_BODY_HTML_BRE.sub(b"", data)
+            try:
+                root = etree.fromstring(data.strip(), _parser(parser_cls, enc), base_url=url)
+            except (LookupError, ValueError, etree.LxmlError):
+                root = None
+            if root is not None:
+                return root, url, enc
+        if encoding:
+            text, enc = data.decode(encoding, errors="replace"), encoding
+        else:
+            text, enc = decode_html(data)
+    elif isinstance(source, str):
+        text, enc = source, encoding
+        if max_bytes is not None and len(text) > max_bytes:
+            raise PageTooLargeError(f"input is {len(text)} characters, over max_bytes={max_bytes}")
+    else:
+        raise TypeError(
+            "a page must be str, bytes, a Scrapy Response, a parsel Selector or an "
+            f"lxml element, not {type(source).__name__}"
+        )
+    if not text.strip():
+        raise EmptyDocumentError("empty document")
+    head = text[:4096]
+    if not _TAG_RE.search(head) and not _TAG_RE.search(text[:65536]):
+        raise NotHTMLError("input holds no markup: plain text, not HTML")
+    if _XML_DECL_RE.match(head) and not _HTML_HINT_RE.search(text[:65536]):
+        raise NotHTMLError("input is an XML document, not HTML")
+    text = _XML_DECL_RE.sub("", text, count=1)
+    text = _drop_premature_end_tags(text)
+    return create_root_node(text, parser_cls, base_url=url), url, enc
+
+
 _END_HTML_RE = re.compile(r"</html\s*>", re.I)
 _END_BODY_HTML_RE = re.compile(r"</(?:html|body)\s*>", re.I)
 _START_TAG_RE = re.compile(r"<[a-zA-Z]")
+
+
+_END_HTML_BRE = re.compile(rb"</html\s*>", re.I)
+_END_BODY_HTML_BRE = re.compile(rb"</(?:html|body)\s*>", re.I)
+_START_TAG_BRE = re.compile(rb"<[a-zA-Z]")
+
+
+def _premature_end(data: bytes) -> bool:
+    m = _END_HTML_BRE.search(data)
+    if m is None:
+        return False
+    n = 0
+    for _ in _START_TAG_BRE.finditer(data, m.end()):
+        n += 1
+        if n >= 20:
+            return True
+    return False
 
 
 def _drop_premature_end_tags(text: str) -> str:
@@ -210,59 +365,7 @@ class Page:
     # ------------------------------------------------------------------ parsing
     @staticmethod
     def _parse(source: Any, url: str | None, encoding: str | None, max_bytes: int | None):
-        # Scrapy Response (duck-typed so scrapy stays an optional import here)
-        if hasattr(source, "body") and hasattr(source, "url") and hasattr(source, "headers"):
-            body = source.body
-            if max_bytes is not None and len(body) > max_bytes:
-                raise PageTooLargeError(f"response is {len(body)} bytes, over max_bytes={max_bytes}")
-            if not body.strip():
-                raise EmptyDocumentError("empty response body")
-            if not hasattr(source, "selector"):
-                raise NotHTMLError(f"{type(source).__name__} is not a text response")
-            if getattr(source.selector, "type", "html") != "html":
-                raise NotHTMLError(f"response is {source.selector.type}, not HTML")
-            if _looks_binary(body):
-                raise NotHTMLError("response body is binary data, not HTML")
-            return source.selector.root, url or source.url, getattr(source, "encoding", None)
-        # parsel Selector
-        if hasattr(source, "root") and hasattr(source, "xpath") and hasattr(source, "type"):
-            return source.root, url, encoding
-        if isinstance(source, etree._ElementTree):
-            return source.getroot(), url, encoding
-        if isinstance(source, etree._Element):
-            return source, url, encoding
-        if isinstance(source, (bytes, bytearray, memoryview)):
-            data = bytes(source)
-            if max_bytes is not None and len(data) > max_bytes:
-                raise PageTooLargeError(f"input is {len(data)} bytes, over max_bytes={max_bytes}")
-            if not data.strip():
-                raise EmptyDocumentError("empty document")
-            if _looks_binary(data):
-                raise NotHTMLError("input is binary data, not HTML")
-            if encoding:
-                text, enc = data.decode(encoding, errors="replace"), encoding
-            else:
-                text, enc = decode_html(data)
-        elif isinstance(source, str):
-            text, enc = source, encoding
-            if max_bytes is not None and len(text) > max_bytes:
-                raise PageTooLargeError(f"input is {len(text)} characters, over max_bytes={max_bytes}")
-        else:
-            raise TypeError(
-                "Page source must be str, bytes, a Scrapy Response, a parsel Selector or an "
-                f"lxml element, not {type(source).__name__}"
-            )
-        if not text.strip():
-            raise EmptyDocumentError("empty document")
-        head = text[:4096]
-        if not _TAG_RE.search(head) and not _TAG_RE.search(text[:65536]):
-            raise NotHTMLError("input holds no markup: plain text, not HTML")
-        if _XML_DECL_RE.match(head) and not _HTML_HINT_RE.search(text[:65536]):
-            raise NotHTMLError("input is an XML document, not HTML")
-        text = _XML_DECL_RE.sub("", text, count=1)
-        text = _drop_premature_end_tags(text)
-        root = create_root_node(text, lxml.html.HTMLParser, base_url=url)
-        return root, url, enc
+        return parse_html(source, url, encoding=encoding, max_bytes=max_bytes)
 
     # ----------------------------------------------------------------- flatten
     def _build(self, max_nodes: int | None, max_depth: int) -> None:

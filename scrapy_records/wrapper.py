@@ -123,11 +123,9 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from parsel.selector import create_root_node
-from w3lib.encoding import html_body_declared_encoding
 
 from . import page as page_mod
-from .errors import EmptyDocumentError, NotHTMLError, PageTooLargeError, WrapperError
+from .errors import WrapperError
 from .results import Column, PageResult, Record, Region
 
 logger = logging.getLogger(__name__)
@@ -723,123 +721,21 @@ def node_text(node: Any, dirty: set[Any] | None = None) -> str:
 
 
 def _root_of(source: Any, url: str | None, page_options: dict[str, Any]):
-    from .page import Page
+    from .page import Page, parse_html
 
     if isinstance(source, Page):
         return source.root, url or source.url, source
-    if isinstance(source, etree._ElementTree):
-        return source.getroot(), url, None
-    if isinstance(source, etree._Element):
-        return source, url, None
-    # parse as the page model does (same validation, decoding and libxml2 parser, so the
+    # Parsed as the page model parses (same validation, decoding and libxml2 parser, so the
     # same tree and XPaths), without flattening and with plain lxml elements: lxml.html's
-    # per-element Python class lookup costs more than the selectors themselves
-    max_bytes = page_options.get("max_bytes", 10 * 1024 * 1024)
-    encoding = page_options.get("encoding")
-    if isinstance(source, (bytes, bytearray, memoryview, str)):
-        return _fast_parse(source, url, encoding, max_bytes), url, None
-    if (hasattr(source, "selector") and hasattr(source, "body") and hasattr(source, "text")
-            and getattr(source, "_cached_selector", None) is None):
-        # a Scrapy TextResponse whose tree nobody built yet: parse its bytes with the
-        # encoding Scrapy resolved (an existing selector tree is reused below instead)
-        return _fast_parse(bytes(source.body), url or source.url,
-                           encoding or getattr(source, "encoding", None), max_bytes), url or source.url, None
-    root, url, _enc = Page._parse(source, url, encoding, max_bytes)
+    # per-element Python class lookup costs more than the selectors themselves. A Scrapy
+    # response's existing selector tree is reused.
+    root, url, _enc = parse_html(
+        source, url,
+        encoding=page_options.get("encoding"),
+        max_bytes=page_options.get("max_bytes", page_mod.DEFAULT_MAX_BYTES),
+        parser_cls=etree.HTMLParser,
+    )
     return root, url, None
-
-
-_PARSERS: dict[str, Any] = {}
-_CTRL_BYTES = bytes(b for b in range(32) if b < 9 or 13 < b < 32)
-
-
-def _looks_binary(data: bytes) -> bool:
-    """:func:`scrapy_records.page._looks_binary` with the control-byte count done in C."""
-    head = data[:1024]
-    if head.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
-        return False
-    if head.startswith(page_mod._BINARY_MAGIC) or b"\x00" in head:
-        return True
-    ctrl = len(head) - len(head.translate(None, _CTRL_BYTES))
-    return bool(head) and ctrl / len(head) > 0.1
-
-
-def _parser(encoding: str) -> Any:
-    p = _PARSERS.get(encoding)
-    if p is None:
-        p = _PARSERS[encoding] = etree.HTMLParser(recover=True, encoding=encoding, huge_tree=True)
-    return p
-
-
-_HIGH_BYTES = bytes(range(0x80, 0x100))
-
-
-def _sniff_encoding(data: bytes) -> str | None:
-    """The encoding :func:`scrapy_records.page.decode_html` would choose, without decoding
-    to Python text; ``None`` when only its slower branches (BOM, UTF-16/32, the
-    charset-normalizer guess) can tell -- the caller then uses ``decode_html`` itself.
-    Mirrors its order: the ``<meta>`` declaration, valid UTF-8, mostly-ASCII -> cp1252."""
-    enc = html_body_declared_encoding(data)
-    if enc is not None:
-        return None if enc in ("utf-16", "utf-32") else enc
-    try:
-        data.decode("utf-8")
-        return "utf-8"
-    except UnicodeDecodeError:
-        pass
-    sample = data[:32768]
-    high = len(sample) - len(sample.translate(None, _HIGH_BYTES))
-    return "cp1252" if high <= 0.05 * len(sample) else None
-
-
-def _fast_parse(source: Any, url: str | None, encoding: str | None, max_bytes: int | None) -> Any:
-
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
-        if max_bytes is not None and len(data) > max_bytes:
-            raise PageTooLargeError(f"input is {len(data)} bytes, over max_bytes={max_bytes}")
-        if not data[:4096].strip() and not data.strip():
-            raise EmptyDocumentError("empty document")
-        if _looks_binary(data):
-            raise NotHTMLError("input is binary data, not HTML")
-        # libxml2 decodes the bytes itself (no Python decode/re-encode round trip) when
-        # the encoding is known without decoding: given, or declared in the document
-        # (decode_html's own order: no BOM, no HTTP header, then the <meta> declaration).
-        # Same tree as parsel's; anything unusual takes parsel's route below.
-        enc = encoding
-        if enc is None and not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
-            enc = _sniff_encoding(data)
-        head = data[:4096].decode("latin-1")
-        if enc:
-            try:  # libxml2 (iconv) stops at bytes the codec leaves undefined: Python decides
-                data.decode(enc)
-            except (UnicodeDecodeError, LookupError):
-                enc = None
-        if (enc and b"\x00" not in data and page_mod._TAG_RE.search(head)
-                and not page_mod._XML_DECL_RE.match(head)
-                and not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"))):
-            try:
-                root = etree.fromstring(data, _parser(enc), base_url=url)
-            except (LookupError, ValueError, etree.LxmlError):
-                root = None
-            if root is not None:
-                return root
-        if encoding:
-            text = data.decode(encoding, errors="replace")
-        else:
-            text = page_mod.decode_html(data)[0]
-    else:
-        text = source
-        if max_bytes is not None and len(text) > max_bytes:
-            raise PageTooLargeError(f"input is {len(text)} characters, over max_bytes={max_bytes}")
-    if not text.strip():
-        raise EmptyDocumentError("empty document")
-    head = text[:4096]
-    if not page_mod._TAG_RE.search(head) and not page_mod._TAG_RE.search(text[:65536]):
-        raise NotHTMLError("input holds no markup: plain text, not HTML")
-    if page_mod._XML_DECL_RE.match(head) and not page_mod._HTML_HINT_RE.search(text[:65536]):
-        raise NotHTMLError("input is an XML document, not HTML")
-    text = page_mod._XML_DECL_RE.sub("", text, count=1)
-    return create_root_node(text, etree.HTMLParser, base_url=url)
 
 
 _ABS_RX = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
