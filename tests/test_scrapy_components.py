@@ -9,6 +9,7 @@ import multiprocessing
 import subprocess
 import sys
 import time
+from typing import Any
 
 import pytest
 from crawl_helpers import REPO, subprocess_env
@@ -519,13 +520,21 @@ def test_wrapper_store_password_is_never_logged(caplog):
     assert "s3cret" not in caplog.text
 
 
-def test_wrapper_stored_by_a_replay_is_recognised_as_our_own(caplog):
+LISTS = {"records_template": "lists"}
+
+
+def _induced_during_outage() -> tuple[QueueingStore, RecordsRuntime, Any]:
+    """A runtime whose store is down when it induces the ``lists`` wrapper (induction after
+    one page, the store looked at again on every page); returns the first page's outcome."""
     store = QueueingStore()
     rt = RecordsRuntime(RecordsConfig(induction_samples=1, store_refresh=0.001), store=store)
-    meta = {"records_template": "lists"}
     store.down = True
+    return store, rt, rt.mine(html_response("http://a.com/1", LIST_PAGE), LISTS)
+
+
+def test_wrapper_stored_by_a_replay_is_recognised_as_our_own(caplog):
     with caplog.at_level("INFO", logger="scrapy_records.scrapy.engine"):
-        first = rt.mine(html_response("http://a.com/1", LIST_PAGE), meta)
+        store, rt, first = _induced_during_outage()
         w = first.new_wrappers[0]
         assert (w["stored"], w["version"], w["base_version"]) == (False, None, None)
         assert "queued" in w["store_error"]
@@ -534,7 +543,7 @@ def test_wrapper_stored_by_a_replay_is_recognised_as_our_own(caplog):
         store.down = False
         store.replay()  # the store is back: our write lands as version 1
         time.sleep(0.005)
-        second = rt.mine(html_response("http://a.com/2", LIST_PAGE), meta)
+        second = rt.mine(html_response("http://a.com/2", LIST_PAGE), LISTS)
     assert second.source == "wrapper" and second.wrapper_version == 1
     assert "records/wrapper/adopted" not in second.stats
     assert "stored by another process" not in caplog.text
@@ -542,11 +551,7 @@ def test_wrapper_stored_by_a_replay_is_recognised_as_our_own(caplog):
 
 
 def test_replay_lost_to_another_worker_adopts_its_wrapper(caplog):
-    store = QueueingStore()
-    rt = RecordsRuntime(RecordsConfig(induction_samples=1, store_refresh=0.001), store=store)
-    meta = {"records_template": "lists"}
-    store.down = True
-    first = rt.mine(html_response("http://a.com/1", LIST_PAGE), meta)
+    store, rt, first = _induced_during_outage()
     doc = dict(first.new_wrappers[0]["document"])
     doc["provenance"] = dict(doc.get("provenance") or {}, sample_urls=["http://a.com/other"])
     MemoryStore.put(store, "a.com", "lists", json.dumps(doc))  # another worker, meanwhile
@@ -554,7 +559,7 @@ def test_replay_lost_to_another_worker_adopts_its_wrapper(caplog):
     store.replay()  # conflict: the other worker's version 1 stays
     time.sleep(0.005)
     with caplog.at_level("INFO", logger="scrapy_records.scrapy.engine"):
-        second = rt.mine(html_response("http://a.com/2", LIST_PAGE), meta)
+        second = rt.mine(html_response("http://a.com/2", LIST_PAGE), LISTS)
     assert second.stats["records/wrapper/adopted"] == 1
     assert second.source == "wrapper" and second.wrapper_version == 1
     assert "stored by another process" in caplog.text

@@ -362,7 +362,7 @@ def test_example_project_with_scrapy_redis(tmp_path, redis_server):
                 [sys.executable, "-m", "scrapy", "crawl", "shop",
                  "-O", str(tmp_path / f"{w}.jsonl"),
                  "-s", f"DEMO_SITE_URL={site.url}", "-s", f"LOG_FILE={tmp_path / w}.log",
-                 "-s", "DOWNLOAD_DELAY=0.2", "-s", "WAIT_FOR_PEERS_SECONDS=3",
+                 "-s", "DOWNLOAD_DELAY=0.1", "-s", "WAIT_FOR_PEERS_SECONDS=2",
                  "-s", "RECORDS_INDUCTION_SAMPLES=2", "-s", "TELNETCONSOLE_ENABLED=False"],
                 cwd=REPO / "example_project", env=env, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, text=True)
