@@ -18,8 +18,12 @@ Wrapper life cycle per ``(site, template)`` (issue 7 item 4, issue 5 item 5):
    ``RECORDS_STALE_AFTER`` misfit pages in a row mark it stale (``records/wrapper/stale``)
    and, with ``RECORDS_REINDUCE = "stale"``, sampling starts again;
 3. without one: mine unsupervised; pages with a main region become samples; with enough
-   samples (and the store's induction lease) induce, verify that the wrapper reproduces
-   records on the samples, store it and report it once (``records/wrapper/induced``).
+   samples (and the store's induction lease of the site, ``RECORDS_LEASE_SECONDS``, renewed
+   by :class:`LeaseKeeper` while the induction runs) induce, verify that the wrapper
+   reproduces records on the samples, store it (compare-and-set on the version it replaces)
+   and report it once (``records/wrapper/induced``). When the store cannot take it (an
+   outage) the wrapper serves the crawl from memory; the Redis store replays the queued
+   write later, and the next refresh recognises the stored document as this process's own.
 """
 
 from __future__ import annotations
