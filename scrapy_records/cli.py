@@ -49,7 +49,8 @@ def _rows(result, all_regions: bool) -> list[dict[str, Any]]:
     rows = []
     for rno, region in enumerate(regions):
         for k, rec in enumerate(region.records):
-            row: dict[str, Any] = {"url": result.url}
+            # "page_url", not "url": record fields are often named url (links)
+            row: dict[str, Any] = {"page_url": result.url}
             if all_regions:
                 row["region"] = rno
                 row["extractor"] = region.extractor

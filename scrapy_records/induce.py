@@ -1108,6 +1108,7 @@ def intersect_induce(
     site: str | None = None,
     page_fields: bool = True,
     template_id: str | None = None,
+    regions: Sequence[Sequence[Region]] | None = None,
     **extractor_options: Any,
 ) -> Wrapper:
     """Induction from single-page extractor output on pages of one template (issue 5 item 3).
@@ -1124,7 +1125,8 @@ def intersect_induce(
        anchored on a template label (:func:`_label_fields`), then positional ones.
 
     ``template_id`` is stored in ``wrapper.template.id`` (default: the first page's
-    signature id, see :mod:`scrapy_records.templates`).
+    signature id, see :mod:`scrapy_records.templates`). ``regions``: the extractor's ranked
+    regions per page when the caller already has them (they are not computed again).
     """
     from .auto import run_extractor
 
@@ -1133,14 +1135,11 @@ def intersect_induce(
     ctxs = [_Ctx(p) for p in pages]
     mains: list[list[tuple[int, ...]]] = []
     main_regions: list[Region | None] = []
-    for p in pages:
-        try:
-            regions = run_extractor(p, extractor, **extractor_options)
-        except RecordsError:
-            raise
-        regions = [r for r in regions if len(r.records) >= 2]
-        mains.append(_record_groups(p, regions[0]) if regions else [])
-        main_regions.append(regions[0] if regions else None)
+    for k, p in enumerate(pages):
+        page_regions = list(regions[k]) if regions is not None else run_extractor(p, extractor, **extractor_options)
+        page_regions = [r for r in page_regions if len(r.records) >= 2]
+        mains.append(_record_groups(p, page_regions[0]) if page_regions else [])
+        main_regions.append(page_regions[0] if page_regions else None)
     # ---- record selector
     best: tuple | None = None
     sizes = [record_size(c, g) if g else 1 for c, g in zip(ctxs, mains)]
@@ -1333,6 +1332,24 @@ def _get_inducer(name: str) -> Callable[..., Wrapper] | None:
     return fn
 
 
+#: ``induce(extractor="auto")`` treats a template as detail pages below this median share
+#: of page text inside the main region's records.
+DETAIL_PAGE_COVERAGE = 0.3
+_INTERSECT_OPTIONS = ("min_fill", "max_fields", "site", "page_fields", "template_id")
+
+
+def _median_main_coverage(pages: Sequence[Page], ranked: Sequence[Sequence[Region]]) -> float:
+    """Median share of the body text that sits in the main region's records."""
+    shares = []
+    for page, regions in zip(pages, ranked):
+        total = len(page.text(page.body)) or 1
+        main = next((r for r in regions if len(r.records) >= 2), None)
+        shares.append(sum(len(r.text) for r in main.records) / total if main else 0.0)
+    shares.sort()
+    n = len(shares)
+    return (shares[n // 2] + shares[(n - 1) // 2]) / 2 if n else 0.0
+
+
 def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wrapper:
     """Induce one wrapper from pages of one template.
 
@@ -1340,7 +1357,11 @@ def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wra
         objects or raw sources (``str``/``bytes``/``Response``).
     :param extractor: ``"auto"``/a single-page extractor name (intersection induction,
         :func:`intersect_induce`), ``"gstm"``/``"dcade"`` (their pattern inducers) or a name
-        given to :func:`register_inducer`.
+        given to :func:`register_inducer`. ``"auto"`` prefers DCADE for *detail-page*
+        templates: with two or more pages whose main regions hold less than
+        ``DETAIL_PAGE_COVERAGE`` (30%) of the page text (median), the pages describe one
+        object each rather than a list, and DCADE's full-page schema fits them; otherwise
+        intersection induction over the ``auto`` extractor's main regions.
     :param options: page budgets (``max_bytes``, ``max_nodes``, ``max_depth``,
         ``encoding``), inducer options and extractor options.
     :raises WrapperError: no records and no page data hold on the pages.
@@ -1351,6 +1372,20 @@ def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wra
     plist = _as_pages(pages, page_opts)
     if not plist:
         raise WrapperError("induce() needs at least one page")
+    if extractor == "auto" and len(plist) >= 2:
+        from .auto import run_extractor
+
+        extractor_opts = {k: v for k, v in options.items() if k not in _INTERSECT_OPTIONS}
+        ranked = [run_extractor(p, "auto", **extractor_opts) for p in plist]
+        if _median_main_coverage(plist, ranked) < DETAIL_PAGE_COVERAGE:
+            fn = _get_inducer("dcade")
+            if fn is not None:
+                logger.debug("auto induction: detail-page template, using dcade")
+                w = fn(plist, **{k: v for k, v in options.items() if k == "site"})
+                if options.get("template_id"):
+                    w.template.id = options["template_id"]
+                return w.validate()
+        return intersect_induce(plist, extractor, regions=ranked, **options)
     fn = _get_inducer(extractor)
     if fn is not None:
         w = fn(plist, **options)

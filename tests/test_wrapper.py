@@ -469,3 +469,42 @@ def test_response_tree_is_reused_when_it_exists():
     assert [r.fields for r in a.records] == [r.fields for r in b.records]
     assert [r.xpaths for r in a.records] == [r.xpaths for r in b.records]
     assert len(a.records) == 4
+
+
+def _detail_page(name: str, price: str, maker: str, year: str) -> str:
+    return f"""<html><body><div id="nav"><a href="/">Home</a> <a href="/cars">Cars</a></div>
+    <div class="car"><h1>{name}</h1>
+    <table class="specs"><tr><td>Price:</td><td>{price}</td></tr>
+    <tr><td>Maker:</td><td>{maker}</td></tr><tr><td>Year:</td><td>{year}</td></tr></table>
+    <p class="about">The {name} is a car made by {maker} in {year}, offered at {price}
+    with a full service history and two keys.</p></div>
+    <div id="footer">Copyright Cars Inc.</div></body></html>"""
+
+
+def test_auto_induction_prefers_dcade_for_detail_pages_and_lists_for_list_pages():
+    from scrapy_records import induce
+
+    details = [
+        (f"https://cars.example/car/{k}", _detail_page(n, p, m, y))
+        for k, (n, p, m, y) in enumerate([
+            ("Roadster", "$21,000", "Acme", "2019"), ("Wagon", "$18,500", "Bolt", "2017"),
+            ("Coupe", "$30,250", "Crux", "2021"),
+        ])
+    ]
+    w = induce(details, extractor="auto")
+    assert w.provenance.extractor == "dcade"
+    got = w.extract(_detail_page("Pickup", "$25,900", "Dyna", "2020"), url="https://cars.example/car/9")
+    values = " ".join(str(v) for r in got.regions for rec in r.records for v in rec.fields.values())
+    assert "Pickup" in values and "Dyna" in values
+
+    def list_page(offset: int) -> str:
+        items = "".join(
+            f"<li class='item'><a href='/p/{k}'>Product number {k} with a long name</a>"
+            f"<span class='price'>${k}.99</span></li>" for k in range(offset, offset + 6)
+        )
+        return f"<html><body><h1>Shop</h1><ul id='results'>{items}</ul></body></html>"
+
+    w = induce([("https://s.example/1", list_page(0)), ("https://s.example/2", list_page(10))])
+    assert w.provenance.extractor != "dcade"
+    assert w.record is not None
+    assert len(w.extract(list_page(40), url="https://s.example/3").regions[0].records) == 6
