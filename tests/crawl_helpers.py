@@ -125,6 +125,7 @@ def crawl(tmp_path: Path, site: Any, name: str, **cfg: Any) -> tuple[list, dict,
     return finish_crawl(tmp_path, name, start_crawl(tmp_path, site, name, **cfg))
 
 
-def records(items: list) -> list:
-    """The ``RecordItem``s of a crawl's items."""
-    return [i for i in items if i["__class__"] == "RecordItem"]
+def records(items: list, url_part: str = "") -> list:
+    """The ``RecordItem``s of a crawl's items (of the pages whose URL contains ``url_part``,
+    e.g. ``"/page/"`` for the shop's list pages)."""
+    return [i for i in items if i["__class__"] == "RecordItem" and url_part in i["url"]]

@@ -12,7 +12,7 @@ import sys
 import time
 
 import pytest
-from crawl_helpers import REPO, finish_crawl, start_crawl, wait_for_log
+from crawl_helpers import REPO, finish_crawl, records, start_crawl, wait_for_log
 from redis_server import RedisServer, redis_server  # noqa: F401 (fixture)
 
 from scrapy_records.scrapy.store import VersionConflict, open_store
@@ -80,8 +80,8 @@ def test_two_crawler_processes_share_one_wrapper(tmp_path, redis_server):
     assert induced == 2
     stored = {(e.wrapper_id, e.version) for e in entries}
     for items, stats, _log in results.values():
-        recs = [i for i in items if i["__class__"] == "RecordItem"]
-        assert sum(1 for r in recs if "/page/" in r["url"]) == N_PRODUCTS  # nothing lost
+        recs = records(items)
+        assert len(records(items, "/page/")) == N_PRODUCTS  # nothing lost
         assert stats["records/wrapper/reused"] >= 1
         used = {(r["wrapper_id"], r["wrapper_version"]) for r in recs if r["extractor"] == "wrapper"}
         assert used and used <= stored  # every worker used the shared wrappers
@@ -100,9 +100,8 @@ def test_redis_stopped_mid_crawl_does_not_stop_the_crawl(tmp_path):
         wait_for_log(tmp_path / "down.log", "induced wrapper", proc)
         server.stop()
         items, stats, log = finish_crawl(tmp_path, "down", proc)
-    recs = [i for i in items if i["__class__"] == "RecordItem"]
-    assert len({r["url"] for r in recs if "/page/" in r["url"]}) == 5
-    assert sum(1 for r in recs if "/page/" in r["url"]) == N_PRODUCTS
+    recs = records(items, "/page/")
+    assert len({r["url"] for r in recs}) == 5 and len(recs) == N_PRODUCTS
     assert stats["finish_reason"] == "finished"
     # the outage is reported once, not once per page
     assert sum(1 for line in log.splitlines() if "unavailable (" in line) == 1

@@ -22,7 +22,8 @@ import threading
 import time
 
 import pytest
-from crawl_helpers import REPO, crawl, finish_crawl, start_crawl, subprocess_env, wait_for_log
+from crawl_helpers import (REPO, crawl, finish_crawl, records, start_crawl, subprocess_env,
+                           wait_for_log)
 from redis_server import RedisServer, redis_server  # noqa: F401 (fixture)
 
 from scrapy_records.scrapy.store import StoreError, VersionConflict, open_store
@@ -324,7 +325,7 @@ def test_worker_mines_unsupervised_while_another_holds_the_lease(tmp_path, redis
         # a worker that crashed while inducing left its lease behind
         raw.set(lease, "crashed-worker", px=600_000)
         items, stats, _log = crawl(tmp_path, site, "held", settings=settings)
-        recs = [i for i in items if i["__class__"] == "RecordItem" and "/page/" in i["url"]]
+        recs = records(items, "/page/")
         assert len(recs) == N_PRODUCTS  # every product extracted, unsupervised
         assert all(r["extractor"] != "wrapper" and not r["wrapper_id"] for r in recs)
         assert stats.get("records/wrapper/induced", 0) == 0
@@ -336,7 +337,7 @@ def test_worker_mines_unsupervised_while_another_holds_the_lease(tmp_path, redis
         while raw.exists(lease):
             time.sleep(0.05)
         items, stats, _log = crawl(tmp_path, site, "free", settings=settings)
-    recs = [i for i in items if i["__class__"] == "RecordItem" and "/page/" in i["url"]]
+    recs = records(items, "/page/")
     assert len(recs) == N_PRODUCTS
     assert stats["records/wrapper/induced"] == 1 and stats["records/wrapper/reused"] >= 1
     assert [e.version for e in open_store(redis_server.url).list()] == [1]
@@ -403,7 +404,7 @@ def test_wrapper_induced_during_an_outage_is_stored_when_redis_is_back(tmp_path)
             wait_for_log(tmp_path / "crawl.log", "induced wrapper", proc)
             server.start()
             items, stats, text = finish_crawl(tmp_path, "crawl", proc)
-        recs = [i for i in items if i["__class__"] == "RecordItem" and "/page/" in i["url"]]
+        recs = records(items, "/page/")
         assert len(recs) == N_PRODUCTS  # nothing extracted was lost
         assert any(r["extractor"] == "wrapper" for r in recs)  # the in-memory wrapper was used
         assert stats["finish_reason"] == "finished"
