@@ -413,7 +413,7 @@ def test_wrapper_induced_during_an_outage_is_stored_when_redis_is_back(tmp_path)
         assert "stored as version 1" in text  # the queued write was replayed
         # the engine logged why its wrapper was not stored, and the pipeline did not write it
         # again on top of whatever the store holds by then
-        assert "kept in memory for now, the store did not take it: Redis wrapper store" in text
+        assert "is used from memory, the store did not take it: Redis wrapper store" in text
         wrappers = [i for i in items if i["__class__"] == "WrapperItem"]
         queued = [w for w in wrappers if w.get("store_error")]
         assert queued and all(not w["stored"] and w["version"] is None for w in queued)

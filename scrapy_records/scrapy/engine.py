@@ -470,8 +470,8 @@ class RecordsRuntime:
                     # queued the write and replays it (compare-and-set on ``base``) when
                     # Redis is back; ``_adopt_newer`` then recognises it as our own.
                     store_error = str(exc) or type(exc).__name__
-                    logger.warning("scrapy_records: wrapper %s/%s is kept in memory for now,"
-                                   " the store did not take it: %s", st.site, st.template,
+                    logger.warning("scrapy_records: wrapper %s/%s is used from memory, the"
+                                   " store did not take it: %s", st.site, st.template,
                                    store_error)
                     out.inc("records/wrapper/not_stored")
             status = "updated" if base is not None else "new"
