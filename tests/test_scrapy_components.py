@@ -184,7 +184,7 @@ def test_addon_importable_from_package():
 
 
 def test_every_setting_documented_and_parsed():
-    doc = (REPO / "docs" / "scrapy.md").read_text()
+    doc = (REPO / "README.md").read_text()
     for name, (_default, text) in SETTINGS.items():
         assert text and name in doc, name
     cfg = RecordsConfig.from_settings(Settings({"RECORDS_REGIONS": "all", "RECORDS_CONTENT_TYPES": "text/html"}))

@@ -44,6 +44,6 @@ FEEDS = {
 # the JSON Lines feed keeps them as nested objects
 FEED_EXPORTERS = {"csv": "scrapy_records.scrapy.exporters.JsonCellCsvItemExporter"}
 
-# scrapy_records (every RECORDS_* setting is documented in docs/scrapy.md)
+# scrapy_records (every RECORDS_* setting is documented in README.md ("Use it with Scrapy"))
 RECORDS_INDUCTION_SAMPLES = 2
 RECORDS_CSV_PER_TEMPLATE = os.path.join(OUTPUT_DIR, "%(site)s-%(template)s.csv")

@@ -4,7 +4,7 @@ Enable everything with one line in ``settings.py``::
 
     ADDONS = {"scrapy_records.Addon": 300}
 
-See ``docs/scrapy.md`` for the settings, the manual middleware recipe, items and stores.
+See ``README.md ("Use it with Scrapy")`` for the settings, the manual middleware recipe, items and stores.
 """
 
 from .addon import Addon

@@ -1,7 +1,7 @@
 """The Scrapy add-on: ``ADDONS = {"scrapy_records.Addon": 300}``.
 
 It installs the components at these priorities (the manual recipe, documented in
-``docs/scrapy.md``, is the same three lines)::
+``README.md ("Use it with Scrapy")``, is the same three lines)::
 
     DOWNLOADER_MIDDLEWARES = {"scrapy_records.scrapy.middlewares.RecordsDownloaderMiddleware": 950}
     SPIDER_MIDDLEWARES = {"scrapy_records.scrapy.middlewares.RecordsSpiderMiddleware": 950}

@@ -4,7 +4,7 @@ Both items declare their fields, so feed exports (CSV in particular) get stable 
 A record's own fields (``price``, ``title``...) live in the ``fields`` dict; for one CSV
 column per record field set ``RECORDS_FLATTEN_FIELDS = True`` (and ``FEED_EXPORT_FIELDS``
 if you want a fixed column order) or ``RECORDS_CSV_PER_TEMPLATE`` (one CSV per template),
-see ``docs/scrapy.md``.
+see ``README.md ("Use it with Scrapy")``.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ DEFAULT_BROWSER_ARGS = [
     "--no-first-run",
 ]
 
-#: name -> (default, documentation). The documentation is rendered into docs/scrapy.md.
+#: name -> (default, documentation). The documentation is rendered into README.md ("Use it with Scrapy").
 SETTINGS: dict[str, tuple[Any, str]] = {
     "RECORDS_ENABLED": (True, "Master switch. ``False`` makes every component raise ``NotConfigured``."),
     "RECORDS_EXTRACTOR": ("auto", "Extractor for unsupervised mining: ``auto`` or a registered name (``mdr``, ``stem``, ``mibat``, ``gstm``)."),
