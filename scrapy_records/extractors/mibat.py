@@ -122,8 +122,10 @@ class _Ctx:
         table: dict[tuple, int] = {}
         children = page.children
         tag_id = page.tag_id
+        get = shape.__getitem__
         for i in range(n - 1, -1, -1):
-            key = (tag_id[i], tuple(shape[c] for c in children[i]))
+            kids = children[i]
+            key = (tag_id[i], tuple(map(get, kids))) if kids else tag_id[i]
             s = table.get(key)
             if s is None:
                 s = table[key] = len(table)
@@ -615,7 +617,6 @@ def _record_fields(
     group: tuple[int, ...],
     pivot: int,
     opts: dict[str, Any],
-    leaf_cum: list[int],
     links: list[int],
     kind: str = "date",
     dates: list[int] | None = None,
@@ -1034,11 +1035,6 @@ class MiBATExtractor:
     ) -> list[Region]:
         if not regions:
             return []
-        leaf_cum = [0]
-        acc = 0
-        for t in page.leaves:
-            acc += len(t)
-            leaf_cum.append(acc)
         links = [i for i, t in enumerate(page.tag) if t == "a"]
         date_cands = dates if dates is not None else None
         if date_cands is None and any(r.kind != "date" for r in regions):
@@ -1079,7 +1075,7 @@ class MiBATExtractor:
                 bodies: list[int] = []
                 keeps: list[tuple[int, ...]] = []
                 for rec, g, pv in zip(region.records, reg.groups, reg.pivots):
-                    f, body, author_node = _record_fields(page, g, pv, opts, leaf_cum, links, reg.kind, date_cands)
+                    f, body, author_node = _record_fields(page, g, pv, opts, links, reg.kind, date_cands)
                     rec.fields.update(f)
                     bodies.append(body)
                     keeps.append((pv, author_node))
