@@ -33,7 +33,9 @@ period over extra columns), ``nw_weak`` (a general-level match in the centre-sta
 pending alignments), ``merge_partner="best"`` (lowest-level disjunctive partner),
 ``density_scope="container"`` (TC8 vs TC19), ``image_leaves=False`` (spacer images joined
 the URL patterns), a single-value column is template only when it reads as a label
-(``single_value_rule``). Paper-literal settings: ``repeat_min_maxrep=None`` (A3, lists of
+(``single_value_rule``), ``inner_repeats=False`` (no RT/RD mined between two sub-landmarks
+of a data region: one record lies there, and the RefGap heuristic assumes one recordset per
+segment; "-" cells recurring in a results row cut the period otherwise). Paper-literal settings: ``repeat_min_maxrep=None`` (A3, lists of
 at most 2 items are not sets), ``mt_exclude_numeric=False`` (L2), ``trial_plain=False``,
 ``lis="paper"``, ``density_pages="present"`` (``"all"`` is eq. 7 with m = all pages).
 All loops over pages are iterative; the dynamic programs are vectorised row by row with
@@ -111,6 +113,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "record_min_score": 0.5,
     "record_resync": True,    # [R] A10: re-synchronise the record period over extra columns
     "record_tiebreak": True,  # [R] among equally scored record starts prefer records filling one element  # [R] eq. 9 score needed to accept the first record boundary  # levels at which RecDetection's match() may hold
+    "inner_repeats": False,   # [R] mine RT/RD inside one record of a data region (True: paper-literal)
     "link_leaves": True,      # a/@href leaves (§3.2)
     "image_leaves": False,    # img/@src leaves ([R]; off: spacer images join URL patterns)
     "max_depth": 60,          # recursion bound of SplittingSubSegment (falls back to centre-star)
@@ -1018,6 +1021,12 @@ class _DCADE:
                 p = None
                 if depth < self.o["max_depth"]:
                     p = self.mine(st.S_L, lm, active)
+                    if gap and 0 < ci < last and not self.o["inner_repeats"]:
+                        # [R] between two sub-landmarks of a data region lies one record:
+                        # the RefGap heuristic assumes one recordset per segment (digest
+                        # §2 RefGap, L3), so a "repeat" there is a value recurring inside
+                        # the record ("-" cells of a results row), not a nested set
+                        p.RT, p.RD = [], []
                     if p.gap["RT"] and p.nsd["RT"] == 0 and p.RT:
                         pick = "RT"
                     elif p.gap["RD"] and p.nsd["RD"] == 0 and p.RD:

@@ -262,6 +262,47 @@ def test_tc21_list_pages_give_one_recordset():
     assert [c for c in rs.columns if c.label == "MT"][0].values[0] == "Add to cart"
 
 
+RESULTS = ["1ST", "2ND", "3RD", "4TH", "QF", "SF", "RUP", "WON"]
+
+
+def results_page(i, years):
+    """A year-by-year results table: the "-" cell recurs inside rows (a record value, not a set)."""
+    import random
+    rnd = random.Random(i)
+    rows = "".join(
+        f"<tr><td><b>{y}</b></td>" + "".join(
+            f"<td>{'-' if rnd.random() < 0.6 else rnd.choice(RESULTS) + str(rnd.randint(1, 99))}</td>"
+            for _ in range(4)) + "</tr>"
+        for y in years)
+    return page(f"<h1>Player {chr(65 + i)}</h1><h2>Grand Slam Results</h2><table>"
+                f"<tr><th>Year</th><th>AO</th><th>FO</th><th>W</th><th>US</th></tr>{rows}</table>"
+                f"<p>WON = Champion</p>")
+
+
+def test_repeated_cell_values_inside_records_do_not_fragment_the_set():
+    """[R] ``inner_repeats=False``: between two sub-landmarks of a data region (one record)
+    no nested RT/RD is mined, so "-" cells recurring inside a row do not split the record."""
+    spans = [range(1960, 1965), range(1971, 1975), range(1980, 1987), range(1990, 1993), range(2000, 2006)]
+    pages = [results_page(i, ys) for i, ys in enumerate(spans)]
+    truth = {(i, str(y)) for i, ys in enumerate(spans) for y in ys}
+    s = induce_schema(pages)
+    sets = [rs for rs in s.recordsets if rs.ref_gap == 5]
+    assert len(sets) == 1
+    rs = sets[0]
+    years = [c for c in rs.columns if "1960" in c.values]
+    assert len(years) == 1 and years[0].label == "MD"
+    got = {(r, v) for (r, _k), v in zip(rs.rows, years[0].values) if v is not None}
+    assert got <= truth                          # the record starts at the year: no shifted cells
+    assert all({(i, str(y)) for y in list(ys)[:3]} <= got for i, ys in enumerate(spans))
+    assert len(got) >= 15
+    # the paper-literal setting mines the "-" repeat inside the records: the year is no
+    # longer one field of the set (the record period is cut at the wrong column)
+    lit = induce_schema(pages, inner_repeats=True)
+    best = max((len({(r, v) for (r, _k), v in zip(rs2.rows, c.values)} & truth)
+                for rs2 in lit.recordsets for c in rs2.columns), default=0)
+    assert best < 10
+
+
 def test_tc16_rank_numbers_and_the_numeric_mt_switch():
     def ranked(i, n):
         rows = "".join(f"<li><i>{k + 1}.</i> <a href='/j/{i}{k}'>Job {chr(65 + i)}{k}</a> "
