@@ -7,8 +7,8 @@
 Reads the WEB-FORUM-52 gold documents (``forums/*.json``, see the datasets README) and
 runs, on the same HTML:
 
-* ours: ``scrapy_records.extract(html, url, extractor=...)`` (records of the main region);
-  ``auto+ugc`` is the routing proposed for ``auto`` (:class:`ProposedAuto`);
+* ours: ``scrapy_records.extract(html, url, extractor=...)`` (records of the main region;
+  ``auto`` routes date-anchored user content to MiBAT, :func:`scrapy_records.extractors.mibat.ugc_regions`);
 * the peer: ``harvest.extract_data(html, url)`` from ``pip install harvest-webforum``
   (Weichselbraun et al., built on this corpus). Skipped with a note when not installed.
 
@@ -16,8 +16,9 @@ Scoring reuses the integrator's functions (``benchmarks/scoring.py``: the README
 matching; ``benchmarks/run.py``: ``forum_fields_ok`` and the lxml baseline). Two views
 for our records, because the gold is the post *body*:
 
-* ``record``: the record text (the whole post sub-tree: header, body, signature), what
-  ``run.py`` scores;
+* ``record``: ``Record.text``, what ``run.py`` scores: for MiBAT the post without its
+  profile box, signature and action bars (header with author and date kept; option
+  ``record_text="block"`` gives the whole post sub-tree);
 * ``body``: the ``text`` field (post body without header / signature chrome), which is
   what harvest outputs and what the gold holds.
 
@@ -25,6 +26,10 @@ Fields: ``date`` right (run.py's rule) and ``author`` right, where ``author_ok``
 run.py's rule (profile URL equals the gold href) and ``author_ok*`` also accepts the name
 when the gold "user" is a plain name (FluxBB pages have no profile links) and resolves
 relative gold hrefs against the page's ``<base href>``.
+
+Cost: ``ms`` is wall-clock per page, ``x lxml`` its median ratio to lxml's parse
+(run.py's baseline, wall-clock), ``cpu x`` the same ratio in CPU time
+(``time.process_time``, best of 3 parses), which a loaded machine inflates less.
 """
 
 from __future__ import annotations
@@ -80,20 +85,21 @@ def author_ok_star(pred_name: str | None, pred_url: str | None, gold: str | None
     return any(p == _norm(gold, b) for b in bases) if p else False
 
 
-class ProposedAuto:
-    """The ``auto`` routing proposed with MiBAT (``scrapy_records.extractors.mibat.ugc_regions``):
-    the current ``auto`` regions, replaced by MiBAT's when the page is date-anchored user
-    content. Registered as ``auto+ugc`` so it can be compared before ``auto`` adopts it."""
+def cpu_baseline(body: bytes, repeat: int = 3) -> float:
+    """Best-of-``repeat`` CPU time (``time.process_time``) of lxml's parse, as run.py's
+    :func:`lxml_baseline` (decoded first, parsed the way Scrapy parses)."""
+    import lxml.html
+    from parsel.selector import create_root_node
 
-    name = "auto+ugc"
+    from scrapy_records.page import decode_html
 
-    def extract(self, page, **options):
-        from scrapy_records.auto import auto_extract
-        from scrapy_records.extractors.mibat import ugc_regions
-
-        regions = auto_extract(page, **options)
-        ugc = ugc_regions(page, regions)
-        return ugc if ugc is not None else regions
+    text = decode_html(body)[0]
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.process_time()
+        create_root_node(text, lxml.html.HTMLParser)
+        best = min(best, time.process_time() - t)
+    return best
 
 
 def load(root: Path):
@@ -110,6 +116,7 @@ class Tally:
         self.d_ok = self.d_n = self.a_ok = self.a_n = self.a2_ok = self.a2_n = 0
         self.ms: list[float] = []
         self.x: list[float] = []
+        self.cx: list[float] = []
         self.errors = 0
 
     def add(self, sc, fields_list, gold, url, html, names=None) -> None:
@@ -142,9 +149,10 @@ class Tally:
         f = 2 * p * r / (p + r) if p + r else 0.0
         ms = statistics.median(self.ms) if self.ms else 0.0
         x = statistics.median(self.x) if self.x else 0.0
+        cx = statistics.median(self.cx) if self.cx else 0.0
         return (
             f"{self.name:<18} {self.pages:>5} {p:6.3f} {r:6.3f} {f:6.3f} {self.perfect:>4}/{self.pages:<3} "
-            f"{self.errors:>6} {ms:8.1f} {x:7.1f}  date_ok={self.d_ok / max(1, self.d_n):.3f} "
+            f"{self.errors:>6} {ms:8.1f} {x:7.1f} {cx:7.1f}  date_ok={self.d_ok / max(1, self.d_n):.3f} "
             f"author_ok={self.a_ok / max(1, self.a_n):.3f} author_ok*={self.a2_ok / max(1, self.a2_n):.3f}"
         )
 
@@ -152,7 +160,7 @@ class Tally:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=None, help="datasets folder (default ../shared/datasets)")
-    ap.add_argument("--ours", default="mibat,auto,auto+ugc", help="comma list of our extractors (auto+ugc: the proposed routing)")
+    ap.add_argument("--ours", default="mibat,auto", help="comma list of our extractors")
     ap.add_argument("--no-peer", action="store_true", help="skip harvest-webforum")
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -168,10 +176,6 @@ def main(argv=None) -> int:
         except Exception as e:  # pragma: no cover - optional peer
             print(f"# harvest-webforum not available ({e}); pip install harvest-webforum")
     ours = [n for n in args.ours.split(",") if n]
-    if "auto+ugc" in ours:
-        from scrapy_records.extractors import register_extractor
-
-        register_extractor("auto+ugc", ProposedAuto)
     tallies = {}
     for n in ours:
         tallies[n + ":record"] = Tally(n + ":record")
@@ -183,9 +187,10 @@ def main(argv=None) -> int:
         gold_texts = [g["post_text"]["surface_form"] for g in gold]
         fallback = [(g.get("datetime") or {}).get("surface_form") for g in gold]
         base = lxml_baseline(html.encode("utf-8"))
+        cbase = cpu_baseline(html.encode("utf-8"))
         line = [f"{name[:48]:<48} gold={len(gold):>3}"]
         for n in ours:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             signal.alarm(args.timeout)
             try:
                 res = scrapy_records.extract(html.encode("utf-8"), url, extractor=n)
@@ -195,7 +200,7 @@ def main(argv=None) -> int:
                 recs, err = [], repr(e)
             finally:
                 signal.alarm(0)
-            dt = time.perf_counter() - t0
+            dt, dc = time.perf_counter() - t0, time.process_time() - c0
             fields = [dict(r.fields) for r in recs]
             for view in ("record", "body"):
                 t = tallies[f"{n}:{view}"]
@@ -204,11 +209,12 @@ def main(argv=None) -> int:
                 t.add(sc, fields, gold, url, html)
                 t.ms.append(dt * 1000)
                 t.x.append(dt / base if base else 0.0)
+                t.cx.append(dc / cbase if cbase else 0.0)
                 t.errors += err is not None
                 if view == "record":
                     line.append(f"{n}={sc.tp}/{sc.predicted}")
         if harvest is not None:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             signal.alarm(args.timeout)
             try:
                 posts = harvest.extract_data(html, url)["posts"]
@@ -217,7 +223,7 @@ def main(argv=None) -> int:
                 posts, err = [], repr(e)[:80]
             finally:
                 signal.alarm(0)
-            dt = time.perf_counter() - t0
+            dt, dc = time.perf_counter() - t0, time.process_time() - c0
             t = tallies["harvest"]
             fields = []
             for p in posts:
@@ -233,11 +239,12 @@ def main(argv=None) -> int:
             t.add(sc, fields, gold, url, html)
             t.ms.append(dt * 1000)
             t.x.append(dt / base if base else 0.0)
+            t.cx.append(dc / cbase if cbase else 0.0)
             t.errors += err is not None
             line.append(f"harvest={sc.tp}/{sc.predicted}" + (f" ERR {err}" if err else ""))
         if args.verbose:
             print("  " + " ".join(line))
-    print(f"{'system':<18} {'pages':>5} {'P':>6} {'R':>6} {'F1':>6} {'perfect':>8} {'errors':>6} {'ms':>8} {'x lxml':>7}  fields")
+    print(f"{'system':<18} {'pages':>5} {'P':>6} {'R':>6} {'F1':>6} {'perfect':>8} {'errors':>6} {'ms':>8} {'x lxml':>7} {'cpu x':>7}  fields")
     for t in tallies.values():
         print(t.line())
     return 0

@@ -586,3 +586,13 @@ def test_body_consensus_first_post_without_own_date_skips_the_answer_box():
     text = main.records[0].fields["text"]
     assert text.startswith("Hi, the rootkit scan never runs")
     assert main.records[1].fields["text"] == "Reply number 1 with a few words of content."
+
+
+def test_record_text_without_fields_still_drops_chrome():
+    bodies = ["I could also possibly help!", "Links still work for me.", "Thanks, solved."]
+    html = wrap("<div id='page-body'>" + "".join(phpbb_post(i, b) for i, b in enumerate(bodies)) + "</div>")
+    page, _, main = run(html, fields=False)
+    rec = main.records[2]
+    assert "author_url" not in rec.fields and "date_raw" not in rec.fields  # no MiBAT fields
+    # without the author field the profile box goes whole (the name is in the byline)
+    assert rec.text == "Re: The topic by carol » 12 Jan 2018, 12:32 Thanks, solved."
