@@ -596,3 +596,22 @@ def test_record_text_without_fields_still_drops_chrome():
     assert "author_url" not in rec.fields and "date_raw" not in rec.fields  # no MiBAT fields
     # without the author field the profile box goes whole (the name is in the byline)
     assert rec.text == "Re: The topic by carol » 12 Jan 2018, 12:32 Thanks, solved."
+
+
+def test_record_text_chrome_named_wrapper_around_the_post_is_looked_into():
+    """A class naming chrome ("edited") on a wrapper that holds the header and the body is
+    no chrome: the title and the byline stay, only the signature inside goes."""
+
+    def post(i, body):
+        return (
+            f"<div class='post' id='p{i}'><div class='message-edited'><h3>Re: Topic {i}</h3>"
+            f"<p class='byline'>by <a href='/members/{NAMES[i]}.{i}/'>{NAMES[i]}</a> on 1{i} Jan 2018, 12:3{i}</p>"
+            f"<div class='content'>{body}</div><div class='signature'>sig of {NAMES[i]}</div></div></div>"
+        )
+
+    bodies = ["First words of the thread.", "A reply with words.", "The third post here."]
+    html = wrap("<div id='posts'>" + "".join(post(i, b) for i, b in enumerate(bodies)) + "</div>")
+    page, _, main = run(html)
+    assert [r.text for r in main.records] == [
+        f"Re: Topic {i} by {NAMES[i]} on 1{i} Jan 2018, 12:3{i} {b}" for i, b in enumerate(bodies)
+    ]

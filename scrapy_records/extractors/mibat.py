@@ -836,11 +836,12 @@ def _record_chrome(hint: str) -> bool:
 def _content_text(page: Page, group: tuple[int, ...], keep: tuple[int, ...]) -> str:
     """The record's text without site chrome ([R], digest §3.9 and §1.2: the record is the
     whole post sub-tree; its *text* is the post's data): sub-trees whose class / id name a
-    profile box, signature, action bar, footer or edit notice are left out unless they hold
-    one of ``keep`` (the pivot, the body, the author): then only the text of those stays
-    (the author's name from a profile box). Headers, bylines, titles, ratings and quotes
-    stay. Returns "" when nothing would be left (the caller keeps the full text)."""
+    profile box, signature, action bar, footer or edit notice are left out. ``keep`` is
+    ``(body, pivot, author...)``: a chrome-named element around the body or the pivot is
+    a wrapper, not chrome, and is looked into; one around the author only (a profile box)
+    keeps the author's text. Headers, bylines, titles, ratings and quotes stay. Returns "" when nothing would be left (the caller keeps the full text)."""
     end, lo, hi = page.end, page.leaf_lo, page.leaf_hi
+    core = tuple(k for k in keep[:2] if k >= 0)  # the body and the pivot
     keep = tuple(k for k in keep if k >= 0)
     parts: list[str] = []
     leaves, owner = page.leaves, page.leaf_owner
@@ -856,10 +857,13 @@ def _content_text(page: Page, group: tuple[int, ...], keep: tuple[int, ...]) -> 
             if el.attrib:
                 hint = " ".join(filter(None, (el.get("class"), el.get("id"))))
                 if hint and _record_chrome(hint):
-                    # a profile box holding the author: only the author's own text stays
-                    skip.append((i, end[i], tuple(k for k in keep if i <= k <= end[i])))
-                    i = end[i] + 1
-                    continue
+                    inside = tuple(k for k in keep if i <= k <= end[i])
+                    if not any(k in inside for k in core):
+                        # chrome; a profile box holding the author keeps the name only
+                        skip.append((i, end[i], inside))
+                        i = end[i] + 1
+                        continue
+                    # a wrapper around the pivot or the body is no chrome: look inside
             i += 1
         if not skip:
             parts.extend(leaves[lo[root]:hi[root]])
