@@ -792,8 +792,8 @@ class STEMExtractor:
     ``beta`` (0.6), ``min_length`` (2), ``min_frequency`` (2), ``decorative`` (``"paper"``,
     ``"extended"``, ``"none"`` or a set of tag names), ``gap_denominator``, ``rotation_mode``,
     ``recheck_pf``, ``strict_case_check``, ``nested_min_unit``, ``repetition_postpass``,
-    ``chunk_gaps``, ``gap_min_length``, ``dedupe_regions``, ``split_regions``, ``trim_edges`` (0.5 or
-    ``None``), ``demote_fillers`` (0.25 or ``None``), ``backend`` (suffix array:
+    ``chunk_gaps``, ``gap_min_length``, ``dedupe_regions``, ``split_regions``, ``trim_edges`` (0.5; ``False``
+    disables), ``demote_fillers`` (0.25; ``False`` disables), ``backend`` (suffix array:
     ``auto``/``divsufsort``/``sais``), ``align`` (field alignment, default True),
     ``max_regions`` (5: only the best regions by the ranking's size terms are built and aligned;
     ``None`` for all), ``min_confidence`` (0.05: weaker regions are not reported).
@@ -818,7 +818,7 @@ class STEMExtractor:
             for parent, items in parts:
                 groups = [tuple(tps.nodes[x] for x in g) for g, _ in items]
                 rvrs = [r for _, r in items]
-                if opts["trim_edges"] is not None and len(groups) > 2:
+                if opts["trim_edges"] and len(groups) > 2:
                     lo_k, hi_k = _trim_edges(page, groups, float(opts["trim_edges"]))
                     groups, rvrs = groups[lo_k:hi_k], rvrs[lo_k:hi_k]
                     if len(groups) < 2:
@@ -841,7 +841,7 @@ class STEMExtractor:
                 pre = conf * math.sqrt(chars) * math.log2(1 + len(groups))
                 cands.append((pre, parent, groups, rvrs, conf, meta))
         _prefer_coarser(cands)
-        if opts["demote_fillers"] is not None:
+        if opts["demote_fillers"]:
             _demote_fillers(page, cands, float(opts["demote_fillers"]))
         cands.sort(key=lambda c: -c[0])
         limit = opts["max_regions"]
@@ -858,7 +858,9 @@ def _trim_edges(page: Page, groups: list[tuple[int, ...]], T: float) -> tuple[in
     """``(lo, hi)``: the records ``groups[lo:hi]`` kept after dropping edge records whose tag
     string (MDR's, digest mdr.md §3.2: the pre-order tag ids of the record's subtrees) is at a
     normalized edit distance above ``T`` both from the middle record and from its inner
-    neighbour. Ours, not the paper's: an exact
+    neighbour, unless it is the last record, larger, and holds that record's tag string as a
+    subsequence (LCS >= 80 %: a real record with extra content after it, e.g. a last review
+    that swallowed a trailing box). Ours, not the paper's: an exact
     match of a short DRP only says that a record *starts* like the others, so a result-count
     header or a footer table built like the result tables (``table/tr/td/font/a``) became the
     first or last "record" of the region. C-level Levenshtein with the length cut-off, at most
@@ -883,12 +885,20 @@ def _trim_edges(page: Page, groups: list[tuple[int, ...]], T: float) -> tuple[in
             v = cache[i] = tags(groups[i])
         return v
 
+    def unlike(i: int, j: int) -> bool:
+        a, b = t(i), t(j)
+        if normalized_distance(a, b, T) <= T:
+            return False
+        # the last record with extra content after a whole record (the last review swallowing
+        # the page's trailing box) is still a record: keep it when it holds ref's tags in order
+        return i != k - 1 or len(a) <= len(b) or LCSseq.similarity(a, b) < 0.8 * len(b)
+
     def odd(i: int, inner: int) -> bool:
         # unlike the middle record and unlike its inner neighbour (records vary; a header
         # or footer resembles none of them)
         ref = {m, inner}
         ref.discard(i)
-        return all(normalized_distance(t(i), t(j), T) > T for j in ref)
+        return all(unlike(i, j) for j in ref)
 
     lo, hi = 0, k
     while hi - lo > 2 and lo < m and odd(lo, lo + 1):
