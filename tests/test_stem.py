@@ -427,3 +427,23 @@ def test_demote_fillers_halves_a_region_padded_with_spacer_rows():
              (12.0, t2, [(k,) for k in k2], [1.0] * 12, 0.8, {"drp_index": 1})]
     _demote_fillers(q, cands, 0.25)
     assert cands[1][4] == 0.8 and "fillers_of" not in cands[1][5]
+
+
+def test_trim_edges_keeps_a_last_record_that_swallowed_trailing_content():
+    from scrapy_records.extractors.stem import _trim_edges
+
+    def rec(i: int, extra: str = "") -> str:
+        return (f"<div class='r'><h3><a href='/r{i}'>Review {i}</a></h3><p>8 Food 7 Service</p>"
+                f"<p>Text of review {i}.</p>{extra}</div>")
+
+    box = "<div class='more'><ul>" + "".join(f"<li><a href='/o{j}'>Other {j}</a></li>" for j in range(8)) + "</ul></div>"
+    p = page("<div id='res'>" + "".join(rec(i) for i in range(5)) + rec(5, box) + "</div>")
+    div = p.index(p.root.xpath("//div[@id='res']")[0])
+    groups = [(k,) for k in p.children[div]]
+    assert _trim_edges(p, groups, 0.5) == (0, 6)
+    # the same box as the first record is not a record that holds a record: trimmed
+    q = page("<div id='res'>" + rec(9, box).replace("<h3>", "<h4>", 1).replace("</h3>", "</h4>", 1)
+             + "".join(rec(i) for i in range(5)) + "</div>")
+    div = q.index(q.root.xpath("//div[@id='res']")[0])
+    groups = [(k,) for k in q.children[div]]
+    assert _trim_edges(q, groups, 0.5) == (1, 6)
