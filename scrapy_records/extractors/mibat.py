@@ -144,6 +144,7 @@ class _Ctx:
         self.shape = shape
         self.memo: dict[tuple[int, int], int] = {}
         self.align_memo: dict[tuple[int, int], dict[int, int]] = {}
+        self.align_shape_memo: dict[tuple[int, int], list[tuple[int, int]]] = {}
         self.exact_cells = int(opts["exact_cells"])
         self.compares = 0
         self.approximated = 0
@@ -226,19 +227,27 @@ class _Ctx:
         cx, cy = self.page.children[a], self.page.children[b]
         out: dict[int, int] = {}
         if cx and cy:
-            M = self._dp(cx, cy)
-            i, j = len(cx), len(cy)
-            w = self.w
-            while i > 0 and j > 0:
-                wij = w(cx[i - 1], cy[j - 1])
-                if wij > 0 and M[i][j] == M[i - 1][j - 1] + wij:
-                    out[cx[i - 1]] = cy[j - 1]
-                    i -= 1
-                    j -= 1
-                elif M[i][j] == M[i - 1][j]:
-                    i -= 1
-                else:
-                    j -= 1
+            # the DP depends on the structural shapes only: pairs of sub-trees built alike
+            # (the same header in every post) reuse the child positions
+            skey = (self.shape[a], self.shape[b])
+            pos = self.align_shape_memo.get(skey)
+            if pos is None:
+                pos = []
+                M = self._dp(cx, cy)
+                i, j = len(cx), len(cy)
+                w = self.w
+                while i > 0 and j > 0:
+                    wij = w(cx[i - 1], cy[j - 1])
+                    if wij > 0 and M[i][j] == M[i - 1][j - 1] + wij:
+                        pos.append((i - 1, j - 1))
+                        i -= 1
+                        j -= 1
+                    elif M[i][j] == M[i - 1][j]:
+                        i -= 1
+                    else:
+                        j -= 1
+                self.align_shape_memo[skey] = pos
+            out = {cx[i]: cy[j] for i, j in pos}
         self.align_memo[key] = out
         return out
 
