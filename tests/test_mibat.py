@@ -503,6 +503,7 @@ def test_record_text_leaves_out_profile_and_signature_chrome():
     assert rec.text == "bob Re: The topic by bob » 11 Jan 2018, 12:31 Links still work for me."
     assert rec.fields["text"] == "Links still work for me."
     assert rec.fields["author"] == "bob"
+    assert main.meta["record_text"] == "content"
     # the paper-literal view: the whole post block
     _, _, block = run(html, record_text="block")
     assert block.records[1].text.startswith("bob Posts: 1241 Joined: 07 Mar 2006")

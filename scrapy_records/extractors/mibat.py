@@ -1086,6 +1086,7 @@ class MiBATExtractor:
                 "measure": opts["measure"],
                 "tau": opts["tau"],
                 "pivots": [page.xpath(u) for u in reg.real_pivots][:3],
+                "record_text": opts["record_text"],  # "content": Record.text without chrome
             }
             if reg.recovered_first:
                 meta["first_post_recovered"] = True
