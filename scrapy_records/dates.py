@@ -212,6 +212,7 @@ _AMBIGUOUS_MONTHS = frozenset("out set mar may mai gen mag ago dic ene mes".spli
 _WEEKDAY_RE = re.compile(rf"(?<![^\W\d_])(?:{_trie_regex(_WEEKDAYS.split('|'))})\.?,?\s*$", _FLAGS)
 # fast negative pre-check: a date needs a digit, a month/day word or a relative phrase
 _DIGITS_RE = re.compile(r"\d+")
+_HAS_DIGIT = re.compile(r"\d").search
 _WORDSTART_RE = re.compile(r"(?<![^\W\d_])[^\W\d_]")
 _KEYWORD_RE = re.compile(
     rf"(?<![^\W\d_])(?:{_DAYWORD_ALT}|{_trie_regex(_NOW_WORDS.split('|'))}|vor|il y a|hace|há|ha|faz)(?![^\W\d_])"
@@ -319,7 +320,11 @@ def is_date_candidate(text: str) -> bool:
         return False
     if len(text) > MAX_TEXT:
         text = text[:MAX_TEXT]
-    return _scan(_lower(normalize(text)), allow_time_only=True) is not None
+    s = _lower(normalize(text))
+    # most texts hold neither a digit nor a date keyword: no date family, no time can match
+    if _HAS_DIGIT(s) is None and not _may_have_keyword(s):
+        return False
+    return _scan(s, allow_time_only=True) is not None
 
 
 def find_date(text: str) -> tuple[int, int] | None:

@@ -125,3 +125,18 @@ def test_is_pure_date():
     assert is_pure_date("Posted on Jan 3, 2010")
     assert not is_pure_date("bob wrote on Jan 3, 2010")
     assert not is_pure_date("Great hotel, stayed there on Jan 3, 2010")
+
+
+@pytest.mark.parametrize(
+    "text, is_date",
+    [
+        ("Yesterday", True), ("gestern", True), ("just now", True), ("aujourd'hui", True),
+        ("an hour ago", True), ("Heute", True), ("ayer", True), ("vandaag", True),
+        ("Сегодня", True), ("Hace un momento", True), ("à l'instant", True),
+        ("Thanks everyone", False), ("Quote", False), ("Beiträge", False),
+    ],
+)
+def test_digit_free_texts_pass_the_prefilter_only_with_a_date_word(text, is_date):
+    """The cheap pre-check (no digit and no date keyword: not a date) keeps every
+    relative date written in words."""
+    assert is_date_candidate(text) is is_date
