@@ -18,16 +18,30 @@ Rule (quoted by the README)::
        (:func:`scrapy_records.extractors.mibat.ugc_regions`, rule documented there), the
        page is a forum/comment/review page and MiBAT's regions are returned instead.
 
-Main region: ``extract(..., extractor="auto")`` reports no main region on pages where the
-best region's auto confidence is below :data:`AUTO_MAIN_THRESHOLD` (0.4) when the caller
-gives no ``main_threshold`` (see :func:`main_threshold_for`).
+Main region: at ``main_threshold=0.4`` (:data:`AUTO_MAIN_THRESHOLD`,
+:func:`main_threshold_for`) ``extract(..., extractor="auto")`` reports no main region on
+pages where the best region's auto confidence is lower; this halves the main regions
+reported on ``negative/`` (pages without a list) and keeps the list F1 (thresholds 0 / 0.3 /
+0.4 / 0.5: 60 / 37 / 31 / 25 of 60 negative pages with a main region; list F1 0.801 / 0.801 /
+0.804 / 0.783 on yamada, 0.866 / 0.866 / 0.864 / 0.820 on zhao3: 0.5 drops real lists).
 
-Why (measured with ``benchmarks/run.py``, 2026-11-25, see the README table): MDR alone
-gives record F1 0.793 / 0.862 / 0.858 on yamada / zhao1 / zhao3 and STEM alone 0.681 /
-0.841 / 0.828; the union of their regions ranked with agreement gives 0.80 / 0.88 / 0.86
-and, with the 0.4 main threshold, a main region on about half of the ``negative/`` pages
-instead of all of them. Cost: the sum of both extractors (each a few times lxml's parse)
-plus MiBAT's date-anchor pre-filter.
+Why (measured with ``benchmarks/run.py``, 2026-11-25; record F1 of the first-ranked region
+on yamada / zhao1 / zhao3, share of ``negative/`` pages with a main region):
+
+=====================  =======================  ============  ==========================
+extractor              lists F1                 negative      forums F1 / reviews F1
+=====================  =======================  ============  ==========================
+mdr                    0.793 / 0.867 / 0.858    60/60         0.511 / 1.000
+stem                   0.695 / 0.851 / 0.845    59/60         0.617 / 0.714
+mibat                  --                       --            0.996 / 1.000
+auto (threshold 0)     0.801 / 0.886 / 0.867    60/60         --
+auto (threshold 0.4)   0.804 / 0.885 / 0.864    31/60         0.996 / 1.000
+=====================  =======================  ============  ==========================
+
+The former ``auto`` (MDR alone) is the ``mdr`` line. Cost (CPU time, median per page,
+relative to lxml's parse, everything from the raw bytes: page model, extractors, field
+alignment of the main region): mdr 12x, stem 14x, auto 21x on the lists; the routing check
+(MiBAT's date anchors) is about a fifth of auto's cost.
 
 ``options`` given to ``auto`` go to every extractor that accepts them (e.g. ``K`` and
 ``T`` to MDR, ``alpha`` to STEM, ``tau`` to MiBAT); an option no extractor accepts raises
