@@ -616,3 +616,29 @@ def test_record_text_chrome_named_wrapper_around_the_post_is_looked_into():
     assert [r.text for r in main.records] == [
         f"Re: Topic {i} by {NAMES[i]} on 1{i} Jan 2018, 12:3{i} {b}" for i, b in enumerate(bodies)
     ]
+
+
+def test_record_text_wordpress_comments_drop_edit_and_reply_links():
+    def c(i, body):
+        n = NAMES[i]
+        return (
+            f"<li class='comment even depth-1' id='comment-{i}'><article class='comment-body'><footer class='comment-meta'>"
+            f"<div class='comment-author vcard'><img class='avatar avatar-56' src='a.png' alt=''><b class='fn'>"
+            f"<a href='https://{n}.example' class='url'>{n}</a></b> <span class='says'>says:</span></div>"
+            f"<div class='comment-metadata'><a href='https://blog.example/post/#comment-{i}'>"
+            f"<time datetime='2010-01-0{i + 1}T10:3{i}:00+00:00'>January {i + 1}, 2010 at 10:3{i} am</time></a>"
+            f"<span class='edit-link'><a class='comment-edit-link' href='/wp-admin/comment.php?c={i}'>Edit</a></span></div></footer>"
+            f"<div class='comment-content'>{body}</div><div class='reply'>"
+            f"<a class='comment-reply-link' href='?replytocom={i}'>Reply</a></div></article></li>"
+        )
+
+    bodies = ["<p>Great article, thanks.</p>", "<p>I disagree with point two.</p><p>Here is why: reasons.</p>", "<p>Me too!</p>"]
+    html = wrap("<div id='comments'><h2>3 comments</h2><ol class='comment-list'>" + "".join(c(i, b) for i, b in enumerate(bodies)) + "</ol></div>")
+    page, _, main = run(html)
+    assert [r.text for r in main.records] == [
+        "alice says: January 1, 2010 at 10:30 am Great article, thanks.",
+        "bob says: January 2, 2010 at 10:31 am I disagree with point two. Here is why: reasons.",
+        "carol says: January 3, 2010 at 10:32 am Me too!",
+    ]
+    assert main.records[1].fields["text"] == "I disagree with point two. Here is why: reasons."
+    assert main.records[1].fields["permalink"] == "https://blog.example/post/#comment-1"

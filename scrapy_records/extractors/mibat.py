@@ -832,7 +832,8 @@ def _record_fields(
 _RECORD_CHROME_RE = re.compile(
     r"signature|(?:^|[\s_-])sig(?:$|[\s_-])|user[-_]*(?:info|details|extras|stats|data)|userinfo|postprofile|"
     r"post-?profile|profile|avatar|post-?foot|footer|buttons|actions|toolbar|controls|share|likes|"
-    r"reactions|reputation|badges|lastedit|edited|notice|back2top|backtotop|to-?top",
+    r"reactions|reputation|badges|lastedit|edited|notice|back2top|backtotop|to-?top|"
+    r"(?:^|[\s_-])(?:reply|edit|report|quote)[-_]?link",
     re.I,
 )
 
@@ -842,14 +843,26 @@ def _record_chrome(hint: str) -> bool:
     return bool(_RECORD_CHROME_RE.search(hint))
 
 
+def _action_link(page: Page, i: int) -> bool:
+    """A reply / quote / report link (href pattern, or the whole link text is the action
+    word in one of the anchor languages, digest §8.2 table)."""
+    href = page.el[i].get("href") or ""
+    if href and _href_kind(href)[2]:
+        return True
+    t = page.text(i)
+    return 0 < len(t) < 30 and bool(REPLY_TEXT_RE.match(t))
+
+
 def _content_text(page: Page, group: tuple[int, ...], keep: tuple[int, ...]) -> str:
     """The record's text without site chrome ([R], digest §3.9 and §1.2: the record is the
     whole post sub-tree; its *text* is the post's data): sub-trees whose class / id name a
-    profile box, signature, action bar, footer or edit notice are left out. ``keep`` is
+    profile box, signature, action bar, footer or edit notice are left out, and so are
+    reply / quote / report links (:func:`_action_link`). ``keep`` is
     ``(body, pivot, author...)``: a chrome-named element around the body or the pivot is
     a wrapper, not chrome, and is looked into; one around the author only (a profile box)
     keeps the author's text. Headers, bylines, titles, ratings and quotes stay. Returns "" when nothing would be left (the caller keeps the full text)."""
     end, lo, hi = page.end, page.leaf_lo, page.leaf_hi
+    tag = page.tag
     core = tuple(k for k in keep[:2] if k >= 0)  # the body and the pivot
     keep = tuple(k for k in keep if k >= 0)
     parts: list[str] = []
@@ -863,6 +876,10 @@ def _content_text(page: Page, group: tuple[int, ...], keep: tuple[int, ...]) -> 
                 i = end[i] + 1
                 continue
             el = page.el[i]
+            if tag[i] == "a" and not any(i <= k <= end[i] for k in keep) and _action_link(page, i):
+                skip.append((i, end[i], ()))  # "Reply", "Quote", "Report" links
+                i = end[i] + 1
+                continue
             if el.attrib:
                 hint = " ".join(filter(None, (el.get("class"), el.get("id"))))
                 if hint and _record_chrome(hint):
