@@ -20,7 +20,7 @@ def extract(
     *,
     min_records: int = 2,
     min_confidence: float = 0.0,
-    main_threshold: float = 0.0,
+    main_threshold: float | None = None,
     fields: str = "main",
     **options: Any,
 ) -> PageResult:
@@ -33,7 +33,9 @@ def extract(
     :param min_records: drop regions with fewer records.
     :param min_confidence: drop regions with a lower confidence.
     :param main_threshold: ``result.main`` is ``None`` when the best region's confidence
-        is below this.
+        is below this; default (``None``): 0.4 for ``auto``, whose confidences carry the
+        evidence of two extractors agreeing, 0.0 for a single extractor
+        (:func:`scrapy_records.auto.main_threshold_for`).
     :param fields: which regions get aligned, typed fields: ``"main"`` (default: the first
         region only; the others keep ``fields == {}``), ``"all"`` or ``"none"``. Field
         alignment is the costliest step on pages with many candidate regions, and ranking
@@ -44,6 +46,10 @@ def extract(
     """
     page_opts = {k: options.pop(k) for k in PAGE_OPTIONS if k in options}
     page = as_page(source, url, **page_opts) if not isinstance(source, Page) else source
+    if main_threshold is None:
+        from .auto import main_threshold_for
+
+        main_threshold = main_threshold_for(extractor)
     if fields not in ("main", "all", "none"):
         raise ValueError(f"fields must be 'main', 'all' or 'none', not {fields!r}")
     from .auto import run_extractor
