@@ -52,7 +52,8 @@ import scrapy_records  # noqa: E402
 from datasets import dataset_root  # noqa: E402
 from scrapy_records.page import Page  # noqa: E402
 from scrapy_records.templates import page_signature  # noqa: E402
-from scrapy_records.wrapper import Wrapper, _fast_parse  # noqa: E402
+from scrapy_records.page import parse_html  # noqa: E402
+from scrapy_records.wrapper import Wrapper  # noqa: E402
 
 #: application to an already parsed tree (a Scrapy response whose tree exists), per page
 TREE_RATIOS: list[float] = []
@@ -232,7 +233,7 @@ def bench_exalg(root: Path, inducer: str, limit: int | None) -> list[float]:
             t_apply = best_time(lambda: wrapper.extract(body, url=url))
             base = lxml_parse_time(body)
             ratios.append(t_apply / base)
-            tree = _fast_parse(body, url, None, None)
+            tree = parse_html(body, url, max_bytes=None, parser_cls=etree.HTMLParser)[0]
             compiled = wrapper._compile()
             TREE_RATIOS.append(best_time(lambda: compiled.apply(tree, url)) / base)
             ms.append(t_apply * 1000)
@@ -335,7 +336,7 @@ def bench_lists(root: Path, limit: int | None) -> tuple[list[float], list[float]
                 same_text.append(sum(1 for r in main.records if r.text in gt) / max(1, len(main.records)))
                 base = lxml_parse_time(body)
                 ar.append(best_time(lambda: w.extract(body, url=url)) / base)
-                tree = _fast_parse(body, url, None, None)
+                tree = parse_html(body, url, max_bytes=None, parser_cls=etree.HTMLParser)[0]
                 compiled = w._compile()
                 TREE_RATIOS.append(best_time(lambda: compiled.apply(tree, url)) / base)
                 gr.append(best_time(lambda: page_signature(page)) / base)

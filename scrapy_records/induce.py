@@ -312,22 +312,45 @@ def _record_groups(page: Page, region: Region) -> list[tuple[int, ...]]:
     return groups
 
 
-def record_size(ctx: _Ctx, groups: Sequence[Sequence[int]]) -> int:
-    """g when every record is g adjacent element siblings (MDR generalized node), else 1."""
+def record_layout(ctx: _Ctx, groups: Sequence[Sequence[int]]) -> tuple[int, str]:
+    """``(size, span)`` of the records (see :class:`~scrapy_records.wrapper.RecordSelector`).
+
+    ``(g, "fixed")`` when every record is g adjacent element siblings (MDR's generalized
+    node); ``(longest, "until_next")`` when every record is a run of adjacent siblings
+    but the runs differ in length (a trailing separator the last record lacks, an optional
+    line); ``(1, "fixed")`` otherwise (records under several parents keep their first
+    element only).
+    """
     if not groups:
-        return 1
-    g = len(groups[0])
-    if g == 1 or any(len(x) != g for x in groups):
-        return 1
+        return 1, "fixed"
     page = ctx.page
     for grp in groups:
         p = page.parent[grp[0]]
         if any(page.parent[x] != p for x in grp):
-            return 1
+            return 1, "fixed"
         pos = [ctx.el_pos(x) for x in grp]
-        if pos != list(range(pos[0], pos[0] + g)):
-            return 1
-    return g
+        if pos != list(range(pos[0], pos[0] + len(grp))):
+            return 1, "fixed"
+    lengths = {len(g) for g in groups}
+    if len(lengths) == 1:
+        return lengths.pop(), "fixed"
+    return max(lengths), "until_next"
+
+
+def _span_group(page: Page, i: int, size: int, span: str, starts: set[int]) -> tuple[int, ...]:
+    """The record starting at node ``i`` under a record selector of ``size``/``span``."""
+    if size <= 1 or page.parent[i] < 0:
+        return (i,)
+    kids = page.children[page.parent[i]]
+    if i not in kids:
+        return (i,)
+    at = kids.index(i)
+    grp = [i]
+    for j in kids[at + 1:at + size]:
+        if span == "until_next" and j in starts:
+            break
+        grp.append(j)
+    return tuple(grp)
 
 
 def record_candidates(ctx: _Ctx, firsts: Sequence[int], size: int = 1) -> list[tuple[str, str | None]]:
@@ -861,11 +884,12 @@ def region_wrapper(
     groups = _record_groups(page, region)
     if not groups:
         raise WrapperError("cannot build a wrapper: the region has no records on this page")
-    size = record_size(ctx, groups)
+    size, span = record_layout(ctx, groups)
     firsts = [g[0] for g in groups]
-    rec = choose_record_selector(ctx, firsts, size)
+    rec = choose_record_selector(ctx, firsts, size if span == "fixed" else 1)
     if rec is None:  # pragma: no cover - the union candidate is always exact
         raise WrapperError("no record selector reproduces the region's records")
+    rec.size, rec.span = size, span
     fields, lists, fill, verified = build_fields(ctx, groups, size, min_fill=min_fill, max_fields=max_fields)
     site = site or _site_of(page.url)
     n = len(groups)
@@ -1142,7 +1166,8 @@ def intersect_induce(
         main_regions.append(page_regions[0] if page_regions else None)
     # ---- record selector
     best: tuple | None = None
-    sizes = [record_size(c, g) if g else 1 for c, g in zip(ctxs, mains)]
+    layouts = [record_layout(c, g) if g else (1, "fixed") for c, g in zip(ctxs, mains)]
+    sizes = [sz if sp == "fixed" else 1 for sz, sp in layouts]
     cand_seen: set[str] = set()
     for pi, (ctx, groups) in enumerate(zip(ctxs, mains)):
         if not groups:
@@ -1168,7 +1193,7 @@ def intersect_induce(
                 exact, overlap = exact - 0.5, overlap - 0.5  # a union of absolute paths never generalises
             score = (exact, overlap, -pi, -rank_)
             if best is None or score > best[0]:
-                best = (score, xp, css, sizes[pi], pi)
+                best = (score, xp, css, layouts[pi], pi)
     record = None
     fields: list[FieldSpec] = []
     fill: dict[str, float] = {}
@@ -1176,20 +1201,13 @@ def intersect_induce(
     counts: list[int] = []
     selected: list[list[tuple[int, ...]]] = [[] for _ in pages]
     if best is not None:
-        _score, xp, css, size, pi = best
-        record = RecordSelector(xp, _css_matches(ctxs[pi], css, sorted(g[0] for g in mains[pi])), size)
+        _score, xp, css, (size, span), pi = best
+        record = RecordSelector(xp, _css_matches(ctxs[pi], css, sorted(g[0] for g in mains[pi])), size, span)
         per_page = []
         for k, ctx in enumerate(ctxs):
-            sel = ctx.select(xp) or []
-            groups = []
-            for i in sorted(sel):
-                grp = [i]
-                if size > 1:
-                    kids = ctx.page.children[ctx.page.parent[i]] if ctx.page.parent[i] >= 0 else []
-                    if i in kids:
-                        at = kids.index(i)
-                        grp = kids[at:at + size]
-                groups.append(tuple(grp))
+            sel = sorted(ctx.select(xp) or [])
+            starts = set(sel)
+            groups = [_span_group(ctx.page, i, size, span, starts) for i in sel]
             selected[k] = groups
             counts.append(len(groups))
             if groups:

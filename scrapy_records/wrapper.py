@@ -172,18 +172,23 @@ class RecordSelector:
     :param css: equivalent CSS (parsel dialect) when expressible, else ``None``.
     :param size: number of sibling elements per record (the selected one and the next
         ``size - 1`` element siblings); MDR's generalized node size ``g``.
+    :param span: ``"fixed"``: every record is ``size`` elements; ``"until_next"``: a record
+        runs from its selected element up to the next selected element, at most ``size``
+        elements (records of varying length, e.g. a result followed by an optional
+        separator ``<hr>`` that the last one lacks).
     """
 
     xpath: str
     css: str | None = None
     size: int = 1
+    span: str = "fixed"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"xpath": self.xpath, "css": self.css, "size": int(self.size)}
+        return {"xpath": self.xpath, "css": self.css, "size": int(self.size), "span": self.span}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "RecordSelector":
-        return cls(xpath=d["xpath"], css=d["css"], size=d["size"])
+        return cls(xpath=d["xpath"], css=d["css"], size=d["size"], span=d.get("span", "fixed"))
 
 
 @dataclass
@@ -376,12 +381,14 @@ class _V:
 
     @classmethod
     def record(cls, d: Any, path: str) -> None:
-        cls.obj(d, path, ("xpath", "css", "size"))
+        cls.obj(d, path, ("xpath", "css", "size"), optional=("span",))
         cls.xpath(d["xpath"], path + ".xpath")
         cls.css(d["css"], path + ".css")
         cls.typ(d["size"], path + ".size", (int,))
         if d["size"] < 1:
             cls.fail(path + ".size", "must be >= 1")
+        if d.get("span", "fixed") not in ("fixed", "until_next"):
+            cls.fail(path + ".span", "must be 'fixed' or 'until_next'")
 
     @classmethod
     def field_(cls, d: Any, path: str) -> None:
@@ -1100,7 +1107,9 @@ class _List:
         return out
 
 
-def _siblings(first: Any, size: int) -> list[Any]:
+def _siblings(first: Any, size: int, stop: set[Any] | None = None) -> list[Any]:
+    """The record's elements: ``first`` and following element siblings, ``size`` at most,
+    ending before the next record's first element when ``stop`` (those firsts) is given."""
     if size == 1:
         return [first]
     out = [first]
@@ -1108,6 +1117,8 @@ def _siblings(first: Any, size: int) -> list[Any]:
     while s is not None:
         t = s.tag
         if isinstance(t, str) and t.lower() not in _DROPPED:
+            if stop is not None and s in stop:
+                break
             out.append(s)
             if len(out) == size:
                 break
@@ -1122,6 +1133,7 @@ class _Compiled:
         self.w = w
         self.record = etree.XPath(w.record.xpath, smart_strings=False) if w.record else None
         self.size = w.record.size if w.record else 1
+        self.until_next = bool(w.record) and w.record.span == "until_next"
         self.fields = [_Field(f, w.record.xpath if w.record else None) for f in w.fields]
         self.typed = [f for f in self.fields if f.type in _TYPED]
         self.order = [x for f in self.fields
@@ -1187,7 +1199,8 @@ class _Compiled:
                 firsts = [e for e in self.record(root) if isinstance(e, etree._Element)]
             except etree.XPathEvalError:
                 firsts = []
-            groups = [_siblings(e, self.size) for e in firsts]
+            stop = set(firsts) if self.until_next else None
+            groups = [_siblings(e, self.size, stop) for e in firsts]
             n_rec = len(groups)
             dirty = dirty_set(root)
             values: list[dict[str, Any]] = [{} for _ in range(n_rec)]

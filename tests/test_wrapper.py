@@ -508,3 +508,30 @@ def test_auto_induction_prefers_dcade_for_detail_pages_and_lists_for_list_pages(
     assert w.provenance.extractor != "dcade"
     assert w.record is not None
     assert len(w.extract(list_page(40), url="https://s.example/3").regions[0].records) == 6
+
+
+def test_records_of_varying_length_round_trip_with_until_next_span():
+    from scrapy_records import Page, Wrapper
+    from scrapy_records.extractors import build_region
+
+    items = []
+    for k in range(5):
+        items.append(f"<table class='res'><tr><td><a href='/r/{k}'>Result {k}</a> snippet {k}</td></tr></table>")
+        if k < 4:  # the last result has no separator
+            items.append("<hr>")
+    html = f"<html><body><div class='results'>{''.join(items)}</div><p>footer text</p></body></html>"
+    page = Page(html, url="https://s.example/")
+    box = page.tag.index("div")
+    kids = page.children[box]
+    groups = [kids[i:i + 2] for i in range(0, 8, 2)] + [[kids[8]]]
+    region = build_region(page, "test", box, groups, 0.9)
+    w = Wrapper.from_region(region, page)
+    assert w.record.span == "until_next" and w.record.size == 2
+    again = Wrapper.from_json(w.to_json())
+    got = again.extract(html, url="https://s.example/").regions[0]
+    assert [r.xpaths for r in got.records] == [r.xpaths for r in region.records]
+    assert got.records[-1].xpaths == ["/html/body/div/table[5]"]
+    doc = json.loads(w.to_json())
+    doc["record"]["span"] = "sometimes"
+    with pytest.raises(WrapperError, match="span"):
+        Wrapper.from_json(json.dumps(doc))
