@@ -90,15 +90,29 @@ def test_bad_input_through_the_api():
         extract("")
 
 
+FOUR_PRODUCTS = LIST_PAGE.replace(
+    "</ul>", '<li class="product"><a href="/p/4">Steel kettle</a> <span class="price">$31.00</span></li></ul>'
+)
+
+
+def test_auto_main_threshold_trades_tiny_lists_for_fewer_false_main_regions():
+    # measured on the development data (see scrapy_records/auto.py): at 0.4 half the pages
+    # without a record list stop reporting a main region; a 3-record list falls under it
+    three = extract(LIST_PAGE)
+    assert three.regions and three.main is None
+    assert len(extract(LIST_PAGE, main_threshold=0.0).main.records) == 3
+    assert len(extract(FOUR_PRODUCTS).main.records) == 4
+
+
 def test_cli_extract_csv_and_errors(tmp_path):
     page = tmp_path / "list.html"
-    page.write_text(LIST_PAGE)
+    page.write_text(FOUR_PRODUCTS)
     out = subprocess.run(
         [sys.executable, "-m", "scrapy_records", "extract", str(page), "--format", "json"],
         capture_output=True, text=True, check=True,
     )
     rows = json.loads(out.stdout)
-    assert len(rows) == 3
+    assert len(rows) == 4
     assert "Red kettle" in json.dumps(rows[0])
     bad = tmp_path / "img.png"
     bad.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
