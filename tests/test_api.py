@@ -131,3 +131,33 @@ def test_induce_is_the_function_even_after_the_submodule_is_imported():
 
     assert isinstance(induce, types.FunctionType)
     assert scrapy_records.induce is induce
+
+
+def _shop_page(offset: int) -> str:
+    items = "".join(
+        f"<li class='product'><a href='/p/{k}'>Product number {k} with a long name</a>"
+        f" <span class='price'>${k}.99</span></li>" for k in range(offset, offset + 6)
+    )
+    return f"<html><body><h1>Shop</h1><ul id='results'>{items}</ul><p>Footer</p></body></html>"
+
+
+def test_cli_induce_then_apply(tmp_path):
+    pages = []
+    for n, off in enumerate((0, 10, 40)):
+        p = tmp_path / f"page{n}.html"
+        p.write_text(_shop_page(off))
+        pages.append(str(p))
+    wrapper = tmp_path / "wrapper.json"
+    run = [sys.executable, "-m", "scrapy_records"]
+    subprocess.run(run + ["induce", pages[0], pages[1], "-o", str(wrapper)],
+                   capture_output=True, text=True, check=True)
+    doc = json.loads(wrapper.read_text())
+    assert doc["format"] == "scrapy-records-wrapper" and doc["record"]["xpath"]
+    out = subprocess.run(run + ["apply", str(wrapper), pages[2], "--format", "csv"],
+                         capture_output=True, text=True, check=True)
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 7  # header + 6 records
+    assert "Product number 45 with a long name" in out.stdout
+    wrapper.write_text(wrapper.read_text()[:-40])  # truncated: a clear one-line error
+    bad = subprocess.run(run + ["apply", str(wrapper), pages[2]], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "wrapper" in bad.stderr.lower()
