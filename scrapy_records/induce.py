@@ -587,20 +587,7 @@ def _features(
 def _field_xpaths(ctx: _Ctx, f: _Feature, offset: int) -> list[str]:
     """Candidate relative XPaths of a feature: plain steps, then class-less steps tightened."""
     def build(tight: bool) -> str:
-        steps = []
-        for t, c, pos in f.key:
-            if c:
-                steps.append(f"{t}[{_cls_xp(c)}]")
-            elif pos:
-                steps.append(f"{t}[{pos}]")
-            else:
-                steps.append(f"{t}[not(@class)]" if tight else t)
-        base = "/".join(steps)
-        if offset:
-            pre = f"following-sibling::*[{offset}]"
-            base = pre + ("/" + base if base else "")
-        elif not base:
-            base = "."
+        base = _key_xpath(f.key, offset, tight)
         if f.kind == "own":
             base += "/text()"
         return base
