@@ -35,7 +35,9 @@ pending alignments), ``merge_partner="best"`` (lowest-level disjunctive partner)
 the URL patterns), a single-value column is template only when it reads as a label
 (``single_value_rule``), ``inner_repeats=False`` (no RT/RD mined between two sub-landmarks
 of a data region: one record lies there, and the RefGap heuristic assumes one recordset per
-segment; "-" cells recurring in a results row cut the period otherwise). Paper-literal settings: ``repeat_min_maxrep=None`` (A3, lists of
+segment; "-" cells recurring in a results row cut the period otherwise), ``record_profile``
+(the bodies of a data region's records are aligned together into one column layout, digest
+A10; tried beside the per-subsegment alignment of the paper, fewest columns wins). Paper-literal settings: ``repeat_min_maxrep=None`` (A3, lists of
 at most 2 items are not sets), ``mt_exclude_numeric=False`` (L2), ``trial_plain=False``,
 ``lis="paper"``, ``density_pages="present"`` (``"all"`` is eq. 7 with m = all pages).
 All loops over pages are iterative; the dynamic programs are vectorised row by row with
@@ -113,6 +115,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "record_min_score": 0.5,
     "record_resync": True,    # [R] A10: re-synchronise the record period over extra columns
     "record_tiebreak": True,  # [R] among equally scored record starts prefer records filling one element  # [R] eq. 9 score needed to accept the first record boundary  # levels at which RecDetection's match() may hold
+    "record_profile": True,   # [R] align all record bodies of a data region together (A10; False: paper)
     "inner_repeats": False,   # [R] mine RT/RD inside one record of a data region (True: paper-literal)
     "link_leaves": True,      # a/@href leaves (§3.2)
     "image_leaves": False,    # img/@src leaves ([R]; off: spacer images join URL patterns)
@@ -710,6 +713,46 @@ def _center_star(enc: _Encoded, seqs: dict[int, list[int]], opts: dict[str, Any]
     return cols
 
 
+class _SpanEncoding:
+    """Leaf spans of pages as pseudo-pages with the real level codes (record profiles)."""
+
+    def __init__(self, enc: "_Encoded", spans: list[tuple[int, list[int]]]) -> None:
+        self.lv = [[[L[k] for k in ks] for L in enc.lv[r]] for r, ks in spans]
+        self.weak_level = enc.weak_level
+
+
+def _merge_profile(sub: "_SpanEncoding", cols: list[_Col], max_level: int) -> list[_Col]:
+    """Disjunctive merging (§3.7.1) inside a record profile: two columns no pseudo-page
+    fills both of, with no cell of theirs in between, merge at the lowest level 1..max_level
+    where all their cells share one code (names whose TypeSets differ, one field)."""
+    alive = [True] * len(cols)
+    rows = [set(c.cells) for c in cols]
+
+    def codes(i: int, L: int) -> set[int]:
+        return {sub.lv[q][L][k] for q, ks in cols[i].cells.items() for k in ks}
+
+    for i in range(len(cols)):
+        if not alive[i]:
+            continue
+        between: set[int] = set()
+        for j in range(i + 1, len(cols)):
+            if not alive[j]:
+                continue
+            if rows[i] & rows[j] or rows[j] & between:
+                between |= rows[j]
+                continue
+            for L in range(1, max_level + 1):
+                if len(codes(i, L) | codes(j, L)) == 1:
+                    for q, ks in cols[j].cells.items():
+                        cols[i].cells[q] = list(ks)
+                    rows[i] |= rows[j]
+                    alive[j] = False
+                    break
+            else:
+                between |= rows[j]
+    return [c for c, a in zip(cols, alive) if a]
+
+
 class _CodeStub:
     """A stand-in for :class:`_Encoded` over abstract code sequences (tests, tools)."""
 
@@ -798,6 +841,7 @@ class _DCADE:
         self.enc = enc
         self.o = opts
         self.m = enc.m
+        self._profile = bool(opts["record_profile"])
         rm = opts["repeat_min_maxrep"]
         self.rep_min = int(rm) if rm is not None else int(opts["theta_rp"]) + 1
 
@@ -977,18 +1021,24 @@ class _DCADE:
             st = _State(S_L=list(u))
             st.seg = self.rearrange(self.align_infrequent(u, v, docs))
             best, best_key = st, (self._cost(st.seg) + 1, 3)
+        # [R] record_profile is one more alignment variant of the trial strategy: each
+        # pattern type is tried with and without it, fewest columns wins (ties: profile)
+        variants = (True, False) if self.o["record_profile"] else (False,)
         for t in ("ST", "RT", "RD"):
             sel = getattr(pats, t)
             if not sel:
                 continue
-            st = _State(S_L=list(u))
-            lms = self.align_frequent(sel, docs) + [v]
-            self.split_sub(t, 0 if t == "ST" else pats.gap[t], lms, st, 0)
-            st.seg = self.rearrange(st.seg)
-            st.seg = self.rec_detection(st)
-            key = (self._cost(st.seg), rank[t])
-            if best_key is None or key < best_key:
-                best, best_key = st, key
+            for vi, prof in enumerate(variants):
+                self._profile = prof
+                st = _State(S_L=list(u))
+                lms = self.align_frequent(sel, docs) + [v]
+                self.split_sub(t, 0 if t == "ST" else pats.gap[t], lms, st, 0)
+                st.seg = self.rearrange(st.seg)
+                st.seg = self.rec_detection(st)
+                key = (self._cost(st.seg), rank[t], vi)
+                if best_key is None or key < best_key:
+                    best, best_key = st, key
+        self._profile = bool(self.o["record_profile"])
         assert best is not None
         return best.seg
 
@@ -1007,8 +1057,12 @@ class _DCADE:
                 if lm[r] >= 0:
                     c.add(enc, r, lm[r])
             lm_cols.append(c)
+        prof = (self._record_profile(LM, 0 if ptype == "RT" else 1, gap)
+                if gap and self._profile and len(LM) >= 3 else None)
         if gap and lm_cols:
-            st.regions.append((ptype, gap, lm_cols[0], lm_cols[-1], LM[-1]))
+            # with a record profile every record spans 1 + |profile| columns: that is the
+            # column period RecDetection needs (digest A10), whatever the leaf RefGap
+            st.regions.append((ptype, gap if prof is None else prof[0], lm_cols[0], lm_cols[-1], LM[-1]))
         last = len(LM) - 1
         for ci, lm in enumerate(LM):
             for r in range(m):
@@ -1016,7 +1070,14 @@ class _DCADE:
                     st.postpone.add(r)
                     st.pending_after[r] = st.seg[-1] if st.seg else None
             active = [r for r in range(m) if r not in st.postpone]
-            if active and any(lm[r] - st.S_L[r] > 1 for r in active):
+            if prof is not None and 0 < ci < last:
+                width, cells = prof[1].get(ci, (0, []))
+                cols = [_Col() for _ in range(width)]
+                for j, r, k in cells:
+                    if r not in st.postpone:
+                        cols[j].add(enc, r, k)
+                st.seg += cols
+            elif active and any(lm[r] - st.S_L[r] > 1 for r in active):
                 pick = None
                 p = None
                 if depth < self.o["max_depth"]:
@@ -1060,6 +1121,98 @@ class _DCADE:
                     st.S_L[r] = lm[r]
             if ci < last:
                 st.seg.append(lm_cols[ci])
+
+    def _record_profile(self, LM: list[list[int]], level: int, gap: int
+                        ) -> tuple[int, dict[int, tuple[int, list[tuple[int, int, int]]]]] | None:
+        """[R] ``record_profile``: one centre-star alignment of all record bodies of a region.
+
+        Between two sub-landmarks of a data region lies one record or the part of it
+        between two pattern occurrences. The paper aligns each such subsegment on its own,
+        so the records get different column layouts and the RefGap period (a leaf gap)
+        breaks as soon as a record has an optional or differently typed cell (digest A10,
+        L1). Here the inner subsegments with the same pair of bounding pattern codes (the
+        same place in the record: ABAB patterns of Fig. 6 give two kinds) are aligned
+        together, each (page, subsegment) a pseudo-page, so every record gets one column
+        layout. Returns ``(column period, {subsegment: (width, [(column, page, leaf)])})``;
+        the period is the sum over the kinds of 1 (the sub-landmark) + the kind's width;
+        ``None`` when the bodies hold a regular repeat (then they are groups of records).
+        """
+        lv = self.enc.lv
+
+        def code(vec: list[int]) -> int | None:
+            for r in range(self.m):
+                if vec[r] >= 0:
+                    return lv[r][level][vec[r]]
+            return None
+
+        kinds: dict[tuple, list[tuple[int, int, list[int]]]] = {}
+        kind_of: dict[int, tuple] = {}
+        for c in range(1, len(LM) - 1):
+            a, b = LM[c - 1], LM[c]
+            key = (code(a), code(b))
+            kind_of[c] = key
+            lst = kinds.setdefault(key, [])
+            for r in range(self.m):
+                if a[r] >= 0 and b[r] > a[r] + 1:
+                    if b[r] - a[r] - 1 > 2 * gap - 2:
+                        return None     # a body longer than two records: not one record
+                    lst.append((c, r, list(range(a[r] + 1, b[r]))))
+        # the sub-landmarks bound records only if no regular repeat lies between two of
+        # them: a code repeated with constant gaps inside the bodies means whole records
+        # (a group of them per subsegment), so the paper's per-subsegment mining is kept
+        gaps: dict[int, list[int]] = {}
+        most: Counter[int] = Counter()
+        L1 = [lv[r][1] for r in range(self.m)]
+        for spans in kinds.values():
+            for _c, r, ks in spans:
+                last_at: dict[int, int] = {}
+                cnt: Counter[int] = Counter()
+                for k in ks:
+                    t = L1[r][k]
+                    if t in last_at:
+                        gaps.setdefault(t, []).append(k - last_at[t])
+                    last_at[t] = k
+                    cnt[t] += 1
+                for t, n in cnt.items():
+                    if n > most[t]:
+                        most[t] = n
+        for t, g in gaps.items():
+            if most[t] >= self.rep_min and min(g) == max(g):
+                return None
+        # LMs per record: the modal distance between two sub-landmarks of the same code;
+        # the period counts one sub-landmark and one body per kind of the record's cycle
+        codes = [code(vec) for vec in LM[:-1]]
+        nxt: dict[Any, int] = {}
+        dist: Counter[int] = Counter()
+        for c in range(len(codes) - 1, -1, -1):
+            if codes[c] in nxt:
+                dist[nxt[codes[c]] - c] += 1
+            nxt[codes[c]] = c
+        per_rec = min(dist.items(), key=lambda kv: (-kv[1], kv[0]))[0] if dist else 1
+        if any(codes[c] != codes[c + per_rec] for c in range(len(codes) - per_rec)):
+            return None     # the sub-landmark codes do not cycle: some records lack one
+        counts = Counter(kind_of.values())
+        cycle = {k for k, _n in counts.most_common(per_rec)}
+        out: dict[int, tuple[int, list[tuple[int, int, int]]]] = {}
+        period = 0
+        for key, spans in kinds.items():
+            sub = _SpanEncoding(self.enc, [(r, ks) for _c, r, ks in spans])
+            seqs = {q: list(range(len(ks))) for q, (_c, _r, ks) in enumerate(spans)}
+            prof = _merge_profile(sub, _center_star(sub, seqs, self.o, "both"),  # type: ignore[arg-type]
+                                  int(self.o["merge_max_level"]))
+            width = len(prof)
+            if key in cycle:
+                period += 1 + width
+            cells: dict[int, list[tuple[int, int, int]]] = {}
+            for j, pc in enumerate(prof):
+                for q, idx in pc.cells.items():
+                    c, r, ks = spans[q]
+                    for i in idx:
+                        cells.setdefault(c, []).append((j, r, ks[i]))
+            for c, k in kind_of.items():
+                if k == key:
+                    out[c] = (width, cells.get(c, []))
+        return period, out
 
     # ---- ReArrangement (§3.7.1-3.7.2)
     def _codes(self, c: _Col, level: int) -> set[int]:
@@ -1234,6 +1387,8 @@ class _DCADE:
     def _match(self, a: _Col | None, b: _Col | None) -> bool:
         if a is None or b is None:
             return False
+        if not a.cells or not b.cells:
+            return True     # a record-profile column empty in this block: no evidence either way
         ta, tb = self._is_template(a), self._is_template(b)
         if ta or tb:
             return ta and tb and a.c0 == b.c0
@@ -1354,9 +1509,12 @@ class _DCADE:
             if max(per_page.values(), default=0) < self.rep_min:
                 continue
             end = s - 1  # 1-based index of the last column taken
-            lc = _ListCol(blocks, G)
+            keep = [f for f in range(G) if any(b[f] is not None and b[f].cells for b in blocks)]
+            if len(keep) < G:       # record-profile fields no record of this region fills
+                blocks = [[b[f] for f in keep] for b in blocks]
+            lc = _ListCol(blocks, len(keep))
             seg[sr1 - 1:end] = [lc]
-        return seg
+        return [c for c in seg if c.cells or isinstance(c, _ListCol)]
 
 
 def _lis(items: list[int], vals: list[int]) -> list[int]:

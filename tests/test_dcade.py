@@ -281,7 +281,8 @@ def results_page(i, years):
 
 def test_repeated_cell_values_inside_records_do_not_fragment_the_set():
     """[R] ``inner_repeats=False``: between two sub-landmarks of a data region (one record)
-    no nested RT/RD is mined, so "-" cells recurring inside a row do not split the record."""
+    no nested RT/RD is mined, so "-" cells recurring inside a row do not split the record;
+    ``record_profile``: the record bodies share one column layout."""
     spans = [range(1960, 1965), range(1971, 1975), range(1980, 1987), range(1990, 1993), range(2000, 2006)]
     pages = [results_page(i, ys) for i, ys in enumerate(spans)]
     truth = {(i, str(y)) for i, ys in enumerate(spans) for y in ys}
@@ -295,9 +296,14 @@ def test_repeated_cell_values_inside_records_do_not_fragment_the_set():
     assert got <= truth                          # the record starts at the year: no shifted cells
     assert all({(i, str(y)) for y in list(ys)[:3]} <= got for i, ys in enumerate(spans))
     assert len(got) >= 15
+    # [R] record_profile: the record bodies are aligned together, so the "-" cells of the
+    # last rows are not left over as a spurious one-field set of dashes
+    assert [rs.ref_gap for rs in s.recordsets] == [5]
+    per_body = induce_schema(pages, record_profile=False)
+    assert any(rs.ref_gap == 1 and set(rs.columns[0].values) == {"-"} for rs in per_body.recordsets)
     # the paper-literal setting mines the "-" repeat inside the records: the year is no
     # longer one field of the set (the record period is cut at the wrong column)
-    lit = induce_schema(pages, inner_repeats=True)
+    lit = induce_schema(pages, inner_repeats=True, record_profile=False)
     best = max((len({(r, v) for (r, _k), v in zip(rs2.rows, c.values)} & truth)
                 for rs2 in lit.recordsets for c in rs2.columns), default=0)
     assert best < 10
