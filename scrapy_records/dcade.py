@@ -842,6 +842,7 @@ class _DCADE:
         self.o = opts
         self.m = enc.m
         self._profile = bool(opts["record_profile"])
+        self._profile_used = False
         rm = opts["repeat_min_maxrep"]
         self.rep_min = int(rm) if rm is not None else int(opts["theta_rp"]) + 1
 
@@ -1029,7 +1030,10 @@ class _DCADE:
             if not sel:
                 continue
             for vi, prof in enumerate(variants):
+                if vi and not self._profile_used:
+                    break       # no region took a profile: the other variant is identical
                 self._profile = prof
+                self._profile_used = False
                 st = _State(S_L=list(u))
                 lms = self.align_frequent(sel, docs) + [v]
                 self.split_sub(t, 0 if t == "ST" else pats.gap[t], lms, st, 0)
@@ -1059,6 +1063,7 @@ class _DCADE:
             lm_cols.append(c)
         prof = (self._record_profile(LM, 0 if ptype == "RT" else 1, gap)
                 if gap and self._profile and len(LM) >= 3 else None)
+        self._profile_used |= prof is not None
         if gap and lm_cols:
             # with a record profile every record spans 1 + |profile| columns: that is the
             # column period RecDetection needs (digest A10), whatever the leaf RefGap
