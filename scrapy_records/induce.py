@@ -791,7 +791,8 @@ def build_fields(
         offset = f.order[0]
         if offset:
             # lxml element offset of the k-th root from the first (dropped tags count there)
-            grp = next(iter(groups))
+            # (a record long enough to hold it: with span "until_next" lengths differ)
+            grp = next(g for g in groups if len(g) > offset)
             offset = ctx.el_pos(grp[offset]) - ctx.el_pos(grp[0])
         best_xp, best_v = None, -1.0
         for xp in _field_xpaths(ctx, f, offset):

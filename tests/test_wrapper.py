@@ -535,3 +535,21 @@ def test_records_of_varying_length_round_trip_with_until_next_span():
     doc["record"]["span"] = "sometimes"
     with pytest.raises(WrapperError, match="span"):
         Wrapper.from_json(json.dumps(doc))
+
+
+def test_until_next_records_whose_first_record_is_the_short_one():
+    from scrapy_records import Page, Wrapper
+    from scrapy_records.extractors import build_region
+
+    parts = ["<table class='res'><tr><td><a href='/r/0'>Result 0</a></td></tr></table>"]
+    for k in range(1, 5):
+        parts.append(f"<table class='res'><tr><td><a href='/r/{k}'>Result {k}</a></td></tr></table>"
+                     f"<p class='note'>note {k}</p>")
+    html = f"<html><body><div class='results'>{''.join(parts)}</div></body></html>"
+    page = Page(html)
+    kids = page.children[page.tag.index("div")]
+    groups = [[kids[0]]] + [kids[i:i + 2] for i in range(1, 9, 2)]
+    w = Wrapper.from_region(build_region(page, "test", page.tag.index("div"), groups, 0.9), page)
+    recs = w.extract(html).regions[0].records
+    assert [len(r.xpaths) for r in recs] == [1, 2, 2, 2, 2]
+    assert "note 4" in recs[-1].text
