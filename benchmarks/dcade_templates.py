@@ -2,6 +2,7 @@
 """DCADE on the ExAlg template collections (``templates/exalg.zip``, 9 sites).
 
     python benchmarks/dcade_templates.py [--data ../shared/datasets] [--pages 20] [--sites a,b]
+        [--verbose] [--no-wrapper] [--opt NAME=VALUE ...]
 
 For each site: induce a schema (and a wrapper) from the first ``--pages`` pages (sorted by
 number), then score against the manual schema ``manschema.txt`` and the per-page values
