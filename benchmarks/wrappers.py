@@ -214,10 +214,7 @@ def bench_exalg(root: Path, inducer: str, limit: int | None) -> list[float]:
         bodies = [z.read(n) for n in src]
         urls = [f"http://{site}.example/{n.rsplit('/', 1)[1]}" for n in src]
         try:
-            w = scrapy_records.induce if hasattr(scrapy_records, "induce") else None
-            from scrapy_records.induce import induce
-
-            wrapper = induce(list(zip(urls[:2], bodies[:2])), extractor=inducer)
+            wrapper = scrapy_records.induce(list(zip(urls[:2], bodies[:2])), extractor=inducer)
         except Exception as exc:
             print(f"{site:<22} induction failed: {type(exc).__name__}: {exc}")
             continue

@@ -1190,8 +1190,6 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
 
     attr_cache: dict[tuple[_T, str], Any] = {}
 
-    pd = _page_data(page)
-
     def stable_attr(t: _T, name: str) -> Any:
         key = (t, name)
         if key not in attr_cache:
@@ -1216,7 +1214,6 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
             attr_cache[key] = (toks, sid)
         return attr_cache[key]
 
-    pos_of = {id(s): k for k, s in enumerate(slots)}
     labels = _labels(page, slots, anchor, tparent, tdepth)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
     for col, s in enumerate(data, 1):

@@ -188,7 +188,7 @@ _REL_AGO = "|".join(
         # de / fr / es / pt prefixes: "vor 2 Tagen", "il y a 5 jours", "hace 3 horas", "há 2 dias"
         rf"(?<![^\W\d_])(?:vor|il\s+y\s+a|hace|há|ha|faz)\s+{_N.format(g='n2')}\s*{_U.format(g='u2')}(?![^\W\d_])",
         # zh / ja: "3小时前"
-        rf"(?P<n3>\d+)\s*(?P<u3>秒|分钟|分鐘|分|小时|小時|時間|天|日|周|週間|週|个月|か月|年)前",
+        r"(?P<n3>\d+)\s*(?P<u3>秒|分钟|分鐘|分|小时|小時|時間|天|日|周|週間|週|个月|か月|年)前",
         rf"(?<![^\W\d_])(?P<now>{_trie_regex(_NOW_WORDS.split('|'))})(?![^\W\d_])",
     ]
 )

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -53,7 +52,7 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
-from .errors import RecordsError, WrapperError
+from .errors import WrapperError
 from .page import Page, as_page
 from .results import Region
 from .wrapper import (
@@ -65,7 +64,6 @@ from .wrapper import (
     RecordSelector,
     TemplateInfo,
     Wrapper,
-    node_text,
 )
 
 logger = logging.getLogger(__name__)

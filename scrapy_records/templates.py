@@ -46,7 +46,7 @@ from typing import Any
 from lxml import etree
 
 from .errors import WrapperError
-from .page import Page, as_page
+from .page import as_page
 
 logger = logging.getLogger(__name__)
 

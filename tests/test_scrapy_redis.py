@@ -13,7 +13,7 @@ import time
 
 import pytest
 from crawl_helpers import REPO, finish_crawl, records, start_crawl, wait_for_log
-from redis_server import RedisServer, redis_server  # noqa: F401 (fixture)
+from redis_server import RedisServer
 
 from scrapy_records.scrapy.store import VersionConflict, open_store
 

@@ -24,7 +24,7 @@ import time
 import pytest
 from crawl_helpers import (REPO, crawl, finish_crawl, records, start_crawl, subprocess_env,
                            wait_for_log)
-from redis_server import RedisServer, redis_server  # noqa: F401 (fixture)
+from redis_server import RedisServer
 
 from scrapy_records.scrapy.store import StoreError, VersionConflict, open_store
 

@@ -28,7 +28,7 @@ def detail_page(k: int, reviews: int = 0) -> str:
     return (HEAD.format(title=f"Product {k}")
             + f'<div class="product-detail"><h1>Product {k}</h1><img class="hero" src="/i/{k}.jpg">'
             + f'<table class="specs"><tr><th>Weight</th><td>{k} kg</td></tr>'
-            + f'<tr><th>Colour</th><td>red</td></tr></table>'
+            + '<tr><th>Colour</th><td>red</td></tr></table>'
             + f'<p class="description">Product {k} is very good.</p>'
             + f'<button class="buy">Add to cart</button>{rev}</div>' + FOOT)
 

@@ -1256,7 +1256,6 @@ class _WrapperBuilder:
         (its label) occurs once on every sample page gives fields selected by that label
         (``tr[.//text()[normalize-space()='Born:']]/td[2]``); values equal on every page are
         template text and dropped."""
-        from ..wrapper import FieldSpec
 
         cpath = self.abs_path(par)
         tfields: dict[int, list[Any]] = {}

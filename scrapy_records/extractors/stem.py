@@ -531,7 +531,6 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
     if len(tps) < 2:
         return STEMAnalysis(tps, drps, decisions, opts, stats)
     index = SuffixIndex(tps.ids, backend=opts["backend"])
-    wps = index.text
     extracted: set[tuple[int, ...]] = set()
     pf_cache: dict[tuple[int, ...], list[int]] = {}
 

@@ -1,0 +1,9 @@
+"""Shared pytest fixtures: ``redis_server`` (a real redis-server on 127.0.0.1, see
+``tests/redis_server.py``)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from redis_server import redis_server  # noqa: E402,F401 - registers the fixture
