@@ -727,9 +727,13 @@ def _merge_profile(sub: "_SpanEncoding", cols: list[_Col], max_level: int) -> li
     where all their cells share one code (names whose TypeSets differ, one field)."""
     alive = [True] * len(cols)
     rows = [set(c.cells) for c in cols]
+    cache: dict[tuple[int, int], set[int]] = {}
 
     def codes(i: int, L: int) -> set[int]:
-        return {sub.lv[q][L][k] for q, ks in cols[i].cells.items() for k in ks}
+        x = cache.get((i, L))
+        if x is None:
+            x = cache[(i, L)] = {sub.lv[q][L][k] for q, ks in cols[i].cells.items() for k in ks}
+        return x
 
     for i in range(len(cols)):
         if not alive[i]:
@@ -745,6 +749,8 @@ def _merge_profile(sub: "_SpanEncoding", cols: list[_Col], max_level: int) -> li
                 if len(codes(i, L) | codes(j, L)) == 1:
                     for q, ks in cols[j].cells.items():
                         cols[i].cells[q] = list(ks)
+                    for L2 in range(7):
+                        cache.pop((i, L2), None)
                     rows[i] |= rows[j]
                     alive[j] = False
                     break
