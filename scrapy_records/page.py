@@ -571,7 +571,24 @@ class Page:
         return sep.join(self.leaves[self.leaf_lo[i]:self.leaf_hi[i]])
 
     def texts(self, nodes: Iterable[int], sep: str = " ") -> str:
+        """Text of several sub-trees, joined (text between them is not included)."""
         return sep.join(t for t in (self.text(i) for i in nodes) if t)
+
+    def record_text(self, nodes: Iterable[int], sep: str = " ") -> str:
+        """Text of a record made of ``nodes`` (pre-order indices, document order).
+
+        For siblings (a generalized node, a run of elements), everything from the start of
+        the first to the end of the last: the text *between* them too, such as a search
+        snippet that is the tail of a ``<br>`` (``<a>Title</a><br>snippet<br><small>url``),
+        or a ``<b>`` an extractor left out of the run. Roots under different parents (a
+        non-contiguous record) give the texts of their sub-trees only.
+        """
+        nodes = list(nodes)
+        if len(nodes) > 1:
+            p = self.parent[nodes[0]]
+            if all(self.parent[i] == p for i in nodes):
+                return sep.join(self.leaves[self.leaf_lo[nodes[0]]:self.leaf_hi[nodes[-1]]])
+        return self.texts(nodes, sep)
 
     def own_text(self, i: int) -> str:
         """Text directly inside node ``i`` (its ``text`` and its children's tails)."""

@@ -711,6 +711,19 @@ def dirty_set(root: Any) -> set[Any]:
     return dirty
 
 
+def _group_text(els: list[Any], dirty: set[Any] | None) -> str:
+    """Text of a record's elements, with the text between siblings (their tails) as
+    :meth:`scrapy_records.page.Page.record_text` has it."""
+    if len(els) == 1:
+        return node_text(els[0], dirty)
+    parts = []
+    for k, x in enumerate(els):
+        parts.append(node_text(x, dirty))
+        if k < len(els) - 1 and x.tail:
+            parts.append(" ".join(x.tail.split()))
+    return " ".join(t for t in parts if t)
+
+
 def node_text(node: Any, dirty: set[Any] | None = None) -> str:
     """Whitespace-normalised text of an element (script/style excluded) or a text node.
 
@@ -1231,7 +1244,7 @@ class _Compiled:
                         nodes = tuple(page.index(x) for x in els)
                     except KeyError:
                         nodes = ()
-                text = " ".join(t for t in (node_text(x, dirty) for x in els) if t)
+                text = _group_text(els, dirty)
                 records.append(Record(paths[k], text, fields, 1.0, nodes))
             if firsts:
                 parent_el = firsts[0].getparent()

@@ -174,3 +174,13 @@ def test_noscript_notice_dropped_but_noscript_content_kept():
     app = Page(f"<html><body><div id='app'></div><noscript>{posts}</noscript></body></html>")
     assert app.tag.count("div") == 9
     assert "post 7" in app.text(app.body)
+
+
+def test_record_text_keeps_the_text_between_sibling_roots():
+    page = Page("<div><a>Title</a><br>snippet here<br><small>url</small> after</div>")
+    kids = page.children[page.tag.index("div")]
+    assert page.record_text(kids) == "Title snippet here url"  # not the tail of the last root
+    assert page.texts(kids) == "Title url"
+    rows = Page("<table><tr><td>a</td></tr><tr><td>b</td></tr></table><p>x</p>")
+    tds = [i for i, t in enumerate(rows.tag) if t == "td"]
+    assert rows.record_text(tds) == "a b"  # different parents: sub-tree texts only

@@ -57,7 +57,7 @@ def build_region(
         records.append(
             Record(
                 xpaths=[page.xpath(i) for i in g],
-                text=page.texts(g),
+                text=page.record_text(g),
                 fields={},
                 confidence=float(min(1.0, max(0.0, conf))),
                 nodes=g,
