@@ -488,11 +488,13 @@ def test_auto_induction_prefers_dcade_for_detail_pages_and_lists_for_list_pages(
         (f"https://cars.example/car/{k}", _detail_page(n, p, m, y))
         for k, (n, p, m, y) in enumerate([
             ("Roadster", "$21,000", "Acme", "2019"), ("Wagon", "$18,500", "Bolt", "2017"),
-            ("Coupe", "$30,250", "Crux", "2021"),
+            ("Coupe", "$30,250", "Crux", "2021"), ("Van", "$16,100", "Euro", "2016"),
+            ("Sedan", "$19,990", "Fiat", "2018"),
         ])
     ]
     w = induce(details, extractor="auto")
     assert w.provenance.extractor == "dcade"
+    assert induce(details[:2], extractor="auto").provenance.extractor != "dcade"  # too few pages
     got = w.extract(_detail_page("Pickup", "$25,900", "Dyna", "2020"), url="https://cars.example/car/9")
     values = " ".join(str(v) for r in got.regions for rec in r.records for v in rec.fields.values())
     assert "Pickup" in values and "Dyna" in values
