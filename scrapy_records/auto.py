@@ -25,17 +25,17 @@ reported on ``negative/`` (pages without a list) and keeps the list F1 (threshol
 0.4 / 0.5: 60 / 37 / 31 / 25 of 60 negative pages with a main region; list F1 0.801 / 0.801 /
 0.804 / 0.783 on yamada, 0.866 / 0.866 / 0.864 / 0.820 on zhao3: 0.5 drops real lists).
 
-Why (measured with ``benchmarks/run.py``, 2026-11-25; record F1 of the first-ranked region
+Why (measured with ``benchmarks/run.py``, 2026-11-25, after records kept the text between
+their sibling elements; record F1 of the first-ranked region
 on yamada / zhao1 / zhao3, share of ``negative/`` pages with a main region):
 
 =====================  =======================  ============  ==========================
 extractor              lists F1                 negative      forums F1 / reviews F1
 =====================  =======================  ============  ==========================
-mdr                    0.793 / 0.867 / 0.858    60/60         0.511 / 1.000
-stem                   0.695 / 0.851 / 0.845    59/60         0.617 / 0.714
+mdr                    0.783 / 0.863 / 0.857    60/60         0.511 / 1.000
+stem                   0.685 / 0.843 / 0.845    59/60         0.617 / 0.714
 mibat                  --                       --            0.996 / 1.000
-auto (threshold 0)     0.801 / 0.886 / 0.867    60/60         --
-auto (threshold 0.4)   0.804 / 0.885 / 0.864    31/60         0.996 / 1.000
+auto (threshold 0.4)   0.794 / 0.877 / 0.863    31/60         0.996 / 1.000
 =====================  =======================  ============  ==========================
 
 The former ``auto`` (MDR alone) is the ``mdr`` line. Cost (CPU time, median per page,
