@@ -52,14 +52,9 @@ import scrapy_records  # noqa: E402
 from datasets import dataset_root  # noqa: E402
 from run import forum_fields_ok, lxml_baseline  # noqa: E402
 from scoring import match  # noqa: E402
+from timing import install_page_timeout  # noqa: E402
 
 
-class _Timeout(Exception):
-    pass
-
-
-def _alarm(signum, frame):  # pragma: no cover - only on a hang
-    raise _Timeout()
 
 
 _BASE_RE = re.compile(r"<base\s[^>]*href\s*=\s*[\"']([^\"']+)", re.I)
@@ -182,7 +177,7 @@ def main(argv=None) -> int:
         tallies[n + ":body"] = Tally(n + ":body")
     if harvest is not None:
         tallies["harvest"] = Tally("harvest")
-    signal.signal(signal.SIGALRM, _alarm)
+    install_page_timeout()
     for name, url, html, gold in load(root):
         gold_texts = [g["post_text"]["surface_form"] for g in gold]
         fallback = [(g.get("datetime") or {}).get("surface_form") for g in gold]

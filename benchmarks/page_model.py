@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -22,18 +21,12 @@ sys.path.insert(0, str(HERE.parent))
 import lxml.html  # noqa: E402
 
 from datasets import LOADERS, dataset_root  # noqa: E402
+from timing import best_time  # noqa: E402
 from parsel.selector import create_root_node  # noqa: E402
 from scrapy_records import Page, RecordsError  # noqa: E402
 from scrapy_records.page import decode_html  # noqa: E402
 
 
-def best(fn, repeat=3):
-    b = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        b = min(b, time.perf_counter() - t)
-    return b, out
 
 
 def main() -> int:
@@ -48,10 +41,12 @@ def main() -> int:
     for name in ("lists", "forums", "negative", "reviews"):
         for s in LOADERS[name](root):
             text = decode_html(s.body)[0]
-            base, tree = best(lambda: create_root_node(text, lxml.html.HTMLParser))
+            tree = create_root_node(text, lxml.html.HTMLParser)
+            base = best_time(lambda: create_root_node(text, lxml.html.HTMLParser))
             try:
-                t_full, page = best(lambda: Page(s.body, s.url))
-                t_flat, _ = best(lambda: Page(tree))
+                page = Page(s.body, s.url)
+                t_full = best_time(lambda: Page(s.body, s.url))
+                t_flat = best_time(lambda: Page(tree))
             except RecordsError:
                 continue
             full.append(t_full / base)

@@ -41,14 +41,7 @@ from parsel.selector import create_root_node  # noqa: E402
 from scrapy_records.page import decode_html  # noqa: E402
 from datasets import LOADERS, dataset_root  # noqa: E402
 from scoring import match, prf, tokens  # noqa: E402
-
-
-class PageTimeout(Exception):
-    pass
-
-
-def _alarm(signum, frame):  # pragma: no cover - only on a hang
-    raise PageTimeout()
+from timing import best_time, install_page_timeout  # noqa: E402
 
 
 def lxml_baseline(body: bytes, repeat: int = 3) -> float:
@@ -58,12 +51,7 @@ def lxml_baseline(body: bytes, repeat: int = 3) -> float:
     pages in encodings it does not know (e.g. ``ks_c_5601-1987``) into a few nodes.
     """
     text = decode_html(body)[0]
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        create_root_node(text, lxml.html.HTMLParser)
-        best = min(best, time.perf_counter() - t)
-    return best
+    return best_time(lambda: create_root_node(text, lxml.html.HTMLParser), repeat)
 
 
 def _norm_href(url: str | None, base: str) -> str:
@@ -122,7 +110,7 @@ def run(args) -> dict:
     options = json.loads(args.options) if args.options else {}
     if args.main_threshold is not None:
         options["main_threshold"] = args.main_threshold
-    signal.signal(signal.SIGALRM, _alarm)
+    install_page_timeout()
     report: dict = {"extractor": args.extractor, "options": options, "datasets": {}}
     header = (
         f"{'dataset':<14}{'pages':>6}{'P':>7}{'R':>7}{'F1':>7}{'perfect':>9}{'oracleF1':>9}"

@@ -27,6 +27,7 @@ import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import lxml.html  # noqa: E402
@@ -34,6 +35,7 @@ from parsel.selector import create_root_node  # noqa: E402
 
 from scrapy_records.extractors.stem import STEMExtractor, analyze  # noqa: E402
 from scrapy_records.page import Page, decode_html  # noqa: E402
+from timing import best_time  # noqa: E402
 
 RECORD = (
     "<li class='result'><h3><a href='/item/{i}'>Result number {i}</a></h3>"
@@ -86,28 +88,20 @@ def real_page(data: Path | None) -> str:
     return FALLBACK_PAGE
 
 
-def best_of(fn, repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
-
 
 def measure(html: str, profile: str) -> dict[str, float]:
-    t_lxml = best_of(lambda: create_root_node(html, lxml.html.HTMLParser))
+    t_lxml = best_time(lambda: create_root_node(html, lxml.html.HTMLParser))
     t0 = time.perf_counter()
     page = Page(html, max_nodes=None)
     t_page = time.perf_counter() - t0
     repeat = 3 if page.n < 30_000 else 1
-    t_stem = best_of(lambda: analyze(page, profile=profile), repeat)
+    t_stem = best_time(lambda: analyze(page, profile=profile), repeat)
     regions: list = []
 
     def run() -> None:
         regions[:] = STEMExtractor().extract(page, profile=profile, align=False)
 
-    t_full = best_of(run, repeat)
+    t_full = best_time(run, repeat)
     best = max(regions, key=lambda r: len(r.records), default=None)
     return {"nodes": page.n, "lxml": t_lxml, "page": t_page, "stem": t_stem, "full": t_full,
             "records": len(best.records) if best else 0}

@@ -36,7 +36,6 @@ import html as html_mod
 import re
 import statistics
 import sys
-import time
 import traceback
 import zipfile
 from pathlib import Path
@@ -50,6 +49,7 @@ from lxml import etree  # noqa: E402
 
 import scrapy_records  # noqa: E402
 from datasets import dataset_root  # noqa: E402
+from timing import best_time  # noqa: E402
 from scrapy_records.page import Page  # noqa: E402
 from scrapy_records.templates import page_signature  # noqa: E402
 from scrapy_records.page import parse_html  # noqa: E402
@@ -62,21 +62,7 @@ _TOK = re.compile(r"\w+", re.U)
 
 
 def lxml_parse_time(body: bytes, repeat: int = 5) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        lxml.html.document_fromstring(body)
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
-def best_time(fn, repeat: int = 5) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
+    return best_time(lambda: lxml.html.document_fromstring(body), repeat)
 
 
 def toks(s: str) -> list[str]:
@@ -227,12 +213,12 @@ def bench_exalg(root: Path, inducer: str, limit: int | None) -> list[float]:
             vname = f"{pfx}values/v{i - 1}.xml"
             gold_pages.append(parse_values(z.read(vname)) if vname in names else {})
             res = wrapper.extract(body, url=url)
-            t_apply = best_time(lambda: wrapper.extract(body, url=url))
+            t_apply = best_time(lambda: wrapper.extract(body, url=url), 5)
             base = lxml_parse_time(body)
             ratios.append(t_apply / base)
             tree = parse_html(body, url, max_bytes=None, parser_cls=etree.HTMLParser)[0]
             compiled = wrapper._compile()
-            TREE_RATIOS.append(best_time(lambda: compiled.apply(tree, url)) / base)
+            TREE_RATIOS.append(best_time(lambda: compiled.apply(tree, url), 5) / base)
             ms.append(t_apply * 1000)
             recs.append(len(res.records))
             fits.append(res.regions[0].meta["health"]["fits"])
@@ -332,11 +318,11 @@ def bench_lists(root: Path, limit: int | None) -> tuple[list[float], list[float]
                 gt = {r.text for r in res.records}
                 same_text.append(sum(1 for r in main.records if r.text in gt) / max(1, len(main.records)))
                 base = lxml_parse_time(body)
-                ar.append(best_time(lambda: w.extract(body, url=url)) / base)
+                ar.append(best_time(lambda: w.extract(body, url=url), 5) / base)
                 tree = parse_html(body, url, max_bytes=None, parser_cls=etree.HTMLParser)[0]
                 compiled = w._compile()
-                TREE_RATIOS.append(best_time(lambda: compiled.apply(tree, url)) / base)
-                gr.append(best_time(lambda: page_signature(page)) / base)
+                TREE_RATIOS.append(best_time(lambda: compiled.apply(tree, url), 5) / base)
+                gr.append(best_time(lambda: page_signature(page), 5) / base)
             except Exception:
                 errors += 1
                 traceback.print_exc(limit=3, file=sys.stderr)
