@@ -54,6 +54,7 @@ import re
 import time
 from functools import lru_cache
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from rapidfuzz.distance import LCSseq
@@ -1347,6 +1348,39 @@ def is_ugc_page(
     return ugc_regions(page, regions, min_text=min_text, min_evidence=min_evidence, build=False, **options) is not None
 
 
+def ugc_router(
+    page: Page,
+    *,
+    min_text: int = 60,
+    min_evidence: float = 0.6,
+    **options: Any,
+) -> Callable[..., list[Region] | None] | None:
+    """The routing rule in two halves, so ``auto`` runs the list extractors only as far as
+    the decision needs them.
+
+    Runs MiBAT once (date anchors) and checks tests 1-2 of :func:`is_ugc_page` (content,
+    user-post evidence). ``None``: the page is not user content, whatever the lists are.
+    Otherwise a function ``decide(list_regions, build=True)`` that applies test 3 (not
+    dwarfed by the best list region) and returns MiBAT's regions (``[]`` with
+    ``build=False``), or ``None``.
+    """
+    unknown = set(options) - set(DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown mibat option(s): {', '.join(sorted(unknown))}")
+    opts = {**DEFAULTS, **options}
+    ext = MiBATExtractor()
+    regs, main = ext.find(page, **{**opts, "anchors": ("date",)})
+    if not _ugc_decision(page, main, None, min_text, min_evidence):
+        return None
+
+    def decide(regions: list[Region] | None, build: bool = True) -> list[Region] | None:
+        if not _ugc_decision(page, main, regions, min_text, min_evidence):
+            return None
+        return ext.to_regions(page, regs, main, opts) if build else []
+
+    return decide
+
+
 def ugc_regions(
     page: Page,
     regions: list[Region] | None = None,
@@ -1358,20 +1392,9 @@ def ugc_regions(
 ) -> list[Region] | None:
     """MiBAT's regions when :func:`is_ugc_page` holds, else ``None`` (one MiBAT pass).
 
-    Intended use in :mod:`scrapy_records.auto`::
-
-        list_regions = rank(page, list_extractor_regions)
-        ugc = ugc_regions(page, list_regions)
-        return rank(page, ugc) if ugc is not None else list_regions
+    ``build=False`` returns ``[]`` instead of the regions when the page is user content.
     """
-    unknown = set(options) - set(DEFAULTS)
-    if unknown:
-        raise TypeError(f"unknown mibat option(s): {', '.join(sorted(unknown))}")
-    opts = {**DEFAULTS, **options}
-    ext = MiBATExtractor()
-    regs, main = ext.find(page, **{**opts, "anchors": ("date",)})
-    if not _ugc_decision(page, main, regions, min_text, min_evidence):
+    decide = ugc_router(page, min_text=min_text, min_evidence=min_evidence, **options)
+    if decide is None:
         return None
-    if not build:
-        return []
-    return ext.to_regions(page, regs, main, opts)
+    return decide(regions, build)
