@@ -65,7 +65,6 @@ from __future__ import annotations
 import argparse
 import functools
 import html
-import io
 import re
 import statistics
 import sys
