@@ -1979,7 +1979,6 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
         data = [f for f in rs.columns if f.data]
         if not data:
             continue
-        nrows = len(rs.rows)
         roots = []
         for i, (r, _k) in enumerate(rs.rows):
             nodes = [enc_leaves[r].node[k] for f in rs.columns for k in f.leaves[i]]
