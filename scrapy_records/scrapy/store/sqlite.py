@@ -66,11 +66,30 @@ class SQLiteStore(WrapperStore):
             self._conn = sqlite3.connect(
                 self.path, timeout=timeout, isolation_level=None, check_same_thread=False
             )
-            self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
-            self._conn.executescript(_SCHEMA)
+            self._init_database(timeout)
         except sqlite3.Error as e:
             raise StoreError(f"cannot open wrapper store {self.path}: {e}") from e
+
+    def _init_database(self, timeout: float) -> None:
+        """WAL mode and the schema. Switching a new file to WAL needs an exclusive lock and
+        SQLite answers "database is locked" at once, without the busy handler, when several
+        processes open the new file together: retry until ``timeout``."""
+        deadline = time.monotonic() + timeout
+        delay = 0.01
+        while True:
+            try:
+                mode = self._conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.executescript(_SCHEMA)
+                return
+            except sqlite3.OperationalError as e:
+                msg = str(e).lower()
+                if ("locked" not in msg and "busy" not in msg) or time.monotonic() > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.5)
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Cursor]:
