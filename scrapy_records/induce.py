@@ -322,17 +322,28 @@ def record_layout(ctx: _Ctx, groups: Sequence[Sequence[int]]) -> tuple[int, str]
     if not groups:
         return 1, "fixed"
     page = ctx.page
+    contiguous = True
     for grp in groups:
         p = page.parent[grp[0]]
         if any(page.parent[x] != p for x in grp):
             return 1, "fixed"
         pos = [ctx.el_pos(x) for x in grp]
         if pos != list(range(pos[0], pos[0] + len(grp))):
-            return 1, "fixed"
+            contiguous = False
     lengths = {len(g) for g in groups}
-    if len(lengths) == 1:
+    if contiguous and len(lengths) == 1:
         return lengths.pop(), "fixed"
-    return max(lengths), "until_next"
+    # runs of siblings, possibly with gaps (an extractor may leave inline <b>/<i> siblings
+    # out of a record): each record spans from its first element to its last one, and
+    # the records follow each other under one parent
+    p = page.parent[groups[0][0]]
+    if p < 0 or any(page.parent[g[0]] != p for g in groups):
+        return (max(lengths), "until_next") if contiguous else (1, "fixed")
+    index = {c: k for k, c in enumerate(page.children[p])}
+    spans = sorted((index[g[0]], index[g[-1]]) for g in groups)
+    if any(b >= spans[k + 1][0] for k, (_a, b) in enumerate(spans[:-1])):
+        return 1, "fixed"  # interleaved records: keep their first elements only
+    return max(b - a + 1 for a, b in spans), "until_next"
 
 
 def _span_group(page: Page, i: int, size: int, span: str, starts: set[int]) -> tuple[int, ...]:

@@ -555,3 +555,24 @@ def test_until_next_records_whose_first_record_is_the_short_one():
     recs = w.extract(html).regions[0].records
     assert [len(r.xpaths) for r in recs] == [1, 2, 2, 2, 2]
     assert "note 4" in recs[-1].text
+
+
+def test_records_with_gaps_span_to_their_last_element():
+    from scrapy_records import Page, Wrapper
+    from scrapy_records.extractors import build_region
+
+    parts = "".join(
+        f"<a href='/r/{k}'>Result {k}</a><br><b>hot</b> snippet {k}<br><small>site{k}.example</small><br>"
+        for k in range(4)
+    )
+    html = f"<html><body><div class='results'>{parts}</div></body></html>"
+    page = Page(html)
+    box = page.tag.index("div")
+    kids = page.children[box]  # a br b br small br, per record
+    groups = [[kids[i], kids[i + 1], kids[i + 3], kids[i + 4], kids[i + 5]] for i in range(0, 24, 6)]  # <b> left out
+    region = build_region(page, "test", box, groups, 0.9)
+    assert region.records[1].text == "Result 1 hot snippet 1 site1.example"
+    w = Wrapper.from_region(region, page)
+    assert w.record.span == "until_next" and w.record.size == 6
+    got = w.extract(html).regions[0].records
+    assert [r.text for r in got] == [r.text for r in region.records]
