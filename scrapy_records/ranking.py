@@ -42,26 +42,26 @@ product are both regions); the outer, larger one wins by the rule above.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from .page import Page
 from .results import Region
 
-__all__ = ["rank", "region_score", "link_share"]
+__all__ = ["rank", "region_score", "link_share", "groups_link_share"]
 
 
 def link_share(page: Page, region: Region) -> float:
     """Share of the region's record text that sits inside ``<a>`` elements."""
-    total = 0
-    linked = 0
-    tag = page.tag
-    parent = page.parent
-    leaves = page.leaves
-    owner = page.leaf_owner
-    for rec in region.records:
-        for root in rec.nodes:
-            lo, hi = page.leaf_lo[root], page.leaf_hi[root]
-            for k in range(lo, hi):
+    return groups_link_share(page, [rec.nodes for rec in region.records])
+
+
+def groups_link_share(page: Page, groups: Iterable[Sequence[int]]) -> float:
+    """Share of the text of records given as root node groups that sits inside ``<a>``."""
+    total = linked = 0
+    tag, parent, leaves, owner = page.tag, page.parent, page.leaves, page.leaf_owner
+    for group in groups:
+        for root in group:
+            for k in range(page.leaf_lo[root], page.leaf_hi[root]):
                 n = len(leaves[k])
                 total += n
                 o = owner[k]
@@ -69,8 +69,6 @@ def link_share(page: Page, region: Region) -> float:
                 while o >= root:
                     if tag[o] == "a":
                         linked += n
-                        break
-                    if o == root:
                         break
                     o = parent[o]
     return linked / total if total else 0.0

@@ -43,6 +43,7 @@ import re as _re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ranking import groups_link_share
 from ..page import Page, as_page
 from ..results import Region
 from ..treematch import TEXT, Detail, Matcher, PageTree, flatten, segment
@@ -184,24 +185,6 @@ def _text_share(page: Page, T: PageTree, v: int, positions: list[int], elems: li
     return tot, el
 
 
-def _link_share(page: Page, groups: list[list[int]]) -> float:
-    """Share of the records' text inside ``<a>`` elements (one pass over their leaves)."""
-    tot = linked = 0
-    tag, parent, owner = page.tag, page.parent, page.leaf_owner
-    for g in groups:
-        for root in g:
-            for k in range(page.leaf_lo[root], page.leaf_hi[root]):
-                n = len(page.leaves[k])
-                tot += n
-                o = owner[k]
-                while o >= root:
-                    if tag[o] == "a":
-                        linked += n
-                        break
-                    o = parent[o]
-    return linked / tot if tot else 0.0
-
-
 class GSTMExtractor:
     """Problem 2 of the paper: lists of data records on one page (digest §1.3, §3.11).
 
@@ -278,7 +261,7 @@ class GSTMExtractor:
             part_f = 1.0 if share <= 0.25 else max(0.2, 1.0 - 2.0 * (share - 0.25))
             conf = max(0.0, min(1.0, lf.similarity)) * count_f * content_f * part_f
             # menus, tag clouds, pagination: (almost) all of the records' text is anchor text
-            link_f = 1.0 - 0.6 * max(0.0, _link_share(page, recs) - 0.8) / 0.2
+            link_f = 1.0 - 0.6 * max(0.0, groups_link_share(page, recs) - 0.8) / 0.2
             conf *= link_f
             meta = {
                 "grammar": lf.grammar,
