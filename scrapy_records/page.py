@@ -13,6 +13,16 @@ What is dropped for the algorithms (the lxml tree itself is never modified):
   application: a ``<body>`` or more than 20 elements) is kept;
 * the inside of ``svg`` and ``math`` (the element stays, as a leaf).
 
+Mis-nesting is repaired in the arrays the way a browser's parser repairs it. libxml2
+(Scrapy's parser) nests an unclosed ``<li>``, ``<dd>``, ``<tr>``... inside its predecessor
+when any other element is still open in it (``<dd>1 <p>text <dd>2`` or ``<li><b>1 <li>2``),
+so a list of 160 results becomes a chain 160 levels deep. A browser closes the open item
+at the next one (WHATWG tree construction; see :data:`IMPLIED_CLOSE`). The page model
+does the same: the later item becomes the earlier one's sibling in ``parent``,
+``children``, ``depth`` and ``path_id``. Pre-order positions do not change (the later item
+was the last thing inside the earlier one), and :meth:`Page.xpath` still gives each
+element's path in the real tree, so every XPath still selects it in ``response.xpath``.
+
 Node ``i`` exposes ``tag[i]``, ``tag_id[i]`` (small int, for C-level edit distances),
 ``parent[i]``, ``children[i]``, ``depth[i]``, ``end[i]`` (the last pre-order index of its
 sub-tree, so the sub-tree is the slice ``i..end[i]`` and its pre-order tag string is
@@ -48,6 +58,39 @@ __all__ = ["Page", "as_page", "parse_html", "decode_html", "sniff_encoding", "DR
 DROPPED_TAGS = frozenset({"script", "style", "noscript", "template"})
 #: Elements kept as leaves: their inside is drawing markup, not page structure.
 LEAF_TAGS = frozenset({"svg", "math"})
+
+#: HTML elements of the WHATWG "special" category (tree construction, 13.2.4.2).
+_SPECIAL = frozenset(
+    "address applet area article aside base basefont bgsound blockquote body br button caption "
+    "center col colgroup dd details dir div dl dt embed fieldset figcaption figure footer form "
+    "frame frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html iframe img input keygen li link "
+    "listing main marquee menu meta nav noembed noframes noscript object ol p param plaintext pre "
+    "script search section select source style summary table tbody td template textarea tfoot th "
+    "thead title tr track ul wbr xmp".split()
+)
+_LIST_STOP = _SPECIAL - {"address", "div", "p"}
+_TABLE_SCOPE = frozenset({"html", "table", "template"})
+#: Start tags that close an open element of the same kind, as a browser's parser does
+#: and libxml2 does not when other elements are open inside it: ``tag -> (closes, stops)``.
+#: The scan goes from the innermost open element outwards and gives up at a ``stops``
+#: element. (HTML5 "li"/"dd"/"dt" start tags, and the table-scope rules for rows and cells.)
+IMPLIED_CLOSE: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "li": (frozenset({"li"}), _LIST_STOP),
+    "dd": (frozenset({"dd", "dt"}), _LIST_STOP),
+    "dt": (frozenset({"dd", "dt"}), _LIST_STOP),
+    "tr": (frozenset({"tr"}), _TABLE_SCOPE | {"tbody", "thead", "tfoot"}),
+    "td": (frozenset({"td", "th"}), _TABLE_SCOPE | {"tr"}),
+    "th": (frozenset({"td", "th"}), _TABLE_SCOPE | {"tr"}),
+    "option": (frozenset({"option"}), frozenset({"select", "datalist", "html"})),
+    # a link inside a link (``<a href=1><b>x <a href=2>y``), when no block sits between
+    "a": (frozenset({"a"}), _SPECIAL),
+}
+# block start tags close an open ``<p>`` ("close a p element" in button scope)
+_BUTTON_SCOPE = frozenset("applet caption html table td th marquee object template button".split())
+for _t in ("address article aside blockquote center details dialog dir div dl fieldset figcaption "
+           "figure footer header hgroup main menu nav ol p search section summary ul h1 h2 h3 h4 "
+           "h5 h6 pre listing form hr xmp").split():
+    IMPLIED_CLOSE.setdefault(_t, (frozenset({"p"}), _BUTTON_SCOPE))
 
 #: Default budgets. They bound time and memory on hostile input; see the README.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -335,6 +378,7 @@ class Page:
         "root", "url", "base_url", "encoding", "el", "tag", "tag_id", "parent", "children",
         "depth", "end", "path_id", "leaves", "leaf_owner", "leaf_elem", "leaf_lo", "leaf_hi",
         "tag_names", "path_keys", "body", "_index", "_xpaths", "_treeroot", "_classes",
+        "_rparent", "_rchildren",
         "truncated", "__weakref__",
     )
 
@@ -386,7 +430,11 @@ class Page:
         path_keys: dict[tuple[int, int], int] = {}
         truncated = False
 
-        stack: list[int] = []  # open kept nodes
+        stack: list[int] = []  # open kept nodes, as a browser would have them open
+        real_stack: list[int] = []  # open kept nodes, as libxml2 nested them
+        is_open: list[bool] = []
+        moved: dict[int, int] = {}  # node -> its real parent, where that is not `parent`
+        implied = IMPLIED_CLOSE
         skipping = 0  # >0 while inside a dropped / folded sub-tree (count of open skipped)
         fold_owner = -1  # node collecting the text of a folded (too deep) sub-tree
 
@@ -419,7 +467,28 @@ class Page:
                     raise PageTooLargeError(
                         f"page has more than max_nodes={max_nodes} elements"
                     )
+                rule = implied.get(t)
+                if rule is not None and len(stack) > 1:
+                    closes, stops = rule
+                    k = len(stack) - 1
+                    while k > 0:
+                        tk = tag[stack[k]]
+                        if tk in closes:
+                            break
+                        if tk in stops:
+                            k = 0
+                            break
+                        k -= 1
+                    if k > 0:  # close stack[k:] here, as a browser does
+                        for j in stack[k:]:
+                            end[j] = i - 1
+                            leaf_hi[j] = len(leaves)
+                            is_open[j] = False
+                        del stack[k:]
                 p = stack[-1] if stack else -1
+                rp = real_stack[-1] if real_stack else -1
+                if rp != p:
+                    moved[i] = rp
                 el.append(node)
                 tag.append(t)
                 tid = tag_names.get(t)
@@ -441,6 +510,8 @@ class Page:
                 if p >= 0:
                     children[p].append(i)
                 stack.append(i)
+                real_stack.append(i)
+                is_open.append(True)
                 s = node.text
                 if s and not s.isspace():
                     leaves.append(" ".join(s.split()))
@@ -470,9 +541,12 @@ class Page:
                         continue
                 if not isinstance(t, str):
                     continue
-                i = stack.pop()
-                end[i] = len(el) - 1
-                leaf_hi[i] = len(leaves)
+                i = real_stack.pop()
+                if is_open[i]:  # else a later sibling already closed it
+                    stack.pop()
+                    is_open[i] = False
+                    end[i] = len(el) - 1
+                    leaf_hi[i] = len(leaves)
                 s = node.tail
                 if s and stack and not s.isspace():
                     leaves.append(" ".join(s.split()))
@@ -504,6 +578,19 @@ class Page:
         self.tag_names = tag_names
         self.path_keys = path_keys
         self.truncated = truncated
+        # the real (libxml2) tree, for XPaths: differs only where a nesting was repaired
+        self._rparent = parent
+        self._rchildren = children
+        if moved:
+            rparent = list(parent)
+            for j, rp in moved.items():
+                rparent[j] = rp
+            rchildren: list[list[int]] = [[] for _ in parent]
+            for j, rp in enumerate(rparent):
+                if rp >= 0:
+                    rchildren[rp].append(j)
+            self._rparent = rparent
+            self._rchildren = rchildren
         body = 0
         for i in range(min(len(tag), 256)):
             if tag[i] == "body":
@@ -540,9 +627,9 @@ class Page:
         j = i
         while j >= 0 and j not in self._xpaths:
             chain.append(j)
-            j = self.parent[j]
+            j = self._rparent[j]
         for k in reversed(chain):
-            p = self.parent[k]
+            p = self._rparent[k]
             if p < 0:
                 self._xpaths[k] = self._treeroot.getpath(self.el[k])
                 continue
@@ -551,7 +638,7 @@ class Page:
 
     def _name_children(self, p: int) -> None:
         base = self._xpaths[p]
-        kids = self.children[p]
+        kids = self._rchildren[p]
         counts: dict[str, int] = {}
         for c in kids:
             t = self.el[c].tag

@@ -184,3 +184,53 @@ def test_record_text_keeps_the_text_between_sibling_roots():
     rows = Page("<table><tr><td>a</td></tr><tr><td>b</td></tr></table><p>x</p>")
     tds = [i for i, t in enumerate(rows.tag) if t == "td"]
     assert rows.record_text(tds) == "a b"  # different parents: sub-tree texts only
+
+
+# An old results page (yamada/17 of TBDW has this shape): ``<dd>`` items never closed, each
+# ending in an open ``<p>``. libxml2 nests every item inside the previous one.
+UNCLOSED_DD = ("<html><body><p>Your search returned 4 items<hr><dl><dt>"
+               + "".join(f'<dd>{k} -- <b>Title {k}</b> -- {k}0 Bytes<br>'
+                         f'<a href="/doc/{k}">/doc/{k}</a><br><p>\n' for k in range(1, 5))
+               + "</dl></body></html>")
+
+
+def test_unclosed_list_items_become_siblings_as_in_a_browser():
+    page = Page(UNCLOSED_DD)
+    real = [e.getroottree().getpath(e) for e in page.root.iter("dd")]
+    assert real[1].endswith("/dl/dd/dd")  # libxml2's chain, still what Scrapy sees
+    dl = page.tag.index("dl")
+    dds = [c for c in page.children[dl] if page.tag[c] == "dd"]
+    assert len(dds) == 4
+    assert {page.depth[i] for i in dds} == {page.depth[dl] + 1}
+    assert len({page.path_id[i] for i in dds}) == 1
+    assert page.text(dds[0]) == "1 -- Title 1 -- 10 Bytes /doc/1"
+    assert page.text(dds[3]) == "4 -- Title 4 -- 40 Bytes /doc/4"
+    # every node keeps its path in the real tree, so response.xpath finds it
+    assert [page.xpath(i) for i in dds] == real
+    for i in range(len(page)):
+        assert page.xpath(i) == page._treeroot.getpath(page.el[i])
+    resp = HtmlResponse("https://x.test/", body=UNCLOSED_DD.encode(), encoding="utf-8")
+    assert resp.xpath(page.xpath(dds[2]) + "/b/text()").get() == "Title 3"
+
+
+def test_repaired_arrays_stay_consistent():
+    page = Page("<table><tr><td><b>a<tr><td>b<td><font>c<td>d</table>"
+                "<ul><li><span>x<li><b>y<li>z</ul><p>p1<font>f<p>p2</font>")
+    for i in range(len(page)):
+        for c in page.children[i]:
+            assert page.parent[c] == i and page.depth[c] == page.depth[i] + 1
+            assert i < c <= page.end[i]
+        assert page.end[i] == (page.end[page.children[i][-1]] if page.children[i] else i)
+    table = page.tag.index("table")
+    assert [page.tag[c] for c in page.children[table]] == ["tr", "tr"]
+    tr2 = page.children[table][1]
+    assert [page.text(c) for c in page.children[tr2]] == ["b", "c", "d"]
+    ul = page.tag.index("ul")
+    assert [page.text(c) for c in page.children[ul]] == ["x", "y", "z"]
+    ps = [i for i, t in enumerate(page.tag) if t == "p"]
+    assert page.parent[ps[0]] == page.parent[ps[1]] == page.body
+    assert page.text(ps[0]) == "p1 f" and page.text(ps[1]) == "p2"
+    # a nested list is not flattened: its items stay inside the outer item
+    nested = Page("<ul><li>a<ul><li>b<li>c</ul><li>d</ul>")
+    outer = nested.tag.index("ul")
+    assert [nested.text(c) for c in nested.children[outer]] == ["a b c", "d"]
