@@ -173,11 +173,12 @@ def run(args) -> dict:
                     stats["scored"] += 1
                     entry.update(tp=sc.tp, pred=sc.predicted, gold=sc.gold, f1=round(sc.f1(), 3))
                     # oracle region: the best region of the page
-                    best = sc
-                    for reg in res.regions[1:]:
+                    best, best_rank = sc, 0
+                    for rank, reg in enumerate(res.regions[1:], 1):
                         o = match([r.text for r in reg.records], gold_texts, fallback)
                         if o.f1() > best.f1():
-                            best = o
+                            best, best_rank = o, rank
+                    entry.update(oracle_f1=round(best.f1(), 3), oracle_rank=best_rank)
                     stats["o_tp"] += best.tp
                     stats["o_pred"] += best.predicted
                     stats["o_gold"] += best.gold
