@@ -3,8 +3,8 @@
 Every extractor finds *where* records are; :func:`align_records` (called by
 :func:`~scrapy_records.extractors.base.build_region`) turns the records' sub-trees into a
 table. The method is DEPTA's partial tree alignment (Zhai & Liu, WWW 2005; digest
-``mdr.md`` §8.1 and ``gstm.md`` §3.10), with Simple Tree Matching (``gstm.md`` §2.2/§3.2)
-as the pairwise matcher:
+``mdr.md`` §8.1 and ``gstm.md`` §3.10), with Simple Tree Matching (``gstm.md`` §2.2/§3.2; the shared
+:class:`scrapy_records.treematch.STM`) as the pairwise matcher:
 
 1. **Record trees.** Each record becomes a tree under a virtual root whose children are the
    record's root elements (a record may have several roots, ``gstm.md`` §3.10 step 1).
@@ -67,9 +67,8 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from rapidfuzz.distance import LCSseq
-
 from .page import Page
+from .treematch import STM, Shapes
 from .results import Column
 from .values import first_srcset_url, infer_column
 
@@ -99,162 +98,6 @@ _PLACEHOLDER_RE = re.compile(r"(?:blank|spacer|placeholder|transparent|pixel|1x1
 #: weight of one matched node pair; a pair whose class signatures agree adds 1 more, so
 #: the matching maximises matched nodes first (STM) and class agreement second [proj]
 BIG = 1 << 20
-
-
-class _Shapes:
-    """Intern table of shapes ``(label, sig, child shapes)`` (``gstm.md`` §3.7 [proj]).
-
-    ``label`` is what STM compares (the tag); ``sig`` (the class attribute, digits removed)
-    only breaks ties between equally large matchings, e.g. which of two ``span`` elements an
-    optional ``span.price`` belongs to. ``size`` is the node count, ``weight`` the STM
-    score of the shape against itself.
-    """
-
-    __slots__ = ("ids", "label", "sig", "kids", "size", "weight")
-
-    def __init__(self) -> None:
-        self.ids: dict[tuple[int, int, tuple[int, ...]], int] = {}
-        self.label: list[int] = []
-        self.sig: list[int] = []
-        self.kids: list[tuple[int, ...]] = []
-        self.size: list[int] = []
-        self.weight: list[int] = []
-
-    def intern(self, label: int, kids: tuple[int, ...], sig: int = 0) -> int:
-        key = (label, sig, kids)
-        s = self.ids.get(key)
-        if s is None:
-            s = self.ids[key] = len(self.label)
-            self.label.append(label)
-            self.sig.append(sig)
-            self.kids.append(kids)
-            sz = self.size
-            n = 1
-            for k in kids:
-                n += sz[k]
-            sz.append(n)
-            self.weight.append(n * (BIG + 1))
-        return s
-
-
-class _Matcher:
-    """Memoised Simple Tree Matching with traceback on interned shapes (``gstm.md`` §2.2/§3.2).
-
-    ``pairs(a, b)`` gives the matched child positions of the maximum matching between the
-    shapes ``a`` and ``b`` (same label); results depend only on the shapes. Iterative.
-    """
-
-    def __init__(self, shapes: _Shapes, max_cells: int, max_node_cells: int) -> None:
-        self.s = shapes
-        self.memo: dict[tuple[int, int], tuple[int, tuple[tuple[int, int], ...]]] = {}
-        self.cells = 0
-        self.max_cells = max_cells
-        self.max_node_cells = max_node_cells
-        self.approximated = 0
-
-    def score(self, a: int, b: int) -> int:
-        if a == b:
-            return self.s.weight[a]
-        if self.s.label[a] != self.s.label[b]:
-            return 0
-        r = self.memo.get((a, b))
-        if r is None:
-            self._solve(a, b)
-            r = self.memo[(a, b)]
-        return r[0]
-
-    def pairs(self, a: int, b: int) -> tuple[tuple[int, int], ...]:
-        if a == b:
-            return tuple((i, i) for i in range(len(self.s.kids[a])))
-        if (a, b) not in self.memo:
-            self._solve(a, b)
-        return self.memo[(a, b)][1]
-
-    def _cheap(self, a: int, b: int) -> bool:
-        ka, kb = self.s.kids[a], self.s.kids[b]
-        return len(ka) * len(kb) > self.max_node_cells or self.cells > self.max_cells
-
-    def _solve(self, a0: int, b0: int) -> None:
-        s = self.s
-        label, kids, weight, sig = s.label, s.kids, s.weight, s.sig
-        memo = self.memo
-        stack = [(a0, b0)]
-        while stack:
-            a, b = stack[-1]
-            if (a, b) in memo:
-                stack.pop()
-                continue
-            ka, kb = kids[a], kids[b]
-            cheap = self._cheap(a, b)
-            if cheap:
-                # LCS of the child label sequences (C level), then STM below the matched pairs
-                cand = self._lcs_pairs(ka, kb)
-                need = [(ka[i], kb[j]) for i, j in cand if ka[i] != kb[j] and (ka[i], kb[j]) not in memo]
-            else:
-                need = []
-                for x in ka:
-                    lx = label[x]
-                    for y in kb:
-                        if x != y and label[y] == lx and (x, y) not in memo:
-                            need.append((x, y))
-            if need:
-                stack.extend(need)
-                continue
-            stack.pop()
-            if cheap:
-                self.approximated += 1
-                tot = BIG + (sig[a] == sig[b])
-                for i, j in cand:
-                    x, y = ka[i], kb[j]
-                    tot += weight[x] if x == y else memo[(x, y)][0]
-                memo[(a, b)] = (tot, tuple(cand))
-                continue
-            k, n = len(ka), len(kb)
-            self.cells += k * n
-            W = []
-            for x in ka:
-                lx = label[x]
-                W.append([
-                    (weight[x] if x == y else memo[(x, y)][0]) if label[y] == lx else 0 for y in kb
-                ])
-            m = [[0] * (n + 1) for _ in range(k + 1)]
-            for i in range(1, k + 1):
-                row, prev, wi = m[i], m[i - 1], W[i - 1]
-                for j in range(1, n + 1):
-                    v = prev[j - 1] + wi[j - 1]
-                    u = row[j - 1]
-                    if u > v:
-                        v = u
-                    u = prev[j]
-                    if u > v:
-                        v = u
-                    row[j] = v
-            # traceback preferring skips: among equal matchings, pairs sit leftmost (the
-            # first items of a variable-length list align with each other)
-            pairs = []
-            i, j = k, n
-            while i > 0 and j > 0:
-                v = m[i][j]
-                if v == m[i - 1][j]:
-                    i -= 1
-                elif v == m[i][j - 1]:
-                    j -= 1
-                else:
-                    pairs.append((i - 1, j - 1))
-                    i -= 1
-                    j -= 1
-            pairs.reverse()
-            memo[(a, b)] = (m[k][n] + BIG + (sig[a] == sig[b]), tuple(pairs))
-
-    def _lcs_pairs(self, ka: tuple[int, ...], kb: tuple[int, ...]) -> list[tuple[int, int]]:
-        la = [self.s.label[x] for x in ka]
-        lb = [self.s.label[y] for y in kb]
-        out = []
-        for op in LCSseq.opcodes(la, lb):
-            if op.tag == "equal":
-                for d in range(op.src_end - op.src_start):
-                    out.append((op.src_start + d, op.dest_start + d))
-        return out
 
 
 class _T:
@@ -287,7 +130,7 @@ class _PageData:
     def __init__(self, page: Page) -> None:
         # a proxy: the cache value must not keep its weak key (the page) alive
         self.page = weakref.proxy(page)
-        self.shapes = _Shapes()
+        self.shapes = Shapes()
         n = len(page.tag)
         self.items: list[Any] = [None] * n
         self.shape = [-1] * n
@@ -297,7 +140,8 @@ class _PageData:
         self.text_shape = self.shapes.intern(TEXT, ())
         tid = page.tag_names
         self.data_tags = frozenset(tid[t] for t in ("a", "img") if t in tid)
-        self.matcher = _Matcher(self.shapes, DEFAULT_MAX_CELLS, DEFAULT_MAX_NODE_CELLS)
+        self.matcher = STM(self.shapes, unit=BIG, sig_bonus=1, tie="skip", approx="pairs",
+                           max_cells=DEFAULT_MAX_CELLS, max_node_cells=DEFAULT_MAX_NODE_CELLS)
         self.attrs: dict[str, bool] = {}
         # text runs: "Buy <b>shoes</b> online" inside a mixed element is one text node
         self.inline = [False] * n
@@ -508,7 +352,7 @@ def _template_from(rec: _Rec, x: int) -> _T:
     return top
 
 
-def _reshape(root: _T, shapes: _Shapes) -> None:
+def _reshape(root: _T, shapes: Shapes) -> None:
     """Recompute the template's shape ids bottom-up (after insertions)."""
     order = []
     stack = [root]
@@ -521,7 +365,7 @@ def _reshape(root: _T, shapes: _Shapes) -> None:
         t.shape = intern(t.label, tuple([c.shape for c in t.children]), t.sig)
 
 
-def _map(root: _T, rec: _Rec, matcher: _Matcher) -> dict[_T, int]:
+def _map(root: _T, rec: _Rec, matcher: STM) -> dict[_T, int]:
     """Matched pairs template node -> record node (STM traceback, top-down, iterative)."""
     out: dict[_T, int] = {}
     pairs = matcher.pairs

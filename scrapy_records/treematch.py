@@ -4,7 +4,11 @@ Implements Jindal & Liu, *A Generalized Tree Matching Algorithm Considering Nest
 for Web Data Extraction* (paper ``004_fafc328803373d0e.txt``) following the engineering
 digest ``gstm.md`` (section numbers below refer to the digest):
 
-* §2.2 / §3.2 simple tree matching (:meth:`Matcher.stm`);
+* §2.2 / §3.2 simple tree matching: :class:`Shapes` (shape interning) and :class:`STM`
+  (memoised score, traceback, class tie-break and LCS budgets as parameters), the one STM
+  of the project: G-STM's baseline (:meth:`Matcher.stm`), field alignment
+  (:mod:`scrapy_records.alignment`) and MiBAT (:mod:`scrapy_records.extractors.mibat`)
+  all use it;
 * §3.3 G-STM, §3.4 Detect-Lists, §3.5 Grammar-Generation, §3.6 UpdateW, consolidated in
   §3.7 (:meth:`Matcher.match`, :meth:`Matcher.detail`, :func:`grammar_generation`);
 * §3.9 record segmentation from the grammar's back edges (:func:`segment`).
@@ -45,6 +49,8 @@ from rapidfuzz.distance import LCSseq
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "Shapes",
+    "STM",
     "TAU1",
     "TAU2",
     "TEXT",
@@ -64,6 +70,334 @@ TEXT = "#text"  #: label of text leaves (R-9)
 DEFAULT_MAX_CELLS = 2_000_000
 #: a node pair whose children matrix is larger than this is approximated directly
 DEFAULT_MAX_NODE_CELLS = 1_000_000
+
+
+# --------------------------------------------------------------------------- shapes + STM
+class Shapes:
+    """Intern table of tree *shapes* ``(label, sig, child shapes)`` (digest §3.7 [proj]).
+
+    Two sub-trees with the same shape id are structurally identical, so everything that
+    depends only on structure (STM scores, tracebacks, G-STM results) is memoised per shape
+    pair. ``label`` is what tree matching compares (an interned tag, ``#text``, ...);
+    ``sig`` is an optional second key that only the tie-break of :class:`STM` reads (field
+    alignment puts the element's class signature there, everyone else ``0``). ``size`` is
+    the node count. Each caller builds its shapes bottom-up over the page arrays (reverse
+    pre-order), never by walking the DOM recursively.
+    """
+
+    __slots__ = ("ids", "label", "sig", "kids", "size", "_pre")
+
+    def __init__(self) -> None:
+        self.ids: dict[tuple[int, int, tuple[int, ...]], int] = {}
+        self.label: list[int] = []
+        self.sig: list[int] = []
+        self.kids: list[tuple[int, ...]] = []
+        self.size: list[int] = []
+        self._pre: dict[int, list[int]] = {}
+
+    def __len__(self) -> int:
+        return len(self.label)
+
+    def intern(self, label: int, kids: tuple[int, ...], sig: int = 0) -> int:
+        """The id of shape ``(label, sig, kids)`` (``kids`` are shape ids), created if new."""
+        key = (label, sig, kids)
+        s = self.ids.get(key)
+        if s is None:
+            s = self.ids[key] = len(self.label)
+            self.label.append(label)
+            self.sig.append(sig)
+            self.kids.append(kids)
+            sz = self.size
+            n = 1
+            for k in kids:
+                n += sz[k]
+            sz.append(n)
+        return s
+
+    def preorder(self, s: int) -> list[int]:
+        """The labels of shape ``s`` in pre-order (iterative; cached up to 50,000 shapes)."""
+        out = self._pre.get(s)
+        if out is None:
+            out = []
+            stack = [s]
+            lab, kids = self.label, self.kids
+            while stack:
+                x = stack.pop()
+                out.append(lab[x])
+                stack.extend(reversed(kids[x]))
+            if len(self._pre) < 50_000:
+                self._pre[s] = out
+        return out
+
+
+def _stm_rows(W: list[list[int]], n: int) -> list[list[int]]:
+    """The STM dynamic programme ``M[i][j] = max(M[i-1][j], M[i][j-1], M[i-1][j-1] + W)``
+    (digest §2.2), one row at a time with C-level ``map``/``accumulate``."""
+    prev = [0] * (n + 1)
+    rows = [prev]
+    for wi in W:
+        t = list(map(max, prev[1:], map(_add, prev[:-1], wi)))
+        cur = [0]
+        cur.extend(accumulate(t, max))
+        rows.append(cur)
+        prev = cur
+    return rows
+
+
+class STM:
+    """Simple tree matching (Yang 1991; digest §2.2/§3.2) on interned :class:`Shapes`:
+    the one implementation behind G-STM's baseline (:meth:`Matcher.stm`), field alignment
+    (:mod:`scrapy_records.alignment`) and MiBAT (:mod:`scrapy_records.extractors.mibat`).
+
+    ``score(a, b)`` is the maximum top-down matching of shapes ``a`` and ``b`` (no level
+    crossing, no relabelling), memoised per shape pair and evaluated with an explicit stack
+    (no recursion over the tree); identical shapes score ``self_score`` without a DP.
+    ``pairs(a, b)`` is the DP traceback at the pair: the matched child positions.
+
+    What differs between callers is a parameter, not a copy:
+
+    * weights: a matched node pair counts ``unit``, plus ``sig_bonus`` when both shapes have
+      the same ``sig``; with ``unit`` larger than any tree's bonus total this maximises
+      matched nodes first and agreement second (alignment's class tie-break [proj]);
+    * ``tie``: traceback order among equal matchings, ``"diagonal"`` (match > up > left, the
+      paper's and MiBAT's §3.4 MAPPING) or ``"skip"`` (up > left > match: pairs sit leftmost,
+      so the first items of variable-length lists align, alignment [proj]);
+    * ``symmetric``: memoise ``(a, b)`` and ``(b, a)`` as one entry (scores only);
+    * budgets (digest §4, "fall back" past a budget), ``approx``:
+
+      - ``"none"``: always exact;
+      - ``"score"``: a pair whose ``size_a * size_b`` exceeds ``max_size_product`` scores
+        the LCS of the two pre-order label strings (rapidfuzz, C; an upper bound of STM),
+        ``seq(shape)`` giving the string (default :meth:`Shapes.preorder`); tracebacks stay
+        exact at the level of children (MiBAT);
+      - ``"pairs"``: a pair whose children matrix exceeds ``max_node_cells``, or any pair
+        once more than ``max_cells`` DP cells were spent, aligns its children by the LCS of
+        their label sequences and matches below those pairs only (field alignment). The
+        decision is taken when the pair is evaluated, so the order of evaluation (the
+        caller's order of requests) is part of the result, as it was.
+
+    The memo lives as long as the object: callers keep one per page (alignment shares it
+    between every region and extractor of a page, MiBAT between the parents of one run).
+    """
+
+    __slots__ = ("shapes", "unit", "sig_bonus", "tie", "symmetric", "approx",
+                 "max_size_product", "max_node_cells", "max_cells", "seq", "memo", "tb",
+                 "cells", "approximated")
+
+    def __init__(
+        self,
+        shapes: Shapes,
+        *,
+        unit: int = 1,
+        sig_bonus: int = 0,
+        tie: str = "diagonal",
+        symmetric: bool = False,
+        approx: str = "none",
+        max_size_product: int | None = None,
+        max_node_cells: int | None = None,
+        max_cells: int | None = None,
+        seq: Any = None,
+    ) -> None:
+        if tie not in ("diagonal", "skip"):
+            raise ValueError(f"tie must be 'diagonal' or 'skip', not {tie!r}")
+        if approx not in ("none", "score", "pairs"):
+            raise ValueError(f"approx must be 'none', 'score' or 'pairs', not {approx!r}")
+        self.shapes = shapes
+        self.unit = int(unit)
+        self.sig_bonus = int(sig_bonus)
+        self.tie = tie
+        self.symmetric = bool(symmetric)
+        self.approx = approx
+        self.max_size_product = max_size_product
+        self.max_node_cells = max_node_cells
+        self.max_cells = max_cells
+        self.seq = seq if seq is not None else shapes.preorder
+        self.memo: dict[tuple[int, int], int] = {}
+        #: tracebacks (and the LCS child pairs of budget-approximated pairs, "pairs" mode)
+        self.tb: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+        self.cells = 0  #: DP cells evaluated (the ``max_cells`` budget counts these)
+        self.approximated = 0  #: pairs answered by an LCS approximation
+
+    # ------------------------------------------------------------ public
+    def self_score(self, a: int) -> int:
+        """STM of a shape against itself: every node matched, every ``sig`` equal."""
+        return self.shapes.size[a] * (self.unit + self.sig_bonus)
+
+    def score(self, a: int, b: int) -> int:
+        """STM score of shapes ``a`` and ``b`` (0 when the root labels differ)."""
+        s = self.shapes
+        if a == b:
+            return s.size[a] * (self.unit + self.sig_bonus)
+        if s.label[a] != s.label[b]:
+            return 0
+        key = (b, a) if self.symmetric and b < a else (a, b)
+        v = self.memo.get(key)
+        if v is None:
+            self._solve(key[0], key[1])
+            v = self.memo[key]
+        return v
+
+    def pairs(self, a: int, b: int) -> tuple[tuple[int, int], ...]:
+        """Matched child positions ``(i, j)`` of the maximum matching at ``(a, b)``, in
+        order (the traceback, ``tie`` order; LCS pairs for a budget-approximated pair in
+        ``"pairs"`` mode). The root labels are not compared."""
+        if a == b:
+            return tuple((i, i) for i in range(len(self.shapes.kids[a])))
+        r = self.tb.get((a, b))
+        if r is None:
+            if self.approx == "pairs":
+                if (a, b) not in self.memo:
+                    self._solve(a, b)
+                r = self.tb.get((a, b))
+                if r is not None:
+                    return r
+            r = self.tb[(a, b)] = self._traceback(a, b)
+        return r
+
+    # ------------------------------------------------------------ internals
+    def _key(self, x: int, y: int) -> tuple[int, int]:
+        return (y, x) if self.symmetric and y < x else (x, y)
+
+    def _lcs_pairs(self, ka: tuple[int, ...], kb: tuple[int, ...]) -> list[tuple[int, int]]:
+        lab = self.shapes.label
+        out = []
+        for op in LCSseq.opcodes([lab[x] for x in ka], [lab[y] for y in kb]):
+            if op.tag == "equal":
+                for d in range(op.src_end - op.src_start):
+                    out.append((op.src_start + d, op.dest_start + d))
+        return out
+
+    def _weights(self, ka: tuple[int, ...], kb: tuple[int, ...]) -> list[list[int]]:
+        """The children score matrix (children solved or solvable on demand)."""
+        lab = self.shapes.label
+        memo = self.memo
+        score = self.score
+        sym = self.symmetric
+        one = self.unit + self.sig_bonus
+        sz = self.shapes.size
+        W = []
+        for x in ka:
+            lx = lab[x]
+            row = []
+            for y in kb:
+                if lab[y] != lx:
+                    row.append(0)
+                elif x == y:
+                    row.append(sz[x] * one)
+                else:
+                    v = memo.get((y, x) if sym and y < x else (x, y))
+                    row.append(score(x, y) if v is None else v)
+            W.append(row)
+        return W
+
+    def _solve(self, a0: int, b0: int) -> None:
+        """Evaluate the pair ``(a0, b0)`` (a memo key) and every pair below it it needs."""
+        s = self.shapes
+        label, kids, sig, size = s.label, s.kids, s.sig, s.size
+        memo = self.memo
+        sym = self.symmetric
+        approx = self.approx
+        unit, bonus = self.unit, self.sig_bonus
+        one = unit + bonus
+        stack = [(a0, b0)]
+        while stack:
+            a, b = stack[-1]
+            if (a, b) in memo:
+                stack.pop()
+                continue
+            ka, kb = kids[a], kids[b]
+            cand = None
+            if approx == "score":
+                lim = self.max_size_product
+                if lim is not None and size[a] * size[b] > lim:
+                    self.approximated += 1
+                    memo[(a, b)] = int(LCSseq.similarity(self.seq(a), self.seq(b)))
+                    stack.pop()
+                    continue
+            elif approx == "pairs":
+                lim = self.max_node_cells
+                cap = self.max_cells
+                if (lim is not None and len(ka) * len(kb) > lim) or (cap is not None and self.cells > cap):
+                    cand = self._lcs_pairs(ka, kb)
+            if cand is not None:
+                need = [(ka[i], kb[j]) for i, j in cand
+                        if ka[i] != kb[j] and (ka[i], kb[j]) not in memo]
+            else:
+                need = []
+                for x in ka:
+                    lx = label[x]
+                    for y in kb:
+                        if x != y and label[y] == lx:
+                            k = (y, x) if sym and y < x else (x, y)
+                            if k not in memo:
+                                need.append(k)
+            if need:
+                stack.extend(need)
+                continue
+            stack.pop()
+            base = unit + bonus if bonus and sig[a] == sig[b] else unit
+            if cand is not None:
+                self.approximated += 1
+                tot = base
+                for i, j in cand:
+                    x, y = ka[i], kb[j]
+                    tot += size[x] * one if x == y else memo[(x, y)]
+                memo[(a, b)] = tot
+                self.tb[(a, b)] = tuple(cand)
+                continue
+            k, n = len(ka), len(kb)
+            self.cells += k * n
+            if k == 0 or n == 0:
+                memo[(a, b)] = base
+                continue
+            W = []
+            for x in ka:
+                lx = label[x]
+                row = []
+                for y in kb:
+                    if label[y] != lx:
+                        row.append(0)
+                    elif x == y:
+                        row.append(size[x] * one)
+                    else:
+                        row.append(memo[(y, x) if sym and y < x else (x, y)])
+                W.append(row)
+            memo[(a, b)] = _stm_rows(W, n)[k][n] + base
+
+    def _traceback(self, a: int, b: int) -> tuple[tuple[int, int], ...]:
+        ka, kb = self.shapes.kids[a], self.shapes.kids[b]
+        k, n = len(ka), len(kb)
+        if k == 0 or n == 0:
+            return ()
+        W = self._weights(ka, kb)
+        m = _stm_rows(W, n)
+        out: list[tuple[int, int]] = []
+        i, j = k, n
+        if self.tie == "skip":
+            while i > 0 and j > 0:
+                v = m[i][j]
+                if v == m[i - 1][j]:
+                    i -= 1
+                elif v == m[i][j - 1]:
+                    j -= 1
+                else:
+                    out.append((i - 1, j - 1))
+                    i -= 1
+                    j -= 1
+        else:
+            while i > 0 and j > 0:
+                w = W[i - 1][j - 1]
+                v = m[i][j]
+                if w > 0 and v == m[i - 1][j - 1] + w:
+                    out.append((i - 1, j - 1))
+                    i -= 1
+                    j -= 1
+                elif v == m[i - 1][j]:
+                    i -= 1
+                else:
+                    j -= 1
+        out.reverse()
+        return tuple(out)
 
 
 # --------------------------------------------------------------------------- grammar
@@ -427,13 +761,12 @@ class Matcher:
         self.group_check = bool(group_check)
         self.label_ids: dict[str, int] = {}
         self.label_names: list[str] = []
-        self._key: dict[tuple[int, tuple[int, ...]], int] = {}
-        self.s_label: list[int] = []
-        self.s_children: list[tuple[int, ...]] = []
-        self.s_size: list[int] = []
+        self.shapes = Shapes()
+        self.s_label: list[int] = self.shapes.label
+        self.s_children: list[tuple[int, ...]] = self.shapes.kids
+        self.s_size: list[int] = self.shapes.size
         self.memo: dict[tuple[int, int], tuple[float, float, float]] = {}
-        self._stm: dict[tuple[int, int], int] = {}
-        self._seq: dict[int, list[int]] = {}
+        self._stm = STM(self.shapes)
         self.cells = 0
         self.approximated = 0
         self._sd: dict[int, Detail | None] = {}
@@ -449,18 +782,8 @@ class Matcher:
         return i
 
     def intern(self, label: int, children: tuple[int, ...]) -> int:
-        key = (label, children)
-        h = self._key.get(key)
-        if h is None:
-            h = self._key[key] = len(self.s_label)
-            self.s_label.append(label)
-            self.s_children.append(children)
-            size = 1
-            sz = self.s_size
-            for c in children:
-                size += sz[c]
-            self.s_size.append(size)
-        return h
+        """The shape id of ``(label, children)`` (:meth:`Shapes.intern`)."""
+        return self.shapes.intern(label, children)
 
     def page_tree(self, page: Any, root: int | None = None) -> PageTree:
         """Shape ids of every element of ``page`` (reverse pre-order over the page arrays).
@@ -564,56 +887,18 @@ class Matcher:
 
     # ------------------------------------------------------------ STM (baseline)
     def stm(self, a: int, b: int) -> int:
-        """Simple tree matching W(A, B) (digest §2.2, §3.2), memoized, iterative."""
-        lab, chn, memo = self.s_label, self.s_children, self._stm
-        if lab[a] != lab[b]:
-            return 0
-        stack = [(a, b)]
-        while stack:
-            x, y = stack[-1]
-            if (x, y) in memo:
-                stack.pop()
-                continue
-            cx, cy = chn[x], chn[y]
-            missing = [(p, q) for p in cx for q in cy if lab[p] == lab[q] and (p, q) not in memo]
-            if missing:
-                stack.extend(missing)
-                continue
-            n = len(cy)
-            prev = [0] * (n + 1)
-            for p in cx:
-                cur = [0] * (n + 1)
-                for j, q in enumerate(cy, 1):
-                    w = memo[(p, q)] if lab[p] == lab[q] else 0
-                    cur[j] = max(cur[j - 1], prev[j], prev[j - 1] + w)
-                prev = cur
-            memo[(x, y)] = prev[n] + 1
-            stack.pop()
-        return memo[(a, b)]
+        """Simple tree matching W(A, B) (digest §2.2, §3.2): the shared :class:`STM`,
+        memoized, iterative, exact."""
+        return self._stm.score(a, b)
 
     # ------------------------------------------------------------ G-STM
-    def _labels_seq(self, h: int) -> list[int]:
-        s = self._seq.get(h)
-        if s is None:
-            out: list[int] = []
-            stack = [h]
-            lab, chn = self.s_label, self.s_children
-            while stack:
-                x = stack.pop()
-                out.append(lab[x])
-                stack.extend(reversed(chn[x]))
-            s = out
-            if len(self._seq) < 50_000:
-                self._seq[h] = s
-        return s
-
     def _approx(self, a: int, b: int) -> tuple[float, float, float]:
         """Budget fallback: LCS of pre-order label strings (an upper bound of STM)."""
         self.approximated += 1
         sa, sb = self.s_size[a], self.s_size[b]
         if a == b:
             return (float(sa), float(sa), float(sb))
-        score = LCSseq.similarity(self._labels_seq(a), self._labels_seq(b))
+        score = LCSseq.similarity(self.shapes.preorder(a), self.shapes.preorder(b))
         return (float(score), float(sa), float(sb))
 
     def match(self, a: int, b: int) -> tuple[float, float, float]:

@@ -57,8 +57,6 @@ from dataclasses import dataclass, field
 from collections.abc import Callable
 from typing import Any
 
-from rapidfuzz.distance import LCSseq
-
 from ..anchors import (
     PERMALINK_HREF_RE,
     PROFILE_HREF_RE,
@@ -71,6 +69,7 @@ from ..anchors import (
 from ..dates import date_substring, is_pure_date, parse_date, parse_timestamp
 from ..page import Page
 from ..results import Column, Region
+from ..treematch import STM, Shapes
 from .base import build_region
 
 logger = logging.getLogger(__name__)
@@ -129,26 +128,37 @@ class _Ctx:
         self.opts = opts
         n = len(page.el)
         self.size = [page.end[i] - i + 1 for i in range(n)]
-        # structural shapes, bottom-up in reverse pre-order (no recursion)
+        # structural shapes (elements only), bottom-up in reverse pre-order (no recursion)
+        shapes = Shapes()
         shape = [0] * n
-        table: dict[tuple, int] = {}
+        rep: list[int] = []  # an element of each shape (its pre-order tag string is a slice)
+        ids_get = shapes.ids.get
+        intern = shapes.intern
         children = page.children
         tag_id = page.tag_id
         get = shape.__getitem__
         for i in range(n - 1, -1, -1):
-            kids = children[i]
-            key = (tag_id[i], tuple(map(get, kids))) if kids else tag_id[i]
-            s = table.get(key)
+            key = (tag_id[i], 0, tuple(map(get, children[i])))
+            s = ids_get(key)
             if s is None:
-                s = table[key] = len(table)
+                s = intern(key[0], key[2])
+                rep.append(i)
             shape[i] = s
         self.shape = shape
-        self.memo: dict[tuple[int, int], int] = {}
+        end = page.end
+
+        def seq(s: int) -> list[int]:
+            r = rep[s]
+            return tag_id[r:end[r] + 1]
+
+        #: the shared STM (:class:`~scrapy_records.treematch.STM`), memo per page run;
+        #: a pair with ``size_a * size_b > exact_cells`` scores the LCS of the pre-order
+        #: tag strings (§4), tracebacks diagonal > up > left (§3.4 MAPPING)
+        self.stm = STM(shapes, symmetric=True, approx="score",
+                       max_size_product=int(opts["exact_cells"]), seq=seq, tie="diagonal")
         self.align_memo: dict[tuple[int, int], dict[int, int]] = {}
-        self.align_shape_memo: dict[tuple[int, int], list[tuple[int, int]]] = {}
         self.exact_cells = int(opts["exact_cells"])
         self.compares = 0
-        self.approximated = 0
         self.cands: dict[str, list[int]] = {}
 
     def candidates(self, anchor: AnchorClassifier) -> list[int]:
@@ -158,69 +168,21 @@ class _Ctx:
         return got
 
     # ---------------------------------------------------------------- STM (§3.4)
+    @property
+    def approximated(self) -> int:
+        """STM pairs answered by the LCS approximation (§4 budget)."""
+        return self.stm.approximated
+
     def w(self, a: int, b: int) -> int:
         """|M| of the maximum top-down mapping of sub-trees ``a`` and ``b`` (Simple Tree
         Matching), memoised on shapes; LCS approximation for very large pairs."""
-        tag_id = self.page.tag_id
-        if tag_id[a] != tag_id[b]:
-            return 0
-        sa, sb = self.shape[a], self.shape[b]
-        if sa == sb:
-            return self.size[a]
-        key = (sa, sb) if sa < sb else (sb, sa)
-        v = self.memo.get(key)
-        if v is not None:
-            return v
-        if self.size[a] * self.size[b] <= self.exact_cells:
-            return self._stm_exact(a, b)
-        end = self.page.end
-        v = int(LCSseq.similarity(tag_id[a:end[a] + 1], tag_id[b:end[b] + 1]))
-        self.approximated += 1
-        self.memo[key] = v
-        return v
-
-    def _stm_exact(self, a: int, b: int) -> int:
-        """Exact STM with an explicit stack (no recursion over the DOM)."""
-        tag_id, shape, children, memo = self.page.tag_id, self.shape, self.page.children, self.memo
-        stack = [(a, b, False)]
-        while stack:
-            x, y, ready = stack.pop()
-            sx, sy = shape[x], shape[y]
-            key = (sx, sy) if sx < sy else (sy, sx)
-            if key in memo:
-                continue
-            cx, cy = children[x], children[y]
-            if not ready:
-                stack.append((x, y, True))
-                for c in cx:
-                    tc, sc = tag_id[c], shape[c]
-                    for d in cy:
-                        if tag_id[d] == tc and shape[d] != sc:
-                            k2 = (sc, shape[d]) if sc < shape[d] else (shape[d], sc)
-                            if k2 not in memo:
-                                stack.append((c, d, False))
-                continue
-            memo[key] = self._dp(cx, cy)[-1][-1] + 1
-        return memo[(shape[a], shape[b]) if shape[a] < shape[b] else (shape[b], shape[a])]
-
-    def _dp(self, cx: list[int], cy: list[int]) -> list[list[int]]:
-        m, n = len(cx), len(cy)
-        w = self.w
-        M = [[0] * (n + 1) for _ in range(m + 1)]
-        for i in range(1, m + 1):
-            row, prev = M[i], M[i - 1]
-            ci = cx[i - 1]
-            for j in range(1, n + 1):
-                best = row[j - 1] if row[j - 1] > prev[j] else prev[j]
-                wij = w(ci, cy[j - 1])
-                if wij and prev[j - 1] + wij > best:
-                    best = prev[j - 1] + wij
-                row[j] = best
-        return M
+        return self.stm.score(self.shape[a], self.shape[b])
 
     def align(self, a: int, b: int) -> dict[int, int]:
         """Child mapping of the matched pair (a, b): child of a -> child of b (§3.4
-        MAPPING, one level, tie-break diagonal > up > left)."""
+        MAPPING, one level, tie-break diagonal > up > left). The DP depends on the
+        structural shapes only: pairs of sub-trees built alike (the same header in every
+        post) reuse the child positions (:meth:`STM.pairs`)."""
         key = (a, b)
         got = self.align_memo.get(key)
         if got is not None:
@@ -228,27 +190,7 @@ class _Ctx:
         cx, cy = self.page.children[a], self.page.children[b]
         out: dict[int, int] = {}
         if cx and cy:
-            # the DP depends on the structural shapes only: pairs of sub-trees built alike
-            # (the same header in every post) reuse the child positions
-            skey = (self.shape[a], self.shape[b])
-            pos = self.align_shape_memo.get(skey)
-            if pos is None:
-                pos = []
-                M = self._dp(cx, cy)
-                i, j = len(cx), len(cy)
-                w = self.w
-                while i > 0 and j > 0:
-                    wij = w(cx[i - 1], cy[j - 1])
-                    if wij > 0 and M[i][j] == M[i - 1][j - 1] + wij:
-                        pos.append((i - 1, j - 1))
-                        i -= 1
-                        j -= 1
-                    elif M[i][j] == M[i - 1][j]:
-                        i -= 1
-                    else:
-                        j -= 1
-                self.align_shape_memo[skey] = pos
-            out = {cx[i]: cy[j] for i, j in pos}
+            out = {cx[i]: cy[j] for i, j in self.stm.pairs(self.shape[a], self.shape[b])}
         self.align_memo[key] = out
         return out
 
