@@ -447,3 +447,48 @@ def test_trim_edges_keeps_a_last_record_that_swallowed_trailing_content():
     div = q.index(q.root.xpath("//div[@id='res']")[0])
     groups = [(k,) for k in q.children[div]]
     assert _trim_edges(q, groups, 0.5) == (1, 6)
+
+
+# ------------------------------------------------------ systematic gaps (attach_gaps, ours)
+def _two_row_results(n: int, header: bool = True) -> str:
+    """An old shop listing: each result is a title row and a price row (Amazon, 2003)."""
+    head = "<tr><td colspan=2><b>Results 1 - %d</b></td></tr>" % n if header else ""
+    rows = "".join(
+        f"<tr><td><font><b><a href='/dp/{i}'>{i}. Book title number {i}</a></b></font></td>"
+        f"<td><font>by Author {i}</font></td></tr>"
+        f"<tr><td><font>Our Price: ${i}.95</font><br><font>Usually ships in 24 hours</font></td></tr>"
+        for i in range(1, n + 1))
+    return f"<table id='results'>{head}{rows}</table>"
+
+
+def test_systematic_gaps_join_the_record_before_them():
+    p = page(_two_row_results(8))
+    main = extract(p, extractor="stem").main
+    assert len(main.records) == 8
+    assert all(len(r.xpaths) == 2 for r in main.records)
+    assert main.records[0].text == "1. Book title number 1 by Author 1 Our Price: $1.95 Usually ships in 24 hours"
+    assert main.records[-1].text.endswith("Our Price: $8.95 Usually ships in 24 hours")
+    assert all("Results 1 - 8" not in r.text for r in main.records)  # the header is no record
+    # without the option (the paper's Eq. 2) every price row is a gap record of its own
+    lit = extract(p, extractor="stem", attach_gaps=False).main
+    assert len(lit.records) == 16 and all(len(r.xpaths) == 1 for r in lit.records)
+    assert lit.records[1].text == "Our Price: $1.95 Usually ships in 24 hours"
+
+
+def test_gaps_that_are_records_of_their_own_stay_records():
+    # every other result carries an extra image: the exact matches alternate with near copies
+    recs = []
+    for i in range(10):
+        extra = "<img src='t.png'>" if i % 2 else ""
+        recs.append(f"<div class='r'><h3><a href='/r{i}'>Result {i}</a></h3>{extra}"
+                    f"<p>Snippet {i} with some words</p><span>site{i}.com</span></div>")
+    main = extract(page("<div id='res'>" + "".join(recs) + "</div>"), extractor="stem").main
+    assert len(main.records) == 10 and all(len(r.xpaths) == 1 for r in main.records)
+
+
+def test_separator_rows_do_not_swallow_the_records_between_them():
+    rows = "".join(f"<tr><td><a href='/b{i}'>Book {i}</a> by Author {i}, $1{i}.99</td></tr>"
+                   "<tr><td><img src='line.gif'></td></tr>" for i in range(10))
+    main = extract(page(f"<table>{rows}</table>"), extractor="stem").main
+    texts = [r.text for r in main.records]
+    assert len(texts) == 10 and texts[0].startswith("Book 0 by Author 0")
