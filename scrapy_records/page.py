@@ -22,6 +22,8 @@ does the same: the later item becomes the earlier one's sibling in ``parent``,
 ``children``, ``depth`` and ``path_id``. Pre-order positions do not change (the later item
 was the last thing inside the earlier one), and :meth:`Page.xpath` still gives each
 element's path in the real tree, so every XPath still selects it in ``response.xpath``.
+Likewise, elements libxml2 leaves after ``</body>`` (a ``<form>`` wrapped around the
+results, closed after the body) are children of ``body`` in the arrays, as in a browser.
 
 Node ``i`` exposes ``tag[i]``, ``tag_id[i]`` (small int, for C-level edit distances),
 ``parent[i]``, ``children[i]``, ``depth[i]``, ``end[i]`` (the last pre-order index of its
@@ -433,6 +435,7 @@ class Page:
         stack: list[int] = []  # open kept nodes, as a browser would have them open
         real_stack: list[int] = []  # open kept nodes, as libxml2 nested them
         is_open: list[bool] = []
+        body_i = -1
         moved: dict[int, int] = {}  # node -> its real parent, where that is not `parent`
         implied = IMPLIED_CLOSE
         skipping = 0  # >0 while inside a dropped / folded sub-tree (count of open skipped)
@@ -485,6 +488,10 @@ class Page:
                             leaf_hi[j] = len(leaves)
                             is_open[j] = False
                         del stack[k:]
+                elif body_i >= 0 and len(stack) == 1 and not is_open[body_i] and t not in ("head", "body"):
+                    # content after </body>: a browser parses it into the body
+                    is_open[body_i] = True
+                    stack.append(body_i)
                 p = stack[-1] if stack else -1
                 rp = real_stack[-1] if real_stack else -1
                 if rp != p:
@@ -512,6 +519,8 @@ class Page:
                 stack.append(i)
                 real_stack.append(i)
                 is_open.append(True)
+                if t == "body" and body_i < 0 and d == 1:
+                    body_i = i
                 s = node.text
                 if s and not s.isspace():
                     leaves.append(" ".join(s.split()))
@@ -543,10 +552,13 @@ class Page:
                     continue
                 i = real_stack.pop()
                 if is_open[i]:  # else a later sibling already closed it
-                    stack.pop()
-                    is_open[i] = False
-                    end[i] = len(el) - 1
-                    leaf_hi[i] = len(leaves)
+                    while True:  # i, and a body reopened inside it
+                        j = stack.pop()
+                        is_open[j] = False
+                        end[j] = len(el) - 1
+                        leaf_hi[j] = len(leaves)
+                        if j == i:
+                            break
                 s = node.tail
                 if s and stack and not s.isspace():
                     leaves.append(" ".join(s.split()))

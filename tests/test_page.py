@@ -234,3 +234,17 @@ def test_repaired_arrays_stay_consistent():
     nested = Page("<ul><li>a<ul><li>b<li>c</ul><li>d</ul>")
     outer = nested.tag.index("ul")
     assert [nested.text(c) for c in nested.children[outer]] == ["a b c", "d"]
+
+
+def test_content_after_the_body_end_tag_belongs_to_the_body_as_in_a_browser():
+    rows = "".join(f"<tr><td><a href='/b{i}'>Book {i}</a> $1{i}.99</td></tr>" for i in range(5))
+    html = f"<html><body><h1>Shop</h1></body><form action='/buy'><table>{rows}</table></form></html>"
+    page = Page(html)
+    form = page.tag.index("form")
+    assert page.xpath(form) == "/html/form"  # libxml2's tree, what response.xpath sees
+    assert page.parent[form] == page.body and page.tag_path(form) == "html/body/form"
+    assert page.end[page.body] == len(page) - 1
+    assert page.text(page.body) == "Shop " + " ".join(f"Book {i} $1{i}.99" for i in range(5))
+    for i in range(len(page)):
+        assert page.xpath(i) == page._treeroot.getpath(page.el[i])
+        assert page.end[i] == (page.end[page.children[i][-1]] if page.children[i] else i)
