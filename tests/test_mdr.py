@@ -518,6 +518,22 @@ def test_no_resplit_into_units_without_text():
     assert [r.text for r in main.records] == [f"title {k}" for k in range(6)]
 
 
+def test_resplit_tolerates_a_few_odd_records():
+    # ten results, one of them with a different inner structure (excite.com, 1998): two
+    # adjacent pairs are far over 2T, the others identical; the records are the ten
+    # results, not two combinations of five
+    item = "<blockquote><font><a href='/{k}'>Result {k}</a> - snippet {k}<br><i>site{k}.com</i></font></blockquote>"
+    odd = "<blockquote><table><tr><td><img src='x.gif'></td><td><a href='/odd'>Odd</a></td></tr></table></blockquote>"
+    items = [item.format(k=k) for k in range(10)]
+    items[4] = odd
+    html = doc("<div id='r'>" + "".join(items) + "</div>")
+    page, regions = run(html)
+    main = rank(page, regions)[0]
+    assert len(main.records) == 10 and main.meta.get("resplit_from") == 5
+    page, regions = run(html, resplit_outliers=0)
+    assert len(rank(page, regions)[0].records) == 2
+
+
 # ------------------------------------------------------------------- options, bad input
 def test_unknown_option_raises_type_error():
     page = Page(TC4)

@@ -45,7 +45,8 @@ and is off in paper mode):
   three ``<br>`` hide the list of records right after it.
 * ``resplit`` (FindRecords): a region whose generalized nodes (g > 1) repeat with a
   smaller tag period g' (same-tag components: g' = 1; ``li`` + empty ``p`` separator:
-  g' = 2) whose adjacent g'-combinations are all within ND <= 2T, and that is not a
+  g' = 2) whose adjacent g'-combinations are within ND <= 2T (all but a share
+  ``resplit_outliers``, 0.25: one odd result among ten breaks two adjacent pairs), and that is not a
   non-contiguous layout (FindRecords-n line 1), is re-expressed with g'. Search snippets
   with query highlighting are a little over T from their neighbours while longer
   combinations average out; the records are the smaller units (the paper's
@@ -94,6 +95,7 @@ DEFAULTS: dict[str, Any] = {
     "split_guard": True,
     "vacuous_split": False,
     "resplit": True,
+    "resplit_outliers": 0.25,
     "keep_nested": False,
     "merge_adjacent": True,
     "recover_orphans": True,
@@ -187,6 +189,7 @@ class _Miner:
                  recover_left: bool = True, harmonic_guard: bool = True,
                  all_runs: bool = True,
                  split_guard: bool = True, vacuous_split: bool = False, resplit: bool = True,
+                 resplit_outliers: float = 0.25,
                  table_tags_only: bool = False, max_tokens: int | None = None) -> None:
         self.page = page
         self.tid = page.tag_id
@@ -201,6 +204,7 @@ class _Miner:
         self.split_guard = split_guard
         self.vacuous_split = vacuous_split
         self.resplit = resplit
+        self.resplit_outliers = resplit_outliers
         self.table_tags_only = table_tags_only
         self.max_tokens = max_tokens
         self.height: list[int] = []
@@ -455,7 +459,8 @@ class _Miner:
         nodes (g > 1) fall apart, or 0.
 
         g' must divide g, the sequence of the region's component tags must repeat with
-        period g', and every two adjacent g'-combinations must be within ND <= 2T. Then
+        period g', and adjacent g'-combinations must be within ND <= 2T, all but a share
+        ``resplit_outliers`` of the pairs (an odd record breaks the two pairs it is in). Then
         the generalized nodes are harmonics of smaller records whose tag strings vary a
         little too much for T (query highlighting, optional fields): IdentDRs took the
         longer combinations because combining averages the differences out. The paper
@@ -476,12 +481,16 @@ class _Miner:
             lo, hi = self.page.leaf_lo, self.page.leaf_hi
             if any(hi[span[a + gp - 1]] == lo[span[a]] for a in range(0, len(span), gp)):
                 continue
-            ok = True
-            for a in range(0, len(span) - 2 * gp + 1, gp):
+            pairs = range(0, len(span) - 2 * gp + 1, gp)
+            allowed = int(self.resplit_outliers * len(pairs))
+            bad = 0
+            for a in pairs:
                 if self.nd_range(span[a], end[span[a + gp - 1]] + 1,
                                  span[a + gp], end[span[a + 2 * gp - 1]] + 1, T2) > lim:
-                    ok = False
-                    break
+                    bad += 1
+                    if bad > allowed:
+                        break
+            ok = bad <= allowed
             if ok and (gp == 1 or not self.noncontiguous(span[:gp])):
                 return gp
         return 0
