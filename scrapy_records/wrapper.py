@@ -724,6 +724,29 @@ def _group_text(els: list[Any], dirty: set[Any] | None) -> str:
     return " ".join(t for t in parts if t)
 
 
+def _text_until(node: Any, stop: Any) -> str:
+    """Text of ``node`` up to where the element ``stop`` (a descendant) starts.
+
+    libxml2 nests an unclosed list item in the one before it (``<dd>1 <p>.. <dd>2``), so a
+    record element of such a list holds every later record; the page model reads them as
+    siblings (:data:`scrapy_records.page.IMPLIED_CLOSE`) and a record is its own text only.
+    """
+    parts: list[str] = []
+    walker = etree.iterwalk(node, events=("start", "end", "comment", "pi"))
+    for event, el in walker:
+        if el is stop:
+            break
+        if event == "start":
+            if isinstance(el.tag, str) and el.tag in _DROPPED:
+                walker.skip_subtree()
+                continue
+            if el.text:
+                parts.append(el.text)
+        elif el is not node and el.tail:
+            parts.append(el.tail)
+    return " ".join(" ".join(parts).split())
+
+
 def node_text(node: Any, dirty: set[Any] | None = None) -> str:
     """Whitespace-normalised text of an element (script/style excluded) or a text node.
 
@@ -1244,7 +1267,12 @@ class _Compiled:
                         nodes = tuple(page.index(x) for x in els)
                     except KeyError:
                         nodes = ()
-                text = _group_text(els, dirty)
+                nxt = firsts[k + 1] if k + 1 < n_rec else None
+                if nxt is not None and nxt.getparent() is not e.getparent() and any(
+                        a is els[-1] for a in nxt.iterancestors()):
+                    text = _text_until(els[0], nxt) if len(els) == 1 else _group_text(els, dirty)
+                else:
+                    text = _group_text(els, dirty)
                 records.append(Record(paths[k], text, fields, 1.0, nodes))
             if firsts:
                 parent_el = firsts[0].getparent()

@@ -576,3 +576,20 @@ def test_records_with_gaps_span_to_their_last_element():
     assert w.record.span == "until_next" and w.record.size == 6
     got = w.extract(html).regions[0].records
     assert [r.text for r in got] == [r.text for r in region.records]
+
+
+def test_records_of_a_list_libxml2_nested_have_their_own_text():
+    # unclosed <dd> items, each ending in an open <p>: libxml2 nests every item in the one
+    # before; the wrapper's records carry one item's text each, as the page model's do
+    from scrapy_records import extract as _extract
+    html = ("<html><body><h2>Results</h2><dl><dt>"
+            + "".join(f"<dd>{k} -- <b>Title {k}</b> -- {k}0 Bytes<br><a href='/doc/{k}'>/doc/{k}</a><br><p>\n"
+                      for k in range(1, 7))
+            + "</dl></body></html>")
+    result = _extract(html, extractor="mdr")
+    main = result.main
+    assert [r.text for r in main.records][:2] == ["1 -- Title 1 -- 10 Bytes /doc/1", "2 -- Title 2 -- 20 Bytes /doc/2"]
+    w = Wrapper.from_region(main, Page(html))
+    got = w.extract(html)
+    assert [r.text for r in got.records] == [r.text for r in main.records]
+    assert [r.xpaths for r in got.records] == [r.xpaths for r in main.records]
