@@ -518,10 +518,10 @@ def test_no_resplit_into_units_without_text():
     assert [r.text for r in main.records] == [f"title {k}" for k in range(6)]
 
 
-def test_resplit_tolerates_a_few_odd_records():
+def test_an_odd_record_does_not_cut_the_list():
     # ten results, one of them with a different inner structure (excite.com, 1998): two
     # adjacent pairs are far over 2T, the others identical; the records are the ten
-    # results, not two combinations of five
+    # results, not two combinations of five nor two halves
     item = "<blockquote><font><a href='/{k}'>Result {k}</a> - snippet {k}<br><i>site{k}.com</i></font></blockquote>"
     odd = "<blockquote><table><tr><td><img src='x.gif'></td><td><a href='/odd'>Odd</a></td></tr></table></blockquote>"
     items = [item.format(k=k) for k in range(10)]
@@ -529,9 +529,11 @@ def test_resplit_tolerates_a_few_odd_records():
     html = doc("<div id='r'>" + "".join(items) + "</div>")
     page, regions = run(html)
     main = rank(page, regions)[0]
-    assert len(main.records) == 10 and main.meta.get("resplit_from") == 5
-    page, regions = run(html, resplit_outliers=0)
-    assert len(rank(page, regions)[0].records) == 2
+    assert len(main.records) == 10 and all(len(r.nodes) == 1 for r in main.records)
+    assert main.records[4].text == "Odd"
+    # without the bridge: the odd result cuts the list in two halves (of 4 and 5)
+    page, regions = run(html, bridge=False)
+    assert sorted(len(r.records) for r in regions if page.tag[r.parent] == "div") == [4, 5]
 
 
 # ------------------------------------------------------------------- options, bad input
@@ -614,3 +616,18 @@ def test_ranking_prefers_content_list_over_navigation():
     regions = EX.extract(page, align=False)
     scores = {page.tag[r.parent]: region_score(page, r) for r in regions}
     assert scores["div"] > scores["ul"] > 0
+
+
+def test_harmonic_guard_holds_against_every_overlapping_run():
+    # heading, ten similar results, a trailer, then a longer run of links: the g = 7
+    # combination (heading + 5 results / 5 results + trailer) overlaps the ten results and
+    # covers less than ten plus one whole generalized node; it must not win because the
+    # run of links became the best run in between
+    res = "".join(f"<dl><dt><strong><a href='/r{k}'>Result {k}</a></strong></dt>"
+                  f"<dd>Snippet {k} <tt>/r{k}</tt></dd></dl>" for k in range(10))
+    links = "".join(f"<a href='/p{k}'>{k}</a><a href='/q{k}'>q</a>" for k in range(6))
+    html = doc(f"<b>Documents 1 - 10</b><hr>{res}<hr><br>{links}")
+    page, regions = run(html)
+    dls = [r for r in regions if all(page.tag[n] == "dl" for rec in r.records for n in rec.nodes)]
+    assert len(dls) == 1 and len(dls[0].records) == 10
+    assert dls[0].meta["g"] == 1
