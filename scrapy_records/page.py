@@ -88,11 +88,12 @@ IMPLIED_CLOSE: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "a": (frozenset({"a"}), _SPECIAL),
 }
 # block start tags close an open ``<p>`` ("close a p element" in button scope)
+_P_ONLY = frozenset({"p"})
 _BUTTON_SCOPE = frozenset("applet caption html table td th marquee object template button".split())
 for _t in ("address article aside blockquote center details dialog dir div dl fieldset figcaption "
            "figure footer header hgroup main menu nav ol p search section summary ul h1 h2 h3 h4 "
            "h5 h6 pre listing form hr xmp").split():
-    IMPLIED_CLOSE.setdefault(_t, (frozenset({"p"}), _BUTTON_SCOPE))
+    IMPLIED_CLOSE.setdefault(_t, (_P_ONLY, _BUTTON_SCOPE))
 
 #: Default budgets. They bound time and memory on hostile input; see the README.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -434,8 +435,8 @@ class Page:
 
         stack: list[int] = []  # open kept nodes, as a browser would have them open
         real_stack: list[int] = []  # open kept nodes, as libxml2 nested them
-        is_open: list[bool] = []
         body_i = -1
+        open_p = 0  # <p> elements open in `stack` (most start tags close one: skip the scan)
         moved: dict[int, int] = {}  # node -> its real parent, where that is not `parent`
         implied = IMPLIED_CLOSE
         skipping = 0  # >0 while inside a dropped / folded sub-tree (count of open skipped)
@@ -471,7 +472,7 @@ class Page:
                         f"page has more than max_nodes={max_nodes} elements"
                     )
                 rule = implied.get(t)
-                if rule is not None and len(stack) > 1:
+                if rule is not None and len(stack) > 1 and (open_p or rule[0] is not _P_ONLY):
                     closes, stops = rule
                     k = len(stack) - 1
                     while k > 0:
@@ -486,11 +487,11 @@ class Page:
                         for j in stack[k:]:
                             end[j] = i - 1
                             leaf_hi[j] = len(leaves)
-                            is_open[j] = False
+                            if tag[j] == "p":
+                                open_p -= 1
                         del stack[k:]
-                elif body_i >= 0 and len(stack) == 1 and not is_open[body_i] and t not in ("head", "body"):
+                elif body_i >= 0 and len(stack) == 1 and t not in ("head", "body"):
                     # content after </body>: a browser parses it into the body
-                    is_open[body_i] = True
                     stack.append(body_i)
                 p = stack[-1] if stack else -1
                 rp = real_stack[-1] if real_stack else -1
@@ -518,8 +519,9 @@ class Page:
                     children[p].append(i)
                 stack.append(i)
                 real_stack.append(i)
-                is_open.append(True)
-                if t == "body" and body_i < 0 and d == 1:
+                if t == "p":
+                    open_p += 1
+                elif t == "body" and body_i < 0 and d == 1:
                     body_i = i
                 s = node.text
                 if s and not s.isspace():
@@ -551,10 +553,15 @@ class Page:
                 if not isinstance(t, str):
                     continue
                 i = real_stack.pop()
-                if is_open[i]:  # else a later sibling already closed it
-                    while True:  # i, and a body reopened inside it
+                if stack[-1] == i:
+                    stack.pop()
+                    end[i] = len(el) - 1
+                    leaf_hi[i] = len(leaves)
+                    if t == "p":
+                        open_p -= 1
+                elif i in stack:  # a body reopened inside i (else a later item closed i)
+                    while True:
                         j = stack.pop()
-                        is_open[j] = False
                         end[j] = len(el) - 1
                         leaf_hi[j] = len(leaves)
                         if j == i:
