@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from operator import itemgetter
 
 logger = logging.getLogger(__name__)
 
@@ -212,6 +213,9 @@ def lcp_array(s: Sequence[int], sa: Sequence[int], backend: str = "auto") -> lis
     return _kasai_py(s, sa)
 
 
+_LB_DEPTH = itemgetter(0, 2)
+
+
 class SuffixIndex:
     """Enhanced suffix array of ``text + [0]`` (``text`` holds ints ``>= 1``; 0 is the unique terminator).
 
@@ -258,7 +262,7 @@ class SuffixIndex:
                 stack_d.append(cur)
                 stack_lb.append(lb)
         # post-order -> pre-order: by lb ascending, ancestors (smaller depth) first
-        out.sort(key=lambda t: (t[0], t[2]))
+        out.sort(key=_LB_DEPTH)
         return out
 
     def node_sequence(self, lb: int, depth: int) -> list[int]:

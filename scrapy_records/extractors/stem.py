@@ -325,8 +325,15 @@ class TagPathSequence:
 
     def roots_in(self, a: int, b: int) -> list[int]:
         """WPS positions in ``[a, b)`` whose parent lies outside the range (record roots, §3.9)."""
-        pp = self.parent_pos
-        return [q for q in range(a, b) if pp[q] < a]
+        # A position whose parent lies inside the range lies inside the sub-tree of an
+        # earlier root, so the roots are a chain of sub-tree jumps: O(roots), not O(b - a).
+        send = self.subtree_end
+        out = []
+        q = a
+        while q < b:
+            out.append(q)
+            q = send[q] + 1
+        return out
 
 
 # =============================================================================== filters
@@ -505,24 +512,44 @@ def _gap_h(
     ``need`` is out of reach (the decision, not ``h``, is what the filter needs; ``need <= 0``
     disables early stops)."""
     text, sa, n = index.text, index.sa, index.n
-    starts = [lb] + index.small_lcp_positions(lb, rb, 2 * l)
-    starts.append(rb + 1)
+    bound = 2 * l
     threshold = alpha * l - _EPS
-    st = tuple(s)
     h = 0
     remaining = rb - lb + 1
     early = need > 0
-    for g in range(len(starts) - 1):
-        k0 = starts[g]
-        size = starts[g + 1] - k0
+    if rb - lb > 64:  # long intervals: the run boundaries in one C-level pass
+        starts = [lb] + index.small_lcp_positions(lb, rb, bound)
+        starts.append(rb + 1)
+        for g in range(len(starts) - 1):
+            k0 = starts[g]
+            size = starts[g + 1] - k0
+            remaining -= size
+            p = sa[k0]
+            if p + bound <= n:
+                w = text[p + l:p + bound]
+                if w == s or LCSseq.similarity(s, w) >= threshold:
+                    h += size
+            if early and (h >= need or h + remaining < need):
+                break
+        return h
+    lcp = index.lcp
+    k0 = lb
+    k = lb + 1
+    while True:
+        if k <= rb and lcp[k] >= bound:
+            k += 1
+            continue
+        size = k - k0  # one run [k0, k): occurrences sharing their next l symbols
         remaining -= size
         p = sa[k0]
-        if p + 2 * l <= n:
-            w = text[p + l:p + 2 * l]
-            if tuple(w) == st or LCSseq.similarity(s, w) >= threshold:
+        if p + bound <= n:
+            w = text[p + l:p + bound]
+            if w == s or LCSseq.similarity(s, w) >= threshold:
                 h += size
-        if early and (h >= need or h + remaining < need):
+        if k > rb or (early and (h >= need or h + remaining < need)):
             break
+        k0 = k
+        k += 1
     return h
 
 
@@ -543,13 +570,16 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
     extracted: set[tuple[int, ...]] = set()
     pf_cache: dict[tuple[int, ...], list[int]] = {}
 
-    def matches_of(c: tuple[int, ...]) -> list[int]:
+    def matches_of(c: tuple[int, ...], interval: tuple[int, int] | None = None) -> list[int]:
         m = pf_cache.get(c)
         if m is None:
-            m = pf_cache[c] = greedy_matches(index.find_all(c), len(c))
+            # the node's own SA interval when c is its sequence (no binary search)
+            occ = sorted(index.sa[interval[0]:interval[1] + 1]) if interval else index.find_all(c)
+            m = pf_cache[c] = greedy_matches(occ, len(c))
         return m
 
     denom_mode = opts["gap_denominator"]
+    truncate = opts["rotation_mode"] == "truncate"
     for lb, rb, depth in index.nodes(min_depth=1):
         stats["nodes"] += 1
         nf = rb - lb + 1
@@ -563,7 +593,15 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
             # Shortcut with the same outcome: a node whose canonical rotation is already a DRP is
             # pruned by the tree filter whatever the gap filter says, so skip the costlier gap test.
             # (``trace=True`` follows the paper's order exactly, for the node table.)
-            c0 = canonical_rotation(s, tps, opts["rotation_mode"])
+            if truncate:  # canonical_rotation(s, tps, "truncate"), inlined (every node)
+                m0 = min(s)
+                r0 = s.index(m0)
+                try:
+                    c0 = tuple(s[r0:s.index(m0, r0 + 1)])
+                except ValueError:
+                    c0 = tuple(s[r0:]) + tuple(s[:r0])
+            else:
+                c0 = canonical_rotation(s, tps, opts["rotation_mode"])
             if c0 in extracted:
                 stats["tree"] += 1
                 continue
@@ -590,7 +628,7 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
             dec.outcome = "tree"
             stats["tree"] += 1
             continue
-        if opts["recheck_pf"] and len(matches_of(c)) < 2:
+        if opts["recheck_pf"] and len(matches_of(c, (lb, rb) if len(c) == depth and c == tuple(s) else None)) < 2:
             dec.outcome = "tree"
             stats["tree"] += 1
             continue
@@ -666,11 +704,13 @@ def _cut_records(
     case1 = len(roots_of(c, tps)) == 1
     cand: list[tuple[int, int, float]] = []
 
+    cl = list(c)
+
     def gap(a: int, b: int) -> None:
         if a >= b or not gaps:
             return
         if not chunk:
-            r = LCSseq.similarity(list(c), wps[a:b])
+            r = LCSseq.similarity(cl, wps[a:b])
             if r >= threshold:
                 cand.append((a, b, r / l))
             return
@@ -685,7 +725,7 @@ def _cut_records(
                 if par >= 0:
                     stop = min(stop, tps.subtree_end[par] + 1)
                 stop = min(stop, q + 2 * l)
-            r = LCSseq.similarity(list(c), wps[q:stop])
+            r = LCSseq.similarity(cl, wps[q:stop])
             if r >= threshold:
                 cand.append((q, stop, r / l))
 
@@ -720,7 +760,7 @@ def _cut_records(
             continue  # nested inside the previous record (keep the outer one)
         records.append((a, b, r))
         groups.append(tuple(roots))
-        last_end = max(tps.subtree_end[x] for x in roots)
+        last_end = tps.subtree_end[roots[-1]]  # roots are disjoint, in document order
     d.records = records
     d.groups = groups
 
