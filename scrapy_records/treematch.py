@@ -176,12 +176,16 @@ class STM:
         decision is taken when the pair is evaluated, so the order of evaluation (the
         caller's order of requests) is part of the result, as it was.
 
+    ``eager=True`` keeps the traceback of every pair solved by the DP (from the same DP
+    rows, when most solved pairs are traced later, as in field alignment); by default a
+    traceback is computed when :meth:`pairs` first asks for it.
+
     The memo lives as long as the object: callers keep one per page (alignment shares it
     between every region and extractor of a page, MiBAT between the parents of one run).
     """
 
     __slots__ = ("shapes", "unit", "sig_bonus", "tie", "symmetric", "approx",
-                 "max_size_product", "max_node_cells", "max_cells", "seq", "memo", "tb",
+                 "max_size_product", "max_node_cells", "max_cells", "seq", "eager", "memo", "tb",
                  "cells", "approximated")
 
     def __init__(
@@ -197,6 +201,7 @@ class STM:
         max_node_cells: int | None = None,
         max_cells: int | None = None,
         seq: Any = None,
+        eager: bool = False,
     ) -> None:
         if tie not in ("diagonal", "skip"):
             raise ValueError(f"tie must be 'diagonal' or 'skip', not {tie!r}")
@@ -212,6 +217,7 @@ class STM:
         self.max_node_cells = max_node_cells
         self.max_cells = max_cells
         self.seq = seq if seq is not None else shapes.preorder
+        self.eager = bool(eager)
         self.memo: dict[tuple[int, int], int] = {}
         #: tracebacks (and the LCS child pairs of budget-approximated pairs, "pairs" mode)
         self.tb: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
@@ -291,7 +297,13 @@ class STM:
         return W
 
     def _solve(self, a0: int, b0: int) -> None:
-        """Evaluate the pair ``(a0, b0)`` (a memo key) and every pair below it it needs."""
+        """Evaluate the pair ``(a0, b0)`` (a memo key) and every pair below it it needs.
+
+        Depth-first with an explicit stack: a pair is expanded (the child pairs it needs
+        pushed) on its first visit and combined when it is on top again, i.e. once all of
+        them are solved. The ``"pairs"`` budget is decided at combination time (the cell
+        count may have grown meanwhile); child pairs needed by an exact DP cover those of
+        the LCS alignment, so a pair never needs a second expansion."""
         s = self.shapes
         label, kids, sig, size = s.label, s.kids, s.sig, s.size
         memo = self.memo
@@ -299,43 +311,47 @@ class STM:
         approx = self.approx
         unit, bonus = self.unit, self.sig_bonus
         one = unit + bonus
-        stack = [(a0, b0)]
+        lim_size = self.max_size_product if approx == "score" else None
+        pairs_mode = approx == "pairs"
+        lim_node = self.max_node_cells
+        cap = self.max_cells
+        stack: list[tuple[int, int, Any]] = [(a0, b0, None)]
         while stack:
-            a, b = stack[-1]
+            a, b, seen = stack[-1]
             if (a, b) in memo:
                 stack.pop()
                 continue
             ka, kb = kids[a], kids[b]
-            cand = None
-            if approx == "score":
-                lim = self.max_size_product
-                if lim is not None and size[a] * size[b] > lim:
-                    self.approximated += 1
-                    memo[(a, b)] = int(LCSseq.similarity(self.seq(a), self.seq(b)))
-                    stack.pop()
-                    continue
-            elif approx == "pairs":
-                lim = self.max_node_cells
-                cap = self.max_cells
-                if (lim is not None and len(ka) * len(kb) > lim) or (cap is not None and self.cells > cap):
-                    cand = self._lcs_pairs(ka, kb)
-            if cand is not None:
-                need = [(ka[i], kb[j]) for i, j in cand
-                        if ka[i] != kb[j] and (ka[i], kb[j]) not in memo]
-            else:
-                need = []
-                for x in ka:
-                    lx = label[x]
-                    for y in kb:
-                        if x != y and label[y] == lx:
-                            k = (y, x) if sym and y < x else (x, y)
-                            if k not in memo:
-                                need.append(k)
-            if need:
-                stack.extend(need)
+            if lim_size is not None and size[a] * size[b] > lim_size:
+                self.approximated += 1
+                memo[(a, b)] = int(LCSseq.similarity(self.seq(a), self.seq(b)))
+                stack.pop()
                 continue
+            cand = None
+            if pairs_mode and ((lim_node is not None and len(ka) * len(kb) > lim_node)
+                               or (cap is not None and self.cells > cap)):
+                cand = seen if isinstance(seen, list) else self._lcs_pairs(ka, kb)
+            if seen is None:  # first visit: expand
+                if cand is not None:
+                    need = [(ka[i], kb[j], None) for i, j in cand
+                            if ka[i] != kb[j] and (ka[i], kb[j]) not in memo]
+                else:
+                    need = []
+                    for x in ka:
+                        lx = label[x]
+                        for y in kb:
+                            if x != y and label[y] == lx:
+                                if sym and y < x:
+                                    if (y, x) not in memo:
+                                        need.append((y, x, None))
+                                elif (x, y) not in memo:
+                                    need.append((x, y, None))
+                if need:
+                    stack[-1] = (a, b, cand if cand is not None else True)
+                    stack.extend(need)
+                    continue
             stack.pop()
-            base = unit + bonus if bonus and sig[a] == sig[b] else unit
+            base = one if bonus and sig[a] == sig[b] else unit
             if cand is not None:
                 self.approximated += 1
                 tot = base
@@ -351,18 +367,24 @@ class STM:
                 memo[(a, b)] = base
                 continue
             W = []
+            done: dict[int, list[int]] = {}
             for x in ka:
-                lx = label[x]
-                row = []
-                for y in kb:
-                    if label[y] != lx:
-                        row.append(0)
-                    elif x == y:
-                        row.append(size[x] * one)
-                    else:
-                        row.append(memo[(y, x) if sym and y < x else (x, y)])
+                row = done.get(x)
+                if row is None:
+                    lx = label[x]
+                    row = done[x] = []
+                    for y in kb:
+                        if label[y] != lx:
+                            row.append(0)
+                        elif x == y:
+                            row.append(size[x] * one)
+                        else:
+                            row.append(memo[(y, x) if sym and y < x else (x, y)])
                 W.append(row)
-            memo[(a, b)] = _stm_rows(W, n)[k][n] + base
+            m = _stm_rows(W, n)
+            memo[(a, b)] = m[k][n] + base
+            if self.eager:
+                self.tb[(a, b)] = self._trace(W, m, k, n)
 
     def _traceback(self, a: int, b: int) -> tuple[tuple[int, int], ...]:
         ka, kb = self.shapes.kids[a], self.shapes.kids[b]
@@ -370,7 +392,10 @@ class STM:
         if k == 0 or n == 0:
             return ()
         W = self._weights(ka, kb)
-        m = _stm_rows(W, n)
+        return self._trace(W, _stm_rows(W, n), k, n)
+
+    def _trace(self, W: list[list[int]], m: list[list[int]], k: int, n: int) -> tuple[tuple[int, int], ...]:
+        """Walk the DP rows ``m`` back from ``(k, n)`` in ``tie`` order."""
         out: list[tuple[int, int]] = []
         i, j = k, n
         if self.tie == "skip":
