@@ -125,11 +125,17 @@ class _PageData:
 
     __slots__ = ("page", "shapes", "items", "shape", "data", "sig", "sigs", "text_shape",
                  "data_tags", "matcher", "attrs", "inline", "runs", "nleaves", "run_tags",
-                 "merge_runs", "__weakref__")
+                 "merge_runs", "raw_sigs", "leaves", "leaf_owner", "leaf_lo", "leaf_hi", "tag_id",
+                 "end", "__weakref__")
 
     def __init__(self, page: Page) -> None:
         # a proxy: the cache value must not keep its weak key (the page) alive
         self.page = weakref.proxy(page)
+        # the page arrays used per node, without the proxy's indirection (plain lists:
+        # they do not keep the page alive either)
+        self.leaves, self.leaf_owner = page.leaves, page.leaf_owner
+        self.leaf_lo, self.leaf_hi = page.leaf_lo, page.leaf_hi
+        self.tag_id, self.end = page.tag_id, page.end
         self.shapes = Shapes()
         n = len(page.tag)
         self.items: list[Any] = [None] * n
@@ -137,11 +143,13 @@ class _PageData:
         self.data = [False] * n
         self.sig = [0] * n
         self.sigs: dict[str, int] = {"": 0}
+        self.raw_sigs: dict[str, int] = {}  # class attribute as written -> sig
         self.text_shape = self.shapes.intern(TEXT, ())
         tid = page.tag_names
         self.data_tags = frozenset(tid[t] for t in ("a", "img") if t in tid)
         self.matcher = STM(self.shapes, unit=BIG, sig_bonus=1, tie="skip", approx="pairs",
-                           max_cells=DEFAULT_MAX_CELLS, max_node_cells=DEFAULT_MAX_NODE_CELLS)
+                           max_cells=DEFAULT_MAX_CELLS, max_node_cells=DEFAULT_MAX_NODE_CELLS,
+                           eager=True)
         self.attrs: dict[str, bool] = {}
         # text runs: "Buy <b>shoes</b> online" inside a mixed element is one text node
         self.inline = [False] * n
@@ -154,54 +162,63 @@ class _PageData:
         """The element directly holding text node ``x`` (a leaf or a run)."""
         k = -x - 1
         if k < self.nleaves:
-            return self.page.leaf_owner[k]
+            return self.leaf_owner[k]
         return self.runs[k - self.nleaves][0]
 
     def text_of(self, x: int) -> str:
         """The text of node ``x``: a leaf, a run, or an element's whole text."""
         if x >= 0:
-            return self.page.text(x)
+            return " ".join(self.leaves[self.leaf_lo[x]:self.leaf_hi[x]])  # Page.text
         k = -x - 1
         if k < self.nleaves:
-            return self.page.leaves[k]
+            return self.leaves[k]
         return self.runs[k - self.nleaves][2]
 
     def ensure(self, root: int) -> None:
         """Compute ``items``/``shape``/``data`` for the sub-tree of ``root``."""
         if self.shape[root] >= 0:
             return
-        page = self.page
         owned: dict[int, list[int]] = {}
-        leaf_owner = page.leaf_owner
-        for k in range(page.leaf_lo[root], page.leaf_hi[root]):
+        leaf_owner = self.leaf_owner
+        for k in range(self.leaf_lo[root], self.leaf_hi[root]):
             o = leaf_owner[k]
             lst = owned.get(o)
             if lst is None:
                 owned[o] = [k]
             else:
                 lst.append(k)
-        children, tag_id, leaf_elem = page.children, page.tag_id, page.leaf_elem
+        page = self.page
+        children, tag_id, leaf_elem = page.children, self.tag_id, page.leaf_elem
         items, shape, data = self.items, self.shape, self.data
+        shape_at = shape.__getitem__
         intern = self.shapes.intern
         ids_get = self.shapes.ids.get
         ts = self.text_shape
         data_tags = self.data_tags
         sigs, sig, el = self.sigs, self.sig, page.el
+        raw_sigs = self.raw_sigs
+        owned_get = owned.get
         inline, run_tags = self.inline, self.run_tags
-        for i in range(page.end[root], root - 1, -1):
+        merge_runs = self.merge_runs
+        for i in range(self.end[root], root - 1, -1):
             if shape[i] >= 0:
                 continue
-            cls = el[i].get("class")
-            if cls:
-                cls = " ".join(cls.translate(_NO_DIGITS).split())
-                sg = sigs.get(cls)
+            e = el[i]
+            raw = e.get("class")
+            if raw:
+                sg = raw_sigs.get(raw)
                 if sg is None:
-                    sg = sigs[cls] = len(sigs)
+                    cls = " ".join(raw.translate(_NO_DIGITS).split())
+                    sg = sigs.get(cls)
+                    if sg is None:
+                        sg = sigs[cls] = len(sigs)
+                    raw_sigs[raw] = sg
                 sig[i] = sg
             else:
                 sg = 0
+            t = tag_id[i]
             ch = children[i]
-            lv = owned.get(i)
+            lv = owned_get(i)
             if lv:
                 if ch:
                     its: list[int] = []
@@ -214,40 +231,46 @@ class _PageData:
                         else:
                             its.append(ch[a])
                             a += 1
-                    if self.merge_runs:
+                    if merge_runs:
                         its = self._runs(i, its)
+                    kt = tuple([shape[c] if c >= 0 else ts for c in its])
                 else:
                     its = [-k - 1 for k in lv]
+                    kt = (ts,) * len(lv)
                 items[i] = its
-                key = (tag_id[i], sg, tuple([shape[c] if c >= 0 else ts for c in its]))
-                h = ids_get(key)
-                shape[i] = h if h is not None else intern(key[0], key[2], sg)
+                h = ids_get((t, sg, kt))
+                shape[i] = h if h is not None else intern(t, kt, sg)
                 data[i] = True
             else:
-                items[i] = ch
-                key = (tag_id[i], sg, tuple([shape[c] for c in ch]))
-                h = ids_get(key)
-                shape[i] = h if h is not None else intern(key[0], key[2], sg)
-            if tag_id[i] in run_tags and el[i].get("itemprop") is None:
-                for c in items[i]:
+                items[i] = its = ch
+                kt = tuple(map(shape_at, ch))
+                h = ids_get((t, sg, kt))
+                shape[i] = h if h is not None else intern(t, kt, sg)
+                if t in data_tags:
+                    data[i] = True
+                else:
+                    for c in ch:
+                        if data[c]:
+                            data[i] = True
+                            break
+            if t in run_tags and e.get("itemprop") is None:
+                for c in its:
                     if c >= 0 and not inline[c]:
                         break
                 else:
                     inline[i] = True
-            if not lv:
-                d = tag_id[i] in data_tags
-                if not d:
-                    for c in ch:
-                        if data[c]:
-                            d = True
-                            break
-                data[i] = d
 
     def _runs(self, i: int, its: list[int]) -> list[int]:
         """Replace runs of text and inline-only elements that read as one flowing text
         (two own text pieces around inline markup, or one piece and >= 40 characters) by
         a run node (id ``-(nleaves + r) - 1``), labelled ``#text``. [proj]"""
-        inline, leaves, page = self.inline, self.page.leaves, self.page
+        inline = self.inline
+        for c in its:
+            if c >= 0 and inline[c]:
+                break
+        else:
+            return its  # no inline element: no run
+        leaves, lo, hi = self.leaves, self.leaf_lo, self.leaf_hi
         out: list[int] = []
         cur: list[int] = []
 
@@ -255,7 +278,7 @@ class _PageData:
             if len(cur) >= 2:
                 own = sum(1 for c in cur if c < 0)
                 if own and own < len(cur):
-                    parts = [leaves[-c - 1] if c < 0 else page.text(c) for c in cur]
+                    parts = [leaves[-c - 1] if c < 0 else " ".join(leaves[lo[c]:hi[c]]) for c in cur]
                     text = " ".join(p for p in parts if p)
                     if own >= 2 or len(text) >= 40:
                         out.append(-(self.nleaves + len(self.runs)) - 1)
@@ -318,7 +341,7 @@ class _Rec:
 
     def label(self, x: int) -> int:
         if x >= 0:
-            return self.pd.page.tag_id[x]
+            return self.pd.tag_id[x]
         return ROOT if x == VROOT else TEXT
 
     def sig(self, x: int) -> int:
@@ -332,7 +355,7 @@ class _Rec:
         if x == VROOT:
             return -1
         e = x if x >= 0 else self.pd.owner(x)
-        end = self.pd.page.end
+        end = self.pd.end
         for j, r in enumerate(self.roots):
             if r <= e <= end[r]:
                 return j
@@ -365,25 +388,53 @@ def _reshape(root: _T, shapes: Shapes) -> None:
         t.shape = intern(t.label, tuple([c.shape for c in t.children]), t.sig)
 
 
-def _map(root: _T, rec: _Rec, matcher: STM) -> dict[_T, int]:
-    """Matched pairs template node -> record node (STM traceback, top-down, iterative)."""
-    out: dict[_T, int] = {}
+def _map(root: _T, rec: _Rec, matcher: STM,
+         progs: dict[tuple[int, int], Any] | None = None) -> dict[_T, int]:
+    """Matched pairs template node -> record node (STM traceback, top-down, iterative).
+
+    The mapping depends only on the template and the record's shape; with ``progs`` (a
+    cache owned by one :func:`align_records` call, keyed ``(template shape, record
+    shape)``) it is recorded once as a program (for each matched template node: the
+    index of its parent's pair and the child position) and replayed for every further
+    record of the same shape, without the traceback lookups."""
+    key = (root.shape, rec.vshape)
+    if progs is not None:
+        prog = progs.get(key)
+        if prog is not None:
+            tlist, pidx, cpos = prog
+            items, roots = rec.pd.items, rec.roots
+            xs: list[int] = []
+            push_x = xs.append
+            for p, j in zip(pidx, cpos):
+                push_x(roots[j] if p < 0 else items[xs[p]][j])
+            out = {root: VROOT}
+            out.update(zip(tlist, xs))
+            return out
+    out = {}
     pairs = matcher.pairs
     items, shape = rec.pd.items, rec.pd.shape
+    tl: list[_T] = []
+    pl: list[int] = []
+    jl: list[int] = []
     # the virtual root first, then elements only (text nodes have no children)
-    stack: list[tuple[_T, int]] = []
+    stack: list[tuple[_T, int, int, int]] = []
     out[root] = VROOT
     tc = root.children
-    if tc and rec.roots:
+    roots = rec.roots
+    if tc and roots:
         if root.shape == rec.vshape:
-            stack.extend(zip(tc, rec.roots))
+            stack.extend([(t, x, -1, j) for j, (t, x) in enumerate(zip(tc, roots))])
         else:
             for i, j in pairs(root.shape, rec.vshape):
-                stack.append((tc[i], rec.roots[j]))
-    pop, push, extend = stack.pop, stack.append, stack.extend
+                stack.append((tc[i], roots[j], -1, j))
+    pop, push = stack.pop, stack.append
     while stack:
-        t, x = pop()
+        t, x, p, j = pop()
         out[t] = x
+        me = len(tl)
+        tl.append(t)
+        pl.append(p)
+        jl.append(j)
         tc = t.children
         if not tc or x < 0:
             continue
@@ -392,10 +443,13 @@ def _map(root: _T, rec: _Rec, matcher: STM) -> dict[_T, int]:
             continue
         sx = shape[x]
         if t.shape == sx:
-            extend(zip(tc, xc))
+            for i in range(len(xc) if len(xc) < len(tc) else len(tc)):
+                push((tc[i], xc[i], me, i))
         else:
             for i, j in pairs(t.shape, sx):
-                push((tc[i], xc[j]))
+                push((tc[i], xc[j], me, j))
+    if progs is not None:
+        progs[key] = (tl, pl, jl)
     return out
 
 
@@ -739,6 +793,7 @@ def align_records(
         step = n / max_template_records
         sample = sorted({int(k * step) for k in range(max_template_records)})
     seed = max(sample, key=lambda r: (trees[r].size, -r))
+    progs: dict[tuple[int, int], Any] = {}  # _map programs per (template, record) shape
     template = _template_from(trees[seed], VROOT)
     _reshape(template, shapes)
     todo = [r for r in sample if r != seed]
@@ -748,7 +803,7 @@ def align_records(
         for r in todo:
             rt = trees[r]
             if rt.vshape != template.shape:
-                m = _map(template, rt, matcher)
+                m = _map(template, rt, matcher, progs)
                 ins, deferred = _insert(rt, m, force=False)
                 if ins:
                     changed = True
@@ -760,7 +815,7 @@ def align_records(
         if not changed:
             if keep_unaligned:
                 for r in retry:
-                    m = _map(template, trees[r], matcher)
+                    m = _map(template, trees[r], matcher, progs)
                     if _insert(trees[r], m, force=True)[0]:
                         _reshape(template, shapes)
             break
@@ -779,12 +834,12 @@ def align_records(
         seen.add(rt.vshape)
         extra += 1
         if rt.vshape != template.shape:
-            m = _map(template, rt, matcher)
+            m = _map(template, rt, matcher, progs)
             if _insert(rt, m, force=keep_unaligned)[0]:
                 _reshape(template, shapes)
 
     # --- map every record on the final template --------------------------------------
-    maps = [_map(template, rt, matcher) for rt in trees]
+    maps = [_map(template, rt, matcher, progs) for rt in trees]
     order, tparent, tdepth = _preorder(template)
     if matcher.approximated:
         logger.debug("alignment: %d node pairs approximated by LCS (budget %d cells)",
@@ -799,6 +854,24 @@ def align_records(
     inline_ids = frozenset(tid[t] for t in INLINE_TAGS if t in tid)
     heads: set[_T] = set()  # collapsed inline sub-trees (one text slot each)
     inside: set[_T] = set()  # their descendants
+    # per template node: its sub-tree (below it) holds text / holds a non-inline element
+    sub_text: dict[_T, bool] = {}
+    sub_block: dict[_T, bool] = {}
+    if collapse_inline:
+        for t in reversed(order):
+            st = sb = False
+            for c in t.children:
+                lc = c.label
+                if lc == TEXT:
+                    st = True
+                elif lc not in inline_ids:
+                    sb = True
+                if sub_text[c]:
+                    st = True
+                if sub_block[c]:
+                    sb = True
+            sub_text[t] = st
+            sub_block[t] = sb
     for t in order:
         par = tparent.get(t)
         if par is not None and (par in heads or par in inside):
@@ -806,11 +879,9 @@ def align_records(
             continue
         if not collapse_inline or t.label in (ROOT, TEXT) or not t.children:
             continue
-        sub = order[pos[t] + 1:last[t] + 1]
-        if not any(x.label == TEXT for x in sub) or any(
-            x.label != TEXT and x.label not in inline_ids for x in sub
-        ):
+        if not sub_text[t] or sub_block[t]:
             continue
+        sub = order[pos[t] + 1:last[t] + 1]
         # text flowing around inline children ("Lorem <i>ipsum</i> dolor"), or mixed
         # content whose inline structure differs between records (highlighted search
         # terms). Not when the inline elements carry several distinct classes: those are
@@ -944,8 +1015,9 @@ def align_records(
 
     # --- relative xpaths -----------------------------------------------------------------
     sibpos: dict[int, tuple[int, int]] = {}
+    steps_memo: dict[tuple[int, int], Any] = {}
     for s in data:
-        s.xpath = _column_xpath(page, s, trees, groups, sibpos)
+        s.xpath = _column_xpath(page, s, trees, groups, sibpos, steps_memo=steps_memo)
 
     # --- assemble ----------------------------------------------------------------------------
     columns: list[Column] = []
@@ -989,6 +1061,9 @@ def _clean_group(page: Page, g: Sequence[int]) -> tuple[int, ...]:
     return tuple(out)
 
 
+_ID_DIGITS_RE = re.compile(r"[-_]?\d+")
+
+
 def _stable(vals: list[Any], need: float = 0.6) -> Any:
     """The value shared by at least ``need`` of the sample (ignoring ``None``), else ``None``."""
     if not vals:
@@ -1019,10 +1094,15 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
         while p is not None:
             count[(p, kind)] = count.get((p, kind), 0) + 1
             p = tparent.get(p)
+    elems_cache: dict[_T, list[int]] = {}
+    step = max(1, n // sample)
+
     def elems(t: _T) -> list[int]:
-        """Up to ``sample`` elements mapped to ``t``, spread over the records."""
-        out = []
-        step = max(1, n // sample)
+        """Up to ``sample`` elements mapped to ``t``, spread over the records (cached)."""
+        out = elems_cache.get(t)
+        if out is not None:
+            return out
+        out = elems_cache[t] = []
         for start in range(step):
             for r in range(start, n, step):
                 loc = maps[r].get(t)
@@ -1053,7 +1133,8 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
                         order.append(tok)
                     cnt[tok] = cnt.get(tok, 0) + 1
             toks = [tok for tok in order if els and cnt[tok] >= 0.6 * len(els)]
-            ids = [re.sub(r"[-_]?\d+", "", (page.el[i].get("id") or "")) or None for i in els]
+            pel = page.el
+            ids = [_ID_DIGITS_RE.sub("", v) or None if (v := pel[i].get("id")) else None for i in els]
             sid = _stable(ids)
             attr_cache[key] = (toks, sid)
         return attr_cache[key]
@@ -1302,34 +1383,58 @@ def _table_header(page: Page, s: _Slot, trees: list[_Rec], maps: list[dict[_T, i
     return None
 
 
-def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]]) -> list[tuple[str, int, int]] | None:
-    """Relative path steps ``(tag, position among same-tag siblings, same-tag count)``."""
-    out = []
+_MISS = object()
+
+
+def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]],
+           memo: dict[tuple[int, int], Any] | None = None) -> tuple[tuple[str, int, int], ...] | None:
+    """Relative path steps ``(tag, position among same-tag siblings, same-tag count)``
+    from ``root`` down to ``node`` (``None`` when ``node`` is not below ``root``).
+
+    ``memo`` keeps the steps of every node on the way, keyed ``(root, node)``: the
+    slots of one record share their ancestors' steps."""
+    if memo is None:
+        memo = {}
     parent, tag, children = page.parent, page.tag, page.children
+    chain: list[int] = []
+    base: Any = ()
     i = node
     while i != root:
         if i < 0:
-            return None
+            base = None
+            break
+        got = memo.get((root, i), _MISS)
+        if got is not _MISS:
+            base = got
+            break
         p = parent[i]
         if p < 0:
-            return None
-        sp = sibpos.get(i)
-        if sp is None:
+            base = None
+            break
+        if i not in sibpos:
             cnt: dict[str, int] = {}
             for c in children[p]:
                 cnt[tag[c]] = cnt.get(tag[c], 0) + 1
                 sibpos[c] = (cnt[tag[c]], 0)
             for c in children[p]:
                 sibpos[c] = (sibpos[c][0], cnt[tag[c]])
-            sp = sibpos[i]
-        out.append((tag[i], sp[0], sp[1]))
+        chain.append(i)
         i = p
-    out.reverse()
-    return out
+    if base is None:
+        for x in chain:
+            memo[(root, x)] = None
+        return None
+    cur: tuple[tuple[str, int, int], ...] = base
+    for x in reversed(chain):
+        sp = sibpos[x]
+        cur = cur + ((tag[x], sp[0], sp[1]),)
+        memo[(root, x)] = cur
+    return cur
 
 
 def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[int, ...]],
-                  sibpos: dict[int, tuple[int, int]], max_check: int = 8) -> str | None:
+                  sibpos: dict[int, tuple[int, int]], max_check: int = 8,
+                  steps_memo: dict[tuple[int, int], Any] | None = None) -> str | None:
     """The XPath relative to the record's first root that selects the slot in every record.
 
     Checked on the first ``max_check`` records holding a value (bounded cost).
@@ -1367,7 +1472,7 @@ def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[in
         g = groups[r]
         if j < 0 or j >= len(g):
             return None
-        st = _steps(page, g[j], node, sibpos)
+        st = _steps(page, g[j], node, sibpos, steps_memo)
         if st is None:
             return None
         head: tuple[Any, ...] = ()
@@ -1375,7 +1480,7 @@ def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[in
             r0, rj = g[0], g[j]
             if page.parent[r0] != page.parent[rj] or page.tag[r0] != page.tag[rj]:
                 return None
-            _steps(page, page.parent[r0], r0, sibpos)
+            _steps(page, page.parent[r0], r0, sibpos, steps_memo)
             off = sibpos[rj][0] - sibpos[r0][0]
             if off <= 0:
                 return None
