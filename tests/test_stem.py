@@ -492,3 +492,26 @@ def test_separator_rows_do_not_swallow_the_records_between_them():
     main = extract(page(f"<table>{rows}</table>"), extractor="stem").main
     texts = [r.text for r in main.records]
     assert len(texts) == 10 and texts[0].startswith("Book 0 by Author 0")
+
+
+def test_prefer_core_halves_a_region_that_is_another_plus_chrome_at_its_edges():
+    from scrapy_records.extractors.stem import _prefer_core
+
+    # a metasearch page (mamma.com, 2004): header boxes built with the same one-cell tables
+    # as the results; a short DRP cuts them with the results, the full pattern the results only
+    boxes = "".join(f"<table><tr><td>box {i}</td></tr></table>" for i in range(3))
+    res = "".join(f"<table><tr><td><a href='/r{k}'>Result {k}</a> snippet</td></tr></table>" for k in range(8))
+    p = page(boxes + res)
+    kids = p.children[p.body]
+    loose = (20.0, p.body, [(k,) for k in kids], [1.0] * 11, 0.8, {"drp_index": 0})
+    core = (18.0, p.body, [(k,) for k in kids[3:]], [1.0] * 8, 0.95, {"drp_index": 1})
+    cands = [loose, core]
+    _prefer_core(cands)
+    assert cands[1] == core
+    assert cands[0][0] == 10.0 and cands[0][4] == 0.4 and cands[0][5]["chrome_of"] == 1
+    # extra records between the core's records are records with a missing field: kept
+    mixed = (20.0, p.body, [(k,) for k in kids], [1.0] * 11, 0.8, {"drp_index": 0})
+    core2 = (18.0, p.body, [(k,) for k in kids[0:3] + kids[5:]], [1.0] * 9, 0.95, {"drp_index": 1})
+    cands = [mixed, core2]
+    _prefer_core(cands)
+    assert cands[0] == mixed

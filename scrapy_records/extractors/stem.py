@@ -968,6 +968,8 @@ class STEMExtractor:
                 pre = conf * math.sqrt(chars) * math.log2(1 + len(groups))
                 cands.append((pre, parent, groups, rvrs, conf, meta))
         _prefer_coarser(cands)
+        if opts["trim_edges"]:
+            _prefer_core(cands)
         if opts["demote_fillers"]:
             _demote_fillers(page, cands, float(opts["demote_fillers"]))
         cands.sort(key=lambda c: -c[0])
@@ -1116,6 +1118,37 @@ def _prefer_coarser(cands: list) -> None:
                     c = cands[b]
                     cands[b] = (pb * 0.5, c[1], c[2], c[3], conf_b * 0.5, {**mb, "finer_than": ma["drp_index"]})
                     break
+
+
+def _prefer_core(cands: list) -> None:
+    """Region A holds every record of region B (same parent, same record roots) plus records
+    only before B's first or after B's last record, and B is at least as confident: A is B
+    with the page chrome around the list (result-count bars, "sponsored links" boxes built
+    with the same tables as the results) cut by a shorter, looser DRP, so A's confidence and
+    pre-score are halved. Extra records *between* B's are left alone (they are records with
+    a missing field, which the looser DRP rightly keeps). Ours, with ``trim_edges``."""
+    by_parent: dict[int, list[int]] = {}
+    for i, c in enumerate(cands):
+        by_parent.setdefault(c[1], []).append(i)
+    for idx in by_parent.values():
+        if len(idx) < 2:
+            continue
+        firsts = {i: [g[0] for g in cands[i][2]] for i in idx}
+        for a in idx:
+            fa = firsts[a]
+            sa = set(fa)
+            for b in idx:
+                fb = firsts[b]
+                if a == b or len(fb) < 3 or len(fa) <= len(fb) or cands[b][4] < cands[a][4]:
+                    continue
+                if not sa.issuperset(fb):
+                    continue
+                lo, hi = fb[0], fb[-1]
+                if any(lo < x < hi for x in sa.difference(fb)):
+                    continue
+                c = cands[a]
+                cands[a] = (c[0] * 0.5, c[1], c[2], c[3], c[4] * 0.5, {**c[5], "chrome_of": cands[b][5]["drp_index"]})
+                break
 
 
 def _common_parent(page: Page, nodes: list[int]) -> int:
