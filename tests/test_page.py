@@ -248,3 +248,14 @@ def test_content_after_the_body_end_tag_belongs_to_the_body_as_in_a_browser():
     for i in range(len(page)):
         assert page.xpath(i) == page._treeroot.getpath(page.el[i])
         assert page.end[i] == (page.end[page.children[i][-1]] if page.children[i] else i)
+
+
+def test_implied_closes_stay_linear_on_hostile_nesting():
+    # an open <p> below a table cell, 400 inline levels, then 20,000 blocks: every block
+    # start looks for a <p> to close; the look is bounded, not the depth of the stack
+    html = ("<html><body><p>x<table><tr><td>" + "<span>" * 400 + "<div>a</div>" * 20000
+            + "</td></tr></table></body></html>")
+    page = Page(html)
+    assert page.tag.count("div") == 20000
+    div = page.tag.index("div")
+    assert page.tag[page.parent[div]] == "span"  # the cell's <p> stays open: its scope ends at td
