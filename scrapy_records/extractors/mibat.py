@@ -128,23 +128,11 @@ class _Ctx:
         self.opts = opts
         n = len(page.el)
         self.size = [page.end[i] - i + 1 for i in range(n)]
-        # structural shapes (elements only), bottom-up in reverse pre-order (no recursion)
+        # structural shapes (elements only), bottom-up in reverse pre-order (no recursion);
+        # rep[s]: an element of shape s (its pre-order tag string is a slice of tag_id)
         shapes = Shapes()
-        shape = [0] * n
-        rep: list[int] = []  # an element of each shape (its pre-order tag string is a slice)
-        ids_get = shapes.ids.get
-        intern = shapes.intern
-        children = page.children
+        self.shape, rep = shapes.intern_elements(page.tag_id, page.children, page.end)
         tag_id = page.tag_id
-        get = shape.__getitem__
-        for i in range(n - 1, -1, -1):
-            key = (tag_id[i], 0, tuple(map(get, children[i])))
-            s = ids_get(key)
-            if s is None:
-                s = intern(key[0], key[2])
-                rep.append(i)
-            shape[i] = s
-        self.shape = shape
         end = page.end
 
         def seq(s: int) -> list[int]:
