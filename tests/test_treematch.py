@@ -124,3 +124,19 @@ def test_gstm_baseline_is_the_shared_stm():
     a = M.from_spec("a(b(c,d),e)")
     b = M.from_spec("a(b(d),f,e)")
     assert M.stm(a, b) == STM(M.shapes).score(a, b) == 4
+
+
+def test_intern_elements_gives_equal_shapes_to_equal_subtrees():
+    from scrapy_records.page import Page
+
+    page = Page("<html><body><ul><li><a>x</a><b>1</b></li><li><a>y</a><b>2</b></li>"
+                "<li><a>z</a></li></ul></body></html>")
+    S = Shapes()
+    shape, rep = S.intern_elements(page.tag_id, page.children, page.end)
+    lis = [i for i, t in enumerate(page.tag) if t == "li"]
+    assert shape[lis[0]] == shape[lis[1]] != shape[lis[2]]  # text does not count
+    assert S.size[shape[lis[0]]] == 3 and S.size[shape[lis[2]]] == 2
+    assert all(shape[i] == s for s, i in rep.items()) and len(rep) == len(S)
+    ul = page.tag.index("ul")
+    assert STM(S).score(shape[lis[0]], shape[lis[2]]) == 2
+    assert S.preorder(shape[ul]) == page.tag_id[ul:page.end[ul] + 1]
