@@ -517,21 +517,22 @@ def _gap_h(
     h = 0
     remaining = rb - lb + 1
     early = need > 0
-    if rb - lb > 64:  # long intervals: the run boundaries in one C-level pass
-        starts = [lb] + index.small_lcp_positions(lb, rb, bound)
-        starts.append(rb + 1)
-        for g in range(len(starts) - 1):
-            k0 = starts[g]
-            size = starts[g + 1] - k0
-            remaining -= size
-            p = sa[k0]
-            if p + bound <= n:
-                w = text[p + l:p + bound]
-                if w == s or LCSseq.similarity(s, w) >= threshold:
-                    h += size
-            if early and (h >= need or h + remaining < need):
-                break
-        return h
+    # run boundaries: k with lcp[k] < 2l (numpy for long intervals, see SuffixIndex)
+    cuts = index.small_lcp_positions(lb, rb, bound)
+    cuts.append(rb + 1)
+    k0 = lb
+    for k in cuts:
+        size = k - k0  # one run [k0, k): occurrences sharing their next l symbols
+        remaining -= size
+        p = sa[k0]
+        if p + bound <= n:
+            w = text[p + l:p + bound]
+            if w == s or LCSseq.similarity(s, w) >= threshold:
+                h += size
+        if early and (h >= need or h + remaining < need):
+            break
+        k0 = k
+    return h
     lcp = index.lcp
     k0 = lb
     k = lb + 1
