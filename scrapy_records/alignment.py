@@ -48,10 +48,11 @@ Project additions, each marked [proj] where implemented (DEPTA leaves them open)
 Cost: shapes (``(label, class signature, child shapes)``) are interned so STM results are
 memoised per shape pair and identical sub-trees match in O(1); the DP is iterative; a cell
 budget (``max_cells``) and a per-node limit switch wide or late comparisons to a C-level
-LCS of the child label sequences (rapidfuzz). Measured (process time, 195 pages of
-``lists/`` yamada+zhao1+zhao3, relative to lxml's parse of the same page): the
-first-ranked region alone, median 2.5 ms = 4.0x lxml; every MDR region of the page,
-median 5.3 ms = 8.2x lxml (MDR alone 8.1x). A synthetic 1,000-record product grid
+LCS of the child label sequences (rapidfuzz); a record whose shape was already mapped
+replays the recorded mapping. Measured on 195 pages of ``lists/`` yamada+zhao1+zhao3,
+relative to lxml's parse of the same page: the first-ranked STEM region alone, median
+3.0x lxml (2026-11-25, paired with the version before the STM merge: 3.25x); every MDR
+region of the page, median 8.2x lxml (an earlier measurement, MDR alone 8.1x). A synthetic 1,000-record product grid
 (15,600 elements, 430 kB): 150 ms = 11x lxml (linear in the records). Aligning only the
 kept regions (:func:`align_region`, what :func:`scrapy_records.extract` does) is the
 cheap way to use it.
