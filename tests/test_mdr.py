@@ -631,3 +631,13 @@ def test_harmonic_guard_holds_against_every_overlapping_run():
     dls = [r for r in regions if all(page.tag[n] == "dl" for rec in r.records for n in rec.nodes)]
     assert len(dls) == 1 and len(dls[0].records) == 10
     assert dls[0].meta["g"] == 1
+
+
+def test_bridge_needs_a_list_on_one_side():
+    # two pairs of footer link columns (4 and 7 links): the pairs differ by more than T,
+    # less than 2T; neither side is a list of 3, so they stay two regions
+    col = lambda k, n: "<div>" + "".join(f"<a href='/{k}/{i}'>City {k}.{i}</a>" for i in range(n)) + "</div>"
+    html = doc("<div id='footer'>" + col(1, 4) + col(2, 4) + col(3, 7) + col(4, 7) + "</div>")
+    page, regions = run(html)
+    footer = [r for r in regions if page.attr(r.parent, "id") == "footer"]
+    assert sorted((r.meta["start"], r.meta["covered"]) for r in footer) == [(0, 2), (2, 2)]

@@ -381,8 +381,10 @@ class _Miner:
         most one generalized node lies between them and every child from the first to the
         last has the tag of the same position in a g-period (one ``<li>`` list, ten
         ``<blockquote>`` results), the two regions' facing generalized nodes are within
-        ND <= 2T (the same kind of record), and what lies between carries text (an ad
-        frame between two halves of a list stays out, digest TC-15). One odd record (a result with another inner structure,
+        ND <= 2T (the same kind of record), what lies between carries text (an ad
+        frame between two halves of a list stays out, digest TC-15), and one side is a list
+        of at least 3 generalized nodes (two pairs of footer link columns do not make one).
+        One odd record (a result with another inner structure,
         an ad built as a result) is more than T from both neighbours, which cut the list
         into two regions, and the ranking then reports half of it; the odd one becomes a
         record of the joined region. (The paper leaves such a sibling outside every region.)
@@ -395,7 +397,8 @@ class _Miner:
         for r in regions[1:]:
             q = out[-1]
             gap = r.start - (q.start + q.covered)
-            if q.g == r.g and 0 <= gap <= q.g and (gap == 0 or gap == q.g):
+            if (q.g == r.g and 0 <= gap <= q.g and (gap == 0 or gap == q.g)
+                    and max(q.covered, r.covered) >= 3 * q.g):
                 lo, hi = q.start, r.start + r.covered
                 g = q.g
                 a0 = ch[q.start + q.covered - g]  # the last generalized node of q
