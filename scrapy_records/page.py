@@ -94,6 +94,10 @@ for _t in ("address article aside blockquote center details dialog dir div dl fi
            "figure footer header hgroup main menu nav ol p search section summary ul h1 h2 h3 h4 "
            "h5 h6 pre listing form hr xmp").split():
     IMPLIED_CLOSE.setdefault(_t, (_P_ONLY, _BUTTON_SCOPE))
+#: How many open elements a start tag looks through for one it closes. Real markup closes
+#: an item within a few levels; the bound keeps hostile nesting linear (a failed look-up
+#: costs at most this much, whatever the depth).
+_SCAN_LIMIT = 48
 
 #: Default budgets. They bound time and memory on hostile input; see the README.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -434,7 +438,10 @@ class Page:
         truncated = False
 
         stack: list[int] = []  # open kept nodes, as a browser would have them open
-        real_stack: list[int] = []  # open kept nodes, as libxml2 nested them
+        # open kept nodes as libxml2 nested them: the same as `stack` until the first repair,
+        # so it is only kept (and parents compared) from then on
+        real_stack: list[int] = []
+        repaired = False
         body_i = -1
         open_p = 0  # <p> elements open in `stack` (most start tags close one: skip the scan)
         moved: dict[int, int] = {}  # node -> its real parent, where that is not `parent`
@@ -475,15 +482,19 @@ class Page:
                 if rule is not None and len(stack) > 1 and (open_p or rule[0] is not _P_ONLY):
                     closes, stops = rule
                     k = len(stack) - 1
-                    while k > 0:
+                    floor = max(0, k - _SCAN_LIMIT)
+                    while k > floor:
                         tk = tag[stack[k]]
                         if tk in closes:
                             break
                         if tk in stops:
-                            k = 0
+                            k = floor
                             break
                         k -= 1
-                    if k > 0:  # close stack[k:] here, as a browser does
+                    if k > floor:  # close stack[k:] here, as a browser does
+                        if not repaired:
+                            real_stack = stack[:]
+                            repaired = True
                         for j in stack[k:]:
                             end[j] = i - 1
                             leaf_hi[j] = len(leaves)
@@ -492,11 +503,16 @@ class Page:
                         del stack[k:]
                 elif body_i >= 0 and len(stack) == 1 and t not in ("head", "body"):
                     # content after </body>: a browser parses it into the body
+                    if not repaired:
+                        real_stack = stack[:]
+                        repaired = True
                     stack.append(body_i)
                 p = stack[-1] if stack else -1
-                rp = real_stack[-1] if real_stack else -1
-                if rp != p:
-                    moved[i] = rp
+                if repaired:
+                    rp = real_stack[-1] if real_stack else -1
+                    if rp != p:
+                        moved[i] = rp
+                    real_stack.append(i)
                 el.append(node)
                 tag.append(t)
                 tid = tag_names.get(t)
@@ -518,7 +534,6 @@ class Page:
                 if p >= 0:
                     children[p].append(i)
                 stack.append(i)
-                real_stack.append(i)
                 if t == "p":
                     open_p += 1
                 elif t == "body" and body_i < 0 and d == 1:
@@ -551,6 +566,18 @@ class Page:
                             add_text(fold_owner, node.tail)
                         continue
                 if not isinstance(t, str):
+                    continue
+                if not repaired:
+                    i = stack.pop()
+                    end[i] = len(el) - 1
+                    leaf_hi[i] = len(leaves)
+                    if t == "p":
+                        open_p -= 1
+                    s = node.tail
+                    if s and stack and not s.isspace():
+                        leaves.append(" ".join(s.split()))
+                        leaf_owner.append(stack[-1])
+                        leaf_elem.append(len(el))
                     continue
                 i = real_stack.pop()
                 if stack[-1] == i:
