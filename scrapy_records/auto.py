@@ -28,22 +28,26 @@ reported on ``negative/`` (pages without a list) and keeps the list F1 (threshol
 0.4 / 0.5: 60 / 37 / 31 / 25 of 60 negative pages with a main region; list F1 0.801 / 0.801 /
 0.804 / 0.783 on yamada, 0.866 / 0.866 / 0.864 / 0.820 on zhao3: 0.5 drops real lists).
 
-Why (measured with ``benchmarks/run.py``, 2026-11-25, after records kept the text between
-their sibling elements; record F1 of the first-ranked region
-on yamada / zhao1 / zhao3, share of ``negative/`` pages with a main region):
+Why (measured with ``benchmarks/run.py``, 2026-11-25, after the page model's browser
+repairs and the STEM/MDR changes of that day; record F1 of the first-ranked region on
+yamada / zhao1 / zhao3, share of ``negative/`` pages with a main region):
 
 =====================  =======================  ============  ==========================
 extractor              lists F1                 negative      forums F1 / reviews F1
 =====================  =======================  ============  ==========================
-mdr                    0.783 / 0.863 / 0.857    60/60         0.511 / 1.000
-stem                   0.685 / 0.843 / 0.845    59/60         0.617 / 0.714
+mdr                    0.881 / 0.900 / 0.905    60/60         0.576 / 1.000
+stem                   0.896 / 0.913 / 0.905    59/60         0.617 / 0.714
 mibat                  --                       --            0.996 / 1.000
-auto (threshold 0.4)   0.794 / 0.877 / 0.863    31/60         0.996 / 1.000
+auto (threshold 0.4)   0.903 / 0.914 / 0.920    35/60         0.996 / 1.000
 =====================  =======================  ============  ==========================
+
+STEM alone now measures better than MDR alone on yamada and zhao1 (equal on zhao3), and
+running both beats either, so ``auto`` keeps running both rather than switching to STEM;
+``extractor="mdr"`` and ``"stem"`` stay selectable.
 
 The former ``auto`` (MDR alone) is the ``mdr`` line. Cost (CPU time, median per page,
 relative to lxml's parse, everything from the raw bytes: page model, extractors, field
-alignment of the main region): mdr 12x, stem 14x, auto 21x on the lists; the routing check
+alignment of the main region): mdr 11-12x, stem 13-14x, auto 19-21x on the lists; the routing check
 (MiBAT's date anchors) is about a fifth of auto's cost.
 
 ``options`` given to ``auto`` go to every extractor that accepts them (e.g. ``K`` and
