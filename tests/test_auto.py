@@ -134,3 +134,39 @@ def test_count_exponent_of_the_ranking():
     half = region_score(page, r, count_exponent=0.5)
     assert one == pytest.approx(half * 2.0 ** 0.5)  # log2(1 + 3) = 2
     assert rank(page, [r], count_exponent=0.5)[0].score == pytest.approx(half)
+
+
+def _menu(n: int) -> str:
+    return "<ul>" + "".join(
+        f"<li><a href='/section/{i}'>Section number {i}</a><ul><li><a href='/section/{i}/a'>Latest "
+        f"news of section {i}</a></li><li><a href='/section/{i}/b'>Archive of section {i}</a></li></ul></li>"
+        for i in range(n)) + "</ul>"
+
+
+def test_a_menu_in_page_chrome_is_no_main_region_but_the_list_is():
+    from scrapy_records.auto import chrome_of
+
+    # a big menu of 30 sections outranks a list of 4 results by size alone
+    page = Page("<html><body class='home custom-header'><nav class='main-nav'>" + _menu(30) + "</nav>"
+                "<main>" + results(4) + "</main></body></html>")
+    result = extract(page)
+    assert result.main is not None and result.main.xpath.endswith("div")
+    assert [r.text.split(" ")[3] for r in result.main.records] == ["0", "1", "2", "3"]
+    menus = [r for r in result.regions if r.meta.get("chrome")]
+    assert menus and all(r.meta["chrome"] in ("nav", "class=main-nav") for r in menus)
+    # the body's CMS classes say nothing; a wrapper named after content and sidebar neither
+    assert chrome_of(page, page.body) is None
+    wrap_page = Page("<html><body><div class='content-sidebar-wrap'>" + results(3) + "</div></body></html>")
+    assert chrome_of(wrap_page, wrap_page.tag.index("div")) is None
+    aside = Page("<html><body><div role='complementary'><div class='widget-list'>" + results(3) + "</div></div></body></html>")
+    outer = aside.tag.index("div")
+    assert chrome_of(aside, outer) == "role=complementary"
+    assert chrome_of(aside, outer + 1) == "class=widget-list"  # the nearest reason
+
+
+def test_a_page_whose_only_list_is_its_menu_has_no_main_region():
+    page = Page("<html><body><header><nav>" + _menu(10) + "</nav></header>"
+                "<article><h1>A story</h1><p>" + "Words of the story. " * 40 + "</p></article></body></html>")
+    result = extract(page)
+    assert result.main is None
+    assert result.regions and result.regions[0].meta.get("chrome") in ("nav", "header")
