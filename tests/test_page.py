@@ -259,3 +259,12 @@ def test_implied_closes_stay_linear_on_hostile_nesting():
     assert page.tag.count("div") == 20000
     div = page.tag.index("div")
     assert page.tag[page.parent[div]] == "span"  # the cell's <p> stays open: its scope ends at td
+
+
+def test_page_from_markup_has_lxml_html_elements_and_shares_a_responses_tree():
+    page = Page(HTML)
+    li = page.el[page.tag.index("li")]
+    assert li.text_content() == "One 1 €"  # lxml.html API on every element
+    assert isinstance(li, lxml.html.HtmlElement)
+    resp = HtmlResponse("https://x.test/", body=HTML.encode(), encoding="utf-8")
+    assert Page(resp).root is resp.selector.root  # a response's tree is not parsed again
