@@ -686,7 +686,8 @@ class Page:
         several children of that tag), computed from the page arrays and cached per
         parent: lxml's ``getpath`` scans every sibling, which is quadratic on a
         10,000-item list. Dropped elements (script, style...) never share a tag with a
-        kept one, so positions among kept siblings are positions in the document.
+        kept one, so positions among kept siblings are positions in the document (the one
+        exception, a kept ``noscript`` beside dropped ones, takes lxml's path).
         """
         x = self._xpaths.get(i)
         if x is not None:
@@ -714,7 +715,11 @@ class Page:
         seen: dict[str, int] = {}
         for c in kids:
             t = self.el[c].tag
-            if counts[t] > 1:
+            if t == "noscript":
+                # a kept noscript (it holds the page) can have dropped noscript siblings,
+                # which count in the position: lxml's own path (rare)
+                self._xpaths[c] = self._treeroot.getpath(self.el[c])
+            elif counts[t] > 1:
                 n = seen.get(t, 0) + 1
                 seen[t] = n
                 self._xpaths[c] = f"{base}/{t}[{n}]"

@@ -268,3 +268,14 @@ def test_page_from_markup_has_lxml_html_elements_and_shares_a_responses_tree():
     assert isinstance(li, lxml.html.HtmlElement)
     resp = HtmlResponse("https://x.test/", body=HTML.encode(), encoding="utf-8")
     assert Page(resp).root is resp.selector.root  # a response's tree is not parsed again
+
+
+def test_xpath_of_a_kept_noscript_counts_its_dropped_noscript_siblings():
+    posts = "".join(f"<div class='post'><a href='/u/{k}'>user{k}</a><p>post {k}</p></div>" for k in range(8))
+    html = (f"<html><body><div id='app'><noscript><img src='/px.gif'></noscript>"
+            f"<noscript>{posts}</noscript></div></body></html>")
+    page = Page(html)
+    kept = page.tag.index("noscript")
+    assert page.xpath(kept) == "/html/body/div/noscript[2]"
+    for i in range(len(page)):
+        assert page.xpath(i) == page._treeroot.getpath(page.el[i])
