@@ -515,3 +515,19 @@ def test_prefer_core_halves_a_region_that_is_another_plus_chrome_at_its_edges():
     cands = [mixed, core2]
     _prefer_core(cands)
     assert cands[0] == mixed
+
+
+def test_runs_of_variant_records_between_exact_matches_stay_records():
+    # a modern product grid: every 3rd card has an old price, every 4th a badge, so exact
+    # matches of the DRP alternate with runs of one to three variant cards; each card is a
+    # record (a gap holding several near copies of the DRP is records, not a tail)
+    def card(i: int) -> str:
+        old = f"<span class='old'>${50 + i}.99</span>" if i % 3 == 0 else ""
+        badge = "<span class='badge'>New</span>" if i % 4 == 0 else ""
+        return (f"<li class='card'><a href='/p/{i}'><div class='img'><img src='/i/{i}.jpg'></div>"
+                f"<h2>Headphones model {i}</h2></a>{badge}<div class='rating'><span>({10 + i})</span></div>"
+                f"<div class='price'>{old}<span class='now'>${20 + i}.99</span></div><button>Add to cart</button></li>")
+    p = page("<main><ul class='products'>" + "".join(card(i) for i in range(24)) + "</ul></main>")
+    main = extract(p, extractor="stem").main
+    assert len(main.records) == 24 and all(len(r.xpaths) == 1 for r in main.records)
+    assert main.records[5].text.startswith("Headphones model 5")

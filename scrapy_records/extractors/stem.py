@@ -780,9 +780,10 @@ def _attach_gaps(
     between consecutive matches hold elements and most of those (60 %) have one shape (the
     same root identifiers), the gaps of that shape belong to the record before them; other
     gaps (a record with a missing field, several records in one gap) are left to Eq. (2), and
-    so is a gap that is a near copy of the DRP (LCS at least 80 % of the longer of the two): a
-    whole record that differs a little from the exact matches, as every other record of a
-    list with optional fields can. The gap after the last match is attached when it has the common shape; the gap before the
+    so is a gap that is, or that holds several pieces starting at the DRP's first identifier
+    one of which is, a near copy of the DRP (LCS at least 80 % of the longer of the two):
+    whole records that differ a little from the exact matches, as records with optional
+    fields do. The gap after the last match is attached when it has the common shape; the gap before the
     first match never is (a header). Only for matches that are one sibling run."""
     wps, pp, send = tps.ids, tps.parent_pos, tps.subtree_end
     parent = pp[matches[0]]
@@ -793,15 +794,35 @@ def _attach_gaps(
     if chars and sum(1 for m in matches if any(chars[x] for x in tps.roots_in(m, m + l))) < 0.5 * len(matches):
         return None  # the DRP matches text-less separators: the gaps are the records (Eq. 2)
     pat = list(pattern)
-    shapes: list[tuple[int, ...]] = []
+    firsts = tps.positions(pattern[0])
+
+    def holds_records(a: int, b: int) -> bool:
+        """The gap, or one of several pieces of it starting at the DRP's first identifier,
+        is a near copy of the DRP: records of their own (three product cards with an extra
+        badge between two exact matches), not the rest of the record before them."""
+        if LCSseq.normalized_similarity(pat, wps[a:b]) >= 0.8:
+            return True
+        starts = firsts[bisect_left(firsts, a):bisect_left(firsts, b)]
+        if len(starts) < 2:
+            return False  # one piece: the whole-gap test above decides
+        for j, q in enumerate(starts):
+            stop = starts[j + 1] if j + 1 < len(starts) else b
+            if LCSseq.normalized_similarity(pat, wps[q:stop]) >= 0.8:
+                return True
+        return False
+
+    shapes: list[tuple[int, ...] | None] = []
     for k, m in enumerate(matches[:-1]):
         a, b = m + l, matches[k + 1]
-        if a >= b or LCSseq.normalized_similarity(pat, wps[a:b]) >= 0.8:
-            shapes.append(())  # nothing, or a record of its own
+        if a >= b:
+            shapes.append(())  # nothing between two matches
+        elif holds_records(a, b):
+            shapes.append(None)  # records of their own: Eq. (2), not counted either way
         else:
             shapes.append(tuple(wps[x] for x in tps.roots_in(a, b)))
     filled = [x for x in shapes if x]
-    if len(filled) < max(2, share * len(shapes)):
+    counted = sum(1 for x in shapes if x is not None)
+    if len(filled) < max(2, share * counted):
         return None
     common = max(set(filled), key=filled.count)
     if filled.count(common) < 0.6 * len(filled):
