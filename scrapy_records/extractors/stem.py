@@ -533,25 +533,6 @@ def _gap_h(
             break
         k0 = k
     return h
-    lcp = index.lcp
-    k0 = lb
-    k = lb + 1
-    while True:
-        if k <= rb and lcp[k] >= bound:
-            k += 1
-            continue
-        size = k - k0  # one run [k0, k): occurrences sharing their next l symbols
-        remaining -= size
-        p = sa[k0]
-        if p + bound <= n:
-            w = text[p + l:p + bound]
-            if w == s or LCSseq.similarity(s, w) >= threshold:
-                h += size
-        if k > rb or (early and (h >= need or h + remaining < need)):
-            break
-        k0 = k
-        k += 1
-    return h
 
 
 def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: Any) -> STEMAnalysis:
