@@ -1090,6 +1090,14 @@ def _demote_fillers(page: Page, cands: list, frac: float) -> None:
                     demoted.add(b)
 
 
+def _same_parent_groups(cands: list) -> list[list[int]]:
+    """Indices of the candidate regions that share a parent, for every parent with several."""
+    by_parent: dict[int, list[int]] = {}
+    for i, c in enumerate(cands):
+        by_parent.setdefault(c[1], []).append(i)
+    return [idx for idx in by_parent.values() if len(idx) > 1]
+
+
 def _prefer_coarser(cands: list) -> None:
     """Two segmentations of the same sibling run (same parent): rows cut one by one by a short
     pattern such as ``(tr, td, img)`` versus multi-row records cut by a longer DRP (or by a DRP
@@ -1097,12 +1105,7 @@ def _prefer_coarser(cands: list) -> None:
     record roots include most of those rows. The coarser records are the data records (the
     pattern the rows repeat with), so the finer region's confidence and pre-score are halved. Ours, not the
     paper's: STEM leaves the choice between DRPs open (§1.3, A17)."""
-    by_parent: dict[int, list[int]] = {}
-    for i, c in enumerate(cands):
-        by_parent.setdefault(c[1], []).append(i)
-    for idx in by_parent.values():
-        if len(idx) < 2:
-            continue
+    for idx in _same_parent_groups(cands):
         for b in idx:
             pb, gb, conf_b, mb = cands[b][0], cands[b][2], cands[b][4], cands[b][5]
             roots_b = {g[0] for g in gb}
@@ -1130,12 +1133,7 @@ def _prefer_core(cands: list) -> None:
     with the same tables as the results) cut by a shorter, looser DRP, so A's confidence and
     pre-score are halved. Extra records *between* B's are left alone (they are records with
     a missing field, which the looser DRP rightly keeps). Ours, with ``trim_edges``."""
-    by_parent: dict[int, list[int]] = {}
-    for i, c in enumerate(cands):
-        by_parent.setdefault(c[1], []).append(i)
-    for idx in by_parent.values():
-        if len(idx) < 2:
-            continue
+    for idx in _same_parent_groups(cands):
         firsts = {i: [g[0] for g in cands[i][2]] for i in idx}
         for a in idx:
             fa = firsts[a]
