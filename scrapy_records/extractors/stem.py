@@ -1061,13 +1061,8 @@ def _demote_fillers(page: Page, cands: list, frac: float) -> None:
     def chars(g: tuple[int, ...]) -> int:
         return sum(prefix[hi[x]] - prefix[lo[x]] for x in g)
 
-    by_parent: dict[int, list[int]] = {}
-    for i, c in enumerate(cands):
-        by_parent.setdefault(c[1], []).append(i)
     demoted: set[int] = set()
-    for idx in by_parent.values():
-        if len(idx) < 2:
-            continue
+    for idx in _same_parent_groups(cands):
         for a in idx:
             ga = cands[a][2]
             if any(len(g) > 1 for g in ga):
