@@ -39,9 +39,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from itertools import accumulate
-from operator import add as _add, mul as _mul
 from dataclasses import dataclass, field
+from operator import mul as _mul
 from typing import Any
 
 from rapidfuzz.distance import LCSseq
@@ -1101,7 +1100,7 @@ class Matcher:
         Children with the same shape have identical W rows, so W, W_norm, the row/column
         maxima, the match criteria and UpdateW's averages are computed per pair of shape
         *classes* (exactly equivalent, ``O(d_A * d_B)`` instead of ``O(k * n)``); only the
-        DP runs over all ``k * n`` cells, row by row with C-level ``map``/``accumulate``.
+        DP runs over all ``k * n`` cells (:func:`_stm_rows`, the same rows as STM's).
         """
         ca, cb = self.s_children[a], self.s_children[b]
         k, n = len(ca), len(cb)
@@ -1277,9 +1276,6 @@ class Matcher:
                                 sym_a, sym_b, gA, gB)
         zero = [0.0] * n
         rows_s: list[list[float]] = []
-        m_rows: list[list[float]] = [[0.0] * (n + 1)]
-        prev = m_rows[0]
-        add = _add
         for i in range(k):
             if i in zero_rows:
                 srow = zero
@@ -1292,12 +1288,8 @@ class Matcher:
                         if fi == i:
                             srow[fj] = val
             rows_s.append(srow)
-            t = list(map(max, prev[1:], map(add, prev[:-1], srow)))
-            cur = [0.0]
-            cur.extend(accumulate(t, max))
-            m_rows.append(cur)
-            prev = cur
-        score = prev[n] + 1.0
+        m_rows = _stm_rows(rows_s, n)
+        score = m_rows[k][n] + 1.0
         # ---- traceback (R-11)
         pairs = diagonal_first_traceback(rows_s, m_rows, k, n)
         return self._finish(a, b, want, score, pairs, groups, cw, cwn, cls_a, cls_b, sym_a, sym_b,
