@@ -589,19 +589,7 @@ class Page:
                         continue
                 if not isinstance(t, str):
                     continue
-                if not repaired:
-                    i = stack.pop()
-                    end[i] = len(el) - 1
-                    leaf_hi[i] = len(leaves)
-                    if t == "p":
-                        open_p -= 1
-                    s = node.tail
-                    if s and stack and not s.isspace():
-                        leaves.append(" ".join(s.split()))
-                        leaf_owner.append(stack[-1])
-                        leaf_elem.append(len(el))
-                    continue
-                i = real_stack.pop()
+                i = real_stack.pop() if repaired else stack[-1]
                 if stack[-1] == i:
                     stack.pop()
                     end[i] = len(el) - 1
