@@ -764,8 +764,10 @@ def _attach_gaps(
     so is a gap that is, or that holds several pieces starting at the DRP's first identifier
     one of which is, a near copy of the DRP (LCS at least 80 % of the longer of the two):
     whole records that differ a little from the exact matches, as records with optional
-    fields do. The gap after the last match is attached when it has the common shape; the gap before the
-    first match never is (a header). Only for matches that are one sibling run."""
+    fields do. The gap after the last match is attached when it has the common shape; the
+    gap before the first match never is (a header). Only for at least 4 matches that are
+    one sibling run and mostly hold text (a DRP that matches empty separator rows leaves the
+    records in its gaps, which Eq. (2) handles)."""
     wps, pp, send = tps.ids, tps.parent_pos, tps.subtree_end
     parent = pp[matches[0]]
     if any(pp[m] != parent for m in matches):
