@@ -11,10 +11,10 @@ Rule (quoted by the README)::
        them sees is halved (menus, teasers and other page chrome rarely agree);
     3b. page chrome: a region inside a ``nav``/``header``/``footer``/``aside``/``menu``
        element, an ARIA landmark of chrome, or an element whose id/class item is, starts
-       or ends with a chrome word (``sidebar``, ``main-nav``, ``widget-content``;
-       :func:`chrome_of`) gets ``CHROME_FACTOR`` (0.4) of its auto confidence,
+       or ends with a chrome word (``sidebar``, ``main-nav``, ``widget-content``; names
+       and roles only on elements with at most half of the page's text; :func:`chrome_of`) gets ``CHROME_FACTOR`` (0.4) of its auto confidence,
        ``meta["chrome"]`` says why, and it ranks after every other region. Measured on the
-       development data: main regions on ``negative/`` 35 -> 25 of 60 (menus, sidebars,
+       development data: main regions on ``negative/`` 35 -> 26 of 60 (menus, sidebars,
        archive widgets), "Reviews (0)" no longer reports its footer links, and none of the
        190 main regions of the list pages is chrome (list F1 unchanged);
     4. a region both found once is reported once (the better-scored copy, with
@@ -46,7 +46,7 @@ extractor              lists F1                 negative      forums F1 / review
 mdr                    0.881 / 0.900 / 0.905    60/60         0.576 / 1.000
 stem                   0.896 / 0.913 / 0.905    59/60         0.617 / 0.714
 mibat                  --                       --            0.996 / 1.000
-auto (threshold 0.4)   0.903 / 0.914 / 0.920    25/60         0.996 / 1.000
+auto (threshold 0.4)   0.903 / 0.914 / 0.920    26/60         0.996 / 1.000
 =====================  =======================  ============  ==========================
 
 STEM alone now measures better than MDR alone on yamada and zhao1 (equal on zhao3), and
@@ -104,20 +104,30 @@ _CHROME_PREFIXES = tuple(w + s for w in _CHROME_WORDS for s in "-_")
 _CHROME_SUFFIXES = tuple(s + w for w in _CHROME_WORDS for s in "-_")
 
 
-def chrome_of(page: Page, node: int) -> str | None:
+def chrome_of(page: Page, node: int, text_prefix: list[int] | None = None) -> str | None:
     """Why the region under ``node`` is page chrome, or ``None``: ``node`` or an ancestor
     below ``<body>`` is a ``nav``/``header``/``footer``/``aside``/``menu`` element, has an
     ARIA landmark role of chrome (navigation, banner, contentinfo, complementary, menu), or
     an ``id``/``class`` item that is, starts or ends with a chrome word (``sidebar``,
     ``main-nav``, ``widget-content``, ``menu-primary``; not ``content-sidebar-wrap``, whose
     middle word says nothing). ``<body>`` and ``<html>`` are skipped: CMS themes put words
-    such as ``custom-header`` on the body of every page."""
+    such as ``custom-header`` on the body of every page. The role and the names do not count
+    on an element that holds more than half of the page's text: themes mark the main column
+    ``with-sidebar`` or ``sidebar-right`` (a ``nav`` element is chrome whatever its size). ``text_prefix`` (characters of the page's
+    leaves before each leaf, :func:`_text_prefix`) is computed when not given."""
     tag, parent, els = page.tag, page.parent, page.el
+    if text_prefix is None:
+        text_prefix = _text_prefix(page)
+    lo, hi = page.leaf_lo, page.leaf_hi
+    half = text_prefix[-1] / 2
     i = node
     while i >= 0 and tag[i] not in ("body", "html"):
         t = tag[i]
         if t in _CHROME_TAGS:
             return t
+        if text_prefix[hi[i]] - text_prefix[lo[i]] > half:
+            i = parent[i]  # a name on the main column says nothing
+            continue
         el = els[i]
         role = el.get("role")
         if role and role.strip().lower() in _CHROME_ROLES:
@@ -131,6 +141,16 @@ def chrome_of(page: Page, node: int) -> str | None:
                     return f"{attr}={item}"
         i = parent[i]
     return None
+
+
+def _text_prefix(page: Page) -> list[int]:
+    """Characters of the page's text leaves before leaf ``k`` (``[k]``), and in all (``[-1]``)."""
+    out = [0]
+    total = 0
+    for t in page.leaves:
+        total += len(t)
+        out.append(total)
+    return out
 
 
 def main_threshold_for(name: str) -> float:
@@ -249,13 +269,14 @@ def auto_extract(
     regions: list[Region] = []
     if len(found) > 1:
         agree = agreement(found)
+        prefix = _text_prefix(page)
         for regs in found.values():
             for r in regs:
                 a, match = agree[id(r)]
                 r.meta["extractor_confidence"] = r.confidence
                 r.meta["agreement"] = round(a, 4)
                 r.confidence = r.confidence * (0.5 + 0.5 * a)
-                where = chrome_of(page, r.parent)
+                where = chrome_of(page, r.parent, prefix)
                 if where is not None:
                     r.meta["chrome"] = where
                     r.confidence *= CHROME_FACTOR

@@ -158,8 +158,9 @@ def test_a_menu_in_page_chrome_is_no_main_region_but_the_list_is():
     assert chrome_of(page, page.body) is None
     wrap_page = Page("<html><body><div class='content-sidebar-wrap'>" + results(3) + "</div></body></html>")
     assert chrome_of(wrap_page, wrap_page.tag.index("div")) is None
-    aside = Page("<html><body><div role='complementary'><div class='widget-list'>" + results(3) + "</div></div></body></html>")
-    outer = aside.tag.index("div")
+    aside = Page("<html><body><main>" + results(8) + "</main><div role='complementary'>"
+                 "<div class='widget-list'>" + results(2) + "</div></div></body></html>")
+    outer = [i for i, t in enumerate(aside.tag) if t == "div" and aside.attr(i, "role")][0]
     assert chrome_of(aside, outer) == "role=complementary"
     assert chrome_of(aside, outer + 1) == "class=widget-list"  # the nearest reason
 
@@ -170,3 +171,17 @@ def test_a_page_whose_only_list_is_its_menu_has_no_main_region():
     result = extract(page)
     assert result.main is None
     assert result.regions and result.regions[0].meta.get("chrome") in ("nav", "header")
+
+
+def test_a_main_column_named_after_its_sidebar_is_no_chrome():
+    from scrapy_records.auto import chrome_of
+
+    # WordPress-style layout classes on the wrapper of the page's main content
+    page = Page("<html><body><div id='primary' class='content-area with-sidebar'>" + results(6)
+                + "</div><div class='sidebar'><ul><li><a href='/a'>About</a></li></ul></div></body></html>")
+    wrapper = page.tag.index("div")
+    assert chrome_of(page, wrapper) is None
+    sidebar = [i for i, t in enumerate(page.tag) if t == "div" and page.attr(i, "class") == "sidebar"][0]
+    assert chrome_of(page, sidebar) == "class=sidebar"
+    result = extract(page)
+    assert result.main is not None and len(result.main.records) == 6 and "chrome" not in result.main.meta
