@@ -55,7 +55,7 @@ running both beats either, so ``auto`` keeps running both rather than switching 
 
 The former ``auto`` (MDR alone) is the ``mdr`` line. Cost (CPU time, median per page,
 relative to lxml's parse, everything from the raw bytes: page model, extractors, field
-alignment of the main region): mdr 11-12x, stem 13-14x, auto 19-21x on the lists; the routing check
+alignment of the main region): mdr 11-13x, stem 14-15x, auto 20-22x on the lists; the routing check
 (MiBAT's date anchors) is about a fifth of auto's cost.
 
 ``options`` given to ``auto`` go to every extractor that accepts them (e.g. ``K`` and
