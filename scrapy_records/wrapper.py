@@ -19,7 +19,7 @@ so ``Wrapper.from_json(w.to_json()).to_json() == w.to_json()``::
       "site": "example.com" | null,         # site key (usually the host)
       "template": {                         # structural signature (scrapy_records.templates)
         "id": "t-...", | null,              # template cluster id
-        "method": "bottomk-tagpath-v1" | null,
+        "method": "bottomk-tagpath-v2" | null,  # templates.METHOD of the signature
         "signature": [int, ...]             # sketch values (may be empty)
       },
       "record": {                           # null: a page-level-only wrapper (detail pages)
@@ -1223,6 +1223,10 @@ class _Compiled:
         base = url
         if page is not None:
             base = page.base_url
+        else:  # as the page model reads it: the document's <base href>
+            b = root.find(".//head/base[@href]")
+            if b is not None:
+                base = urljoin(url or "", b.get("href", "").strip())
         tree = root.getroottree()
         records: list[Record] = []
         type_errors = 0

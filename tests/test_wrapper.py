@@ -158,6 +158,20 @@ def test_apply_to_another_page_of_the_template():
     assert res.main is res.regions[0]
 
 
+def test_raw_input_honours_base_href_like_the_page_model():
+    """Applied to raw markup (no page model, as the crawl's wrapper path does), link fields
+    are made absolute against the document's <base href>, as from a Page."""
+    from scrapy_records import Page
+
+    w, _r, _p = shop_wrapper()
+    html = SHOP_PAGE2.replace("<html><body>", '<html><head><base href="http://cdn.example/shop/"></head><body>')
+    link = next(f.name for f in w.fields if f.attribute == "href")
+    raw = w.extract(html.encode("utf-8"), url="http://shop.example/list?page=2")
+    via_page = w.extract(Page(html, url="http://shop.example/list?page=2"))
+    assert [r.fields[link] for r in raw.records][:2] == ["http://cdn.example/p/7", "http://cdn.example/p/8"]
+    assert [r.fields for r in raw.records] == [r.fields for r in via_page.records]
+
+
 def test_changed_page_marks_wrapper_stale():
     w, _r, _p = shop_wrapper()
     res = w.extract(SHOP_REDESIGN, url="http://shop.example/list")
@@ -311,7 +325,7 @@ register_extractor("testitems", _ItemsExtractor())
 def test_induce_from_two_pages_keeps_what_holds_on_both():
     pages = [("http://shop.example/a", SHOP_PAGE2), ("http://shop.example/b", SHOP_PAGE2.replace("Delta", "Omega"))]
     w = induce(pages, extractor="testitems", template_id="t-lists")
-    assert w.template.id == "t-lists" and w.template.method == "bottomk-tagpath-v1"
+    assert w.template.id == "t-lists" and w.template.method == "bottomk-tagpath-v2"
     assert len(w.template.signature) > 10
     assert w.provenance.extractor == "testitems"
     assert w.provenance.sample_urls == ["http://shop.example/a", "http://shop.example/b"]
