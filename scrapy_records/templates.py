@@ -4,17 +4,26 @@ A site serves list pages, detail pages, forum threads... each needs its own wrap
 module gives every page a *structural signature* and clusters signatures with a fixed
 similarity threshold, deterministically, at a cost well below one parse per page.
 
-Signature (``method = "bottomk-tagpath-v1"``)
+Signature (``method = "bottomk-tagpath-v2"``)
 --------------------------------------------
 The page's feature set is
 
-* every distinct root-to-node tag path (``html/body/div/ul/li``), read from the page
-  model's interned ``path_id`` table (no walk over the nodes),
+* every distinct root-to-node tag path (``html/body/div/ul/li``) of the parsed tree as
+  libxml2 built it (the elements the page model keeps: no scripts, styles or templates,
+  nothing inside ``svg``/``math``). From a :class:`~scrapy_records.page.Page` it is read
+  from the interned path table (no walk over the nodes); from anything else (a Scrapy
+  response, an lxml tree, raw HTML) one C-level walk over the tree computes it, so a
+  crawl that reuses a wrapper never builds the page model (see ``engine``),
 * the same path marked *repeated* when at least ``REPEAT`` (3) nodes share it (a list
   page repeats its record paths, a detail page does not),
 * ``#id`` for every ``id`` value and ``.class`` for every class token that looks stable
   (:func:`scrapy_records.induce.stable_token`; generated hashes and long digit runs are
   skipped, as they differ from page to page).
+
+(v1 read the page model's *repaired* paths, where an unclosed ``<li>`` closes as a
+browser closes it; v2 reads the tree as parsed so that it needs no page model. The two
+differ only on pages with such repairs, so v1 signatures in existing stores are still
+compared with v2 ones: at worst such a page opens a new template once.)
 
 Each feature is hashed to a 61-bit integer with a fixed arithmetic hash (no Python
 ``hash()``, which is salted per process), and the signature keeps the ``k`` (default 128)
@@ -45,14 +54,16 @@ from typing import Any
 
 from lxml import etree
 
-from .errors import WrapperError
-from .page import as_page
+from .errors import PageTooLargeError, WrapperError
+from .page import DROPPED_TAGS, LEAF_TAGS, Page, _holds_content, parse_html
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["Signature", "page_signature", "similarity", "TemplateGrouper", "METHOD"]
 
-METHOD = "bottomk-tagpath-v1"
+METHOD = "bottomk-tagpath-v2"
+#: signature methods whose sketches can be compared with :data:`METHOD`'s (module docstring)
+COMPATIBLE_METHODS = frozenset({METHOD, "bottomk-tagpath-v1"})
 REPEAT = 3
 #: tag paths deeper than this are ignored (free-form content such as user-written
 #: descriptions nests deep and differs from page to page; the template is shallower)
@@ -100,48 +111,139 @@ class Signature:
 
     @classmethod
     def from_dict(cls, d: Any) -> "Signature":
-        if not isinstance(d, dict) or d.get("method") != METHOD:
+        if not isinstance(d, dict) or d.get("method") not in COMPATIBLE_METHODS:
             raise WrapperError(f"unsupported template signature: {d.get('method') if isinstance(d, dict) else d!r}")
         try:
             sk = tuple(int(x) for x in d["sketch"])
-            return cls(sketch=sk, features=int(d["features"]), k=int(d["k"]))
+            return cls(sketch=sk, features=int(d["features"]), method=str(d["method"]), k=int(d["k"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise WrapperError(f"invalid template signature: {exc}") from exc
 
 
-def page_signature(page: Any, k: int = 128, max_depth: int = DEPTH) -> Signature:
-    """The structural signature of a page (module docstring); ``page`` may be raw HTML."""
+#: feature hash (or None: not stable) of "#id" / ".class" tokens already seen: the pages of a
+#: site repeat them, and the stability test and the hash are most of a signature's cost
+_TOKEN_FEATURES: dict[str, int | None] = {}
+_TOKEN_MEMO_SIZE = 100_000
+
+
+def _page_paths(page: Page) -> tuple[dict[tuple[int, str], int], list[int]]:
+    """The tree's tag-path table from the page model: ``{(parent path, tag): path}`` (paths
+    numbered parent-first) and the number of elements on each path."""
+    names = {v: n for n, v in page.tag_names.items()}
+    if page._rparent is page.parent:  # nothing repaired: the model's own table
+        keys = {(pp, names[tid]): pid for (pp, tid), pid in page.path_keys.items()}
+        counts = [0] * len(keys)
+        for pid, c in Counter(page.path_id).items():
+            counts[pid] = c
+        return keys, counts
+    # a repaired page: the paths along the parents libxml2 gave (pre-order: parents first)
+    rparent, tag = page._rparent, page.tag
+    keys = {}
+    counts: list[int] = []
+    raw = [0] * len(tag)
+    for i, t in enumerate(tag):
+        p = rparent[i]
+        key = (raw[p] if p >= 0 else -1, t)
+        pid = keys.get(key)
+        if pid is None:
+            pid = keys[key] = len(counts)
+            counts.append(0)
+        counts[pid] += 1
+        raw[i] = pid
+    return keys, counts
+
+
+def _tree_paths(root: Any, max_nodes: int | None = None) -> tuple[dict[tuple[int, str], int], list[int]]:
+    """:func:`_page_paths` of the page model ``root`` would give, by one walk over the lxml
+    tree (the same elements: dropped tags and the inside of leaf tags are skipped).
+
+    :raises PageTooLargeError: more than ``max_nodes`` elements.
+    """
+    keys: dict[tuple[int, str], int] = {}
+    counts: list[int] = []
+    stack: list[int] = []
+    n = 0
+    walker = etree.iterwalk(root, events=("start", "end"))
+    for event, node in walker:
+        if event == "end":
+            stack.pop()
+            continue
+        t = node.tag
+        if not isinstance(t, str):  # entities
+            stack.append(-2)
+            continue
+        t = t.lower()
+        if t in DROPPED_TAGS and not (t == "noscript" and _holds_content(node)):
+            stack.append(-2)
+            walker.skip_subtree()  # its "end" event still arrives
+            continue
+        n += 1
+        if max_nodes is not None and n > max_nodes:
+            raise PageTooLargeError(f"page has more than max_nodes={max_nodes} elements")
+        key = (stack[-1] if stack else -1, t)
+        pid = keys.get(key)
+        if pid is None:
+            pid = keys[key] = len(counts)
+            counts.append(0)
+        counts[pid] += 1
+        stack.append(pid)
+        if t in LEAF_TAGS:
+            walker.skip_subtree()
+    return keys, counts
+
+
+def page_signature(page: Any, k: int = 128, max_depth: int = DEPTH, *,
+                   max_nodes: int | None = None) -> Signature:
+    """The structural signature of a page (module docstring).
+
+    ``page`` is a :class:`~scrapy_records.page.Page` (its path table is read) or anything
+    :func:`~scrapy_records.page.parse_html` takes: a Scrapy response (its selector tree is
+    used, not re-parsed), an lxml tree or element, raw HTML. Both give the same signature.
+    ``max_nodes`` bounds the walk over a tree (:class:`PageTooLargeError` beyond it).
+    """
     from .induce import stable_token
 
-    page = as_page(page)
-    names = {v: n for n, v in page.tag_names.items()}
-    tag_h = {tid: _str_hash(n, 0x7A9) for tid, n in names.items()}
-    # path hashes from the interned path table: ids are assigned parent-first
-    keys = sorted(page.path_keys.items(), key=lambda kv: kv[1])
-    ph = [0] * len(keys)
-    pdepth = [0] * len(keys)
+    if isinstance(page, Page):
+        root = page.root
+        keys, counts = _page_paths(page)
+    else:
+        root = parse_html(page)[0]
+        keys, counts = _tree_paths(root, max_nodes)
+    tag_h: dict[str, int] = {}
+    ph = [0] * len(counts)
+    pdepth = [0] * len(counts)
     feats: set[int] = set()
-    for (parent_pid, tid), pid in keys:
+    for (parent_pid, t), pid in keys.items():  # parent-first (insertion order)
+        th = tag_h.get(t)
+        if th is None:
+            th = tag_h[t] = _str_hash(t, 0x7A9)
         base = ph[parent_pid] if parent_pid >= 0 else 0x51ED
-        h = _mix(base * 31 + tag_h[tid])
+        h = _mix(base * 31 + th)
         ph[pid] = h
         d = pdepth[pid] = pdepth[parent_pid] + 1 if parent_pid >= 0 else 0
         if d <= max_depth:
             feats.add(h)
-    for pid, c in Counter(page.path_id).items():
-        if c >= REPEAT and pdepth[pid] <= max_depth:
-            feats.add(_mix(ph[pid] ^ 0x2E9E))
-    root = page.root
+            if counts[pid] >= REPEAT:
+                feats.add(_mix(h ^ 0x2E9E))
+    memo = _TOKEN_FEATURES
+    if len(memo) > _TOKEN_MEMO_SIZE:  # bounded: a crawl meets ids and classes without end
+        memo.clear()
     for v in set(_IDS(root)):
-        v = v.strip()
-        if v and stable_token(v):
-            feats.add(_str_hash("#" + v, 0x1D))
+        f = memo.get("#" + v, 0)
+        if f == 0:
+            w = v.strip()
+            f = memo["#" + v] = _str_hash("#" + w, 0x1D) if w and stable_token(w) else None
+        if f is not None:
+            feats.add(f)
     toks: set[str] = set()
     for v in set(_CLASSES(root)):
         toks.update(v.split())
     for t in toks:
-        if stable_token(t):
-            feats.add(_str_hash("." + t, 0xC1A55))
+        f = memo.get("." + t, 0)
+        if f == 0:
+            f = memo["." + t] = _str_hash("." + t, 0xC1A55) if stable_token(t) else None
+        if f is not None:
+            feats.add(f)
     sketch = tuple(sorted(feats)[:k])
     return Signature(sketch=sketch, features=len(feats), k=k)
 
@@ -198,7 +300,7 @@ class TemplateGrouper:
 
     def assign(self, page: Any, url: str | None = None) -> str:
         """Template id of ``page`` (a Page, raw HTML or a :class:`Signature`); opens a cluster if needed."""
-        sig = page if isinstance(page, Signature) else page_signature(as_page(page, url), self.k)
+        sig = page if isinstance(page, Signature) else page_signature(page, self.k)
         tid, sim = self.best(sig)
         if tid is None or sim < self.threshold:
             tid = sig.template_id

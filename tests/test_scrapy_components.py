@@ -274,6 +274,34 @@ def test_runtime_mines_and_uses_meta_template():
     assert again.stats["records/wrapper/reused"] == 1
 
 
+def test_runtime_wrapper_path_builds_no_page_model(monkeypatch):
+    """A page a stored wrapper extracts costs the signature walk and the selectors: the
+    page model is built only for unsupervised mining (grouped by the same signature)."""
+    import scrapy_records.scrapy.engine as engine
+
+    built = []
+    real = engine.Page
+
+    class CountingPage(real):
+        def __init__(self, *a, **kw):
+            built.append(1)
+            super().__init__(*a, **kw)
+
+    monkeypatch.setattr(engine, "Page", CountingPage)
+    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", induction_samples=1))
+    first = rt.mine(html_response("http://a.com/list", LIST_PAGE))
+    assert first.source != "wrapper" and first.stats["records/wrapper/induced"] == 1
+    assert len(built) == 1 and first.page is not None
+    again = rt.mine(html_response("http://a.com/list2", LIST_PAGE.replace("Lamp", "Desk")))
+    assert again.source == "wrapper" and again.template == first.template
+    assert len(again.result.records) == 8 and again.page is None
+    assert len(built) == 1  # no page model for the wrapper page
+    assert [r.text for r in again.result.records] == [
+        r.text.replace("Lamp", "Desk") for r in first.result.main.records]
+    assert again.result.records[0].fields["title"] == "Desk model 1"
+    assert again.result.records[0].fields["title_url"] == "http://a.com/p/1"
+
+
 def test_runtime_reports_bad_pages_without_raising():
     rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", max_nodes=50))
     out = rt.mine(html_response("http://a.com/", "<ul>" + "<li>x</li>" * 200 + "</ul>"))

@@ -109,3 +109,28 @@ def test_bad_inputs():
     with pytest.raises(WrapperError):
         TemplateGrouper.from_json('{"threshold": 0.6, "k": 128, "clusters": [{"id": "t", "pages": 1, '
                                   '"signature": {"method": "other"}}]}')
+
+
+def test_signature_from_the_tree_equals_the_page_models_even_after_repairs():
+    """The crawl's wrapper path signs the parsed tree without building a page model; the
+    unsupervised path signs the page model. Both must give one signature, also where the
+    model repaired the tree (unclosed <li>s nest in libxml2's tree, not in the model)."""
+    from lxml import etree
+
+    from scrapy_records.templates import METHOD, Signature
+
+    unclosed = ("<html><body><ul>" + "".join(f"<li><font size=2><a href='/{k}'>item {k}</a> text" for k in range(6))
+                + "</ul><script>var x = '<div>';</script><svg><g><path/></g></svg></body></html>")
+    for html in (list_page(5), forum_page(3), unclosed):
+        page = Page(html)
+        sig = page_signature(page)
+        assert page_signature(html) == sig  # raw markup
+        assert page_signature(etree.fromstring(html, etree.HTMLParser())) == sig  # a parsed tree
+        assert sig.method == METHOD == "bottomk-tagpath-v2"
+    page = Page(unclosed)
+    assert page._rparent is not page.parent  # the model did repair this one
+    # the v1 signatures of existing stores are still read (and compared)
+    old = Signature.from_dict(dict(page_signature(page).to_dict(), method="bottomk-tagpath-v1"))
+    assert old.method == "bottomk-tagpath-v1" and similarity(old, page_signature(page)) == 1.0
+    with pytest.raises(WrapperError):
+        Signature.from_dict(dict(old.to_dict(), method="something-else"))

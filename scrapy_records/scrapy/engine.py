@@ -37,7 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import EmptyDocumentError, NotHTMLError, PageTooLargeError, RecordsError, WrapperError
-from ..page import Page
+from ..page import Page, parse_html
 from ..results import PageResult
 from ..templates import Signature, similarity
 from .settings import RecordsConfig
@@ -145,7 +145,7 @@ class Outcome:
     wrapper_version: int | None = None
     skipped: str | None = None  # reason when the page was not mined
     error: str | None = None
-    page: Page | None = None
+    page: Page | None = None  # the page model; None when a stored wrapper extracted the page
     stats: dict[str, int] = field(default_factory=dict)
     new_wrappers: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0  # CPU seconds spent mining (thread time)
@@ -206,10 +206,12 @@ class RecordsRuntime:
             self._store.close()
 
     # ------------------------------------------------------------- templates
-    def _signature(self, page: Page) -> Any:
+    def _signature(self, source: Any) -> Any:
+        """The page's template signature, from a :class:`Page` or straight from the
+        response's parsed tree (no page model needed: see :meth:`_mine`)."""
         from ..templates import page_signature
 
-        return page_signature(page)
+        return page_signature(source, max_nodes=self.config.max_nodes)
 
     def _load_site(self, site: str) -> list[tuple[str, Any]]:
         """Template clusters of ``site``, seeded from the store's signatures on first use."""
@@ -231,8 +233,9 @@ class RecordsRuntime:
             self._clusters[site] = clusters
         return clusters
 
-    def template_of(self, site: str, page: Page) -> tuple[str, Any]:
-        """Assign ``page`` to a template cluster of ``site`` (creating one when none is similar)."""
+    def template_of(self, site: str, page: Any) -> tuple[str, Any]:
+        """Assign ``page`` (a :class:`Page` or a response) to a template cluster of ``site``
+        (creating one when none is similar)."""
         sig = self._signature(page)
         threshold = self.config.template_threshold
         with self._lock:
@@ -336,22 +339,26 @@ class RecordsRuntime:
         cfg = self.config
         extractor, opts = self._extract_options(meta)
         min_records = int(opts.pop("min_records", cfg.min_records))
-        page = Page(response, max_bytes=cfg.max_page_bytes, max_nodes=cfg.max_nodes)
-        out.page = page
+        # validate the response and get its tree (the selector's: parsed once, shared with
+        # the spider); the page model is built only when the page is mined unsupervised,
+        # so a page a stored wrapper extracts costs the signature walk and the selectors
+        root, _, encoding = parse_html(response, max_bytes=cfg.max_page_bytes)
         out.inc("records/pages_mined")
         use_wrappers = cfg.wrappers and meta.get("records_wrappers", True) is not False
         if meta.get("records_template"):
             template, sig = str(meta["records_template"]), None
         elif use_wrappers:
-            template, sig = self.template_of(out.site, page)
+            template, sig = self.template_of(out.site, root)
         else:
             template, sig = None, None
         out.template = template
 
         st = self._state(out.site, template, sig, out) if use_wrappers and template else None
         if st is not None and st.wrapper is not None:
-            if self._apply_wrapper(st, page, response.url, out, min_records):
+            if self._apply_wrapper(st, root, response.url, out, min_records):
                 return
+        page = Page(root, response.url, encoding=encoding, max_nodes=cfg.max_nodes)
+        out.page = page
         result = self._extract(page, extractor, min_records, opts)
         out.result = result
         out.source = extractor
@@ -374,10 +381,10 @@ class RecordsRuntime:
             health = wrapper.check(result)
         return bool(health.get("fits"))
 
-    def _apply_wrapper(self, st: TemplateState, page: Page, url: str, out: Outcome, min_records: int) -> bool:
+    def _apply_wrapper(self, st: TemplateState, root: Any, url: str, out: Outcome, min_records: int) -> bool:
         wrapper = st.wrapper
         try:
-            result = wrapper.extract(page, url=url)
+            result = wrapper.extract(root, url=url)
         except Exception as exc:
             logger.warning("scrapy_records: wrapper %s/%s failed on %s: %s", st.site, st.template, url, exc)
             out.inc("records/errors")

@@ -209,7 +209,7 @@ class RecordsSpiderMiddleware(RecordsComponent):
             stats.inc_value(f"records/extractor/{name}/records", k)
         if not n:
             stats.inc_value("records/pages_without_records")
-        if self.config.preview_dir and outcome.page is not None:
+        if self.config.preview_dir:
             self._write_preview(response, result)
         if self.config.follow_pagination:
             out.extend(self._pagination(response, outcome))
