@@ -234,7 +234,8 @@ def parse_html(
     The one parsing routine of the library (the page model and wrapper application both
     use it), so every XPath the library emits selects the same nodes everywhere.
 
-    * a Scrapy ``Response``: its selector tree is reused (refused when not HTML);
+    * a Scrapy ``Response``: its selector tree (built here when nobody has yet), so the
+      spider's selectors and the library share one parse (refused when not HTML);
     * a parsel ``Selector``, an lxml element or tree: used as is;
     * ``bytes``: refused when binary or empty; when the encoding is known without
       decoding (given, or :func:`sniff_encoding`) libxml2 decodes the bytes itself,
@@ -253,14 +254,10 @@ def parse_html(
             raise PageTooLargeError(f"response is {len(body)} bytes, over max_bytes={max_bytes}")
         if not body.strip():
             raise EmptyDocumentError("empty response body")
-        if not hasattr(source, "selector"):
+        if not hasattr(type(source), "selector"):  # (the class: do not build it yet)
             raise NotHTMLError(f"{type(source).__name__} is not a text response")
         if _looks_binary(body):
             raise NotHTMLError("response body is binary data, not HTML")
-        if getattr(source, "_cached_selector", True) is None and parser_cls is not lxml.html.HTMLParser:
-            # nobody built the response's tree yet: parse its bytes with Scrapy's encoding
-            return parse_html(bytes(body), url or source.url, encoding=encoding or source.encoding,
-                              max_bytes=None, parser_cls=parser_cls)
         if getattr(source.selector, "type", "html") != "html":
             raise NotHTMLError(f"response is {source.selector.type}, not HTML")
         return source.selector.root, url or source.url, getattr(source, "encoding", None)
