@@ -287,6 +287,39 @@ def test_variant_first_record_rvr_exactly_alpha():
     assert head, "paper profile swallows the page head as one record (known literal defect)"
 
 
+def _product_cell(k: int) -> str:
+    return (f"<td><a href='/p/{k}'><img src='/i/{k}.jpg'></a><br><a href='/p/{k}'>Product {k}</a>"
+            f"<br><font>${k}.99</font></td>")
+
+
+def test_table_grid_is_one_region_with_every_cell():
+    """A 4 x 3 product table (the last row short): one region of 11 cells, not a region per row."""
+    rows = ["<tr>" + "".join(_product_cell(3 * r + c) for c in range(3)) + "</tr>" for r in range(3)]
+    rows.append("<tr>" + _product_cell(9) + _product_cell(10) + "</tr>")
+    p = page("<h1>Shop</h1><table id='grid'>" + "".join(rows) + "</table><p>Contact us</p>")
+    main = extract(p, extractor="stem").main
+    assert main.xpath == "/html/body/table" and len(main.records) == 11
+    assert main.records[4].text == "Product 4 $4.99"
+    assert main.records[4].xpaths == ["/html/body/table/tr[2]/td[2]"]
+    rows_only = extract(p, extractor="stem", merge_grids=False).main
+    assert len(rows_only.records) == 3 and rows_only.xpath.startswith("/html/body/table/tr[")
+
+
+def test_rank_and_result_cells_stay_row_records():
+    """Rows of (rank cell, result cell) are records of one table, not a grid of cells: the
+    short DRP (td, font) matches both cells of every row, but they are not alike."""
+    rows = "".join(
+        f"<tr><td valign=top><font size=-1>{k}.</font></td><td valign=top><font size=-1><table><tr>"
+        f"<td><font><img src='/rank.gif'></font></td><td><font><a href='/r{k}'>Result {k} title words</a>"
+        f" <font size=-2>[ Database: Departments ]</font><br>Snippet {k} says something longer here<br>"
+        f"<a href='/c{k}'>Directory page</a></font></td></tr></table></font></td></tr>" for k in range(1, 16))
+    p = page("<font><table>" + rows + "</table></font>")
+    regions = extract(p, extractor="stem").regions
+    assert len(regions[0].records) == 15
+    assert regions[0].records[1].text.startswith("2. Result 2 title words")
+    assert all(len(r.records) <= 15 for r in regions)  # no 30-cell "grid"
+
+
 def test_two_lists_same_template_split_by_parent():
     p = page("<ul>" + li_records(3) + "</ul><p>between</p><ul>" + li_records(3) + "</ul>")
     a = analyze(p)
