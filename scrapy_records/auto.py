@@ -36,15 +36,15 @@ reported on ``negative/`` (pages without a list) and keeps the list F1 (threshol
 0.4 / 0.5: 60 / 37 / 31 / 25 of 60 negative pages with a main region; list F1 0.801 / 0.801 /
 0.804 / 0.783 on yamada, 0.866 / 0.866 / 0.864 / 0.820 on zhao3: 0.5 drops real lists).
 
-Why (measured with ``benchmarks/run.py``, 2026-11-25, after the page model's browser
-repairs and the STEM/MDR changes of that day; record F1 of the first-ranked region on
+Why (measured with ``benchmarks/run.py``, 2026-11-25/26, after the page model's browser
+repairs and the STEM/MDR changes of those days; record F1 of the first-ranked region on
 yamada / zhao1 / zhao3, share of ``negative/`` pages with a main region):
 
 =====================  =======================  ============  ==========================
 extractor              lists F1                 negative      forums F1 / reviews F1
 =====================  =======================  ============  ==========================
 mdr                    0.881 / 0.900 / 0.905    60/60         0.576 / 1.000
-stem                   0.896 / 0.913 / 0.905    59/60         0.617 / 0.714
+stem                   0.902 / 0.913 / 0.905    59/60         0.617 / 0.714
 mibat                  --                       --            0.996 / 1.000
 auto (threshold 0.4)   0.903 / 0.914 / 0.920    26/60         0.996 / 1.000
 =====================  =======================  ============  ==========================
@@ -55,7 +55,7 @@ running both beats either, so ``auto`` keeps running both rather than switching 
 
 The former ``auto`` (MDR alone) is the ``mdr`` line. Cost (CPU time, median per page,
 relative to lxml's parse, everything from the raw bytes: page model, extractors, field
-alignment of the main region): mdr 11-13x, stem 14-15x, auto 20-22x on the lists; the routing check
+alignment of the main region): mdr 11x, stem 13-14.5x, auto 19-21x on the lists; the routing check
 (MiBAT's date anchors) is about a fifth of auto's cost.
 
 ``options`` given to ``auto`` go to every extractor that accepts them (e.g. ``K`` and
