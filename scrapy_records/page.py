@@ -361,6 +361,15 @@ def _drop_premature_end_tags(text: str) -> str:
     return text
 
 
+def base_url_of(root: Any, url: str | None) -> str | None:
+    """The URL relative links of the document resolve against: its ``<base href>`` (made
+    absolute against ``url``) or ``url``."""
+    base = root.find(".//head/base[@href]") if root is not None else None
+    if base is None:
+        return url
+    return urljoin(url or "", base.get("href", "").strip())
+
+
 def _holds_content(noscript: Any) -> bool:
     """True for a ``<noscript>`` that holds the page rather than a notice or a pixel.
 
@@ -418,10 +427,7 @@ class Page:
         self.root: etree._Element = root
         self.url: str | None = url
         self.encoding: str | None = enc
-        self.base_url: str | None = url
-        base = root.find(".//head/base[@href]") if root is not None else None
-        if base is not None:
-            self.base_url = urljoin(url or "", base.get("href", "").strip())
+        self.base_url: str | None = base_url_of(root, url)
         self._treeroot = root.getroottree()
         self._build(max_nodes, max_depth)
         self._xpaths: dict[int, str] = {}

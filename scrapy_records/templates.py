@@ -12,8 +12,9 @@ The page's feature set is
   libxml2 built it (the elements the page model keeps: no scripts, styles or templates,
   nothing inside ``svg``/``math``). From a :class:`~scrapy_records.page.Page` it is read
   from the interned path table (no walk over the nodes); from anything else (a Scrapy
-  response, an lxml tree, raw HTML) one C-level walk over the tree computes it, so a
-  crawl that reuses a wrapper never builds the page model (see ``engine``),
+  response, an lxml tree, raw HTML) one walk over the tree (lxml's ``iterwalk``, a few
+  operations per element) computes it, so a crawl that reuses a wrapper never builds the
+  page model (``scrapy_records.scrapy.engine``),
 * the same path marked *repeated* when at least ``REPEAT`` (3) nodes share it (a list
   page repeats its record paths, a detail page does not),
 * ``#id`` for every ``id`` value and ``.class`` for every class token that looks stable
@@ -22,8 +23,10 @@ The page's feature set is
 
 (v1 read the page model's *repaired* paths, where an unclosed ``<li>`` closes as a
 browser closes it; v2 reads the tree as parsed so that it needs no page model. The two
-differ only on pages with such repairs, so v1 signatures in existing stores are still
-compared with v2 ones: at worst such a page opens a new template once.)
+differ only on pages with such repairs (identical sketches on the 176 development list
+pages without one), so v1 signatures in existing stores are still read and compared with
+v2 ones: at worst the pages of such a template open a new template, and induce its
+wrapper, once.)
 
 Each feature is hashed to a 61-bit integer with a fixed arithmetic hash (no Python
 ``hash()``, which is salted per process), and the signature keeps the ``k`` (default 128)

@@ -1220,13 +1220,7 @@ class _Compiled:
 
     def apply(self, root: Any, url: str | None, page: Any = None) -> PageResult:
         w = self.w
-        base = url
-        if page is not None:
-            base = page.base_url
-        else:  # as the page model reads it: the document's <base href>
-            b = root.find(".//head/base[@href]")
-            if b is not None:
-                base = urljoin(url or "", b.get("href", "").strip())
+        base = page.base_url if page is not None else page_mod.base_url_of(root, url)
         tree = root.getroottree()
         records: list[Record] = []
         type_errors = 0
