@@ -29,3 +29,15 @@ def _alarm(signum, frame):  # pragma: no cover - only on a hang
 def install_page_timeout() -> None:
     """Make ``signal.alarm(seconds)`` raise :class:`PageTimeout` in the main thread."""
     signal.signal(signal.SIGALRM, _alarm)
+
+
+def clear_text_caches() -> None:
+    """Empty the library's per-text memo caches (class-token names, date anchors, parsed
+    dates), so a repeated timing of one page pays for its text as the first run did
+    instead of finding it cached. (Parser objects and other per-process set-up stay warm,
+    as they are on every page of a crawl.)"""
+    from scrapy_records import alignment, anchors, dates
+
+    alignment._TOKEN_CACHE.clear()
+    anchors._leaf_is_date.cache_clear()
+    dates._parse_cached.cache_clear()
