@@ -11,11 +11,13 @@ Rule (quoted by the README)::
        them sees is halved (menus, teasers and other page chrome rarely agree);
     3b. page chrome: a region inside a ``nav``/``header``/``footer``/``aside``/``menu``
        element, an ARIA landmark of chrome, or an element whose id/class item is, starts
-       or ends with a chrome word (``sidebar``, ``main-nav``, ``widget-content``; names
+       or ends with a chrome word (``sidebar``, ``main-nav``, ``widget-content``,
+       ``share-tools``, ``social-links``; names
        and roles only on elements with at most half of the page's text; :func:`chrome_of`) gets ``CHROME_FACTOR`` (0.4) of its auto confidence,
        ``meta["chrome"]`` says why, and it ranks after every other region. Measured on the
        development data: main regions on ``negative/`` 35 -> 26 of 60 (menus, sidebars,
-       archive widgets), "Reviews (0)" no longer reports its footer links, and none of the
+       archive widgets; 25 with the share/social words, 2026-11-26), "Reviews (0)" no
+       longer reports its footer links, and none of the
        190 main regions of the list pages is chrome (list F1 unchanged);
     4. a region both found once is reported once (the better-scored copy, with
        ``meta["agreement"]`` and ``meta["confirmed_by"]``);
@@ -46,7 +48,7 @@ extractor              lists F1                 negative      forums F1 / review
 mdr                    0.881 / 0.900 / 0.905    60/60         0.576 / 1.000
 stem                   0.902 / 0.913 / 0.905    59/60         0.617 / 0.714
 mibat                  --                       --            0.996 / 1.000
-auto (threshold 0.4)   0.903 / 0.914 / 0.920    26/60         0.996 / 1.000
+auto (threshold 0.4)   0.903 / 0.914 / 0.920    25/60         0.996 / 1.000
 =====================  =======================  ============  ==========================
 
 STEM alone now measures better than MDR alone on yamada and zhao1 (equal on zhao3), and
@@ -100,7 +102,7 @@ CHROME_FACTOR = 0.4
 _CHROME_TAGS = frozenset({"nav", "header", "footer", "aside", "menu"})
 _CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"})
 _CHROME_WORDS = ("nav", "navbar", "navigation", "menu", "sidebar", "footer", "header",
-                 "breadcrumb", "breadcrumbs", "widget", "masthead")
+                 "breadcrumb", "breadcrumbs", "widget", "masthead", "share", "sharing", "social")
 _CHROME_PREFIXES = tuple(w + s for w in _CHROME_WORDS for s in "-_")
 _CHROME_SUFFIXES = tuple(s + w for w in _CHROME_WORDS for s in "-_")
 

@@ -173,6 +173,25 @@ def test_a_page_whose_only_list_is_its_menu_has_no_main_region():
     assert result.regions and result.regions[0].meta.get("chrome") in ("nav", "header")
 
 
+def test_share_buttons_of_an_article_are_chrome():
+    """A row of share links ("Share this with Facebook"...) under an article is page chrome:
+    no main region on the article page, as on BBC's story pages."""
+    from scrapy_records.auto import chrome_of
+
+    share = "".join(f"<li class='sharetools__item'><a href='https://share.example/{n}'>"
+                    f"<span>Share this with {n}</span></a></li>" for n in
+                    ("Facebook", "Twitter", "Messenger", "Email", "Pinterest", "LinkedIn"))
+    page = Page("<html><body><div class='story-body'><h1>A story</h1>"
+                "<p>" + "Words of the story, told at length. " * 40 + "</p>"
+                "<div class='share-tools--event-tag'><ul class='sharetools'>" + share + "</ul></div>"
+                "<p>" + "More words of the story. " * 30 + "</p></div></body></html>")
+    ul = page.tag.index("ul")
+    assert chrome_of(page, ul) == "class=share-tools--event-tag"
+    result = extract(page)
+    assert result.main is None
+    assert [r.meta.get("chrome") for r in result.regions if r.parent == ul] == ["class=share-tools--event-tag"]
+
+
 def test_a_main_column_named_after_its_sidebar_is_no_chrome():
     from scrapy_records.auto import chrome_of
 
