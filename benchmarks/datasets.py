@@ -105,6 +105,7 @@ def load_lists(root: Path, names=("yamada", "zhao1", "zhao3")) -> Iterator[Sampl
         z = zipfile.ZipFile(zpath)
         members = set(z.namelist())
         gt = etree.fromstring(z.read(f"{name}_groundtruth.xml"), etree.XMLParser(recover=True, huge_tree=True))
+        notes = _annotator_notes(z, name)
         for page in gt.iter("page"):
             rel = page.get("id")
             if rel not in members:
@@ -132,7 +133,31 @@ def load_lists(root: Path, names=("yamada", "zhao1", "zhao3")) -> Iterator[Sampl
                 else:
                     raw = html_mod.unescape(html_mod.unescape(s.findtext("text") or ""))
                     gold.append(GoldRecord(_strip_link_targets(raw), {"from_text": True}))
-            yield Sample(f"lists/{name}", rel, "file:///" + rel, body, gold)
+            note = next((v for k, v in notes if rel.startswith(k)), "")
+            yield Sample(f"lists/{name}", rel, "file:///" + rel, body, gold, {"note": note})
+
+
+#: annotator notes saying the gold record is only a part of the visible record
+PART_RECORD_NOTES = ("title only", "link only")
+
+
+def _annotator_notes(z: zipfile.ZipFile, name: str) -> list[tuple[str, str]]:
+    """``(page path prefix, note)`` pairs from ``<name>_comments.txt`` (the annotators'
+    notes: "title only", "blended results"...). Keys are written ``4`` (TBDW: the page
+    folder) or ``zhao1/education/cuny`` (ViNTs: the path); both become path prefixes."""
+    try:
+        raw = z.read(f"{name}_comments.txt").decode("utf-8", "replace")
+    except KeyError:
+        return []
+    notes = []
+    for line in raw.splitlines():
+        key, _, note = line.partition("\t")
+        key, note = key.strip(), note.strip()
+        if not key or not note:
+            continue
+        prefix = key if key.startswith(name + "/") else f"{name}/{key}"
+        notes.append((prefix.rstrip("/") + "/", note.lower()))
+    return notes
 
 
 # ------------------------------------------------------------------------ negative

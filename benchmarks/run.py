@@ -12,7 +12,10 @@ parses a response), both timed as the best of ``--repeat`` runs (default 3; a sh
 machine only ever adds time). For ``negative`` the share of pages where a main region was reported. For ``forums`` also the share of matched posts whose ``date`` and ``author``
 fields are right, and a second view, ``body_F1``, that scores the records' ``text`` field
 (MiBAT's post body) instead of the whole record: the forum gold is the post body, without
-the author/date header.
+the author/date header. For ``lists`` also ``whole_F1``: the F1 over the pages whose gold
+records are whole records, i.e. all but those the annotators' notes mark "title only" or
+"link only" (there the gold is the title link, so a whole search result counts as a miss
+when its snippet is over four times longer than its title: the 20% rule).
 
 The measured cost covers everything a crawl pays from the raw bytes: charset detection,
 parsing, the page model, extraction and field alignment.
@@ -40,7 +43,7 @@ import lxml.html  # noqa: E402
 import scrapy_records  # noqa: E402
 from parsel.selector import create_root_node  # noqa: E402
 from scrapy_records.page import decode_html  # noqa: E402
-from datasets import LOADERS, dataset_root  # noqa: E402
+from datasets import LOADERS, PART_RECORD_NOTES, dataset_root  # noqa: E402
 from scoring import match, prf, tokens  # noqa: E402
 from timing import best_time, clear_text_caches, install_page_timeout  # noqa: E402
 
@@ -179,6 +182,14 @@ def run(args) -> dict:
                     stats["gold"] += sc.gold
                     stats["perfect"] += sc.perfect
                     stats["scored"] += 1
+                    if s.dataset.startswith("lists/") and not any(
+                            n in s.meta.get("note", "") for n in PART_RECORD_NOTES):
+                        # pages whose gold is the whole record (the annotators' notes say
+                        # "title only" / "link only" elsewhere)
+                        stats["w_tp"] += sc.tp
+                        stats["w_pred"] += sc.predicted
+                        stats["w_gold"] += sc.gold
+                        stats["w_scored"] += 1
                     entry.update(tp=sc.tp, pred=sc.predicted, gold=sc.gold, f1=round(sc.f1(), 3))
                     # oracle region: the best region of the page
                     best, best_rank = sc, 0
@@ -227,6 +238,9 @@ def run(args) -> dict:
             extra = []
             if any(s.gold is None for s in samples):
                 extra.append(f"main_region={stats['main']}/{n} ({stats['main'] / n:.0%})" if n else "")
+            if stats["w_scored"]:
+                _, _, wf = prf(stats["w_tp"], stats["w_pred"], stats["w_gold"])
+                extra.append(f"whole_F1={wf:.3f} ({stats['w_scored']} pages)")
             if stats["b_scored"]:
                 _, _, bf = prf(stats["b_tp"], stats["b_pred"], stats["b_gold"])
                 extra.append(f"body_F1={bf:.3f} body_perfect={stats['b_perfect']}/{stats['b_scored']}")
