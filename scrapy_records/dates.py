@@ -25,7 +25,11 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
+from email.utils import parsedate_to_datetime
 from functools import lru_cache
 
 logger = logging.getLogger(__name__)
@@ -39,6 +43,9 @@ __all__ = [
     "parse_timestamp",
     "is_pure_date",
     "normalize",
+    "relative_to",
+    "current_relative_base",
+    "http_date_base",
 ]
 
 #: Languages tried by :func:`parse_date` when none are given (issue 4's seven languages).
@@ -512,6 +519,58 @@ def _parse_cached(text: str, langs: tuple[str, ...], base: datetime | None) -> d
     return _dateparser(orig[a:b], langs, now)
 
 
+#: The reference time of relative dates in the current context (:func:`relative_to`).
+_RELATIVE_BASE: ContextVar[datetime | None] = ContextVar("scrapy_records_relative_base", default=None)
+
+
+@contextmanager
+def relative_to(base: datetime | None) -> Iterator[None]:
+    """Resolve relative dates ("3 hours ago") against ``base`` inside the block.
+
+    The crawl engine sets it to the time the server sent the page (:func:`http_date_base`
+    of the response's ``Date`` header), so a page replayed from Scrapy's HTTP cache, or
+    parsed again a week later, dates its posts as when it was fetched, not as now. An
+    explicit ``relative_base`` argument still wins; ``None`` means now. Context-local, so
+    pages mined in parallel threads do not see each other's base.
+    """
+    token = _RELATIVE_BASE.set(base)
+    try:
+        yield
+    finally:
+        _RELATIVE_BASE.reset(token)
+
+
+def current_relative_base() -> datetime | None:
+    """The base :func:`relative_to` set in this context (``None``: now)."""
+    return _RELATIVE_BASE.get()
+
+
+def http_date_base(value: str | bytes | None, *, now: datetime | None = None) -> datetime | None:
+    """The time an HTTP ``Date`` header gives, as a naive local time like ``datetime.now()``
+    (``None`` when absent, malformed, before 1990 or more than a day in the future: a
+    server clock that wrong is no better reference than ours)."""
+    if not value:
+        return None
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    try:
+        d = parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if d is None:
+        return None
+    if d.tzinfo is None:  # "-0000": UTC by RFC 5322
+        d = d.replace(tzinfo=timezone.utc)
+    try:
+        d = d.astimezone().replace(tzinfo=None, microsecond=0)
+    except (OverflowError, OSError, ValueError):
+        return None
+    current = now or datetime.now()
+    if d.year < 1990 or d > current + timedelta(days=1):
+        return None
+    return d
+
+
 def parse_date(
     text: str,
     languages: list[str] | None = None,
@@ -523,7 +582,8 @@ def parse_date(
     ``text`` may hold more than the date ("Posted: Tue Jan 05, 2010 10:32 pm"): the date is
     located with the pre-filter regexes and only that span is parsed. Relative dates
     ("3 hours ago", "Yesterday, 09:00 PM") are resolved against ``relative_base`` (default:
-    now; pass the response ``Date`` header or the crawl time). ``languages`` restricts
+    the base :func:`relative_to` set, which the crawl engine sets from the response's
+    ``Date`` header; else now). ``languages`` restricts
     ``dateparser`` (default :data:`DEFAULT_LANGUAGES`) and decides the order of ambiguous
     numeric dates (``01-05-2010`` is January 5 for English first, May 1 otherwise).
     Results are cached.
@@ -531,6 +591,8 @@ def parse_date(
     if not text or not isinstance(text, str):
         return None
     langs = tuple(languages) if languages else DEFAULT_LANGUAGES
+    if relative_base is None:
+        relative_base = _RELATIVE_BASE.get()
     return _parse_cached(text, langs, relative_base)  # scans with the pre-filter regexes
 
 

@@ -968,11 +968,14 @@ def _type_values(fields: list[_Field], rows: list[dict[str, Any]]) -> int:
         _CONVERTERS = (
             lru_cache(maxsize=8192)(V.parse_number),
             lru_cache(maxsize=8192)(V.parse_price),
-            # keyed by the hour too: relative dates ("3 hours ago") move with the clock
-            lru_cache(maxsize=8192)(lambda text, _hour: V.parse_date_iso(text)),
+            # keyed by the reference time too: relative dates ("3 hours ago") move with
+            # the clock (the hour) or with the page's own base (dates.relative_to)
+            lru_cache(maxsize=8192)(lambda text, _base: V.parse_date_iso(text)),
         )
     parse_number, parse_price, parse_date_h = _CONVERTERS
-    hour = int(time.time() // 3600)
+    from .dates import current_relative_base
+
+    hour = current_relative_base() or int(time.time() // 3600)
     for f in fields:
         name = f.name
         raw = [r[name] for r in rows if name in r]

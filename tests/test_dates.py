@@ -140,3 +140,19 @@ def test_digit_free_texts_pass_the_prefilter_only_with_a_date_word(text, is_date
     """The cheap pre-check (no digit and no date keyword: not a date) keeps every
     relative date written in words."""
     assert is_date_candidate(text) is is_date
+
+
+def test_http_date_base_and_relative_to():
+    from scrapy_records.dates import current_relative_base, http_date_base, relative_to
+
+    base = http_date_base(b"Tue, 03 Mar 2020 12:00:00 GMT")
+    assert base == datetime(2020, 3, 3, 12, 0, tzinfo=timezone.utc).astimezone().replace(tzinfo=None)
+    for bad in (None, "", "yesterday", "Tue, 03 Mar 1980 12:00:00 GMT", "Tue, 03 Mar 2099 12:00:00 GMT"):
+        assert http_date_base(bad) is None
+    with relative_to(datetime(2020, 6, 15, 12, 0)):
+        assert current_relative_base() == datetime(2020, 6, 15, 12, 0)
+        assert parse_date("3 hours ago") == datetime(2020, 6, 15, 9, 0)
+        # an explicit base still wins
+        assert parse_date("3 hours ago", relative_base=datetime(2021, 1, 1, 12, 0)) == datetime(2021, 1, 1, 9, 0)
+    assert current_relative_base() is None
+    assert parse_date("3 hours ago") > datetime(2024, 1, 1)

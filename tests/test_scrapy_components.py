@@ -274,6 +274,39 @@ def test_runtime_mines_and_uses_meta_template():
     assert again.stats["records/wrapper/reused"] == 1
 
 
+NEWS_PAGE = "<html><body><h1>News</h1><ul class='news'>" + "".join(
+    f'<li class="item"><h3><a href="/n/{i}">Story number {i} about things</a></h3>'
+    f'<span class="posted">{i} hours ago</span><p>Summary of story {i}, long enough to read.</p></li>'
+    for i in range(1, 9)) + "</ul></body></html>"
+
+
+def test_runtime_dates_relative_to_the_response_date_header():
+    """"3 hours ago" counts from when the server sent the page (its ``Date`` header), on the
+    unsupervised path and on the wrapper path, so a page replayed from the HTTP cache keeps
+    its dates; without the header it counts from now."""
+    from datetime import datetime, timedelta, timezone
+
+    def news(url, date=None):
+        headers = {"Content-Type": "text/html; charset=utf-8"}
+        if date:
+            headers["Date"] = date
+        return HtmlResponse(url, body=NEWS_PAGE.encode(), headers=headers, encoding="utf-8",
+                            request=Request(url))
+
+    sent = datetime(2020, 3, 3, 12, 0, tzinfo=timezone.utc).astimezone().replace(tzinfo=None)
+    want = [(sent - timedelta(hours=i)).isoformat() for i in range(1, 9)]
+    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", induction_samples=1))
+    first = rt.mine(news("http://a.com/1", "Tue, 03 Mar 2020 12:00:00 GMT"))
+    assert first.source != "wrapper"
+    assert [r.fields["date"] for r in first.result.main.records] == want
+    again = rt.mine(news("http://a.com/2", "Tue, 03 Mar 2020 12:00:00 GMT"))
+    assert again.source == "wrapper"
+    assert [r.fields["posted"] for r in again.result.records] == want
+    fresh = rt.mine(news("http://a.com/3"))
+    got = datetime.fromisoformat(fresh.result.records[0].fields["posted"])
+    assert abs(got + timedelta(hours=1) - datetime.now()) < timedelta(minutes=5)
+
+
 def test_runtime_wrapper_path_builds_no_page_model(monkeypatch):
     """A page a stored wrapper extracts costs the signature walk and the selectors: the
     page model is built only for unsupervised mining (grouped by the same signature)."""

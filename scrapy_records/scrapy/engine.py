@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..dates import http_date_base, relative_to
 from ..errors import EmptyDocumentError, NotHTMLError, PageTooLargeError, RecordsError, WrapperError
 from ..page import Page, parse_html
 from ..results import PageResult
@@ -312,7 +313,11 @@ class RecordsRuntime:
         meta = meta or {}
         out = Outcome(url=response.url, site=site_of(response.url))
         try:
-            self._mine(response, meta, out)
+            # relative dates ("3 hours ago") count from when the server sent the page, so a
+            # response replayed from the HTTP cache dates its records as when it was fetched
+            headers = getattr(response, "headers", None)
+            with relative_to(http_date_base(headers.get("Date")) if headers else None):
+                self._mine(response, meta, out)
         except (NotHTMLError, EmptyDocumentError) as exc:
             out.skipped = "non_html"
             out.error = str(exc)
