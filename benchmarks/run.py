@@ -95,8 +95,8 @@ def forum_fields_ok(rec_fields: dict, gold_extra: dict, page_url: str) -> tuple[
                 from scrapy_records.dates import parse_date
 
                 g = parse_date(gdate)
-                p = str(rec_fields.get("date"))
-                date_ok = bool(g) and p[:16] == g.isoformat()[:16]
+                p = str(rec_fields.get("date"))[:16]  # a date alone when the page gave no time
+                date_ok = bool(g) and p == g.isoformat()[:len(p)]
             except Exception:
                 pass
     guser = gold_extra.get("user")

@@ -46,6 +46,7 @@ __all__ = [
     "relative_to",
     "current_relative_base",
     "http_date_base",
+    "iso_date",
 ]
 
 #: Languages tried by :func:`parse_date` when none are given (issue 4's seven languages).
@@ -596,6 +597,20 @@ def parse_date(
     return _parse_cached(text, langs, relative_base)  # scans with the pre-filter regexes
 
 
+_CLOCK_RE = re.compile(r"\d{1,2}:\d{2}")
+
+
+def iso_date(dt: datetime, text: str = "") -> str:
+    """``dt`` in ISO 8601 the way every date field of the library is written: a date alone
+    (``2010-01-05``) when the source ``text`` gave no time of day, else the full timestamp
+    (``2010-01-05T10:32:00``, with the offset when known). One rule for MiBAT's ``date``,
+    the aligned date columns and the wrappers' date fields, so a template's dates read the
+    same whichever of them extracted the page."""
+    if dt.hour or dt.minute or dt.second or dt.tzinfo is not None or _CLOCK_RE.search(text or ""):
+        return dt.isoformat()
+    return dt.date().isoformat()
+
+
 def parse_timestamp(
     value: str | None,
     languages: list[str] | None = None,
@@ -622,7 +637,7 @@ def parse_timestamp(
     d = parse_date(raw, languages, relative_base=relative_base)
     if d is None:
         return None
-    return d.isoformat(), raw
+    return iso_date(d, raw), raw
 
 
 def is_pure_date(text: str, extra_words: tuple[str, ...] = ()) -> bool:

@@ -66,7 +66,7 @@ from ..anchors import (
     get_anchor,
     in_sorted,
 )
-from ..dates import date_substring, is_pure_date, parse_date, parse_timestamp
+from ..dates import date_substring, is_pure_date, iso_date, parse_date, parse_timestamp
 from ..page import Page
 from ..results import Column, Region
 from ..treematch import STM, Shapes
@@ -597,7 +597,7 @@ def _record_fields(
             if date_iso is None:
                 d = parse_date(raw_txt, opts["languages"], relative_base=opts["relative_base"])
                 if d is not None:
-                    date_iso = d.isoformat()
+                    date_iso = iso_date(d, raw_txt)
             date_raw = raw_txt
         elif date_raw is None and txt:
             date_raw = txt[:80]
