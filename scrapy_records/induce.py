@@ -933,7 +933,9 @@ def _adopt_column_names(w: Wrapper, region: Region, page: Page, min_agree: float
             same = sum(1 for a, b in zip(fv, cv) if a is not None and str(a) == str(b))
             if same / either >= min_agree:
                 pairs.append((same / either, f.name, c))
-    pairs.sort(key=lambda x: -x[0])
+    # best agreement first; on a tie a field keeps a column of its own name ("text" and the
+    # aligner's "field_3" can hold the same values: the extractor's own name wins)
+    pairs.sort(key=lambda x: (-x[0], x[2].name != x[1]))
     renamed: dict[str, tuple[str, str]] = {}
     taken_cols: set[str] = set()
     for _score, fname, col in pairs:
@@ -955,6 +957,38 @@ def _adopt_column_names(w: Wrapper, region: Region, page: Page, min_agree: float
                 f.type = ctype
         fill[f.name] = w.health.fill_rates.get(old, 1.0)
     w.health.fill_rates = fill
+    w._compiled = None
+    _add_raw_companions(w, region, page, taken_cols | final, min_agree)
+
+
+def _add_raw_companions(w: Wrapper, region: Region, page: Page, taken: set[str], min_agree: float) -> None:
+    """MiBAT's records carry ``date`` (ISO) *and* ``date_raw`` (the text as written): give
+    a typed field ``<name>`` a text twin ``<name>_raw`` when the region has that column and
+    the twin's values agree with it, so wrapper pages emit the same keys as mined ones."""
+    by_name = {c.name: c for c in region.columns}
+    twins = []
+    for f in w.fields:
+        raw = f"{f.name}_raw"
+        if f.type in ("date", "number", "price") and raw in by_name and raw not in taken:
+            twins.append(FieldSpec(name=raw, type="text", xpath=f.xpath, css=f.css, attribute=f.attribute,
+                                   optional=f.optional, multiple=f.multiple))
+    if not twins:
+        return
+    w.fields.extend(twins)
+    w._compiled = None
+    res = w._compile().apply(page.root, page.url, page)
+    got = res.regions[0].records if res.regions else []
+    keep = []
+    for t in twins:
+        fv = [r.fields.get(t.name) for r in got]
+        cv = [r.fields.get(t.name) for r in region.records]
+        either = sum(1 for a, b in zip(fv, cv) if a is not None or b is not None)
+        same = sum(1 for a, b in zip(fv, cv) if a is not None and str(a) == str(b))
+        if len(got) == len(region.records) and either and same / either >= min_agree:
+            keep.append(t)
+            base = t.name[: -len("_raw")]
+            w.health.fill_rates[t.name] = w.health.fill_rates.get(base, 1.0)
+    w.fields = [f for f in w.fields if f not in twins or f in keep]
     w._compiled = None
 
 
@@ -1149,15 +1183,13 @@ def intersect_induce(
     signature id, see :mod:`scrapy_records.templates`). ``regions``: the extractor's ranked
     regions per page when the caller already has them (they are not computed again).
     """
-    from .auto import run_extractor
-
     if not pages:
         raise WrapperError("induce() needs at least one page")
     ctxs = [_Ctx(p) for p in pages]
     mains: list[list[tuple[int, ...]]] = []
     main_regions: list[Region | None] = []
     for k, p in enumerate(pages):
-        page_regions = list(regions[k]) if regions is not None else run_extractor(p, extractor, **extractor_options)
+        page_regions = list(regions[k]) if regions is not None else _mined_regions(p, extractor, extractor_options)
         page_regions = [r for r in page_regions if len(r.records) >= 2]
         mains.append(_record_groups(p, page_regions[0]) if page_regions else [])
         main_regions.append(page_regions[0] if page_regions else None)
@@ -1310,6 +1342,15 @@ def intersect_induce(
     return w
 
 
+def _mined_regions(page: Page, extractor: str, options: dict[str, Any]) -> list[Region]:
+    """The regions :func:`scrapy_records.extract` gives (and a crawl emits): the same
+    fields, so the wrapper adopts the names the mined records carry (an extractor's own
+    fields, e.g. MiBAT's ``date``/``author``/``text``, are not re-aligned)."""
+    from .api import extract
+
+    return extract(page, extractor=extractor, min_records=2, **options).regions
+
+
 def _json_ready(d: dict[str, Any]) -> dict[str, Any]:
     out = {}
     for k, v in d.items():
@@ -1382,20 +1423,24 @@ def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wra
         describe one object each rather than a list, and DCADE's full-page schema fits
         them; otherwise intersection induction over the ``auto`` extractor's main regions.
     :param options: page budgets (``max_bytes``, ``max_nodes``, ``max_depth``,
-        ``encoding``), inducer options and extractor options.
+        ``encoding``), inducer options and extractor options; ``regions``: the ranked
+        regions :func:`scrapy_records.extract` already gave for each page (a crawl passes
+        what it mined: the pages are not mined again, and the wrapper's field names are
+        those of the records already emitted).
     :raises WrapperError: no records and no page data hold on the pages.
     """
     from .api import PAGE_OPTIONS
 
     page_opts = {k: options.pop(k) for k in PAGE_OPTIONS if k in options}
+    regions = options.pop("regions", None)
     plist = _as_pages(pages, page_opts)
+    if regions is not None and len(regions) != len(plist):
+        raise ValueError(f"induce(): {len(regions)} region lists for {len(plist)} pages")
     if not plist:
         raise WrapperError("induce() needs at least one page")
     if extractor == "auto" and len(plist) >= DCADE_MIN_PAGES:
-        from .auto import run_extractor
-
         extractor_opts = {k: v for k, v in options.items() if k not in _INTERSECT_OPTIONS}
-        ranked = [run_extractor(p, "auto", **extractor_opts) for p in plist]
+        ranked = regions or [_mined_regions(p, "auto", extractor_opts) for p in plist]
         if _median_main_coverage(plist, ranked) < DETAIL_PAGE_COVERAGE:
             fn = _get_inducer("dcade")
             if fn is not None:
@@ -1411,4 +1456,4 @@ def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wra
         if not isinstance(w, Wrapper):
             raise WrapperError(f"inducer {extractor!r} returned {type(w).__name__}, not a Wrapper")
         return w.validate()
-    return intersect_induce(plist, extractor, **options)
+    return intersect_induce(plist, extractor, regions=regions, **options)

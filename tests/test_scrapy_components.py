@@ -301,10 +301,40 @@ def test_runtime_dates_relative_to_the_response_date_header():
     assert [r.fields["date"] for r in first.result.main.records] == want
     again = rt.mine(news("http://a.com/2", "Tue, 03 Mar 2020 12:00:00 GMT"))
     assert again.source == "wrapper"
-    assert [r.fields["posted"] for r in again.result.records] == want
+    assert [r.fields["date"] for r in again.result.records] == want
     fresh = rt.mine(news("http://a.com/3"))
-    got = datetime.fromisoformat(fresh.result.records[0].fields["posted"])
+    got = datetime.fromisoformat(fresh.result.records[0].fields["date"])
     assert abs(got + timedelta(hours=1) - datetime.now()) < timedelta(minutes=5)
+
+
+def test_wrapper_pages_emit_the_fields_mined_pages_emit():
+    """A template's items keep their columns when its wrapper takes over: the wrapper is
+    induced from the results the crawl already emitted, so it carries MiBAT's ``date``
+    (ISO), ``date_raw`` and ``text`` rather than the aligner's generic names (which once
+    gave ``date_raw``/``field_3`` here, and a per-template CSV then dropped the text)."""
+    names = ["carol", "dave", "erin", "frank", "grace", "heidi"]
+
+    def product(k):
+        reviews = "".join(
+            f'<li class="review"><span class="author">{names[(i + k) % 6]}</span> '
+            f'<span class="date">Jan {i + k + 1}, 2025</span><p>Review {i} of product {k}: it '
+            f'works as described, arrived on time and the box was intact.</p></li>' for i in range(5))
+        body = (f"<html><body><h1>Product {k}</h1><p class='desc'>A product.</p>"
+                f"<ul class='reviews'>{reviews}</ul></body></html>")
+        return html_response(f"http://a.com/p/{k}", body)
+
+    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", induction_samples=1))
+    first = rt.mine(product(1))
+    assert first.source == "auto" and first.result.main.extractor == "mibat"
+    assert first.stats["records/wrapper/induced"] == 1
+    again = rt.mine(product(2))
+    assert again.source == "wrapper"
+    mined = RecordsRuntime(RecordsConfig(wrapper_store="memory:", wrappers=False)).mine(product(2))
+    want = [{k: v for k, v in r.fields.items() if v is not None} for r in mined.result.main.records]
+    assert want[0] == {"date": "2025-01-03", "date_raw": "Jan 3, 2025", "author": "erin",
+                       "text": "Review 0 of product 2: it works as described, arrived on time "
+                               "and the box was intact."}
+    assert [r.fields for r in again.result.records] == want
 
 
 def test_runtime_wrapper_path_builds_no_page_model(monkeypatch):

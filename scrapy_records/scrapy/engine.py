@@ -607,8 +607,11 @@ class RecordsRuntime:
             induce = None
         if induce is not None:
             try:
-                return induce([p for _u, _r, p, _res in samples],
-                              extractor=self.config.inducer or extractor)
+                inducer = self.config.inducer or extractor
+                # the results already mined (what was emitted): not mined again, and the
+                # wrapper takes the field names those records carry
+                mined = [res.regions for _u, _r, _p, res in samples] if inducer == extractor else None
+                return induce([p for _u, _r, p, _res in samples], extractor=inducer, regions=mined)
             except (RecordsError, ValueError) as exc:
                 logger.info("scrapy_records: induction failed (%s), trying single-page wrappers", exc)
         from ..wrapper import Wrapper
