@@ -452,6 +452,24 @@ def test_pipeline_csv_per_template(tmp_path):
     assert lines[0].endswith("name,price") and lines[2].endswith("Mug,$3")
 
 
+def test_pipeline_csv_per_template_keeps_fields_that_appear_later(tmp_path):
+    """An optional field the first record lacks (or one a newer wrapper adds) gets a
+    column: the header is rewritten at the end and earlier rows are padded."""
+    import csv
+
+    pattern = str(tmp_path / "%(site)s-%(template)s.csv")
+    pipe, _ = _pipeline(RECORDS_CSV_PER_TEMPLATE=pattern)
+    pipe.process_item(_record(0.9, name="Lamp", price="$2"))
+    pipe.process_item(_record(0.9, name="Mug", price="$3", old_price="$4"))
+    pipe.process_item(_record(0.9, name="Cup", price="$1"))
+    pipe.close_spider()
+    with open(tmp_path / "a.com-t.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["name"], r["price"], r["old_price"]) for r in rows] == [
+        ("Lamp", "$2", ""), ("Mug", "$3", "$4"), ("Cup", "$1", "")]
+    assert not (tmp_path / "a.com-t.csv.tmp").exists()
+
+
 # --------------------------------------------------------------------- commands
 def _scrapy_command(capsys, *argv: str) -> tuple[int, str]:
     """Run ``scrapy ARGV`` in this process (the commands need no crawler): (exit code, stdout)."""

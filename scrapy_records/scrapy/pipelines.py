@@ -38,6 +38,27 @@ def flatten_record(item: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def _widen_csv_header(path: str, first: int, header: list[str]) -> None:
+    """Rewrite ``path`` with ``header`` (its first ``first`` columns are the file's header,
+    the rest were added while writing) and pad the rows written before a column existed.
+    Streams through a temporary file next to it, then replaces it atomically."""
+    import csv
+
+    tmp = f"{path}.tmp"
+    with open(path, newline="", encoding="utf-8") as src, \
+            open(tmp, "w", newline="", encoding="utf-8") as dst:
+        reader = csv.reader(src)
+        writer = csv.writer(dst)
+        next(reader, None)
+        writer.writerow(header)
+        width = len(header)
+        for r in reader:
+            writer.writerow(r + [""] * (width - len(r)) if len(r) < width else r)
+    os.replace(tmp, path)
+    logger.info("scrapy_records: %s: %d columns appeared after the first records (%s);"
+                " header rewritten", path, width - first, ", ".join(header[first:]))
+
+
 class RecordsPipeline(RecordsComponent):
     """See the module docstring. Priority 300 in the add-on."""
 
@@ -102,6 +123,10 @@ class RecordsPipeline(RecordsComponent):
         return item
 
     def _write_csv(self, item: RecordItem) -> None:
+        """Append the record to its template's CSV. A field the file has no column for yet
+        (an optional field the first records lacked, a field a newer wrapper version adds)
+        gets a new column at the end: later rows carry it, and :meth:`close_spider`
+        rewrites the header (and pads the earlier rows) once, so no value is dropped."""
         from .exporters import JsonCellCsvItemExporter
 
         path = self.config.csv_per_template % {
@@ -114,10 +139,17 @@ class RecordsPipeline(RecordsComponent):
             exporter = JsonCellCsvItemExporter(f, fields_to_export=list(row), include_headers_line=True)
             exporter.start_exporting()
             entry = self._csv[path] = (f, exporter, list(row))
-        entry[1].export_item(row)
+        exporter = entry[1]
+        if any(k not in exporter.fields_to_export for k in row):
+            exporter.fields_to_export = list(exporter.fields_to_export) + [
+                k for k in row if k not in exporter.fields_to_export]
+        exporter.export_item(row)
 
     def close_spider(self) -> None:
-        for path, (f, exporter, _cols) in self._csv.items():
+        for path, (f, exporter, cols) in self._csv.items():
             exporter.finish_exporting()
             f.close()
+            final = list(exporter.fields_to_export)
+            if len(final) > len(cols):
+                _widen_csv_header(path, len(cols), final)
             logger.info("scrapy_records: records written to %s", path)
