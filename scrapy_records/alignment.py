@@ -1114,31 +1114,52 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
         return out
 
     attr_cache: dict[tuple[_T, str], Any] = {}
+    names_cache: dict[_T, set[str]] = {}
+    pel = page.el
+
+    def attr_names(t: _T) -> set[str]:
+        """The attribute names present on ``elems(t)`` (one lxml call per element: most
+        elements carry no attribute, or only ``class``, so the lookups below are skipped)."""
+        out = names_cache.get(t)
+        if out is None:
+            out = names_cache[t] = set()
+            for i in elems(t):
+                out.update(pel[i].keys())
+        return out
 
     def stable_attr(t: _T, name: str) -> Any:
         key = (t, name)
-        if key not in attr_cache:
-            pel = page.el
-            attr_cache[key] = _stable([(pel[i].get(name) or "").strip() or None for i in elems(t)])
-        return attr_cache[key]
+        v = attr_cache.get(key, _MISS)
+        if v is _MISS:
+            if name in attr_names(t):
+                v = _stable([(pel[i].get(name) or "").strip() or None for i in elems(t)])
+            else:
+                v = None  # absent everywhere: _stable of all None
+            attr_cache[key] = v
+        return v
 
     def stable_tokens(t: _T) -> list[str]:
         key = (t, "#class")
-        if key not in attr_cache:
+        v = attr_cache.get(key)
+        if v is None:
             els = elems(t)
-            cnt: dict[str, int] = {}
-            order: list[str] = []
-            for i in els:
-                for tok in dict.fromkeys(page.classes(i)):
-                    if tok not in cnt:
-                        order.append(tok)
-                    cnt[tok] = cnt.get(tok, 0) + 1
-            toks = [tok for tok in order if els and cnt[tok] >= 0.6 * len(els)]
-            pel = page.el
-            ids = [_ID_DIGITS_RE.sub("", v) or None if (v := pel[i].get("id")) else None for i in els]
-            sid = _stable(ids)
-            attr_cache[key] = (toks, sid)
-        return attr_cache[key]
+            names = attr_names(t)
+            toks: list[str] = []
+            if "class" in names:
+                cnt: dict[str, int] = {}
+                order: list[str] = []
+                for i in els:
+                    for tok in dict.fromkeys(page.classes(i)):
+                        if tok not in cnt:
+                            order.append(tok)
+                        cnt[tok] = cnt.get(tok, 0) + 1
+                toks = [tok for tok in order if els and cnt[tok] >= 0.6 * len(els)]
+            sid = None
+            if "id" in names:
+                ids = [_ID_DIGITS_RE.sub("", v) or None if (v := pel[i].get("id")) else None for i in els]
+                sid = _stable(ids)
+            v = attr_cache[key] = (toks, sid)
+        return v
 
     labels = _labels(page, slots, anchor, tparent, tdepth)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
