@@ -127,7 +127,7 @@ class _PageData:
     __slots__ = ("page", "shapes", "items", "shape", "data", "sig", "sigs", "text_shape",
                  "data_tags", "matcher", "attrs", "inline", "runs", "nleaves", "run_tags",
                  "merge_runs", "raw_sigs", "leaves", "leaf_owner", "leaf_lo", "leaf_hi", "tag_id",
-                 "end", "__weakref__")
+                 "end", "urls", "__weakref__")
 
     def __init__(self, page: Page) -> None:
         # a proxy: the cache value must not keep its weak key (the page) alive
@@ -158,6 +158,7 @@ class _PageData:
         self.nleaves = len(page.leaves)
         self.run_tags = frozenset(tid[t] for t in INLINE_TAGS if t in tid and t != "br")
         self.merge_runs = True
+        self.urls: dict[str | None, str | None] = {}  # href -> absolute URL (_absolute)
 
     def owner(self, x: int) -> int:
         """The element directly holding text node ``x`` (a leaf or a run)."""
@@ -665,11 +666,16 @@ def _base_parts(page: Page) -> tuple[str, str, str] | None:
 
 def _absolute(page: Page, href: str | None) -> str | None:
     """:meth:`Page.absolute` (RFC 3986 join against ``<base href>``/the page URL) with fast
-    paths for the common cases: absolute http(s) links, ``//host/..``, ``/path`` and
+    paths for the common cases: no base URL at all, absolute http(s) links, ``//host/..``, ``/path`` and
     ``name.html`` without dot segments, queries or fragments at the start."""
     if href is None:
         return None
     h = href.strip()
+    if not page.base_url:
+        # no base URL: Page.absolute joins against "", and urljoin("", h) is h
+        if not h or h.lower().startswith(("javascript:", "data:")):
+            return None
+        return h
     if not h or "/." in h or h[0] in "?#." or any(c in h for c in " \t\n\\"):
         return page.absolute(h)
     if _ABS_RE.match(h):
@@ -687,7 +693,9 @@ def _absolute(page: Page, href: str | None) -> str | None:
     return origin + directory + h
 
 
-def _image_url(page: Page, i: int) -> tuple[str | None, str | None]:
+def _image_url(page: Page, i: int, absolute: Any = None) -> tuple[str | None, str | None]:
+    """The image URL of ``img`` element ``i`` and the attribute it came from (``absolute``:
+    the URL resolver, default :func:`_absolute` on ``page``)."""
     el = page.el[i]
     src = None
     used = None
@@ -704,7 +712,9 @@ def _image_url(page: Page, i: int) -> tuple[str | None, str | None]:
             if v and not v.lower().startswith("data:"):
                 src, used = v, a
                 break
-    return (_absolute(page, src) if src else None), used
+    if not src:
+        return None, used
+    return (absolute(src) if absolute is not None else _absolute(page, src)), used
 
 
 class _Slot:
@@ -910,30 +920,47 @@ def align_records(
 
     time_id = tid.get("time", -1)
     tag_id = page.tag_id
+    pel = page.el
+    leaves, leaf_owner, nleaves = pd.leaves, pd.leaf_owner, pd.nleaves
+    urls = pd.urls
+
+    def absolute(href: str | None) -> str | None:
+        """:func:`_absolute`, memoised per page (the same link recurs in several slots)."""
+        v = urls.get(href, _MISS)
+        if v is _MISS:
+            v = urls[href] = _absolute(page, href)
+        return v  # type: ignore[return-value]
 
     def fill(s: _Slot) -> None:
         t = s.t
+        kind = s.kind
+        values, refs, attr = s.values, s.refs, s.attr
         for r, m in enumerate(maps):
             loc = m.get(t)
             if loc is None:
                 continue
-            if s.kind == "text":
-                v = pd.text_of(loc)
-                owner = pd.owner(loc) if loc < 0 else loc
+            if kind == "text":
+                k = -loc - 1
+                if 0 <= k < nleaves:  # a text leaf (pd.text_of / pd.owner inlined)
+                    v = leaves[k]
+                    owner = leaf_owner[k]
+                else:
+                    v = pd.text_of(loc)
+                    owner = pd.owner(loc) if loc < 0 else loc
                 if time_id >= 0 and tag_id[owner] == time_id:
                     # <time datetime="2020-01-05">5 Jan</time>: the machine-readable value
-                    dtv = (page.el[owner].get("datetime") or "").strip()
+                    dtv = (pel[owner].get("datetime") or "").strip()
                     if dtv:
                         v = dtv
-                        s.attr[r] = "datetime"
-            elif s.kind == "url":
-                v = _absolute(page, page.el[loc].get("href"))
-                s.attr[r] = "href"
+                        attr[r] = "datetime"
+            elif kind == "url":
+                v = absolute(pel[loc].get("href"))
+                attr[r] = "href"
             else:
-                v, s.attr[r] = _image_url(page, loc)
+                v, attr[r] = _image_url(page, loc, absolute)
             if v:
-                s.values[r] = v
-                s.refs[r] = loc
+                values[r] = v
+                refs[r] = loc
 
     for s in slots:
         fill(s)
