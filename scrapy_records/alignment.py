@@ -1461,12 +1461,18 @@ def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]],
             base = None
             break
         if i not in sibpos:
-            cnt: dict[str, int] = {}
-            for c in children[p]:
-                cnt[tag[c]] = cnt.get(tag[c], 0) + 1
-                sibpos[c] = (cnt[tag[c]], 0)
-            for c in children[p]:
-                sibpos[c] = (sibpos[c][0], cnt[tag[c]])
+            ch = children[p]
+            if len(ch) == 1:
+                sibpos[i] = (1, 1)
+            else:
+                cnt: dict[str, int] = {}
+                at: list[int] = []
+                for c in ch:
+                    k = cnt.get(tag[c], 0) + 1
+                    cnt[tag[c]] = k
+                    at.append(k)
+                for c, k in zip(ch, at):
+                    sibpos[c] = (k, cnt[tag[c]])
         chain.append(i)
         i = p
     if base is None:
@@ -1488,10 +1494,14 @@ def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[in
 
     Checked on the first ``max_check`` records holding a value (bounded cost).
     """
-    paths: list[tuple[Any, ...]] = []
+    head0: Any = None  # the first checked record's head and steps
+    steps0: Any = None
+    key0: Any = None
     need_pos: list[bool] = []
-    suffixes = set()
+    suffix0: str | None = None
     checked = 0
+    kind = s.kind
+    end, parent, tag = page.end, page.parent, page.tag
     for r, loc in enumerate(s.refs):
         if loc is None:
             continue
@@ -1499,9 +1509,9 @@ def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[in
         if checked > max_check:
             break
         rec = trees[r]
-        if s.kind == "text" and s.attr[r] == "datetime":
+        if kind == "text" and s.attr[r] == "datetime":
             node, suffix = rec.pd.owner(loc) if loc < 0 else loc, "@datetime"
-        elif s.kind == "text" and not s.collapsed:
+        elif kind == "text" and not s.collapsed:
             pd = rec.pd
             owner = pd.owner(loc)
             if len(pd.items[owner]) == 1:  # the text is all the element holds: its string
@@ -1510,15 +1520,20 @@ def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[in
                 node, suffix = owner, "text()"  # the element's one text node
             else:
                 return None
-        elif s.kind == "text":
+        elif kind == "text":
             node, suffix = loc, ""
         else:
             node, suffix = loc, "@" + (s.attr[r] or "href")
-        suffixes.add(suffix)
-        if len(suffixes) > 1:
+        if suffix0 is None:
+            suffix0 = suffix
+        elif suffix != suffix0:
             return None
-        j = rec.root_of(node)
         g = groups[r]
+        if len(g) == 1:  # rec.root_of for the usual single root (g is rec.roots)
+            r0 = g[0]
+            j = 0 if 0 <= node and r0 <= node <= end[r0] else rec.root_of(node)
+        else:
+            j = rec.root_of(node)
         if j < 0 or j >= len(g):
             return None
         st = _steps(page, g[j], node, sibpos, steps_memo)
@@ -1527,34 +1542,35 @@ def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[in
         head: tuple[Any, ...] = ()
         if j > 0:
             r0, rj = g[0], g[j]
-            if page.parent[r0] != page.parent[rj] or page.tag[r0] != page.tag[rj]:
+            if parent[r0] != parent[rj] or tag[r0] != tag[rj]:
                 return None
-            _steps(page, page.parent[r0], r0, sibpos, steps_memo)
+            _steps(page, parent[r0], r0, sibpos, steps_memo)
             off = sibpos[rj][0] - sibpos[r0][0]
             if off <= 0:
                 return None
-            head = (page.tag[rj], off)
-        key = (head, tuple((t, p) for t, p, _ in st))
-        if paths and key != paths[0]:
-            return None
-        if not paths:
+            head = (tag[rj], off)
+        if key0 is None:
+            head0, steps0 = head, st
+            key0 = (head, tuple([(t, p) for t, p, _ in st]))
             need_pos = [c > 1 for _, _, c in st]
+        elif st == steps0 and head == head0:
+            continue  # the same steps and counts as the first record: nothing new
         else:
+            if (head, tuple([(t, p) for t, p, _ in st])) != key0:
+                return None
             for k, (_, _, c) in enumerate(st):
                 if c > 1:
                     need_pos[k] = True
-        paths.append(key)
-    if not paths or len(suffixes) != 1:
+    if key0 is None:
         return None
-    head, steps = paths[0]
+    head, steps = key0
     parts = []
     if head:
         parts.append(f"following-sibling::{head[0]}[{head[1]}]")
     for k, (t, p) in enumerate(steps):
         parts.append(f"{t}[{p}]" if need_pos[k] else t)
-    suffix = suffixes.pop()
-    if suffix:
-        parts.append(suffix)
+    if suffix0:
+        parts.append(suffix0)
     return "/".join(parts) if parts else "."
 
 
