@@ -202,6 +202,7 @@ class _PageData:
         owned_get = owned.get
         inline, run_tags = self.inline, self.run_tags
         merge_runs = self.merge_runs
+        ts1 = (ts,)
         for i in range(self.end[root], root - 1, -1):
             if shape[i] >= 0:
                 continue
@@ -222,8 +223,9 @@ class _PageData:
             ch = children[i]
             lv = owned_get(i)
             if lv:
+                data[i] = True
                 if ch:
-                    its: list[int] = []
+                    its = []
                     a = b = 0
                     na, nb = len(ch), len(lv)
                     while a < na or b < nb:
@@ -236,25 +238,30 @@ class _PageData:
                     if merge_runs:
                         its = self._runs(i, its)
                     kt = tuple([shape[c] if c >= 0 else ts for c in its])
+                elif len(lv) == 1:  # the usual text holder: one leaf, no child
+                    its = [-lv[0] - 1]
+                    kt = ts1
                 else:
                     its = [-k - 1 for k in lv]
-                    kt = (ts,) * len(lv)
-                items[i] = its
-                h = ids_get((t, sg, kt))
-                shape[i] = h if h is not None else intern(t, kt, sg)
-                data[i] = True
+                    kt = ts1 * len(lv)
             else:
-                items[i] = its = ch
-                kt = tuple(map(shape_at, ch))
-                h = ids_get((t, sg, kt))
-                shape[i] = h if h is not None else intern(t, kt, sg)
-                if t in data_tags:
-                    data[i] = True
+                its = ch
+                if ch:
+                    kt = tuple(map(shape_at, ch))
+                    if t in data_tags:
+                        data[i] = True
+                    else:
+                        for c in ch:
+                            if data[c]:
+                                data[i] = True
+                                break
                 else:
-                    for c in ch:
-                        if data[c]:
-                            data[i] = True
-                            break
+                    kt = ()
+                    if t in data_tags:
+                        data[i] = True
+            items[i] = its
+            h = ids_get((t, sg, kt))
+            shape[i] = h if h is not None else intern(t, kt, sg)
             if t in run_tags and e.get("itemprop") is None:
                 for c in its:
                     if c >= 0 and not inline[c]:
@@ -272,32 +279,41 @@ class _PageData:
                 break
         else:
             return its  # no inline element: no run
-        leaves, lo, hi = self.leaves, self.leaf_lo, self.leaf_hi
         out: list[int] = []
         cur: list[int] = []
-
-        def flush() -> None:
-            if len(cur) >= 2:
-                own = sum(1 for c in cur if c < 0)
-                if own and own < len(cur):
-                    parts = [leaves[-c - 1] if c < 0 else " ".join(leaves[lo[c]:hi[c]]) for c in cur]
-                    text = " ".join(p for p in parts if p)
-                    if own >= 2 or len(text) >= 40:
-                        out.append(-(self.nleaves + len(self.runs)) - 1)
-                        self.runs.append((i, tuple(cur), text))
-                        cur.clear()
-                        return
-            out.extend(cur)
-            cur.clear()
-
         for c in its:
             if c < 0 or inline[c]:
                 cur.append(c)
             else:
-                flush()
+                if cur:
+                    if len(cur) >= 2:
+                        self._flush_run(i, cur, out)
+                    else:
+                        out.append(cur[0])
+                    cur = []
                 out.append(c)
-        flush()
+        if len(cur) >= 2:
+            self._flush_run(i, cur, out)
+        else:
+            out.extend(cur)
         return out
+
+    def _flush_run(self, i: int, cur: list[int], out: list[int]) -> None:
+        """Append ``cur`` (>= 2 consecutive text/inline items of element ``i``) to ``out``:
+        as one run node when it reads as one flowing text, else item by item."""
+        own = 0
+        for c in cur:
+            if c < 0:
+                own += 1
+        if own and own < len(cur):
+            leaves, lo, hi = self.leaves, self.leaf_lo, self.leaf_hi
+            parts = [leaves[-c - 1] if c < 0 else " ".join(leaves[lo[c]:hi[c]]) for c in cur]
+            text = " ".join(p for p in parts if p)
+            if own >= 2 or len(text) >= 40:
+                out.append(-(self.nleaves + len(self.runs)) - 1)
+                self.runs.append((i, tuple(cur), text))
+                return
+        out.extend(cur)
 
 
 _NO_DIGITS = str.maketrans("", "", "0123456789")

@@ -388,6 +388,11 @@ def _all_convert(vals: Sequence[str], fn: Callable[[str], Any]) -> list[Any] | N
     return out
 
 
+#: str.isdigit on an ASCII string holds exactly for 0-9 (a C-level search instead of a
+#: per-character generator)
+_ASCII_DIGIT_RE = re.compile(r"[0-9]")
+
+
 def infer_column(values: Sequence[str], languages: Sequence[str] | None = None) -> tuple[str, list[Any], list[str | None] | None]:
     """Decide a text slot's type from its raw values and convert them.
 
@@ -403,7 +408,7 @@ def infer_column(values: Sequence[str], languages: Sequence[str] | None = None) 
     if not vals:
         return "text", [], None
     for v in vals:  # fast path: every typed value holds a digit and is short
-        if len(v) > 64 or not any(c.isdigit() for c in v):
+        if len(v) > 64 or not (_ASCII_DIGIT_RE.search(v) if v.isascii() else any(c.isdigit() for c in v)):
             return "text", vals, None
     style = decimal_style(vals)
     prices = _all_convert(vals, lambda v: parse_price(v, style))
