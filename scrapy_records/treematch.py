@@ -384,6 +384,7 @@ class STM:
         pairs_mode = approx == "pairs"
         lim_node = self.max_node_cells
         cap = self.max_cells
+        skip = self.tie == "skip"
         stack: list[tuple[int, int, Any]] = [(a0, b0, None)]
         while stack:
             a, b, seen = stack[-1]
@@ -450,6 +451,19 @@ class STM:
                         else:
                             row.append(memo[(y, x) if sym and y < x else (x, y)])
                 W.append(row)
+            if k == 1 or n == 1:
+                # one row (column): the best single pair, no DP; the traceback takes the
+                # first maximum ("skip": up/left before the match) or the last ("diagonal")
+                w = W[0] if k == 1 else [r[0] for r in W]
+                best = max(w)
+                memo[(a, b)] = best + base
+                if self.eager:
+                    if best <= 0:
+                        self.tb[(a, b)] = ()
+                    else:
+                        at = w.index(best) if skip else len(w) - 1 - w[::-1].index(best)
+                        self.tb[(a, b)] = ((0, at),) if k == 1 else ((at, 0),)
+                continue
             m = _stm_rows(W, n)
             memo[(a, b)] = m[k][n] + base
             if self.eager:

@@ -52,6 +52,21 @@ def test_traceback_tie_break_diagonal_versus_skip():
         STM(S, tie="left")
 
 
+def test_eager_single_row_and_column_pairs_equal_the_dp_traceback():
+    # one child against several (and back): solved without the DP, same pairs and scores
+    S, L = Shapes(), {}
+    one = build(S, "a(x(y))", L)
+    many = build(S, "a(z,x,x(y),w,x(y))", L)
+    for tie, first in (("skip", 2), ("diagonal", 4)):
+        # "pairs" mode without budgets: pairs() solves the pair (exactly) and keeps its traceback
+        lazy, eager = STM(S, tie=tie), STM(S, tie=tie, eager=True, approx="pairs")
+        assert eager.pairs(one, many) == lazy.pairs(one, many) == ((0, first),)
+        assert eager.pairs(many, one) == lazy.pairs(many, one) == ((first, 0),)
+        assert eager.score(one, many) == lazy.score(one, many) == 3
+    none = build(S, "a(z,w)", L)
+    assert STM(S, tie="skip", eager=True, approx="pairs").pairs(one, none) == ()
+
+
 def test_class_tie_break_prefers_the_equal_signature():
     S, L = Shapes(), {}
     sigs = {"old": 1, "price": 2}
