@@ -383,13 +383,21 @@ class _Rec:
 def _template_from(rec: _Rec, x: int) -> _T:
     """Copy the record sub-tree at node ``x`` into template nodes (iterative)."""
     top = _T(rec.label(x), rec.sig(x))
+    if x < 0 and x != VROOT:
+        return top  # a text node
+    items, tag_id, sig = rec.pd.items, rec.pd.tag_id, rec.pd.sig
     stack = [(x, top)]
     while stack:
         y, t = stack.pop()
-        for c in rec.kids(y):
-            tc = _T(rec.label(c), rec.sig(c))
-            t.children.append(tc)
-            stack.append((c, tc))
+        kids = t.children
+        for c in (items[y] if y >= 0 else rec.roots):
+            if c >= 0:
+                tc = _T(tag_id[c], sig[c])
+                kids.append(tc)
+                if items[c]:
+                    stack.append((c, tc))
+            else:
+                kids.append(_T(TEXT))
     return top
 
 
@@ -401,9 +409,11 @@ def _reshape(root: _T, shapes: Shapes) -> None:
         t = stack.pop()
         order.append(t)
         stack.extend(t.children)
-    intern = shapes.intern
+    intern, ids_get = shapes.intern, shapes.ids.get
     for t in reversed(order):
-        t.shape = intern(t.label, tuple([c.shape for c in t.children]), t.sig)
+        kt = tuple([c.shape for c in t.children]) if t.children else ()
+        h = ids_get((t.label, t.sig, kt))  # Shapes.intern's key; known shapes without the call
+        t.shape = h if h is not None else intern(t.label, kt, t.sig)
 
 
 def _map(root: _T, rec: _Rec, matcher: STM,
@@ -479,8 +489,14 @@ def _insert(rec: _Rec, m: dict[_T, int], force: bool) -> tuple[bool, bool]:
     """
     inv = {x: t for t, x in m.items()}
     inserted = deferred = False
-    for t, x in list(m.items()):
-        xk = rec.kids(x)
+    items, roots = rec.pd.items, rec.roots
+    for t, x in m.items():  # (insertions change the template, never m)
+        if x >= 0:  # rec.kids(x), inlined
+            xk = items[x]
+        elif x == VROOT:
+            xk = roots
+        else:
+            continue  # a text node
         if not xk:
             continue
         for c in xk:
@@ -823,6 +839,25 @@ def align_records(
     progs: dict[tuple[int, int], Any] = {}  # _map programs per (template, record) shape
     template = _template_from(trees[seed], VROOT)
     _reshape(template, shapes)
+    # an insertion pass depends only on the template's and the record's shapes (the
+    # mapping, the runs, which runs hold data): a pass that inserted nothing is recorded,
+    # and a record of the same shape meeting the same template gets its answer (its
+    # mapping would replay from ``progs``: no matcher work is skipped)
+    idle: dict[tuple[int, int, bool], bool] = {}  # (template, record shape, force) -> deferred
+
+    def insert_pass(rt: _Rec, force: bool) -> tuple[bool, bool]:
+        key = (template.shape, rt.vshape, force)
+        deferred = idle.get(key)
+        if deferred is not None:
+            return False, deferred
+        m = _map(template, rt, matcher, progs)
+        ins, deferred = _insert(rt, m, force=force)
+        if ins:
+            _reshape(template, shapes)
+        else:
+            idle[key] = deferred
+        return ins, deferred
+
     todo = [r for r in sample if r != seed]
     while todo:
         changed = False
@@ -830,11 +865,9 @@ def align_records(
         for r in todo:
             rt = trees[r]
             if rt.vshape != template.shape:
-                m = _map(template, rt, matcher, progs)
-                ins, deferred = _insert(rt, m, force=False)
+                ins, deferred = insert_pass(rt, False)
                 if ins:
                     changed = True
-                    _reshape(template, shapes)
                 if deferred:
                     retry.append(r)
         if not retry:
@@ -842,9 +875,7 @@ def align_records(
         if not changed:
             if keep_unaligned:
                 for r in retry:
-                    m = _map(template, trees[r], matcher, progs)
-                    if _insert(trees[r], m, force=True)[0]:
-                        _reshape(template, shapes)
+                    insert_pass(trees[r], True)
             break
         todo = retry
     # records outside the sample: one insertion pass per distinct record shape (bounded),
@@ -861,9 +892,7 @@ def align_records(
         seen.add(rt.vshape)
         extra += 1
         if rt.vshape != template.shape:
-            m = _map(template, rt, matcher, progs)
-            if _insert(rt, m, force=keep_unaligned)[0]:
-                _reshape(template, shapes)
+            insert_pass(rt, keep_unaligned)
 
     # --- map every record on the final template --------------------------------------
     maps = [_map(template, rt, matcher, progs) for rt in trees]
