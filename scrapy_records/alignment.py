@@ -1233,7 +1233,18 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
             v = attr_cache[key] = (toks, sid)
         return v
 
-    labels = _labels(page, slots, anchor, tparent, tdepth)
+    best_cache: dict[_T, str | None] = {}
+
+    def best_class(t: _T) -> str | None:
+        """:func:`_best_token` of ``t``'s stable class tokens (cached: ancestors are shared)."""
+        v = best_cache.get(t, _MISS)
+        if v is _MISS:
+            v = best_cache[t] = _best_token(stable_tokens(t)[0])
+        return v  # type: ignore[return-value]
+
+    tagnames = _tag_names(page)
+    headers: dict[int, int] = {}  # table -> its first header row (_table_header)
+    labels = _labels(page, slots, anchor, tparent, tdepth, tagnames)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
     for col, s in enumerate(data, 1):
         kind = s.kind
@@ -1264,13 +1275,13 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
         if not name and id(s) in labels:
             name, evidence = labels[id(s)], "label"
         if not name and rows:
-            hdr = _table_header(page, s, trees, maps, tparent, tdepth)
+            hdr = _table_header(page, s, trees, maps, tparent, tdepth, headers)
             if hdr:
                 name, evidence = hdr, "header"
         if not name:
             for t in chain:
-                toks, sid = stable_tokens(t)
-                v = _best_token(toks)
+                sid = stable_tokens(t)[1]
+                v = best_class(t)
                 if v:
                     name, evidence = v, "class"
                     break
@@ -1283,14 +1294,14 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
             # an ancestor's class even when it holds other slots too ("specs", "specs_2")
             p = tparent.get(chain[-1]) if chain else a
             while p is not None and tdepth.get(p, 0) >= 2:
-                v = _best_token(stable_tokens(p)[0])
+                v = best_class(p)
                 if v:
                     name, evidence = v, "class"
                     break
                 p = tparent.get(p)
         if not name and kind != "image":
             for t in chain[:2]:
-                tn = _TAG_NAMES.get(_tag_of(page, t))
+                tn = _TAG_NAMES.get(_tag_of(page, t, tagnames))
                 if tn is not None and (kind == "text" or tn == "title"):
                     name, evidence = tn, "tag"
                     break
@@ -1317,10 +1328,12 @@ _TAG_NAMES = {"h1": "title", "h2": "title", "h3": "title", "h4": "title", "h5": 
               "caption": "caption", "blockquote": "quote", "cite": "source"}
 
 
-def _tag_of(page: Page, t: _T) -> str:
+def _tag_of(page: Page, t: _T, names: list[str] | None = None) -> str:
+    """The tag name of template node ``t`` (``names``: :func:`_tag_names` of the page)."""
     if t.label < 0:
         return ""
-    names = _tag_names(page)
+    if names is None:
+        names = _tag_names(page)
     return names[t.label] if t.label < len(names) else ""
 
 
@@ -1336,7 +1349,7 @@ def _tag_names(page: Page) -> list[str]:
 
 
 def _labels(page: Page, slots: list[_Slot], anchor: dict[int, _T], tparent: dict[_T, _T | None],
-            tdepth: dict[_T, int]) -> dict[int, str]:
+            tdepth: dict[_T, int], tagnames: list[str] | None = None) -> dict[int, str]:
     """Static label texts -> the data slot each one names (``id(slot) -> name``).
 
     A label sits next to its value in slot order, within two levels of their common
@@ -1377,10 +1390,10 @@ def _labels(page: Page, slots: list[_Slot], anchor: dict[int, _T], tparent: dict
         a = anchor[id(target)]
         if id(target) in out or not _near(lab_el, a, tparent, tdepth):
             continue
-        if _tag_of(page, lab_el) in _ACTION_TAGS and a is not lab_el:
+        if _tag_of(page, lab_el, tagnames) in _ACTION_TAGS and a is not lab_el:
             continue  # "Add to cart" names nothing; a link's constant text names its link
-        if colon or a is lab_el or _tag_of(page, lab_el) in _LABEL_TAGS or (
-            _tag_of(page, lab_el) != _tag_of(page, a) and len(lv.split()) <= 3
+        if colon or a is lab_el or _tag_of(page, lab_el, tagnames) in _LABEL_TAGS or (
+            _tag_of(page, lab_el, tagnames) != _tag_of(page, a, tagnames) and len(lv.split()) <= 3
         ):
             out[id(target)] = ln
     return out
@@ -1419,8 +1432,11 @@ def _near(label_owner: _T | None, anchor: _T | None, tparent: dict[_T, _T | None
 
 
 def _table_header(page: Page, s: _Slot, trees: list[_Rec], maps: list[dict[_T, int]],
-                  tparent: dict[_T, _T | None], tdepth: dict[_T, int]) -> str | None:
-    """Name from the ``th`` above the slot's cell when the records are table rows."""
+                  tparent: dict[_T, _T | None], tdepth: dict[_T, int],
+                  headers: dict[int, int] | None = None) -> str | None:
+    """Name from the ``th`` above the slot's cell when the records are table rows.
+
+    ``headers`` keeps each table's first header row (``-1``: none) between the slots."""
     # the slot's cell: the ancestor at depth 2 (record root tr = depth 1)
     t: _T | None = s.t
     while t is not None and tdepth.get(t, 0) > 2:
@@ -1455,24 +1471,31 @@ def _table_header(page: Page, s: _Slot, trees: list[_Rec], maps: list[dict[_T, i
             table = page.parent[table]
         if table < 0:
             return None
-        # first row of the table that has th cells and is not a record row
-        for i in range(table + 1, page.end[table] + 1):
-            if tag[i] != "tr":
-                continue
-            cells = [c for c in page.children[i] if tag[c] in ("td", "th")]
-            if not cells or not all(tag[c] == "th" for c in cells):
-                if i >= row:
-                    return None
-                continue
-            if sum(span(c) for c in cells) != width:
-                return None  # the header row does not describe rows of this shape
-            k = 0
-            for c in cells:
-                w = span(c)
-                if k <= col < k + w:
-                    return _label_name(page.text(c))
-                k += w
+        # first row of the table that has th cells and is not a record row: the first
+        # all-th row, unless a non-header row (the record's own row) comes before it
+        head = headers.get(table) if headers is not None else None
+        if head is None:
+            head = -1
+            for i in range(table + 1, page.end[table] + 1):
+                if tag[i] != "tr":
+                    continue
+                cells = [c for c in page.children[i] if tag[c] in ("td", "th")]
+                if cells and all(tag[c] == "th" for c in cells):
+                    head = i
+                    break
+            if headers is not None:
+                headers[table] = head
+        if head < 0 or row < head:
             return None
+        cells = [c for c in page.children[head] if tag[c] in ("td", "th")]
+        if sum(span(c) for c in cells) != width:
+            return None  # the header row does not describe rows of this shape
+        k = 0
+        for c in cells:
+            w = span(c)
+            if k <= col < k + w:
+                return _label_name(page.text(c))
+            k += w
         return None
     return None
 
