@@ -139,12 +139,15 @@ def decimal_style(texts: Sequence[str]) -> str | None:
     Used to resolve ``1.234`` (de: one thousand two hundred thirty-four; en: 1.234).
     """
     votes = {".": 0, ",": 0}
+    done: dict[str, str | None] = {}  # a repeated value proves the same style
     for t in texts:
-        m = _NUM_SEARCH_RE.search(t or "")
-        if m:
-            st = _split_style(m.group(0))
-            if st:
-                votes[st] += 1
+        t = t or ""
+        st = done.get(t, "")
+        if st == "":
+            m = _NUM_SEARCH_RE.search(t)
+            st = done[t] = _split_style(m.group(0)) if m else None
+        if st:
+            votes[st] += 1
     if votes["."] == votes[","]:
         return None
     return "." if votes["."] > votes[","] else ","
@@ -379,13 +382,21 @@ def first_srcset_url(srcset: str | None) -> str | None:
 
 # --------------------------------------------------------------------- column inference
 def _all_convert(vals: Sequence[str], fn: Callable[[str], Any]) -> list[Any] | None:
+    """``fn`` of every value, or ``None`` as soon as one does not convert. ``fn`` is
+    deterministic within a column: a repeated value (dates, prices) is converted once."""
     out = []
+    done: dict[str, Any] = {}
     for v in vals:
-        r = fn(v)
+        r = done.get(v, _MISS)
+        if r is _MISS:
+            r = done[v] = fn(v)
         if r is None:
             return None
         out.append(r)
     return out
+
+
+_MISS = object()
 
 
 #: str.isdigit on an ASCII string holds exactly for 0-9 (a C-level search instead of a
