@@ -247,7 +247,7 @@ class _PageData:
             else:
                 its = ch
                 if ch:
-                    kt = tuple(map(shape_at, ch))
+                    kt = (shape[ch[0]],) if len(ch) == 1 else tuple(map(shape_at, ch))
                     if t in data_tags:
                         data[i] = True
                     else:
@@ -262,12 +262,13 @@ class _PageData:
             items[i] = its
             h = ids_get((t, sg, kt))
             shape[i] = h if h is not None else intern(t, kt, sg)
-            if t in run_tags and e.get("itemprop") is None:
+            if t in run_tags:
                 for c in its:
                     if c >= 0 and not inline[c]:
                         break
                 else:
-                    inline[i] = True
+                    if e.get("itemprop") is None:
+                        inline[i] = True
 
     def _runs(self, i: int, its: list[int]) -> list[int]:
         """Replace runs of text and inline-only elements that read as one flowing text
@@ -905,7 +906,8 @@ def align_records(
     pos = {t: i for i, t in enumerate(order)}
     last = {}  # last pre-order position of each template sub-tree
     for t in reversed(order):
-        last[t] = max([pos[t]] + [last[c] for c in t.children])
+        # pre-order: a sub-tree ends where its last child's sub-tree ends
+        last[t] = last[t.children[-1]] if t.children else pos[t]
     a_id, img_id = tid.get("a", -99), tid.get("img", -99)
     inline_ids = frozenset(tid[t] for t in INLINE_TAGS if t in tid)
     heads: set[_T] = set()  # collapsed inline sub-trees (one text slot each)
@@ -945,7 +947,7 @@ def align_records(
         own = sum(1 for c in t.children if c.label == TEXT)
         if not own or len({x.sig for x in sub if x.label != TEXT and x.sig}) > 1:
             continue
-        if own >= 2 or len({trees[r].shape(m[t]) for r, m in enumerate(maps) if t in m}) > 1:
+        if own >= 2 or _varies(t, trees, maps):
             heads.add(t)
     slots: list[_Slot] = []
     for t in order:
@@ -1122,6 +1124,20 @@ def align_records(
             if v is not None:
                 values[r][name] = v
     return columns, values
+
+
+def _varies(t: _T, trees: list[_Rec], maps: list[dict[_T, int]]) -> bool:
+    """The records' sub-trees mapped to template node ``t`` have more than one shape."""
+    first = -1
+    for r, m in enumerate(maps):
+        x = m.get(t)
+        if x is not None:
+            sh = trees[r].shape(x)
+            if first < 0:
+                first = sh
+            elif sh != first:
+                return True
+    return False
 
 
 def _clean_group(page: Page, g: Sequence[int]) -> tuple[int, ...]:
