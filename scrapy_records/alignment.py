@@ -1090,7 +1090,7 @@ def align_records(
 
     # --- relative xpaths -----------------------------------------------------------------
     sibpos: dict[int, tuple[int, int]] = {}
-    steps_memo: dict[tuple[int, int], Any] = {}
+    steps_memo: dict[int, dict[int, Any]] = {}
     for s in data:
         s.xpath = _column_xpath(page, s, trees, groups, sibpos, steps_memo=steps_memo)
 
@@ -1260,6 +1260,7 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
 
     tagnames = _tag_names(page)
     headers: dict[int, int] = {}  # table -> its first header row (_table_header)
+    spans: dict[int, int] = {}  # cell -> colspan (_table_header)
     labels = _labels(page, slots, anchor, tparent, tdepth, tagnames)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
     for col, s in enumerate(data, 1):
@@ -1291,7 +1292,7 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
         if not name and id(s) in labels:
             name, evidence = labels[id(s)], "label"
         if not name and rows:
-            hdr = _table_header(page, s, trees, maps, tparent, tdepth, headers)
+            hdr = _table_header(page, s, trees, maps, tparent, tdepth, headers, spans)
             if hdr:
                 name, evidence = hdr, "header"
         if not name:
@@ -1449,10 +1450,11 @@ def _near(label_owner: _T | None, anchor: _T | None, tparent: dict[_T, _T | None
 
 def _table_header(page: Page, s: _Slot, trees: list[_Rec], maps: list[dict[_T, int]],
                   tparent: dict[_T, _T | None], tdepth: dict[_T, int],
-                  headers: dict[int, int] | None = None) -> str | None:
+                  headers: dict[int, int] | None = None, spans: dict[int, int] | None = None) -> str | None:
     """Name from the ``th`` above the slot's cell when the records are table rows.
 
-    ``headers`` keeps each table's first header row (``-1``: none) between the slots."""
+    ``headers`` keeps each table's first header row (``-1``: none) and ``spans`` each
+    cell's ``colspan`` between the slots."""
     # the slot's cell: the ancestor at depth 2 (record root tr = depth 1)
     t: _T | None = s.t
     while t is not None and tdepth.get(t, 0) > 2:
@@ -1469,10 +1471,15 @@ def _table_header(page: Page, s: _Slot, trees: list[_Rec], maps: list[dict[_T, i
         if cell < 0 or tag[cell] not in ("td", "th") or row < 0 or tag[row] != "tr":
             return None
         def span(c: int) -> int:
-            try:
-                return max(1, int(el[c].get("colspan") or 1))
-            except ValueError:
-                return 1
+            v = spans.get(c) if spans is not None else None
+            if v is None:
+                try:
+                    v = max(1, int(el[c].get("colspan") or 1))
+                except ValueError:
+                    v = 1
+                if spans is not None:
+                    spans[c] = v
+            return v
 
         if span(cell) != 1:
             return None
@@ -1520,14 +1527,17 @@ _MISS = object()
 
 
 def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]],
-           memo: dict[tuple[int, int], Any] | None = None) -> tuple[tuple[str, int, int], ...] | None:
+           memo: dict[int, dict[int, Any]] | None = None) -> tuple[tuple[str, int, int], ...] | None:
     """Relative path steps ``(tag, position among same-tag siblings, same-tag count)``
     from ``root`` down to ``node`` (``None`` when ``node`` is not below ``root``).
 
-    ``memo`` keeps the steps of every node on the way, keyed ``(root, node)``: the
+    ``memo`` keeps the steps of every node on the way, as ``memo[root][node]``: the
     slots of one record share their ancestors' steps."""
     if memo is None:
         memo = {}
+    mr = memo.get(root)
+    if mr is None:
+        mr = memo[root] = {}
     parent, tag, children = page.parent, page.tag, page.children
     chain: list[int] = []
     base: Any = ()
@@ -1536,7 +1546,7 @@ def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]],
         if i < 0:
             base = None
             break
-        got = memo.get((root, i), _MISS)
+        got = mr.get(i, _MISS)
         if got is not _MISS:
             base = got
             break
@@ -1561,19 +1571,19 @@ def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]],
         i = p
     if base is None:
         for x in chain:
-            memo[(root, x)] = None
+            mr[x] = None
         return None
     cur: tuple[tuple[str, int, int], ...] = base
     for x in reversed(chain):
         sp = sibpos[x]
         cur = cur + ((tag[x], sp[0], sp[1]),)
-        memo[(root, x)] = cur
+        mr[x] = cur
     return cur
 
 
 def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[int, ...]],
                   sibpos: dict[int, tuple[int, int]], max_check: int = 8,
-                  steps_memo: dict[tuple[int, int], Any] | None = None) -> str | None:
+                  steps_memo: dict[int, dict[int, Any]] | None = None) -> str | None:
     """The XPath relative to the record's first root that selects the slot in every record.
 
     Checked on the first ``max_check`` records holding a value (bounded cost).
@@ -1620,7 +1630,10 @@ def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[in
             j = rec.root_of(node)
         if j < 0 or j >= len(g):
             return None
-        st = _steps(page, g[j], node, sibpos, steps_memo)
+        mr = steps_memo.get(g[j]) if steps_memo is not None else None
+        st = mr.get(node, _MISS) if mr is not None else _MISS  # the record's memo first
+        if st is _MISS:
+            st = _steps(page, g[j], node, sibpos, steps_memo)
         if st is None:
             return None
         head: tuple[Any, ...] = ()

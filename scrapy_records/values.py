@@ -421,15 +421,19 @@ def infer_column(values: Sequence[str], languages: Sequence[str] | None = None) 
     for v in vals:  # fast path: every typed value holds a digit and is short
         if len(v) > 64 or not (_ASCII_DIGIT_RE.search(v) if v.isascii() else any(c.isdigit() for c in v)):
             return "text", vals, None
-    style = decimal_style(vals)
-    prices = _all_convert(vals, lambda v: parse_price(v, style))
-    if prices is not None:
-        with_cur = sum(1 for _, c in prices if c)
-        if with_cur * 2 >= len(prices) and with_cur:
-            return "price", [p for p, _ in prices], [c for _, c in prices]
-    nums = _all_convert(vals, lambda v: parse_number(v, style))
-    if nums is not None:
-        return "number", nums, None
+    v0 = vals[0]
+    if _PRICE_RE.match(v0.strip()) or _NUMBER_RE.match(_clean_number(v0)):
+        style = decimal_style(vals)
+        prices = _all_convert(vals, lambda v: parse_price(v, style))
+        if prices is not None:
+            with_cur = sum(1 for _, c in prices if c)
+            if with_cur * 2 >= len(prices) and with_cur:
+                return "price", [p for p, _ in prices], [c for _, c in prices]
+        nums = _all_convert(vals, lambda v: parse_number(v, style))
+        if nums is not None:
+            return "number", nums, None
+    # else the first value is neither a price nor a number whatever the decimal style
+    # (both parsers reject it at their regular expression): no style, no conversion
     dates = _all_convert(vals, lambda v: parse_date_iso(v, languages))
     if dates is not None:
         return "date", dates, None
