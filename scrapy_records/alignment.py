@@ -600,9 +600,15 @@ _URLISH = ("url", "link", "href", "permalink")
 _IMGISH = ("img", "image", "photo", "thumb", "pic", "logo", "avatar", "icon", "picture")
 
 
+_NON_WORD_RE = re.compile(r"[^\w]+", re.UNICODE)
+_UNDERSCORES_RE = re.compile(r"_+")
+_DASHES_RE = re.compile(r"[-_]+")
+_TRAILING_NUMBER_RE = re.compile(r"[-_]?\d+$")
+
+
 def _slug(s: str, max_len: int = 40) -> str:
-    s = re.sub(r"[^\w]+", "_", s.strip().lower(), flags=re.UNICODE).strip("_")
-    s = re.sub(r"_+", "_", s)[:max_len].strip("_")
+    s = _NON_WORD_RE.sub("_", s.strip().lower()).strip("_")
+    s = _UNDERSCORES_RE.sub("_", s)[:max_len].strip("_")
     if s and s[0].isdigit():
         s = "f_" + s
     return s
@@ -615,7 +621,7 @@ def _is_hash(tok: str) -> bool:
     digits = sum(ch.isdigit() for ch in core)
     if digits and digits * 10 >= len(core) * 3:  # >= 30 % digits
         return True
-    for seg in re.split(r"[-_]+", core):
+    for seg in _DASHES_RE.split(core):
         if 4 <= len(seg) <= 10:
             switches = sum(1 for a, b in zip(seg, seg[1:]) if a.islower() and b.isupper())
             if switches >= 2 or (switches and any(ch.isdigit() for ch in seg)):
@@ -648,7 +654,7 @@ def _token_name_uncached(tok: str) -> str | None:
         return None
     if _is_hash(t) or _is_hash(low):
         return None
-    low = re.sub(r"[-_]?\d+$", "", low)
+    low = _TRAILING_NUMBER_RE.sub("", low)
     name = _slug(low)
     if len(name) < 2 or name in _NOISE_WORDS:
         return None
@@ -1259,7 +1265,7 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
         return v  # type: ignore[return-value]
 
     tagnames = _tag_names(page)
-    headers: dict[int, int] = {}  # table -> its first header row (_table_header)
+    headers: dict[Any, Any] = {}  # table -> its first header row, cell -> name (_table_header)
     spans: dict[int, int] = {}  # cell -> colspan (_table_header)
     labels = _labels(page, slots, anchor, tparent, tdepth, tagnames)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
@@ -1450,17 +1456,29 @@ def _near(label_owner: _T | None, anchor: _T | None, tparent: dict[_T, _T | None
 
 def _table_header(page: Page, s: _Slot, trees: list[_Rec], maps: list[dict[_T, int]],
                   tparent: dict[_T, _T | None], tdepth: dict[_T, int],
-                  headers: dict[int, int] | None = None, spans: dict[int, int] | None = None) -> str | None:
+                  headers: dict[Any, Any] | None = None, spans: dict[int, int] | None = None) -> str | None:
     """Name from the ``th`` above the slot's cell when the records are table rows.
 
-    ``headers`` keeps each table's first header row (``-1``: none) and ``spans`` each
-    cell's ``colspan`` between the slots."""
+    ``headers`` keeps each table's first header row (``-1``: none) and each cell's name,
+    ``spans`` each cell's ``colspan``, between the slots."""
     # the slot's cell: the ancestor at depth 2 (record root tr = depth 1)
     t: _T | None = s.t
     while t is not None and tdepth.get(t, 0) > 2:
         t = tparent.get(t)
     if t is None or tdepth.get(t) != 2:
         return None
+    if headers is None:
+        return _cell_header(page, t, maps, {}, spans)
+    # the name depends on the cell only: slots of one cell share it
+    name = headers.get(t, _MISS)  # (a template node key; tables are keyed by index)
+    if name is _MISS:
+        name = headers[t] = _cell_header(page, t, maps, headers, spans)
+    return name  # type: ignore[return-value]
+
+
+def _cell_header(page: Page, t: _T, maps: list[dict[_T, int]], headers: dict[Any, Any],
+                 spans: dict[int, int] | None) -> str | None:
+    """:func:`_table_header` for the cell template node ``t``."""
     tag, el = page.tag, page.el
     for r, m in enumerate(maps):
         loc = m.get(t)
@@ -1496,7 +1514,7 @@ def _table_header(page: Page, s: _Slot, trees: list[_Rec], maps: list[dict[_T, i
             return None
         # first row of the table that has th cells and is not a record row: the first
         # all-th row, unless a non-header row (the record's own row) comes before it
-        head = headers.get(table) if headers is not None else None
+        head = headers.get(table)
         if head is None:
             head = -1
             for i in range(table + 1, page.end[table] + 1):
@@ -1506,8 +1524,7 @@ def _table_header(page: Page, s: _Slot, trees: list[_Rec], maps: list[dict[_T, i
                 if cells and all(tag[c] == "th" for c in cells):
                     head = i
                     break
-            if headers is not None:
-                headers[table] = head
+            headers[table] = head
         if head < 0 or row < head:
             return None
         cells = [c for c in page.children[head] if tag[c] in ("td", "th")]
