@@ -43,6 +43,8 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any, Callable
 
+from .dates import iso_date
+
 logger = logging.getLogger(__name__)
 
 __all__ = [
@@ -324,12 +326,6 @@ def _fallback_parse(text: str) -> datetime | None:
     return None
 
 
-def _has_time(text: str, dt: datetime) -> bool:
-    return bool(dt.hour or dt.minute or dt.second or dt.tzinfo is not None) or bool(
-        re.search(r"\d{1,2}:\d{2}", text)
-    )
-
-
 def parse_date_iso(text: str, languages: Sequence[str] | None = None) -> str | None:
     """Parse a date string and return it in ISO 8601, or ``None``.
 
@@ -363,9 +359,7 @@ def parse_date_iso(text: str, languages: Sequence[str] | None = None) -> str | N
     if dt is None:
         return None
     if isinstance(dt, datetime):
-        if _has_time(text, dt):
-            return dt.isoformat()
-        return dt.date().isoformat()
+        return iso_date(dt, text)  # the library's one ISO rule (a date alone when no time)
     if isinstance(dt, date):
         return dt.isoformat()
     return None
