@@ -220,17 +220,19 @@ class SuffixIndex:
     """Enhanced suffix array of ``text + [0]`` (``text`` holds ints ``>= 1``; 0 is the unique terminator).
 
     Internal suffix-tree nodes are ``(lb, rb, depth)`` LCP intervals over ``sa``; the node sequence is
-    ``text[sa[lb]:sa[lb] + depth]``, its node frequency ``rb - lb + 1``.
+    ``text[sa[lb]:sa[lb] + depth]``, its node frequency ``rb - lb + 1``. ``text`` is kept as a tuple,
+    so node sequences and other slices of it are tuples (hashable, no copy to make them so).
     """
 
     __slots__ = ("text", "n", "sa", "lcp", "_lcp_np", "backend")
 
     def __init__(self, text: Sequence[int], backend: str = "auto") -> None:
-        self.text: list[int] = list(text)
-        if any(v <= 0 for v in self.text[:1]) or (self.text and min(self.text) <= 0):
+        self.text: tuple[int, ...] = tuple(text)
+        if self.text and min(self.text) <= 0:
             raise ValueError("SuffixIndex text symbols must be >= 1 (0 is the terminator)")
         self.n = len(self.text)
-        full = self.text + [0]
+        full = list(self.text)
+        full.append(0)
         self.backend = "divsufsort" if (HAVE_DIVSUFSORT and backend != "sais") else "sais"
         self.sa = suffix_array(full, backend)
         self.lcp = lcp_array(full, self.sa, backend)
@@ -265,7 +267,7 @@ class SuffixIndex:
         out.sort(key=_LB_DEPTH)
         return out
 
-    def node_sequence(self, lb: int, depth: int) -> list[int]:
+    def node_sequence(self, lb: int, depth: int) -> tuple[int, ...]:
         p = self.sa[lb]
         return self.text[p:p + depth]
 
@@ -287,13 +289,13 @@ class SuffixIndex:
     def find(self, pattern: Sequence[int]) -> tuple[int, int] | None:
         """SA interval ``(lb, rb)`` of the suffixes starting with ``pattern`` (None if absent).
         O(|pattern| log n) by binary search."""
-        pat = list(pattern)
+        pat = tuple(pattern)
         k = len(pat)
         if k == 0 or k > self.n:
             return None
         text, sa = self.text, self.sa
 
-        def key(p: int) -> list[int]:
+        def key(p: int) -> tuple[int, ...]:
             return text[p:p + k]
 
         lo = bisect_left(sa, pat, key=key)

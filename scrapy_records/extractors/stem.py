@@ -568,6 +568,17 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
 
     denom_mode = opts["gap_denominator"]
     truncate = opts["rotation_mode"] == "truncate"
+    # Shortcut with the same outcome (not with ``trace``, which follows the paper's order exactly,
+    # for the node table): a node whose canonical rotation is already a DRP is pruned by the tree
+    # filter whatever the gap filter says, so the rotation is computed first and the costlier gap
+    # test skipped. The truncated rotation of a node is derived from that of its nearest visited
+    # ancestor (whose sequence is a prefix of the node's): ``rot`` holds, per ancestor on the
+    # pre-order stack, its depth, smallest identifier ``m``, first position ``r0`` of ``m``, next
+    # position ``r1`` of ``m`` (None when ``m`` occurs once) and canonical rotation.
+    fast = truncate and not trace
+    text, sa = index.text, index.sa
+    anc_rb: list[int] = []  # right bounds of the ancestors on the stack (pre-order: nested intervals)
+    rot: list[tuple[int, int, int, int | None, tuple[int, ...]]] = []
     for lb, rb, depth in index.nodes(min_depth=1):
         stats["nodes"] += 1
         nf = rb - lb + 1
@@ -575,24 +586,54 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
         if nf < min_freq or depth < min_len or depth > L:
             stats["frequency"] += 1
             continue
-        s = index.node_sequence(lb, depth)
         c0 = None
-        if not trace:
-            # Shortcut with the same outcome: a node whose canonical rotation is already a DRP is
-            # pruned by the tree filter whatever the gap filter says, so skip the costlier gap test.
-            # (``trace=True`` follows the paper's order exactly, for the node table.)
-            if truncate:  # canonical_rotation(s, tps, "truncate"), inlined (every node)
-                m0 = min(s)
-                r0 = s.index(m0)
-                try:
-                    c0 = tuple(s[r0:s.index(m0, r0 + 1)])
-                except ValueError:
-                    c0 = tuple(s[r0:]) + tuple(s[:r0])
+        if fast:
+            while anc_rb and anc_rb[-1] < lb:
+                anc_rb.pop()
+                rot.pop()
+            p = sa[lb]
+            if rot:
+                # canonical_rotation(s, tps, "truncate") from the ancestor's: s = s_a + t
+                da, m, r0, r1, ca = rot[-1]
+                t = text[p + da:p + depth]
+                mt = min(t)
+                if mt >= m and r1 is not None:
+                    c0 = ca  # same smallest identifier, same first two occurrences
+                elif mt > m:  # m still occurs once: the whole rotation
+                    c0 = text[p + r0:p + depth] + text[p:p + r0]
+                elif mt == m:  # the second occurrence of m is in t
+                    r1 = da + t.index(m)
+                    c0 = text[p + r0:p + r1]
+                else:  # a smaller identifier first occurs in t
+                    m = mt
+                    r0 = t.index(m)
+                    try:
+                        r1 = da + t.index(m, r0 + 1)
+                    except ValueError:
+                        r1 = None
+                    r0 += da
+                    c0 = text[p + r0:p + r1] if r1 is not None else text[p + r0:p + depth] + text[p:p + r0]
             else:
-                c0 = canonical_rotation(s, tps, opts["rotation_mode"])
+                s = text[p:p + depth]
+                m = min(s)
+                r0 = s.index(m)
+                try:
+                    r1 = s.index(m, r0 + 1)
+                    c0 = s[r0:r1]
+                except ValueError:
+                    r1 = None
+                    c0 = s[r0:] + s[:r0]
+            anc_rb.append(rb)
+            rot.append((depth, m, r0, r1, c0))
             if c0 in extracted:
                 stats["tree"] += 1
                 continue
+        elif not trace:
+            c0 = canonical_rotation(index.node_sequence(lb, depth), tps, opts["rotation_mode"])
+            if c0 in extracted:
+                stats["tree"] += 1
+                continue
+        s = index.node_sequence(lb, depth)
         # ---- filter 2: gap (§3.6)
         if denom_mode == "nf":
             denom = nf
@@ -603,7 +644,7 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
         need = beta * denom - _EPS
         h = _gap_h(index, lb, rb, depth, s, alpha, 0.0 if trace else need)
         pvr = min(1.0, h / denom)
-        dec = NodeDecision(tuple(s), nf, h, pvr)
+        dec = NodeDecision(s, nf, h, pvr)
         decisions.append(dec)
         if h < need:
             dec.outcome = "gap"
@@ -616,7 +657,7 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
             dec.outcome = "tree"
             stats["tree"] += 1
             continue
-        if opts["recheck_pf"] and len(matches_of(c, (lb, rb) if len(c) == depth and c == tuple(s) else None)) < 2:
+        if opts["recheck_pf"] and len(matches_of(c, (lb, rb) if c == s else None)) < 2:
             dec.outcome = "tree"
             stats["tree"] += 1
             continue
@@ -641,7 +682,7 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
                 continue
         dec.outcome = "kept"
         extracted.add(c)
-        drps.append(DRP(c, [tps.path(x) for x in c], nf=nf, h=h, pvr=pvr, source=tuple(s)))
+        drps.append(DRP(c, [tps.path(x) for x in c], nf=nf, h=h, pvr=pvr, source=s))
     if opts["repetition_postpass"] and drps:
         keep = []
         for d in drps:
