@@ -20,7 +20,9 @@ Backends: ``pydivsufsort`` (libdivsufsort, C; the well-kept C-backed suffix-arra
 integer alphabets supported, its Kasai is Cython) when installed, else a pure-Python **SA-IS**
 (Nong, Zhang & Chan 2009; a port of the AtCoder Library routine), which is linear-time.
 libdivsufsort's guaranteed bound is O(n log n) but it is the fastest suffix sorter in practice;
-SA-IS is O(n). Kasai and the interval enumeration are O(n) in both cases.
+SA-IS is O(n). Kasai and the interval enumeration are O(n) in both cases. Short sequences (most
+pages: a few hundred elements) skip both: sorting the suffixes as byte strings is quicker there
+than libdivsufsort's fixed set-up cost (``SORT_MAX``).
 """
 
 from __future__ import annotations
@@ -190,14 +192,42 @@ def _kasai_py(s: Sequence[int], sa: Sequence[int]) -> list[int]:
     return lcp
 
 
+#: Up to this length ``suffix_array`` sorts the suffixes as byte strings (C-level ``memcmp``):
+#: O(n^2) bytes copied, but no fixed cost. libdivsufsort spends ~120 us on any input (it sets up
+#: 256 x 256 buckets), more than sorting the byte suffixes of a 700-symbol page (~100 us).
+SORT_MAX = 768
+
+
+def _sorted_suffixes(s: Sequence[int]) -> list[int] | None:
+    """Suffix array by sorting the suffixes as byte strings (one byte per symbol, or two
+    big-endian bytes when a symbol is >= 256; ``None`` when a symbol is >= 65536). Byte order is
+    symbol order and a proper prefix sorts first, as in every suffix array here."""
+    top = max(s)
+    if min(s) < 0 or top >= 65536:
+        return None
+    if top < 256:
+        b = bytes(s)
+        return sorted(range(len(s)), key=lambda i: b[i:])
+    b = b"".join(x.to_bytes(2, "big") for x in s)
+    return sorted(range(len(s)), key=lambda i: b[2 * i:])
+
+
 def suffix_array(s: Sequence[int], backend: str = "auto") -> list[int]:
-    """Suffix array of a sequence of non-negative ints (``backend``: ``auto``, ``divsufsort``, ``sais``)."""
+    """Suffix array of a sequence of non-negative ints (``backend``: ``auto``, ``divsufsort``, ``sais``).
+
+    ``auto``: byte-string sort up to :data:`SORT_MAX` symbols, then libdivsufsort when
+    installed, else SA-IS. The suffix array of a sequence is unique, so the backend only
+    changes the time taken."""
     if backend not in ("auto", "divsufsort", "sais"):
         raise ValueError(f"unknown suffix-array backend {backend!r}")
     if backend == "divsufsort" and not HAVE_DIVSUFSORT:
         raise ImportError("backend='divsufsort' needs the pydivsufsort package")
     if not s:
         return []
+    if backend == "auto" and len(s) <= SORT_MAX:
+        sa = _sorted_suffixes(s)
+        if sa is not None:
+            return sa
     if HAVE_DIVSUFSORT and backend != "sais" and len(s) > 1:
         return _divsufsort(_np.asarray(s, dtype=_np.int32)).tolist()
     return sa_is(s, max(s))
@@ -233,7 +263,10 @@ class SuffixIndex:
         self.n = len(self.text)
         full = list(self.text)
         full.append(0)
-        self.backend = "divsufsort" if (HAVE_DIVSUFSORT and backend != "sais") else "sais"
+        if backend == "auto" and len(full) <= SORT_MAX and max(full) < 65536:
+            self.backend = "sort"  # what suffix_array does with it
+        else:
+            self.backend = "divsufsort" if (HAVE_DIVSUFSORT and backend != "sais") else "sais"
         self.sa = suffix_array(full, backend)
         self.lcp = lcp_array(full, self.sa, backend)
         self._lcp_np = None
