@@ -254,7 +254,7 @@ class SuffixIndex:
     so node sequences and other slices of it are tuples (hashable, no copy to make them so).
     """
 
-    __slots__ = ("text", "n", "sa", "lcp", "_lcp_np", "backend")
+    __slots__ = ("text", "n", "sa", "lcp", "_lcp_np", "_bytes", "backend")
 
     def __init__(self, text: Sequence[int], backend: str = "auto") -> None:
         self.text: tuple[int, ...] = tuple(text)
@@ -270,6 +270,7 @@ class SuffixIndex:
         self.sa = suffix_array(full, backend)
         self.lcp = lcp_array(full, self.sa, backend)
         self._lcp_np = None
+        self._bytes: bytes | None = None
 
     # ------------------------------------------------------------------ nodes
     def nodes(self, min_depth: int = 1, max_depth: int | None = None) -> list[tuple[int, int, int]]:
@@ -343,6 +344,27 @@ class SuffixIndex:
         if iv is None:
             return []
         return sorted(self.sa[iv[0]:iv[1] + 1])
+
+    def greedy_find(self, pattern: Sequence[int]) -> list[int]:
+        """Lemma 1's leftmost non-overlapping matches of ``pattern`` (digest D12), i.e.
+        ``greedy_matches(self.find_all(pattern), len(pattern))``. When every symbol is below 256
+        the text is also kept as a byte string and each match is one C-level ``bytes.find``
+        from the end of the previous one (no binary search, no sort)."""
+        k = len(pattern)
+        if k == 0:
+            return []
+        b = self._bytes
+        if b is None:
+            b = self._bytes = bytes(self.text) if self.n and max(self.text) < 256 else b""
+        if not b or max(pattern) >= 256 or min(pattern) < 0:
+            return greedy_matches(self.find_all(pattern), k)
+        pat = bytes(pattern)
+        out: list[int] = []
+        i = b.find(pat)
+        while i >= 0:
+            out.append(i)
+            i = b.find(pat, i + k)
+        return out
 
 
 def greedy_matches(positions: Sequence[int], length: int) -> list[int]:

@@ -545,7 +545,11 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
     """Steps 3-5 on a tag-path sequence (see the module docstring). Options as :func:`analyze`.
 
     ``trace=True`` computes every gap-filter ``h`` exactly (no early stop) and records a
-    :class:`NodeDecision` for every node that reached the gap filter."""
+    :class:`NodeDecision` for every node that reached the gap filter. Without it, a node that
+    the tree filter rejects whatever the gap filter says (its canonical rotation is already a
+    DRP, is shorter than ``min_length``, or, with ``recheck_pf``, a full rotation with fewer
+    than two non-overlapping matches) skips the gap filter: it counts as ``"tree"`` in
+    ``stats`` and gets no :class:`NodeDecision`. The DRPs are the same either way."""
     opts = _resolve_options(options)
     L, alpha, beta = int(opts["L"]), float(opts["alpha"]), float(opts["beta"])
     min_len, min_freq = int(opts["min_length"]), int(opts["min_frequency"])
@@ -561,21 +565,24 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
     def matches_of(c: tuple[int, ...], interval: tuple[int, int] | None = None) -> list[int]:
         m = pf_cache.get(c)
         if m is None:
-            # the node's own SA interval when c is its sequence (no binary search)
-            occ = sorted(index.sa[interval[0]:interval[1] + 1]) if interval else index.find_all(c)
-            m = pf_cache[c] = greedy_matches(occ, len(c))
+            if interval:  # the node's own SA interval when c is its sequence (no search)
+                m = greedy_matches(sorted(index.sa[interval[0]:interval[1] + 1]), len(c))
+            else:
+                m = index.greedy_find(c)
+            pf_cache[c] = m
         return m
 
     denom_mode = opts["gap_denominator"]
     truncate = opts["rotation_mode"] == "truncate"
     # Shortcut with the same outcome (not with ``trace``, which follows the paper's order exactly,
-    # for the node table): a node whose canonical rotation is already a DRP is pruned by the tree
-    # filter whatever the gap filter says, so the rotation is computed first and the costlier gap
-    # test skipped. The truncated rotation of a node is derived from that of its nearest visited
+    # for the node table): a node whose canonical rotation is already a DRP, or too short, is
+    # pruned by the tree filter whatever the gap filter says, so the rotation is computed first
+    # and the costlier gap test skipped. The truncated rotation of a node is derived from that of its nearest visited
     # ancestor (whose sequence is a prefix of the node's): ``rot`` holds, per ancestor on the
     # pre-order stack, its depth, smallest identifier ``m``, first position ``r0`` of ``m``, next
     # position ``r1`` of ``m`` (None when ``m`` occurs once) and canonical rotation.
     fast = truncate and not trace
+    recheck = bool(opts["recheck_pf"])
     text, sa = index.text, index.sa
     anc_rb: list[int] = []  # right bounds of the ancestors on the stack (pre-order: nested intervals)
     rot: list[tuple[int, int, int, int | None, tuple[int, ...]]] = []
@@ -625,12 +632,18 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
                     c0 = s[r0:] + s[:r0]
             anc_rb.append(rb)
             rot.append((depth, m, r0, r1, c0))
-            if c0 in extracted:
+            if c0 in extracted or len(c0) < min_len:
+                stats["tree"] += 1
+                continue
+            # a full rotation (the smallest identifier occurs once) rarely occurs twice in the
+            # WPS (10k of the 11k such nodes that reach the gap filter on the development lists):
+            # the pf re-check, a C-level byte search, settles them before the gap filter
+            if recheck and r1 is None and len(matches_of(c0)) < 2:
                 stats["tree"] += 1
                 continue
         elif not trace:
             c0 = canonical_rotation(index.node_sequence(lb, depth), tps, opts["rotation_mode"])
-            if c0 in extracted:
+            if c0 in extracted or len(c0) < min_len:
                 stats["tree"] += 1
                 continue
         s = index.node_sequence(lb, depth)
