@@ -30,7 +30,6 @@ from __future__ import annotations
 import logging
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from operator import itemgetter
 
 logger = logging.getLogger(__name__)
 
@@ -243,9 +242,6 @@ def lcp_array(s: Sequence[int], sa: Sequence[int], backend: str = "auto") -> lis
     return _kasai_py(s, sa)
 
 
-_LB_DEPTH = itemgetter(0, 2)
-
-
 class SuffixIndex:
     """Enhanced suffix array of ``text + [0]`` (``text`` holds ints ``>= 1``; 0 is the unique terminator).
 
@@ -270,7 +266,8 @@ class SuffixIndex:
         self.sa = suffix_array(full, backend)
         self.lcp = lcp_array(full, self.sa, backend)
         self._lcp_np = None
-        self._bytes: bytes | None = None
+        # the text as a byte string when every symbol fits in a byte (greedy_find)
+        self._bytes: bytes | None = bytes(self.text) if self.text and max(self.text) < 256 else None
 
     # ------------------------------------------------------------------ nodes
     def nodes(self, min_depth: int = 1, max_depth: int | None = None) -> list[tuple[int, int, int]]:
@@ -278,28 +275,49 @@ class SuffixIndex:
         tree's lexicographic pre-order (a node before its descendants, siblings by first symbol).
 
         One left-to-right stack pass over the LCP array: O(n)."""
+        return [(lb, rb, d) for lb, d, rb in self.intervals(min_depth, max_depth)[0]]
+
+    def intervals(self, min_depth: int = 1, max_depth: int | None = None) -> tuple[list[tuple[int, int, int]], int]:
+        """:meth:`nodes` as ``(lb, depth, rb)`` triples (pre-order is then their natural order:
+        no sort key), and the number of internal nodes of depth >= 1 whatever their depth."""
         lcp = self.lcp
         m = len(lcp)
         out: list[tuple[int, int, int]] = []
         if m <= 1:
-            return out
+            return out, 0
         hi = max_depth if max_depth is not None else m
+        total = 0
         stack_d = [0]
         stack_lb = [0]
-        for i in range(1, m + 1):
-            cur = lcp[i] if i < m else 0
-            lb = i - 1
-            while cur < stack_d[-1]:
-                d = stack_d.pop()
-                lb = stack_lb.pop()
-                if min_depth <= d <= hi:
-                    out.append((lb, i - 1, d))
-            if cur > stack_d[-1]:
+        top = 0  # stack_d[-1]
+        for i in range(1, m):
+            cur = lcp[i]
+            if cur < top:
+                lb = i - 1
+                while cur < top:  # close the intervals deeper than cur: they end at i - 1
+                    stack_d.pop()
+                    lb = stack_lb.pop()
+                    total += 1
+                    if min_depth <= top <= hi:
+                        out.append((lb, top, i - 1))
+                    top = stack_d[-1]
+                if cur > top:  # a shallower interval starting where the last closed one did
+                    stack_d.append(cur)
+                    stack_lb.append(lb)
+                    top = cur
+            elif cur > top:
                 stack_d.append(cur)
-                stack_lb.append(lb)
+                stack_lb.append(i - 1)
+                top = cur
+        while len(stack_d) > 1:  # the terminator's lcp 0 closes the rest
+            d = stack_d.pop()
+            lb = stack_lb.pop()
+            total += 1
+            if min_depth <= d <= hi:
+                out.append((lb, d, m - 1))
         # post-order -> pre-order: by lb ascending, ancestors (smaller depth) first
-        out.sort(key=_LB_DEPTH)
-        return out
+        out.sort()
+        return out, total
 
     def node_sequence(self, lb: int, depth: int) -> tuple[int, ...]:
         p = self.sa[lb]
@@ -351,14 +369,13 @@ class SuffixIndex:
         the text is also kept as a byte string and each match is one C-level ``bytes.find``
         from the end of the previous one (no binary search, no sort)."""
         k = len(pattern)
-        if k == 0:
-            return []
         b = self._bytes
-        if b is None:
-            b = self._bytes = bytes(self.text) if self.n and max(self.text) < 256 else b""
-        if not b or max(pattern) >= 256 or min(pattern) < 0:
-            return greedy_matches(self.find_all(pattern), k)
-        pat = bytes(pattern)
+        if b is None or k == 0:
+            return greedy_matches(self.find_all(pattern), k) if k else []
+        try:
+            pat = bytes(pattern)
+        except ValueError:  # a symbol outside 0..255: not in the text
+            return []
         out: list[int] = []
         i = b.find(pat)
         while i >= 0:

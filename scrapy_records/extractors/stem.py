@@ -586,11 +586,13 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
     text, sa = index.text, index.sa
     anc_rb: list[int] = []  # right bounds of the ancestors on the stack (pre-order: nested intervals)
     rot: list[tuple[int, int, int, int | None, tuple[int, ...]]] = []
-    for lb, rb, depth in index.nodes(min_depth=1):
-        stats["nodes"] += 1
+    # ---- filter 1: frequency (§3.5; L bound A4): the length bounds are applied by the interval
+    # enumeration itself (every node counts in stats), nf below
+    nodes, stats["nodes"] = index.intervals(max(min_len, 1), L)
+    stats["frequency"] = stats["nodes"] - len(nodes)
+    for lb, depth, rb in nodes:
         nf = rb - lb + 1
-        # ---- filter 1: frequency (§3.5; L bound A4)
-        if nf < min_freq or depth < min_len or depth > L:
+        if nf < min_freq:
             stats["frequency"] += 1
             continue
         c0 = None
