@@ -21,7 +21,7 @@ integer alphabets supported, its Kasai is Cython) when installed, else a pure-Py
 (Nong, Zhang & Chan 2009; a port of the AtCoder Library routine), which is linear-time.
 libdivsufsort's guaranteed bound is O(n log n) but it is the fastest suffix sorter in practice;
 SA-IS is O(n). Kasai and the interval enumeration are O(n) in both cases. Short sequences (most
-pages: a few hundred elements) skip both: sorting the suffixes as byte strings is quicker there
+pages: a few hundred elements) skip both: sorting the suffixes as strings is quicker there
 than libdivsufsort's fixed set-up cost (``SORT_MAX``).
 """
 
@@ -75,6 +75,7 @@ __all__ = [
     "SuffixIndex",
     "HAVE_DIVSUFSORT",
     "greedy_matches",
+    "as_string",
 ]
 
 
@@ -191,30 +192,33 @@ def _kasai_py(s: Sequence[int], sa: Sequence[int]) -> list[int]:
     return lcp
 
 
-#: Up to this length ``suffix_array`` sorts the suffixes as byte strings (C-level ``memcmp``):
-#: O(n^2) bytes copied, but no fixed cost. libdivsufsort spends ~120 us on any input (it sets up
-#: 256 x 256 buckets), more than sorting the byte suffixes of a 700-symbol page (~100 us).
+#: Up to this length ``suffix_array`` sorts the suffixes as strings (C-level comparisons):
+#: O(n^2) characters copied, but no fixed cost. libdivsufsort spends ~120 us on any input (it sets
+#: up 256 x 256 buckets), more than sorting the string suffixes of a 700-symbol page (~100 us).
 SORT_MAX = 768
 
 
-def _sorted_suffixes(s: Sequence[int]) -> list[int] | None:
-    """Suffix array by sorting the suffixes as byte strings (one byte per symbol, or two
-    big-endian bytes when a symbol is >= 256; ``None`` when a symbol is >= 65536). Byte order is
-    symbol order and a proper prefix sorts first, as in every suffix array here."""
-    top = max(s)
-    if min(s) < 0 or top >= 65536:
+def as_string(s: Sequence[int]) -> str | None:
+    """The sequence as a ``str`` with one character per symbol (``chr(x)``; ``None`` when a
+    symbol is out of ``chr``'s range). Equal symbols are equal characters and ``str`` order is
+    symbol order, so C-level ``str`` operations (slicing, comparison, ``find``, rapidfuzz's
+    string fast path) stand in for the same operations on the integer sequence."""
+    try:
+        return "".join(map(chr, s))
+    except (ValueError, OverflowError, TypeError):
         return None
-    if top < 256:
-        b = bytes(s)
-        return sorted(range(len(s)), key=lambda i: b[i:])
-    b = b"".join(x.to_bytes(2, "big") for x in s)
-    return sorted(range(len(s)), key=lambda i: b[2 * i:])
+
+
+def _sorted_suffixes(string: str) -> list[int]:
+    """Suffix array by sorting the suffixes as strings: a proper prefix sorts first, as in
+    every suffix array here."""
+    return sorted(range(len(string)), key=lambda i: string[i:])
 
 
 def suffix_array(s: Sequence[int], backend: str = "auto") -> list[int]:
     """Suffix array of a sequence of non-negative ints (``backend``: ``auto``, ``divsufsort``, ``sais``).
 
-    ``auto``: byte-string sort up to :data:`SORT_MAX` symbols, then libdivsufsort when
+    ``auto``: string sort up to :data:`SORT_MAX` symbols, then libdivsufsort when
     installed, else SA-IS. The suffix array of a sequence is unique, so the backend only
     changes the time taken."""
     if backend not in ("auto", "divsufsort", "sais"):
@@ -224,9 +228,9 @@ def suffix_array(s: Sequence[int], backend: str = "auto") -> list[int]:
     if not s:
         return []
     if backend == "auto" and len(s) <= SORT_MAX:
-        sa = _sorted_suffixes(s)
-        if sa is not None:
-            return sa
+        string = as_string(s)
+        if string is not None:
+            return _sorted_suffixes(string)
     if HAVE_DIVSUFSORT and backend != "sais" and len(s) > 1:
         return _divsufsort(_np.asarray(s, dtype=_np.int32)).tolist()
     return sa_is(s, max(s))
@@ -247,27 +251,29 @@ class SuffixIndex:
 
     Internal suffix-tree nodes are ``(lb, rb, depth)`` LCP intervals over ``sa``; the node sequence is
     ``text[sa[lb]:sa[lb] + depth]``, its node frequency ``rb - lb + 1``. ``text`` is kept as a tuple,
-    so node sequences and other slices of it are tuples (hashable, no copy to make them so).
+    so node sequences and other slices of it are tuples (hashable, no copy to make them so), and
+    as a ``str`` (``string``) for C-level searches and comparisons.
     """
 
-    __slots__ = ("text", "n", "sa", "lcp", "_lcp_np", "_bytes", "backend")
+    __slots__ = ("text", "string", "n", "sa", "lcp", "_lcp_np", "backend")
 
     def __init__(self, text: Sequence[int], backend: str = "auto") -> None:
         self.text: tuple[int, ...] = tuple(text)
         if self.text and min(self.text) <= 0:
             raise ValueError("SuffixIndex text symbols must be >= 1 (0 is the terminator)")
         self.n = len(self.text)
+        #: the text as a ``str`` (:func:`as_string`), for C-level searches and comparisons
+        self.string = as_string(self.text)
         full = list(self.text)
         full.append(0)
-        if backend == "auto" and len(full) <= SORT_MAX and max(full) < 65536:
-            self.backend = "sort"  # what suffix_array does with it
+        if backend == "auto" and len(full) <= SORT_MAX and self.string is not None:
+            self.backend = "sort"
+            self.sa = _sorted_suffixes(self.string + "\0")
         else:
             self.backend = "divsufsort" if (HAVE_DIVSUFSORT and backend != "sais") else "sais"
-        self.sa = suffix_array(full, backend)
+            self.sa = suffix_array(full, backend)
         self.lcp = lcp_array(full, self.sa, backend)
         self._lcp_np = None
-        # the text as a byte string when every symbol fits in a byte (greedy_find)
-        self._bytes: bytes | None = bytes(self.text) if self.text and max(self.text) < 256 else None
 
     # ------------------------------------------------------------------ nodes
     def nodes(self, min_depth: int = 1, max_depth: int | None = None) -> list[tuple[int, int, int]]:
@@ -363,24 +369,23 @@ class SuffixIndex:
             return []
         return sorted(self.sa[iv[0]:iv[1] + 1])
 
-    def greedy_find(self, pattern: Sequence[int]) -> list[int]:
+    def greedy_find(self, pattern: Sequence[int] | str) -> list[int]:
         """Lemma 1's leftmost non-overlapping matches of ``pattern`` (digest D12), i.e.
-        ``greedy_matches(self.find_all(pattern), len(pattern))``. When every symbol is below 256
-        the text is also kept as a byte string and each match is one C-level ``bytes.find``
-        from the end of the previous one (no binary search, no sort)."""
+        ``greedy_matches(self.find_all(pattern), len(pattern))``, by C-level ``str.find`` on
+        :attr:`string` from the end of the previous match (no binary search, no sort).
+        ``pattern`` may also be given in its :func:`as_string` form (when :attr:`string` exists)."""
         k = len(pattern)
-        b = self._bytes
-        if b is None or k == 0:
-            return greedy_matches(self.find_all(pattern), k) if k else []
-        try:
-            pat = bytes(pattern)
-        except ValueError:  # a symbol outside 0..255: not in the text
+        if k == 0:
             return []
+        st = self.string
+        pat = pattern if isinstance(pattern, str) else as_string(pattern) if st is not None else None
+        if st is None or pat is None:
+            return greedy_matches(self.find_all(pattern), k)
         out: list[int] = []
-        i = b.find(pat)
+        i = st.find(pat)
         while i >= 0:
             out.append(i)
-            i = b.find(pat, i + k)
+            i = st.find(pat, i + k)
         return out
 
 
