@@ -48,16 +48,15 @@ def build_region(
         enforced here; a non-contiguous record may hold nodes of several parents).
     :param align: run field alignment (set False for speed when only records are needed).
     """
-    from ..alignment import align_records
-
-    groups = [tuple(sorted(set(g))) for g in groups if g]
+    groups = [tuple(sorted(set(g))) if len(g) > 1 else tuple(g) for g in groups if g]
+    xpath, record_text = page.xpath, page.record_text
     records = []
     for k, g in enumerate(groups):
         conf = record_confidences[k] if record_confidences is not None else confidence
         records.append(
             Record(
-                xpaths=[page.xpath(i) for i in g],
-                text=page.record_text(g),
+                xpaths=[xpath(i) for i in g],
+                text=record_text(g),
                 fields={},
                 confidence=float(min(1.0, max(0.0, conf))),
                 nodes=g,
@@ -65,6 +64,8 @@ def build_region(
         )
     columns = []
     if align and records:
+        from ..alignment import align_records
+
         columns, values = align_records(page, groups)
         for rec, vals in zip(records, values):
             rec.fields = vals

@@ -721,10 +721,25 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
         extracted.add(c)
         drps.append(DRP(c, [tps.path(x) for x in c], nf=nf, h=h, pvr=pvr, source=s))
     if opts["repetition_postpass"] and drps:
+        # "another DRP o with _is_power_of(o.pattern, d.pattern or d.source)": o's pattern can
+        # only be a prefix of d's sequence whose length divides it (DRP patterns are distinct)
+        patterns = {d.pattern for d in drps}
+        lengths = sorted({len(x) for x in patterns})
+
+        def repeats_another(seq: tuple[int, ...], own: tuple[int, ...]) -> bool:
+            ls = len(seq)
+            for lx in lengths:
+                if 2 * lx > ls:
+                    return False
+                if ls % lx == 0:
+                    x = seq[:lx]
+                    if x != own and x in patterns and x * (ls // lx) == seq:
+                        return True
+            return False
+
         keep = []
         for d in drps:
-            if any(o is not d and (_is_power_of(o.pattern, d.pattern) or _is_power_of(o.pattern, d.source))
-                   for o in drps):
+            if repeats_another(d.pattern, d.pattern) or repeats_another(tuple(d.source), d.pattern):
                 stats["repetition"] += 1
                 for dec in decisions:
                     if dec.canonical == d.pattern and dec.outcome == "kept":
@@ -983,7 +998,8 @@ def analyze(page: Page, *, trace: bool = False, **options: Any) -> STEMAnalysis:
 
 
 def _confidence(
-    page: Page, groups: list[tuple[int, ...]], rvrs: list[float], l: int, pvr: float
+    page: Page, groups: list[tuple[int, ...]], rvrs: list[float], l: int, pvr: float,
+    chars: int | None = None,
 ) -> tuple[float, int]:
     """``(confidence, record text chars)``. Confidence = how sure we are this is a list of data
     records (comparable across extractors, brief): similarity (mean rvr; exact matches are 1)
@@ -996,12 +1012,13 @@ def _confidence(
     sim = sum(rvrs) / k
     count = 1.0 - 0.5 ** (k - 1)
     rich = min(1.0, 0.4 + 0.15 * l)
-    chars = 0
-    lo_, hi_, leaves = page.leaf_lo, page.leaf_hi, page.leaves
-    for g in groups:
-        for x in g:
-            for t in leaves[lo_[x]:hi_[x]]:
-                chars += len(t)
+    if chars is None:  # (the caller may know it: the text characters of the groups' roots)
+        chars = 0
+        lo_, hi_, leaves = page.leaf_lo, page.leaf_hi, page.leaves
+        for g in groups:
+            for x in g:
+                for t in leaves[lo_[x]:hi_[x]]:
+                    chars += len(t)
     avg = chars / k
     content = min(1.0, 0.2 + avg / 60.0)
     conf = sim * count * rich * content * (0.75 + 0.25 * pvr)
@@ -1031,24 +1048,31 @@ class STEMExtractor:
         opts = analysis.options
         tps = analysis.tps
         cands: list[tuple[float, int, list[tuple[int, ...]], list[float], float, dict[str, Any]]] = []
+        nodes, parent_of, wchars = tps.nodes, page.parent, tps.chars
+        node_of = nodes.__getitem__
+        trim = opts["trim_edges"]
+        tag_str = as_string(page.tag_id) if trim else None  # tag strings of records: str slices
         for k, d in enumerate(analysis.drps):
-            recs = list(zip(d.groups, (r for _, _, r in d.records)))
+            recs = list(zip(d.groups, [r for _, _, r in d.records]))
             if opts["split_regions"]:
                 by_parent: dict[int, list[tuple[tuple[int, ...], float]]] = {}
                 for g, r in recs:
-                    by_parent.setdefault(page.parent[tps.nodes[g[0]]], []).append((g, r))
-                parts = _parts_by_parent(page, by_parent, tps.nodes, bool(opts["merge_grids"]))
+                    by_parent.setdefault(parent_of[nodes[g[0]]], []).append((g, r))
+                parts = _parts_by_parent(page, by_parent, nodes, bool(opts["merge_grids"]))
             else:
-                parts = [(_common_parent(page, [tps.nodes[x] for g, _ in recs for x in g]), recs)]
+                parts = [(_common_parent(page, [nodes[x] for g, _ in recs for x in g]), recs)]
             for parent, items in parts:
-                groups = [tuple(tps.nodes[x] for x in g) for g, _ in items]
+                wgroups = [g for g, _ in items]  # record roots as WPS positions
+                groups = [tuple(map(node_of, g)) for g in wgroups]
                 rvrs = [r for _, r in items]
-                if opts["trim_edges"] and len(groups) > 2:
-                    lo_k, hi_k = _trim_edges(page, groups, float(opts["trim_edges"]))
-                    groups, rvrs = groups[lo_k:hi_k], rvrs[lo_k:hi_k]
+                if trim and len(groups) > 2:
+                    lo_k, hi_k = _trim_edges(page, groups, float(trim), tag_str)
+                    groups, rvrs, wgroups = groups[lo_k:hi_k], rvrs[lo_k:hi_k], wgroups[lo_k:hi_k]
                     if len(groups) < 2:
                         continue
-                conf, chars = _confidence(page, groups, rvrs, len(d.pattern), d.pvr)
+                # record text characters: tps.chars holds each root's (the page's leaves)
+                chars = sum(wchars[x] for g in wgroups for x in g)
+                conf, chars = _confidence(page, groups, rvrs, len(d.pattern), d.pvr, chars)
                 if conf < float(opts["min_confidence"]):
                     continue
                 meta = {
@@ -1082,7 +1106,9 @@ class STEMExtractor:
         ]
 
 
-def _trim_edges(page: Page, groups: list[tuple[int, ...]], T: float) -> tuple[int, int]:
+def _trim_edges(
+    page: Page, groups: list[tuple[int, ...]], T: float, tag_str: str | None = None
+) -> tuple[int, int]:
     """``(lo, hi)``: the records ``groups[lo:hi]`` kept after dropping edge records whose tag
     string (MDR's, digest mdr.md §3.2: the pre-order tag ids of the record's subtrees) is at a
     normalized edit distance above ``T`` both from the middle record and from its inner
@@ -1092,12 +1118,16 @@ def _trim_edges(page: Page, groups: list[tuple[int, ...]], T: float) -> tuple[in
     match of a short DRP only says that a record *starts* like the others, so a result-count
     header or a footer table built like the result tables (``table/tr/td/font/a``) became the
     first or last "record" of the region. C-level Levenshtein with the length cut-off, at most
-    one comparison per dropped record plus two."""
+    one comparison per dropped record plus two. ``tag_str``: ``page.tag_id`` as a str
+    (:func:`~scrapy_records.suffix.as_string`), whose slices are the tag strings with the same
+    distances, compared by rapidfuzz's quicker string path."""
     from .mdr import normalized_distance
 
     tid, end = page.tag_id, page.end
 
-    def tags(g: tuple[int, ...]) -> list[int]:
+    def tags(g: tuple[int, ...]) -> Sequence[int] | str:
+        if tag_str is not None:
+            return "".join([tag_str[x:end[x] + 1] for x in g])
         out: list[int] = []
         for x in g:
             out.extend(tid[x:end[x] + 1])
@@ -1105,9 +1135,9 @@ def _trim_edges(page: Page, groups: list[tuple[int, ...]], T: float) -> tuple[in
 
     k = len(groups)
     m = k // 2
-    cache: dict[int, list[int]] = {}
+    cache: dict[int, Sequence[int] | str] = {}
 
-    def t(i: int) -> list[int]:
+    def t(i: int) -> Sequence[int] | str:
         v = cache.get(i)
         if v is None:
             v = cache[i] = tags(groups[i])
