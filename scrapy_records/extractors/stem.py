@@ -601,8 +601,11 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
     fast = truncate and not trace
     recheck = bool(opts["recheck_pf"])
     text, sa, st = index.text, index.sa, index.string
-    anc_rb: list[int] = []  # right bounds of the ancestors on the stack (pre-order: nested intervals)
-    rot: list[tuple[int, int, int, int | None, tuple[int, ...]]] = []
+    # the ancestors on the pre-order stack (nested intervals): (rb, depth, m, r0, r1, rotation),
+    # above a sentinel for the root (empty sequence, "m" above every identifier, never popped)
+    top = (len(sa), 0, len(sa) + max(text, default=0), 0, None, ())
+    stack = [top]
+    n_tree = 0  # nodes settled by the shortcut (added to stats["tree"] at the end)
     # ---- filter 1: frequency (§3.5; L bound A4): the length bounds are applied by the interval
     # enumeration itself (every node counts in stats), nf below
     nodes, stats["nodes"] = index.intervals(max(min_len, 1), L)
@@ -614,61 +617,50 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
             continue
         c0 = None
         if fast:
-            while anc_rb and anc_rb[-1] < lb:
-                anc_rb.pop()
-                rot.pop()
+            while top[0] < lb:
+                stack.pop()
+                top = stack[-1]
+            # canonical_rotation(s, tps, "truncate") from the ancestor's: s = s_a + t
+            _, da, m, r0, r1, c0 = top
             p = sa[lb]
-            if rot:
-                # canonical_rotation(s, tps, "truncate") from the ancestor's: s = s_a + t
-                da, m, r0, r1, ca = rot[-1]
-                t = text[p + da:p + depth]
-                mt = min(t)
-                if mt >= m and r1 is not None:
-                    c0 = ca  # same smallest identifier, same first two occurrences
-                elif mt > m:  # m still occurs once: the whole rotation
-                    c0 = text[p + r0:p + depth] + text[p:p + r0]
-                elif mt == m:  # the second occurrence of m is in t
-                    r1 = da + t.index(m)
-                    c0 = text[p + r0:p + r1]
-                else:  # a smaller identifier first occurs in t
-                    m = mt
-                    r0 = t.index(m)
-                    try:
-                        r1 = da + t.index(m, r0 + 1)
-                    except ValueError:
-                        r1 = None
-                    r0 += da
-                    c0 = text[p + r0:p + r1] if r1 is not None else text[p + r0:p + depth] + text[p:p + r0]
-            else:
-                s = text[p:p + depth]
-                m = min(s)
-                r0 = s.index(m)
+            t = text[p + da:p + depth]
+            mt = min(t)
+            if mt < m:  # a smaller identifier first occurs in t (always below the root)
+                m = mt
+                r0 = t.index(m)
                 try:
-                    r1 = s.index(m, r0 + 1)
-                    c0 = s[r0:r1]
+                    r1 = da + t.index(m, r0 + 1)
                 except ValueError:
                     r1 = None
-                    c0 = s[r0:] + s[:r0]
-            anc_rb.append(rb)
-            rot.append((depth, m, r0, r1, c0))
+                r0 += da
+                c0 = text[p + r0:p + r1] if r1 is not None else text[p + r0:p + depth] + text[p:p + r0]
+            elif r1 is not None:
+                pass  # same smallest identifier, same first two occurrences: the same rotation
+            elif mt > m:  # m still occurs once: the whole rotation
+                c0 = text[p + r0:p + depth] + text[p:p + r0]
+            else:  # the second occurrence of m is in t
+                r1 = da + t.index(m)
+                c0 = text[p + r0:p + r1]
+            top = (rb, depth, m, r0, r1, c0)
+            stack.append(top)
             if c0 in extracted or len(c0) < min_len:
-                stats["tree"] += 1
+                n_tree += 1
                 continue
             # a full rotation (the smallest identifier occurs once) rarely occurs twice in the
             # WPS (10k of the 11k such nodes that reach the gap filter on the development lists):
-            # the pf re-check, a C-level byte search, settles them before the gap filter
+            # the pf re-check, a C-level string search, settles them before the gap filter
             if recheck and r1 is None:
                 mm = pf_cache.get(c0)
                 if mm is None:  # matches_of(c0), searched for as the same rotation of the string
                     mm = pf_cache[c0] = index.greedy_find(
                         c0 if st is None else st[p + r0:p + depth] + st[p:p + r0])
                 if len(mm) < 2:
-                    stats["tree"] += 1
+                    n_tree += 1
                     continue
         elif not trace:
             c0 = canonical_rotation(index.node_sequence(lb, depth), tps, opts["rotation_mode"])
             if c0 in extracted or len(c0) < min_len:
-                stats["tree"] += 1
+                n_tree += 1
                 continue
         s = index.node_sequence(lb, depth)
         # ---- filter 2: gap (§3.6)
@@ -720,6 +712,7 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
         dec.outcome = "kept"
         extracted.add(c)
         drps.append(DRP(c, [tps.path(x) for x in c], nf=nf, h=h, pvr=pvr, source=s))
+    stats["tree"] += n_tree
     if opts["repetition_postpass"] and drps:
         # "another DRP o with _is_power_of(o.pattern, d.pattern or d.source)": o's pattern can
         # only be a prefix of d's sequence whose length divides it (DRP patterns are distinct)
