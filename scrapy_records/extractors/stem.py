@@ -785,24 +785,25 @@ def _cut_records(
     else:
         cl = as_string(c)
 
-    def gap(a: int, b: int) -> None:
-        if a >= b or not gaps:
-            return
+    send, ppos = tps.subtree_end, tps.parent_pos
+    fp = tps.positions(first) if gaps and chunk else []
+
+    def gap(a: int, b: int) -> None:  # (a < b)
         if not chunk:
             r = LCSseq.similarity(cl, seq[a:b])
             if r >= threshold:
                 cand.append((a, b, r / l))
             return
-        fp = tps.positions(first)
         starts = fp[bisect_left(fp, a):bisect_left(fp, b)]
+        last = len(starts) - 1
         for j, q in enumerate(starts):
-            stop = starts[j + 1] if j + 1 < len(starts) else b
+            stop = starts[j + 1] if j < last else b
             if case1:
-                stop = min(stop, tps.subtree_end[q] + 1)
+                stop = min(stop, send[q] + 1)
             else:  # Case 2: stay under the same parent and within two pattern lengths
-                par = tps.parent_pos[q]
+                par = ppos[q]
                 if par >= 0:
-                    stop = min(stop, tps.subtree_end[par] + 1)
+                    stop = min(stop, send[par] + 1)
                 stop = min(stop, q + 2 * l)
             r = LCSseq.similarity(cl, seq[q:stop])
             if r >= threshold:
@@ -811,35 +812,42 @@ def _cut_records(
     prev = 0
     if joined is None:
         for m in matches:
-            gap(prev, m)
+            if gaps and prev < m:
+                gap(prev, m)
             cand.append((m, m + l, 1.0))
             prev = m + l
-        gap(prev, n)
     else:
         attached, last_stop = joined
         d.attached = sum(attached)
         for k, m in enumerate(matches):
-            gap(prev, m)
+            if gaps and prev < m:
+                gap(prev, m)
             if k + 1 < len(matches):
                 stop = matches[k + 1] if attached[k] else m + l
             else:
                 stop = last_stop
             cand.append((m, stop, 1.0))
             prev = stop
+    if gaps and prev < n:
         gap(prev, n)
     cand.sort()
     records: list[tuple[int, int, float]] = []
     groups: list[tuple[int, ...]] = []
     last_end = -1  # last WPS position covered by the previous record's root subtrees
     for a, b, r in cand:
-        roots = tps.roots_in(a, b)
-        if not roots:
+        # the record roots: tps.roots_in(a, b), whose first root is a itself
+        if a >= b:
             continue
-        if chunk and roots[0] <= last_end:
+        if chunk and a <= last_end:
             continue  # nested inside the previous record (keep the outer one)
+        roots = [a]
+        q = send[a] + 1
+        while q < b:
+            roots.append(q)
+            q = send[q] + 1
         records.append((a, b, r))
         groups.append(tuple(roots))
-        last_end = tps.subtree_end[roots[-1]]  # roots are disjoint, in document order
+        last_end = send[roots[-1]]  # roots are disjoint, in document order
     d.records = records
     d.groups = groups
 
