@@ -73,6 +73,7 @@ from __future__ import annotations
 import logging
 import math
 from bisect import bisect_left, bisect_right
+from itertools import accumulate
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -538,11 +539,22 @@ def _gap_h(
     h = 0
     remaining = rb - lb + 1
     early = need > 0
-    # run boundaries: k with lcp[k] < 2l (numpy for long intervals, see SuffixIndex)
-    cuts = index.small_lcp_positions(lb, rb, bound)
-    cuts.append(rb + 1)
+    if rb - lb > 64:  # run boundaries k (lcp[k] < 2l) of a long interval at once, by numpy
+        cuts = index.small_lcp_positions(lb, rb, bound)
+        cuts.append(rb + 1)
+    else:  # found one run at a time below: the early stop often spares the rest
+        cuts = None
+        lcp = index.lcp
     k0 = lb
-    for k in cuts:
+    j = 0
+    while k0 <= rb:
+        if cuts is None:
+            k = k0 + 1
+            while k <= rb and lcp[k] >= bound:
+                k += 1
+        else:
+            k = cuts[j]
+            j += 1
         size = k - k0  # one run [k0, k): occurrences sharing their next l symbols
         remaining -= size
         p = sa[k0]
@@ -1179,10 +1191,7 @@ def _demote_fillers(page: Page, cands: list, frac: float) -> None:
     if len(cands) < 2:
         return
     prefix = [0]
-    acc = 0
-    for t in page.leaves:
-        acc += len(t)
-        prefix.append(acc)
+    prefix.extend(accumulate(map(len, page.leaves)))
     lo, hi = page.leaf_lo, page.leaf_hi
 
     def chars(g: tuple[int, ...]) -> int:
