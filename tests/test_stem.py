@@ -21,7 +21,7 @@ from scrapy_records.extractors.stem import (
     roots_of,
 )
 from scrapy_records.page import Page
-from scrapy_records.suffix import SuffixIndex, greedy_matches, sa_is, suffix_array
+from scrapy_records.suffix import SuffixIndex, as_string, greedy_matches, sa_is, suffix_array
 
 
 def page(body: str, head: str = "") -> Page:
@@ -129,6 +129,62 @@ def test_sais_matches_sorted_suffixes():
         expected = sorted(range(len(s)), key=lambda i: s[i:])
         assert sa_is(s, max(s)) == expected
         assert suffix_array(s) == expected
+
+
+def test_suffix_array_backends_agree_with_naive_sort_any_alphabet():
+    # "auto" sorts str suffixes for short sequences (identifiers >= 256 included), else
+    # libdivsufsort / SA-IS: a suffix array is unique, so every backend gives the naive order
+    rng = random.Random(11)
+    for _ in range(300):
+        top = rng.choice([1, 3, 255, 256, 1000, 70000])
+        s = [rng.randint(1, top) for _ in range(rng.randint(1, 120))] + [0]
+        expected = sorted(range(len(s)), key=lambda i: s[i:])
+        assert suffix_array(s) == expected
+        assert suffix_array(s, "sais") == expected
+        assert SuffixIndex(s[:-1]).sa == expected
+
+
+def test_greedy_find_is_lemma1_on_the_suffix_array():
+    rng = random.Random(13)
+    for _ in range(300):
+        top = rng.choice([2, 4, 300])
+        w = [rng.randint(1, top) for _ in range(rng.randint(1, 80))]
+        ix = SuffixIndex(w)
+        assert ix.string == as_string(w)
+        for _ in range(6):
+            a = rng.randrange(len(w))
+            pat = w[a:a + rng.randint(1, 6)] if rng.random() < 0.8 else [rng.randint(0, top + 300)]
+            expected = greedy_matches(ix.find_all(pat), len(pat))
+            assert ix.greedy_find(pat) == expected
+            assert ix.greedy_find(tuple(pat)) == expected
+            assert ix.greedy_find(as_string(pat)) == expected
+    assert SuffixIndex([1, 2, 1, 2, 1, 3, 1, 2, 1]).greedy_find((1, 2, 1)) == [0, 6]  # Fig. 3
+
+
+def test_intervals_count_every_node_and_keep_the_length_bounds():
+    rng = random.Random(17)
+    for _ in range(100):
+        w = [rng.randint(1, 4) for _ in range(rng.randint(2, 90))]
+        ix = SuffixIndex(w)
+        every = ix.nodes()
+        got, total = ix.intervals(2, 5)
+        assert total == len(every)
+        assert [(lb, rb, d) for lb, d, rb in got] == [x for x in every if 2 <= x[2] <= 5]
+
+
+@pytest.mark.parametrize("profile", ["paper", "recommended"])
+def test_shortcuts_without_trace_keep_the_drps(profile):
+    # without trace, nodes the tree filter rejects whatever the gap filter says skip the gap
+    # filter (stats count them as "tree"); the DRPs and records are those of the paper's order
+    pages = [page(f"<ul>{li_records(6, bold_odd=True)}</ul><p>footer</p>"), _yahoo(), _nested_table(3),
+             page("<dl>" + "".join(f"<dt><a>t{i}</a></dt><dd>d{i}</dd>" for i in range(5)) + "</dl>")]
+    for p in pages:
+        fast, paper_order = analyze(p, profile=profile), analyze(p, profile=profile, trace=True)
+        assert [(d.pattern, d.nf, d.matches, d.records, d.groups) for d in fast.drps] == \
+            [(d.pattern, d.nf, d.matches, d.records, d.groups) for d in paper_order.drps]
+        assert fast.drps  # every page has a list
+        assert fast.stats["nodes"] == paper_order.stats["nodes"]
+        assert fast.stats["kept"] == paper_order.stats["kept"]
 
 
 def test_lemma1_greedy_pattern_frequency_fig3():
