@@ -13,8 +13,9 @@ enumerated with one stack pass (Abouelhoda, Kurtz & Ohlebusch 2004). Why:
 * the arrays are flat integer lists built by C code: a pointer-based Ukkonen tree in pure Python
   costs ~20 objects per symbol, the arrays cost two ints;
 * the gap filter's "descend until the concatenation reaches ``l``" (digest §3.6) becomes a scan of
-  ``LCP[lb+1..rb]`` for values below ``2l``, and record cutting finds any pattern's occurrences by
-  binary search.
+  ``LCP[lb+1..rb]`` for values below ``2l``, and any pattern's occurrences are found by binary
+  search; Lemma 1's greedy matches (pattern frequency, record cutting) by C-level ``str.find`` on
+  the text written as a ``str`` (:func:`as_string`, :meth:`SuffixIndex.greedy_find`).
 
 Backends: ``pydivsufsort`` (libdivsufsort, C; the well-kept C-backed suffix-array package on PyPI,
 integer alphabets supported, its Kasai is Cython) when installed, else a pure-Python **SA-IS**

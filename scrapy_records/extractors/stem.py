@@ -73,9 +73,9 @@ from __future__ import annotations
 import logging
 import math
 from bisect import bisect_left, bisect_right
-from itertools import accumulate
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from rapidfuzz.distance import LCSseq
@@ -606,15 +606,15 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
     # Shortcut with the same outcome (not with ``trace``, which follows the paper's order exactly,
     # for the node table): a node whose canonical rotation is already a DRP, or too short, is
     # pruned by the tree filter whatever the gap filter says, so the rotation is computed first
-    # and the costlier gap test skipped. The truncated rotation of a node is derived from that of its nearest visited
-    # ancestor (whose sequence is a prefix of the node's): ``rot`` holds, per ancestor on the
-    # pre-order stack, its depth, smallest identifier ``m``, first position ``r0`` of ``m``, next
-    # position ``r1`` of ``m`` (None when ``m`` occurs once) and canonical rotation.
+    # and the costlier gap test skipped. The truncated rotation of a node is derived from that of
+    # its nearest visited ancestor (whose sequence is a prefix of the node's): ``stack`` holds, per
+    # ancestor, its interval's right bound, depth, smallest identifier ``m``, first position ``r0``
+    # of ``m``, next position ``r1`` of ``m`` (None when ``m`` occurs once) and canonical rotation.
     fast = truncate and not trace
     recheck = bool(opts["recheck_pf"])
     text, sa, st = index.text, index.sa, index.string
-    # the ancestors on the pre-order stack (nested intervals): (rb, depth, m, r0, r1, rotation),
-    # above a sentinel for the root (empty sequence, "m" above every identifier, never popped)
+    # ancestors on the pre-order stack (nested intervals) above a sentinel for the root (empty
+    # sequence, "m" above every identifier, never popped)
     top = (len(sa), 0, len(sa) + max(text, default=0), 0, None, ())
     stack = [top]
     n_tree = 0  # nodes settled by the shortcut (added to stats["tree"] at the end)
