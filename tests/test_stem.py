@@ -13,6 +13,8 @@ import pytest
 from scrapy_records import extract
 from scrapy_records.extractors import get_extractor
 from scrapy_records.extractors.stem import (
+    DECORATIVE_EXTENDED,
+    DECORATIVE_PAPER,
     STEMExtractor,
     TagPathSequence,
     analyze,
@@ -83,6 +85,46 @@ def test_decorative_tags_unwrapped_and_text_kept():
     regions = STEMExtractor().extract(bold)
     assert len(regions) == 1 and len(regions[0].records) == 5
     assert "Record 1" in regions[0].records[1].text  # the <b> text survives
+
+
+def _reference_wps(p: Page, deco: frozenset[str]) -> tuple[list[int], list[int], list[int], list[int], list[str]]:
+    """Steps 1-2 element by element, as the digest describes them: (ids, parent_pos, nodes,
+    subtree_end, paths)."""
+    paths: dict[str, int] = {}
+    eff_path: list[str] = []  # the node's unwrapped path (its retained ancestor's if decorative)
+    eff_pos: list[int] = []
+    ids: list[int] = []
+    ppos: list[int] = []
+    nodes: list[int] = []
+    for i in range(p.n):
+        par = p.parent[i]
+        base, par_pos = (eff_path[par], eff_pos[par]) if par >= 0 else ("", -1)
+        if p.tag[i] in deco and par >= 0:
+            eff_path.append(base)
+            eff_pos.append(par_pos)
+            continue
+        path = f"{base}/{p.tag[i]}"
+        eff_path.append(path)
+        eff_pos.append(len(ids))
+        ids.append(paths.setdefault(path, len(paths) + 1))
+        ppos.append(par_pos)
+        nodes.append(i)
+    ends = [max([q] + [r for r in range(q, len(ids)) if p.is_ancestor(nodes[q], nodes[r])]) for q in range(len(ids))]
+    return ids, ppos, nodes, ends, list(paths)
+
+
+@pytest.mark.parametrize("deco", [DECORATIVE_PAPER, DECORATIVE_EXTENDED, frozenset()])
+def test_wps_from_page_equals_element_by_element_reference(deco):
+    html = ("<b>top</b><div><i><em>x</em><b><i>deep</i><p>in</p></b></i><p><b>y</b></p></div>"
+            "<ul><li><b>1 <li>2 <u><a>l</a></u></ul>"  # an unclosed li: repaired nesting
+            f"<ol>{li_records(5, bold_odd=True)}</ol><dl><dd>1 <p>t <dd>2</dl>")
+    p = page(html)
+    tps = TagPathSequence.from_page(p, deco)
+    ids, ppos, nodes, ends, paths = _reference_wps(p, deco)
+    assert (tps.ids, tps.parent_pos, tps.nodes, tps.subtree_end) == (ids, ppos, nodes, ends)
+    assert [tps.path(h) for h in range(1, len(tps.htpi_parent))] == paths
+    assert tps.string == "".join(map(chr, ids))
+    assert all(tps.positions(h) == [q for q, x in enumerate(ids) if x == h] for h in range(len(paths) + 2))
 
 
 def test_scripts_comments_dropped_and_componentwise_ancestry():

@@ -202,17 +202,25 @@ class TagPathSequence:
         return st
 
     def positions(self, h: int) -> list[int]:
-        """Sorted WPS positions holding HTPI ``h`` (built once, O(n))."""
+        """Sorted WPS positions holding HTPI ``h`` (found once per ``h``: C-level ``str.find``
+        on :attr:`string`, one call per position; only the DRPs' first identifiers are asked)."""
         pos = self._positions
         if pos is None:
             pos = self._positions = {}
-            for q, x in enumerate(self.ids):
-                lst = pos.get(x)
-                if lst is None:
-                    pos[x] = [q]
-                else:
+        lst = pos.get(h)
+        if lst is None:
+            st = self.string
+            if st is None or not 0 < h < 0x110000:
+                lst = [q for q, x in enumerate(self.ids) if x == h]
+            else:
+                lst = []
+                ch = chr(h)
+                q = st.find(ch)
+                while q >= 0:
                     lst.append(q)
-        return pos.get(h, [])
+                    q = st.find(ch, q + 1)
+            pos[h] = lst
+        return lst
 
     def _number_paths(self) -> None:
         """Pre/post numbers of the path trie (iterative DFS) for O(1) ancestry tests."""
@@ -241,45 +249,57 @@ class TagPathSequence:
 
     @classmethod
     def from_page(cls, page: Page, decorative: Iterable[str] = DECORATIVE_PAPER) -> TagPathSequence:
-        """Steps 1-2 (§3.1-§3.2): one linear pass over the page's pre-order arrays."""
+        """Steps 1-2 (§3.1-§3.2): one linear pass over the page's pre-order arrays.
+
+        A node's HTPI (or, for a decorative node, its retained ancestor's) depends only on its
+        page path (``page.path_id``: interned by parent path and tag), so it is worked out once
+        per path, at the path's first node, and looked up for the others."""
         deco = frozenset(t.lower() for t in decorative)
         self = cls()
         n = page.n
-        tags, parents, end = page.tag, page.parent, page.end
-        eff_h = [0] * n  # HTPI of the node, or of its retained ancestor for a decorative node
-        eff_pos = [-1] * n
+        tags, parents, end, pids = page.tag, page.parent, page.end, page.path_id
+        m = max(pids) + 1 if n else 0
+        path_h = [0] * m  # per page path: its HTPI, or -1 for a decorative (unwrapped) path
+        eff_h = [0] * m  # per page path: its HTPI, or its retained ancestor's for a decorative one
+        seen = [False] * m
+        eff_pos = [-1] * n  # WPS position of the node, or of its retained ancestor (decorative)
         count_upto = [0] * n  # number of WPS positions among page nodes 0..i
         keymap: dict[tuple[int, str], int] = {}
         ids, ppos, nodes = self.ids, self.parent_pos, self.nodes
         hpar, htag, hdep = self.htpi_parent, self.htpi_tag, self.htpi_depth
         for i in range(n):
-            p = parents[i]
-            t = tags[i]
-            if p >= 0:
-                par_h, par_pos = eff_h[p], eff_pos[p]
-            else:
-                par_h, par_pos = 0, -1
-            if t in deco and p >= 0:
-                eff_h[i], eff_pos[i] = par_h, par_pos
+            pid = pids[i]
+            if not seen[pid]:  # first node of this page path (its parent path came earlier)
+                seen[pid] = True
+                p = parents[i]
+                t = tags[i]
+                par_h = eff_h[pids[p]] if p >= 0 else 0
+                if t in deco and p >= 0:
+                    eff_h[pid] = par_h
+                    path_h[pid] = -1
+                else:
+                    key = (par_h, t)
+                    h = keymap.get(key)
+                    if h is None:
+                        h = keymap[key] = len(hpar)
+                        hpar.append(par_h)
+                        htag.append(t)
+                        hdep.append(hdep[par_h] + 1)
+                    eff_h[pid] = path_h[pid] = h
+            h = path_h[pid]
+            if h < 0:
+                eff_pos[i] = eff_pos[parents[i]]
                 count_upto[i] = len(ids)
                 continue
-            key = (par_h, t)
-            h = keymap.get(key)
-            if h is None:
-                h = keymap[key] = len(hpar)
-                hpar.append(par_h)
-                htag.append(t)
-                hdep.append(hdep[par_h] + 1)
-            eff_h[i] = h
+            p = parents[i]
             eff_pos[i] = len(ids)
+            ppos.append(eff_pos[p] if p >= 0 else -1)
             ids.append(h)
-            ppos.append(par_pos)
             nodes.append(i)
             count_upto[i] = len(ids)
-        self.subtree_end = [count_upto[end[nodes[q]]] - 1 for q in range(len(ids))]
+        self.subtree_end = [count_upto[end[i]] - 1 for i in nodes]
         prefix = [0]
-        for t in page.leaves:
-            prefix.append(prefix[-1] + len(t))
+        prefix.extend(accumulate(map(len, page.leaves)))
         lo, hi = page.leaf_lo, page.leaf_hi
         self.chars = [prefix[hi[x]] - prefix[lo[x]] for x in nodes]
         return self
