@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -389,6 +390,32 @@ def _holds_content(noscript: Any) -> bool:
     return False
 
 
+#: :class:`Page` start-tag kinds (what else a start tag does besides being added)
+_K_P, _K_LEAF, _K_BODY, _K_HEAD = 1, 2, 3, 4
+_KINDS = {"p": _K_P, "body": _K_BODY, "head": _K_HEAD, **dict.fromkeys(LEAF_TAGS, _K_LEAF)}
+#: implied-close rule -> {tag: True when the rule closes it, False when it stops the scan}
+_SCAN_MAPS: dict[tuple[frozenset[str], frozenset[str]], dict[str, bool]] = {}
+#: (tag, tag id, scan map or None, scan without an open <p>, kind)
+_TagInfo = tuple[str, int, "dict[str, bool] | None", bool, int]
+
+
+def _tag_info(t: str, tag_names: dict[str, int]) -> _TagInfo:
+    """What :meth:`Page._build` needs for a start tag ``t``; gives ``t`` its page id."""
+    tid = tag_names.get(t)
+    if tid is None:
+        tid = tag_names[t] = len(tag_names)
+    rule = IMPLIED_CLOSE.get(t)
+    scan = None
+    if rule is not None:
+        scan = _SCAN_MAPS.get(rule)
+        if scan is None:
+            closes, stops = rule
+            # a tag in both sets closes: the scan tested ``closes`` first
+            scan = _SCAN_MAPS[rule] = {**dict.fromkeys(stops, False), **dict.fromkeys(closes, True)}
+    always = rule is not None and rule[0] is not _P_ONLY
+    return t, tid, scan, always, _KINDS.get(t, 0)
+
+
 class Page:
     """One parsed HTML page shared by every extractor (see the module docstring).
 
@@ -461,6 +488,10 @@ class Page:
         tag_names: dict[str, int] = {}
         path_keys: dict[tuple[int, int], int] = {}
         truncated = False
+        limit = sys.maxsize if max_nodes is None else max_nodes
+        # what a start tag needs, worked out once per tag name (lxml's tag -> _TagInfo):
+        # every start tag then costs one dict look-up instead of several set tests
+        known: dict[str, _TagInfo] = {}
 
         stack: list[int] = []  # open kept nodes, as a browser would have them open
         # open kept nodes as libxml2 nested them: the same as `stack` until the first repair,
@@ -470,7 +501,6 @@ class Page:
         body_i = -1
         open_p = 0  # <p> elements open in `stack` (most start tags close one: skip the scan)
         moved: dict[int, int] = {}  # node -> its real parent, where that is not `parent`
-        implied = IMPLIED_CLOSE
         skipping = 0  # >0 while inside a dropped / folded sub-tree (count of open skipped)
         fold_owner = -1  # node collecting the text of a folded (too deep) sub-tree
 
@@ -482,57 +512,79 @@ class Page:
 
         walker = etree.iterwalk(self.root, events=("start", "end", "comment", "pi"))
         for event, node in walker:
-            t = node.tag
             if event == "start":
                 if skipping:
+                    t = node.tag
                     skipping += 1
                     if fold_owner >= 0 and isinstance(t, str) and t.lower() not in DROPPED_TAGS:
                         add_text(fold_owner, node.text)
                     elif fold_owner >= 0:
                         walker.skip_subtree()
                     continue
-                if not isinstance(t, str):  # entities and the like
-                    continue
-                t = t.lower()
-                if t in DROPPED_TAGS and not (t == "noscript" and _holds_content(node)):
-                    skipping = 1
-                    walker.skip_subtree()
-                    continue
+                info = known.get(node.tag)
+                if info is None:
+                    t = node.tag
+                    if not isinstance(t, str):  # entities and the like
+                        if not repaired:
+                            # their "end" events need the general close below (which checks
+                            # each node); tracking the real nesting changes no result
+                            real_stack = stack[:]
+                            repaired = True
+                        continue
+                    t = t.lower()
+                    if t in DROPPED_TAGS:
+                        if not (t == "noscript" and _holds_content(node)):
+                            skipping = 1
+                            walker.skip_subtree()
+                            continue
+                        info = _tag_info(t, tag_names)  # (not cached: the next may be dropped)
+                    else:
+                        info = known[node.tag] = _tag_info(t, tag_names)
+                t, tid, scan, always, kind = info
                 i = len(el)
-                if max_nodes is not None and i >= max_nodes:
+                if i >= limit:
                     raise PageTooLargeError(
                         f"page has more than max_nodes={max_nodes} elements"
                     )
-                rule = implied.get(t)
-                if rule is not None and len(stack) > 1 and (open_p or rule[0] is not _P_ONLY):
-                    closes, stops = rule
-                    k = len(stack) - 1
-                    floor = max(0, k - _SCAN_LIMIT)
-                    while k > floor:
-                        tk = tag[stack[k]]
-                        if tk in closes:
-                            break
-                        if tk in stops:
-                            k = floor
-                            break
-                        k -= 1
-                    if k > floor:  # close stack[k:] here, as a browser does
-                        if not repaired:
-                            real_stack = stack[:]
-                            repaired = True
-                        for j in stack[k:]:
-                            end[j] = i - 1
-                            leaf_hi[j] = len(leaves)
-                            if tag[j] == "p":
-                                open_p -= 1
-                        del stack[k:]
-                elif body_i >= 0 and len(stack) == 1 and t not in ("head", "body"):
-                    # content after </body>: a browser parses it into the body
+                n_open = len(stack)
+                if n_open > 1:
+                    if scan is not None and (always or open_p):
+                        # the innermost open element this tag closes, unless a stop comes first
+                        k = n_open - 1
+                        floor = k - _SCAN_LIMIT if k > _SCAN_LIMIT else 0
+                        while k > floor:
+                            c = scan.get(tag[stack[k]])
+                            if c is not None:
+                                if not c:
+                                    k = floor
+                                break
+                            k -= 1
+                        if k > floor:  # close stack[k:] here, as a browser does
+                            if not repaired:
+                                real_stack = stack[:]
+                                repaired = True
+                            for j in stack[k:]:
+                                end[j] = i - 1
+                                leaf_hi[j] = len(leaves)
+                                if tag[j] == "p":
+                                    open_p -= 1
+                            del stack[k:]
+                elif body_i >= 0 and n_open == 1 and kind < _K_BODY:
+                    # content after </body> (not a head or body): a browser parses it into the body
                     if not repaired:
                         real_stack = stack[:]
                         repaired = True
                     stack.append(body_i)
-                p = stack[-1] if stack else -1
+                if stack:
+                    # (depth[p] == len(stack) - 1: `stack` is always p's ancestor chain)
+                    p = stack[-1]
+                    d = len(stack)
+                    key = (path_id[p], tid)
+                    children[p].append(i)
+                else:
+                    p = -1
+                    d = 0
+                    key = (-1, tid)
                 if repaired:
                     rp = real_stack[-1] if real_stack else -1
                     if rp != p:
@@ -540,35 +592,30 @@ class Page:
                     real_stack.append(i)
                 el.append(node)
                 tag.append(t)
-                tid = tag_names.get(t)
-                if tid is None:
-                    tid = tag_names[t] = len(tag_names)
                 tag_id.append(tid)
                 parent.append(p)
                 children.append([])
-                d = depth[p] + 1 if p >= 0 else 0
                 depth.append(d)
                 end.append(i)
-                key = (path_id[p] if p >= 0 else -1, tid)
                 pid = path_keys.get(key)
                 if pid is None:
                     pid = path_keys[key] = len(path_keys)
                 path_id.append(pid)
-                leaf_lo.append(len(leaves))
-                leaf_hi.append(len(leaves))
-                if p >= 0:
-                    children[p].append(i)
+                nl = len(leaves)
+                leaf_lo.append(nl)
+                leaf_hi.append(nl)
                 stack.append(i)
-                if t == "p":
-                    open_p += 1
-                elif t == "body" and body_i < 0 and d == 1:
-                    body_i = i
+                if kind:
+                    if kind == _K_P:
+                        open_p += 1
+                    elif kind == _K_BODY and body_i < 0 and d == 1:
+                        body_i = i
                 s = node.text
                 if s and not s.isspace():
                     leaves.append(" ".join(s.split()))
                     leaf_owner.append(i)
                     leaf_elem.append(i + 1)
-                if t in LEAF_TAGS:
+                if kind == _K_LEAF:
                     walker.skip_subtree()  # its own "end" event still arrives
                 elif d >= max_depth:
                     truncated = True
@@ -590,22 +637,30 @@ class Page:
                         if fold_owner >= 0:
                             add_text(fold_owner, node.tail)
                         continue
-                if not isinstance(t, str):
-                    continue
-                i = real_stack.pop() if repaired else stack[-1]
-                if stack[-1] == i:
-                    stack.pop()
+                if not repaired:
+                    # the common case: the closing node is the innermost open one
+                    i = stack.pop()
                     end[i] = len(el) - 1
                     leaf_hi[i] = len(leaves)
-                    if t == "p":
+                    if open_p and tag[i] == "p":
                         open_p -= 1
-                elif i in stack:  # a body reopened inside i (else a later item closed i)
-                    while True:
-                        j = stack.pop()
-                        end[j] = len(el) - 1
-                        leaf_hi[j] = len(leaves)
-                        if j == i:
-                            break
+                else:
+                    if not isinstance(node.tag, str):
+                        continue
+                    i = real_stack.pop()
+                    if stack[-1] == i:
+                        stack.pop()
+                        end[i] = len(el) - 1
+                        leaf_hi[i] = len(leaves)
+                        if tag[i] == "p":
+                            open_p -= 1
+                    elif i in stack:  # a body reopened inside i (else a later item closed i)
+                        while True:
+                            j = stack.pop()
+                            end[j] = len(el) - 1
+                            leaf_hi[j] = len(leaves)
+                            if j == i:
+                                break
                 s = node.tail
                 if s and stack and not s.isspace():
                     leaves.append(" ".join(s.split()))
