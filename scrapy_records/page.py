@@ -42,7 +42,9 @@ from __future__ import annotations
 import codecs
 import re
 import sys
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Iterable, Iterator
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
@@ -416,6 +418,44 @@ def _tag_info(t: str, tag_names: dict[str, int]) -> _TagInfo:
     return t, tid, scan, always, _KINDS.get(t, 0)
 
 
+class _EndOfNodes:
+    """What :meth:`Page._build` meets after the last node: no parent, so every open node
+    closes."""
+
+    __slots__ = ()
+    tag = None
+
+    def getparent(self) -> None:
+        return None
+
+
+_END = _EndOfNodes()
+
+
+def _skip_descendants(nodes: Iterator[Any], node: Any) -> None:
+    """Advance ``nodes``, a pre-order iterator that just gave ``node``, past its sub-tree."""
+    n = sum(1 for _ in node.iterdescendants())
+    deque(islice(nodes, n), maxlen=0)
+
+
+def _folded_texts(node: Any) -> list[str | None]:
+    """The texts and tails inside ``node``'s sub-tree in document order (of a dropped
+    element inside, only its tail), as a node folded at the depth limit keeps them."""
+    out = []
+    walker = etree.iterwalk(node, events=("start", "end", "comment", "pi"))
+    next(walker)  # the node's own start
+    for event, x in walker:
+        if event == "start":
+            t = x.tag
+            if isinstance(t, str) and t.lower() not in DROPPED_TAGS:
+                out.append(x.text)
+            else:
+                walker.skip_subtree()  # its "end" event still arrives: its tail is kept
+        elif x is not node:  # the end of a descendant, or a comment / PI: its tail
+            out.append(x.tail)
+    return out
+
+
 class Page:
     """One parsed HTML page shared by every extractor (see the module docstring).
 
@@ -491,7 +531,7 @@ class Page:
         limit = sys.maxsize if max_nodes is None else max_nodes
         # what a start tag needs, worked out once per tag name (lxml's tag -> _TagInfo):
         # every start tag then costs one dict look-up instead of several set tests
-        known: dict[str, _TagInfo] = {}
+        known: dict[Any, _TagInfo] = {}
 
         stack: list[int] = []  # open kept nodes, as a browser would have them open
         # open kept nodes as libxml2 nested them: the same as `stack` until the first repair,
@@ -501,178 +541,184 @@ class Page:
         body_i = -1
         open_p = 0  # <p> elements open in `stack` (most start tags close one: skip the scan)
         moved: dict[int, int] = {}  # node -> its real parent, where that is not `parent`
-        skipping = 0  # >0 while inside a dropped / folded sub-tree (count of open skipped)
-        fold_owner = -1  # node collecting the text of a folded (too deep) sub-tree
+        last = -1  # the last node added (len(el) - 1)
+        top = None  # the innermost open node as libxml2 nests it: el[real_stack[-1]]
 
-        def add_text(owner: int, s: str | None) -> None:
-            if s and not s.isspace():
-                leaves.append(" ".join(s.split()))
-                leaf_owner.append(owner)
-                leaf_elem.append(len(el))
-
-        walker = etree.iterwalk(self.root, events=("start", "end", "comment", "pi"))
-        for event, node in walker:
-            if event == "start":
-                if skipping:
-                    t = node.tag
-                    skipping += 1
-                    if fold_owner >= 0 and isinstance(t, str) and t.lower() not in DROPPED_TAGS:
-                        add_text(fold_owner, node.text)
-                    elif fold_owner >= 0:
-                        walker.skip_subtree()
-                    continue
-                info = known.get(node.tag)
-                if info is None:
-                    t = node.tag
-                    if not isinstance(t, str):  # entities and the like
+        # One pre-order pass over the tree (lxml's iter(): elements, comments, PIs and
+        # entities), cheaper than an iterwalk's start and end events. The "end" of the open
+        # nodes comes when a node's parent is not the innermost open one: they are closed,
+        # innermost first, before it. _END, after the last node, closes the ones left.
+        nodes = chain(self.root.iter(), (_END,))
+        for node in nodes:
+            par = node.getparent()
+            if par is not top:
+                if not repaired:
+                    while stack:
+                        i = stack.pop()
+                        end[i] = last
+                        leaf_hi[i] = len(leaves)
+                        if open_p and tag[i] == "p":
+                            open_p -= 1
+                        if stack:
+                            s = top.tail  # (its tail belongs to the parent)
+                            if s and not s.isspace():
+                                leaves.append(" ".join(s.split()))
+                                leaf_owner.append(stack[-1])
+                                leaf_elem.append(last + 1)
+                            top = el[stack[-1]]
+                            if top is par:
+                                break
+                        else:
+                            top = None
+                else:
+                    while real_stack:
+                        i = real_stack.pop()
+                        if stack[-1] == i:
+                            stack.pop()
+                            end[i] = last
+                            leaf_hi[i] = len(leaves)
+                            if tag[i] == "p":
+                                open_p -= 1
+                        elif i in stack:  # a body reopened inside i (else a later item closed i)
+                            while True:
+                                j = stack.pop()
+                                end[j] = last
+                                leaf_hi[j] = len(leaves)
+                                if j == i:
+                                    break
+                        s = top.tail
+                        if s and stack and not s.isspace():
+                            leaves.append(" ".join(s.split()))
+                            leaf_owner.append(stack[-1])
+                            leaf_elem.append(last + 1)
+                        if real_stack:
+                            top = el[real_stack[-1]]
+                            if top is par:
+                                break
+                        else:
+                            top = None
+            info = known.get(node.tag)
+            if info is None:
+                t = node.tag
+                if not isinstance(t, str):
+                    if node is _END:
+                        break
+                    if t is etree.Comment or t is etree.PI:  # only the tail matters
+                        s = node.tail
+                        if s and stack and not s.isspace():
+                            leaves.append(" ".join(s.split()))
+                            leaf_owner.append(stack[-1])
+                            leaf_elem.append(last + 1)
+                    continue  # (entities: nothing)
+                t = t.lower()
+                if t in DROPPED_TAGS:
+                    if not (t == "noscript" and _holds_content(node)):
+                        # dropped with its sub-tree; its tail belongs to the open parent
+                        if len(node):
+                            _skip_descendants(nodes, node)
+                        s = node.tail
+                        if s and stack and not s.isspace():
+                            leaves.append(" ".join(s.split()))
+                            leaf_owner.append(stack[-1])
+                            leaf_elem.append(last + 1)
+                        continue
+                    info = _tag_info(t, tag_names)  # (not cached: the next may be dropped)
+                else:
+                    info = known[node.tag] = _tag_info(t, tag_names)
+            t, tid, scan, always, kind = info
+            i = last + 1
+            if i >= limit:
+                raise PageTooLargeError(
+                    f"page has more than max_nodes={max_nodes} elements"
+                )
+            n_open = len(stack)
+            if n_open > 1:
+                # most start tags close nothing: the scan stops at the innermost open
+                # element (td under tr, li under ul), so that one is tested first
+                if scan is not None and (always or open_p) and scan.get(tag[stack[-1]]) is not False:
+                    # the innermost open element this tag closes, unless a stop comes first
+                    k = n_open - 1
+                    floor = k - _SCAN_LIMIT if k > _SCAN_LIMIT else 0
+                    while k > floor:
+                        c = scan.get(tag[stack[k]])
+                        if c is not None:
+                            if not c:
+                                k = floor
+                            break
+                        k -= 1
+                    if k > floor:  # close stack[k:] here, as a browser does
                         if not repaired:
-                            # their "end" events need the general close below (which checks
-                            # each node); tracking the real nesting changes no result
                             real_stack = stack[:]
                             repaired = True
-                        continue
-                    t = t.lower()
-                    if t in DROPPED_TAGS:
-                        if not (t == "noscript" and _holds_content(node)):
-                            skipping = 1
-                            walker.skip_subtree()
-                            continue
-                        info = _tag_info(t, tag_names)  # (not cached: the next may be dropped)
-                    else:
-                        info = known[node.tag] = _tag_info(t, tag_names)
-                t, tid, scan, always, kind = info
-                i = len(el)
-                if i >= limit:
-                    raise PageTooLargeError(
-                        f"page has more than max_nodes={max_nodes} elements"
-                    )
-                n_open = len(stack)
-                if n_open > 1:
-                    if scan is not None and (always or open_p):
-                        # the innermost open element this tag closes, unless a stop comes first
-                        k = n_open - 1
-                        floor = k - _SCAN_LIMIT if k > _SCAN_LIMIT else 0
-                        while k > floor:
-                            c = scan.get(tag[stack[k]])
-                            if c is not None:
-                                if not c:
-                                    k = floor
-                                break
-                            k -= 1
-                        if k > floor:  # close stack[k:] here, as a browser does
-                            if not repaired:
-                                real_stack = stack[:]
-                                repaired = True
-                            for j in stack[k:]:
-                                end[j] = i - 1
-                                leaf_hi[j] = len(leaves)
-                                if tag[j] == "p":
-                                    open_p -= 1
-                            del stack[k:]
-                elif body_i >= 0 and n_open == 1 and kind < _K_BODY:
-                    # content after </body> (not a head or body): a browser parses it into the body
-                    if not repaired:
-                        real_stack = stack[:]
-                        repaired = True
-                    stack.append(body_i)
-                if stack:
-                    # (depth[p] == len(stack) - 1: `stack` is always p's ancestor chain)
-                    p = stack[-1]
-                    d = len(stack)
-                    key = (path_id[p], tid)
-                    children[p].append(i)
-                else:
-                    p = -1
-                    d = 0
-                    key = (-1, tid)
-                if repaired:
-                    rp = real_stack[-1] if real_stack else -1
-                    if rp != p:
-                        moved[i] = rp
-                    real_stack.append(i)
-                el.append(node)
-                tag.append(t)
-                tag_id.append(tid)
-                parent.append(p)
-                children.append([])
-                depth.append(d)
-                end.append(i)
-                pid = path_keys.get(key)
-                if pid is None:
-                    pid = path_keys[key] = len(path_keys)
-                path_id.append(pid)
-                nl = len(leaves)
-                leaf_lo.append(nl)
-                leaf_hi.append(nl)
-                stack.append(i)
-                if kind:
-                    if kind == _K_P:
-                        open_p += 1
-                    elif kind == _K_BODY and body_i < 0 and d == 1:
-                        body_i = i
-                s = node.text
-                if s and not s.isspace():
-                    leaves.append(" ".join(s.split()))
-                    leaf_owner.append(i)
-                    leaf_elem.append(i + 1)
-                if kind == _K_LEAF:
-                    walker.skip_subtree()  # its own "end" event still arrives
-                elif d >= max_depth:
-                    truncated = True
-                    skipping = 1
-                    fold_owner = i
-            elif event == "end":
-                if skipping:
-                    skipping -= 1
-                    if skipping == 0:
-                        if fold_owner >= 0:
-                            # closing the folded node itself: fall through to the normal close
-                            fold_owner = -1
-                        else:
-                            # closing a dropped element: its tail belongs to the open parent
-                            if stack:
-                                add_text(stack[-1], node.tail)
-                            continue
-                    else:
-                        if fold_owner >= 0:
-                            add_text(fold_owner, node.tail)
-                        continue
-                if not repaired:
-                    # the common case: the closing node is the innermost open one
-                    i = stack.pop()
-                    end[i] = len(el) - 1
-                    leaf_hi[i] = len(leaves)
-                    if open_p and tag[i] == "p":
-                        open_p -= 1
-                else:
-                    if not isinstance(node.tag, str):
-                        continue
-                    i = real_stack.pop()
-                    if stack[-1] == i:
-                        stack.pop()
-                        end[i] = len(el) - 1
-                        leaf_hi[i] = len(leaves)
-                        if tag[i] == "p":
-                            open_p -= 1
-                    elif i in stack:  # a body reopened inside i (else a later item closed i)
-                        while True:
-                            j = stack.pop()
-                            end[j] = len(el) - 1
+                        for j in stack[k:]:
+                            end[j] = last
                             leaf_hi[j] = len(leaves)
-                            if j == i:
-                                break
-                s = node.tail
-                if s and stack and not s.isspace():
-                    leaves.append(" ".join(s.split()))
-                    leaf_owner.append(stack[-1])
-                    leaf_elem.append(len(el))
-            else:  # comment / processing instruction: only the tail matters
-                if skipping:
-                    if fold_owner >= 0:
-                        add_text(fold_owner, node.tail)
+                            if tag[j] == "p":
+                                open_p -= 1
+                        del stack[k:]
+                        n_open = k
+            elif n_open and body_i >= 0 and kind < _K_BODY:
+                # content after </body> (not a head or body): a browser parses it into the body
+                if not repaired:
+                    real_stack = stack[:]
+                    repaired = True
+                stack.append(body_i)
+                n_open = 2
+            if n_open:
+                # (depth[p] == len(stack) - 1: `stack` is always p's ancestor chain)
+                p = stack[-1]
+                key = (path_id[p], tid)
+                children[p].append(i)
+            else:
+                p = -1
+                key = (-1, tid)
+            if repaired:
+                rp = real_stack[-1] if real_stack else -1
+                if rp != p:
+                    moved[i] = rp
+                real_stack.append(i)
+            last = i
+            top = node
+            el.append(node)
+            tag.append(t)
+            tag_id.append(tid)
+            parent.append(p)
+            children.append([])
+            depth.append(n_open)
+            end.append(i)
+            pid = path_keys.get(key)
+            if pid is None:
+                pid = path_keys[key] = len(path_keys)
+            path_id.append(pid)
+            nl = len(leaves)
+            leaf_lo.append(nl)
+            leaf_hi.append(nl)
+            stack.append(i)
+            s = node.text
+            if s and not s.isspace():
+                leaves.append(" ".join(s.split()))
+                leaf_owner.append(i)
+                leaf_elem.append(i + 1)
+            if kind:
+                if kind == _K_P:
+                    open_p += 1
+                elif kind == _K_BODY:
+                    if body_i < 0 and n_open == 1:
+                        body_i = i
+                elif kind == _K_LEAF:
+                    if len(node):
+                        _skip_descendants(nodes, node)
                     continue
-                if stack:
-                    add_text(stack[-1], node.tail)
+            if n_open >= max_depth:
+                # folded: the sub-tree's text is the node's own, its structure is dropped
+                truncated = True
+                if len(node):
+                    for s in _folded_texts(node):
+                        if s and not s.isspace():
+                            leaves.append(" ".join(s.split()))
+                            leaf_owner.append(i)
+                            leaf_elem.append(i + 1)
+                    _skip_descendants(nodes, node)
         # leaves added after a node closed but inside its ancestors: fix ancestors' hi
         # (handled by setting leaf_hi at close time, which is after all descendants' tails
         # except the node's own tail, which belongs to the parent -> correct).
