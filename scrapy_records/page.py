@@ -180,19 +180,37 @@ def sniff_encoding(data: bytes) -> str | None:
     ``None`` when only its slower branches can tell (a BOM, UTF-16/32, the
     charset-normalizer guess); callers then use :func:`decode_html` itself.
     """
+    return _sniff(data)[0]
+
+
+def _sniff(data: bytes) -> tuple[str | None, bool]:
+    """:func:`sniff_encoding`, and whether it found that ``data`` decodes with it."""
     from w3lib.encoding import html_body_declared_encoding
 
     if data.startswith(_BOMS):
-        return None
+        return None, False
     enc = html_body_declared_encoding(data)
     if enc is not None:
-        return None if enc.startswith(("utf-16", "utf-32")) else enc
+        return (None if enc.startswith(("utf-16", "utf-32")) else enc), False
+    if data.isascii():
+        return "utf-8", True
     try:
         data.decode("utf-8")
-        return "utf-8"
+        return "utf-8", True
     except UnicodeDecodeError:
         pass
-    return "cp1252" if _mostly_ascii(data) else None
+    return ("cp1252" if _mostly_ascii(data) else None), False
+
+
+#: Codecs that decode every ASCII byte to that character, in Python and in libxml2's
+#: iconv alike (not Shift_JIS: iconv reads 0x5C as a yen sign): pure-ASCII input in one
+#: of them is the same text as UTF-8.
+_ASCII_SAFE = frozenset(codecs.lookup(_n).name for _n in (
+    "utf-8 ascii cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 cp1257 cp1258 "
+    "latin-1 iso-8859-2 iso-8859-3 iso-8859-4 iso-8859-5 iso-8859-6 iso-8859-7 iso-8859-8 "
+    "iso-8859-9 iso-8859-10 iso-8859-13 iso-8859-14 iso-8859-15 iso-8859-16 koi8-r koi8-u "
+    "gb18030 gbk gb2312 big5 euc-jp euc-kr cp949"
+).split())
 
 
 class HtmlElementParser(etree.HTMLParser):
@@ -275,23 +293,35 @@ def parse_html(
         data = bytes(source)
         if max_bytes is not None and len(data) > max_bytes:
             raise PageTooLargeError(f"input is {len(data)} bytes, over max_bytes={max_bytes}")
-        if not data.strip():
+        if not data or data.isspace():  # (all ASCII whitespace: ``not data.strip()``)
             raise EmptyDocumentError("empty document")
         if _looks_binary(data):
             raise NotHTMLError("input is binary data, not HTML")
-        enc = encoding or sniff_encoding(data)
+        enc, checked = (encoding, False) if encoding else _sniff(data)
+        codec = text = None
         if enc:
             try:  # libxml2 (iconv) stops at bytes a codec leaves undefined: Python decides
-                codecs.lookup(enc)
-                data.decode(enc)
+                codec = codecs.lookup(enc).name
+                if not checked and not (codec in _ASCII_SAFE and data.isascii()):
+                    text = data.decode(enc)
             except (UnicodeDecodeError, LookupError):
                 enc = None
         head = data[:4096].decode("latin-1")
         if enc and b"\x00" not in data and _TAG_RE.search(head) and not _XML_DECL_RE.match(head):
             if _premature_end(data):
                 data = _END_BODY_HTML_BRE.sub(b"", data)
+                text = None
+            # libxml2 decodes other encodings through iconv, slower than Python's codecs:
+            # pure ASCII, and windows-1252 (decoded here anyway), go in as UTF-8, the same
+            # characters
+            src, src_enc = data, enc
+            if codec in _ASCII_SAFE and data.isascii():
+                src_enc = "utf-8"
+            elif codec == "cp1252" and not data.startswith(_BOMS):
+                src = (data.decode(enc) if text is None else text).encode("utf-8")
+                src_enc = "utf-8"
             try:
-                root = etree.fromstring(data.strip(), _parser(parser_cls, enc), base_url=url)
+                root = etree.fromstring(src.strip(), _parser(parser_cls, src_enc), base_url=url)
             except (LookupError, ValueError, etree.LxmlError):
                 root = None
             if root is not None:

@@ -279,3 +279,49 @@ def test_xpath_of_a_kept_noscript_counts_its_dropped_noscript_siblings():
     assert page.xpath(kept) == "/html/body/div/noscript[2]"
     for i in range(len(page)):
         assert page.xpath(i) == page._treeroot.getpath(page.el[i])
+
+
+def test_windows_1252_and_ascii_bytes_read_as_declared():
+    # windows-1252 goes to libxml2 as UTF-8 (decoded by Python), pure ASCII as is: the
+    # text must be what the declared encoding says, 0x80-0x9F included
+    body = "\n <p>“Smart” quotes, 10 €, café™ – Œuvre</p>\n"
+    declared = f"<html><head><meta charset='windows-1252'></head><body>{body}</body></html>\n\n"
+    page = Page(declared.encode("cp1252"))
+    assert page.encoding == "cp1252"
+    assert page.text(page.body) == "“Smart” quotes, 10 €, café™ – Œuvre"
+    given = Page(f"<html><body>{body}</body></html>".encode("cp1252"), encoding="windows-1252")
+    assert given.encoding == "windows-1252" and given.leaves == page.leaves
+    ascii_gb = Page(b"<html><head><meta charset=gb18030></head><body><p>plain a\\b~c</p></body></html>")
+    assert ascii_gb.encoding == "gb18030" and ascii_gb.leaves == ["plain a\\b~c"]
+    # a byte windows-1252 leaves undefined (0x81): Python decides (a replacement character)
+    odd = Page(b"<html><head><meta charset=windows-1252></head><body><p>a\x81b</p></body></html>")
+    assert odd.encoding == "cp1252" and odd.leaves == ["a\ufffdb"]
+
+
+def test_folded_subtree_keeps_its_text_in_document_order():
+    deep = ("<html><body><div><div><span>a<script>s()</script>b<!--c-->c<i>d<b>e</b>f</i>g</span>h"
+            "</div>i</div>j</body></html>")
+    page = Page(deep, max_depth=3)
+    assert page.truncated
+    assert page.tag == ["html", "body", "div", "div"]
+    # the span (depth 4) and everything in it fold into the inner div; the script's own
+    # text is dropped, its tail and the comment's tail are kept
+    assert page.leaves == list("abcdefghij")
+    assert page.leaf_owner == [3] * 8 + [2, 1]
+    assert page.end == [3, 3, 3, 3]
+
+
+def test_skipped_subtrees_and_a_sub_element_root():
+    page = Page("<html><body><div><svg><g><path/><text>s</text></g></svg>t<span>a</span></div>"
+                "<p>b<math><mi>x</mi></math></p>c</body></html>")
+    assert page.tag == ["html", "body", "div", "svg", "span", "p", "math"]
+    assert page.parent == [-1, 0, 1, 2, 2, 1, 5]
+    assert page.end == [6, 6, 4, 3, 4, 6, 6]
+    assert page.leaves == ["t", "a", "b", "c"] and page.leaf_owner == [2, 4, 5, 1]
+    doc = lxml.html.fromstring("<html><body><div><p>x<b>y</b>z</p>t<ul><li>1<li>2</ul></div>"
+                               "tail<p>after</p></body></html>")
+    sub = Page(doc.body[0])  # an element inside a tree: its sub-tree only, not its tail
+    assert sub.tag == ["div", "p", "b", "ul", "li", "li"]
+    assert sub.parent == [-1, 0, 1, 0, 3, 3]
+    assert sub.leaves == ["x", "y", "z", "t", "1", "2"]
+    assert sub.xpath(3) == "/html/body/div/ul"
