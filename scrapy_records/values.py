@@ -98,16 +98,21 @@ _NUM_SEARCH_RE = re.compile(_NUM)
 _GROUP_SEP_RE = re.compile(rf"(?<=\d)[{_SPACES}'’](?=\d{{3}}(?!\d))")
 
 
+#: ``CURRENCY_SYMBOLS`` by lower-cased marker (the first marker of a case-insensitive
+#: pair wins, as a scan of the table in order would)
+_SYMBOLS_LOWER: dict[str, str] = {}
+for _k, _v in CURRENCY_SYMBOLS.items():
+    _SYMBOLS_LOWER.setdefault(_k.lower(), _v)
+
+
 def _currency_code(marker: str | None) -> str | None:
     if not marker:
         return None
     m = marker.strip()
-    if m.upper() in _ISO_CODES:
-        return "CNY" if m.upper() == "RMB" else m.upper()
-    for k, v in CURRENCY_SYMBOLS.items():
-        if k.lower() == m.lower():
-            return v
-    return m
+    up = m.upper()
+    if up in _ISO_CODES:
+        return "CNY" if up == "RMB" else up
+    return _SYMBOLS_LOWER.get(m.lower(), m)
 
 
 # ----------------------------------------------------------------------------- numbers
