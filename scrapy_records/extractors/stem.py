@@ -84,6 +84,7 @@ from ..page import Page
 from ..results import Region
 from ..suffix import SuffixIndex, as_string, greedy_matches
 from .base import build_region
+from .mdr import normalized_distance
 
 logger = logging.getLogger(__name__)
 
@@ -597,7 +598,11 @@ def analyze_sequence(tps: TagPathSequence, *, trace: bool = False, **options: An
     DRP, is shorter than ``min_length``, or, with ``recheck_pf``, a full rotation with fewer
     than two non-overlapping matches) skips the gap filter: it counts as ``"tree"`` in
     ``stats`` and gets no :class:`NodeDecision`. The DRPs are the same either way."""
-    opts = _resolve_options(options)
+    return _analyze_sequence(tps, _resolve_options(options), trace)
+
+
+def _analyze_sequence(tps: TagPathSequence, opts: dict[str, Any], trace: bool) -> STEMAnalysis:
+    """:func:`analyze_sequence` with the options already resolved (:func:`_resolve_options`)."""
     L, alpha, beta = int(opts["L"]), float(opts["alpha"]), float(opts["beta"])
     min_len, min_freq = int(opts["min_length"]), int(opts["min_frequency"])
     stats = {"nodes": 0, "frequency": 0, "gap": 0, "tree": 0, "repetition": 0, "kept": 0}
@@ -917,8 +922,18 @@ def _attach_gaps(
         return None
     l = len(pattern)
     chars = tps.chars
-    if chars and sum(1 for m in matches if any(chars[x] for x in tps.roots_in(m, m + l))) < 0.5 * len(matches):
-        return None  # the DRP matches text-less separators: the gaps are the records (Eq. 2)
+    if chars:
+        # matches holding text: a match's roots hold text iff any of its positions does (a
+        # root's subtree holds the others), so a C-level any() over the slice decides; the
+        # count stops once half the matches hold text
+        need, texty = 0.5 * len(matches), 0
+        for m in matches:
+            if any(chars[m:m + l]):
+                texty += 1
+                if texty >= need:
+                    break
+        if texty < need:
+            return None  # the DRP matches text-less separators: the gaps are the records (Eq. 2)
     seq = tps.string  # LCS on str slices: the same values as on ids slices, C-level
     if seq is None:
         seq, pat = wps, list(pattern)
@@ -1033,7 +1048,7 @@ def analyze(page: Page, *, trace: bool = False, **options: Any) -> STEMAnalysis:
     DRPs with their records as WPS ranges and root positions)."""
     opts = _resolve_options(options)
     tps = TagPathSequence.from_page(page, opts["decorative"])
-    return analyze_sequence(tps, trace=trace, **options)
+    return _analyze_sequence(tps, opts, trace)
 
 
 def _confidence(
@@ -1160,8 +1175,6 @@ def _trim_edges(
     one comparison per dropped record plus two. ``tag_str``: ``page.tag_id`` as a str
     (:func:`~scrapy_records.suffix.as_string`), whose slices are the tag strings with the same
     distances, compared by rapidfuzz's quicker string path."""
-    from .mdr import normalized_distance
-
     tid, end = page.tag_id, page.end
 
     def tags(g: tuple[int, ...]) -> Sequence[int] | str:
@@ -1216,11 +1229,15 @@ def _demote_fillers(page: Page, cands: list, frac: float) -> None:
     0.698/0.846/0.845 (yamada/zhao1/zhao3), negative pages unchanged."""
     if len(cands) < 2:
         return
-    prefix = [0]
-    prefix.extend(accumulate(map(len, page.leaves)))
+    # text sizes by prefix sums over the page's leaves, worked out only for the few pairs
+    # that pass the cheap record-root tests (most pages have none)
+    prefix: list[int] = []
     lo, hi = page.leaf_lo, page.leaf_hi
 
     def chars(g: tuple[int, ...]) -> int:
+        if not prefix:
+            prefix.append(0)
+            prefix.extend(accumulate(map(len, page.leaves)))
         return sum(prefix[hi[x]] - prefix[lo[x]] for x in g)
 
     demoted: set[int] = set()
@@ -1230,7 +1247,7 @@ def _demote_fillers(page: Page, cands: list, frac: float) -> None:
             if any(len(g) > 1 for g in ga):
                 continue
             firsts = {g[0] for g in ga}
-            mean_a = sum(chars(g) for g in ga) / len(ga)
+            mean_a = None
             for b in idx:
                 gb = cands[b][2]
                 if b == a or b in demoted or len(gb) <= len(ga):
@@ -1240,6 +1257,8 @@ def _demote_fillers(page: Page, cands: list, frac: float) -> None:
                 extra = [g for g in gb if g[0] not in firsts]
                 if len(extra) < 0.3 * len(ga):
                     continue
+                if mean_a is None:
+                    mean_a = sum(chars(g) for g in ga) / len(ga)
                 if sum(chars(g) for g in extra) / len(extra) < frac * mean_a:
                     c = cands[b]
                     cands[b] = (c[0] * 0.5, c[1], c[2], c[3], c[4] * 0.5,
