@@ -828,25 +828,25 @@ class Page:
         return self._xpaths[i]
 
     def _name_children(self, p: int) -> None:
-        base = self._xpaths[p]
+        xpaths, el = self._xpaths, self.el
+        base = xpaths[p]
         kids = self._rchildren[p]
+        tags = [el[c].tag for c in kids]  # (lxml builds a new str per access: read once)
         counts: dict[str, int] = {}
-        for c in kids:
-            t = self.el[c].tag
+        for t in tags:
             counts[t] = counts.get(t, 0) + 1
         seen: dict[str, int] = {}
-        for c in kids:
-            t = self.el[c].tag
+        for c, t in zip(kids, tags):
             if t == "noscript":
                 # a kept noscript (it holds the page) can have dropped noscript siblings,
                 # which count in the position: lxml's own path (rare)
-                self._xpaths[c] = self._treeroot.getpath(self.el[c])
+                xpaths[c] = self._treeroot.getpath(el[c])
             elif counts[t] > 1:
                 n = seen.get(t, 0) + 1
                 seen[t] = n
-                self._xpaths[c] = f"{base}/{t}[{n}]"
+                xpaths[c] = f"{base}/{t}[{n}]"
             else:
-                self._xpaths[c] = f"{base}/{t}"
+                xpaths[c] = f"{base}/{t}"
 
     def text(self, i: int, sep: str = " ") -> str:
         """Whitespace-normalised text of node ``i``'s sub-tree."""
@@ -865,10 +865,18 @@ class Page:
         or a ``<b>`` an extractor left out of the run. Roots under different parents (a
         non-contiguous record) give the texts of their sub-trees only.
         """
-        nodes = list(nodes)
+        if not isinstance(nodes, (tuple, list)):
+            nodes = list(nodes)
+        if len(nodes) == 1:  # (most records: the text of one sub-tree)
+            i = nodes[0]
+            return sep.join(self.leaves[self.leaf_lo[i]:self.leaf_hi[i]])
         if len(nodes) > 1:
-            p = self.parent[nodes[0]]
-            if all(self.parent[i] == p for i in nodes):
+            parent = self.parent
+            p = parent[nodes[0]]
+            for i in nodes:
+                if parent[i] != p:
+                    break
+            else:
                 return sep.join(self.leaves[self.leaf_lo[nodes[0]]:self.leaf_hi[nodes[-1]]])
         return self.texts(nodes, sep)
 

@@ -51,17 +51,15 @@ def build_region(
     groups = [tuple(sorted(set(g))) if len(g) > 1 else tuple(g) for g in groups if g]
     xpath, record_text = page.xpath, page.record_text
     records = []
+    same = float(min(1.0, max(0.0, confidence)))
     for k, g in enumerate(groups):
-        conf = record_confidences[k] if record_confidences is not None else confidence
-        records.append(
-            Record(
-                xpaths=[xpath(i) for i in g],
-                text=record_text(g),
-                fields={},
-                confidence=float(min(1.0, max(0.0, conf))),
-                nodes=g,
-            )
-        )
+        if record_confidences is None:
+            conf = same
+        else:
+            conf = float(min(1.0, max(0.0, record_confidences[k])))
+        # Record(xpaths, text, fields, confidence, nodes); most records have one root
+        records.append(Record([xpath(g[0])] if len(g) == 1 else [xpath(i) for i in g],
+                              record_text(g), {}, conf, g))
     columns = []
     if align and records:
         from ..alignment import align_records
