@@ -75,7 +75,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, compress
 from typing import Any
 
 from rapidfuzz.distance import LCSseq
@@ -250,55 +250,60 @@ class TagPathSequence:
 
     @classmethod
     def from_page(cls, page: Page, decorative: Iterable[str] = DECORATIVE_PAPER) -> TagPathSequence:
-        """Steps 1-2 (§3.1-§3.2): one linear pass over the page's pre-order arrays.
+        """Steps 1-2 (§3.1-§3.2) from the page's pre-order arrays.
 
         A node's HTPI (or, for a decorative node, its retained ancestor's) depends only on its
         page path (``page.path_id``: interned by parent path and tag), so it is worked out once
-        per path, at the path's first node, and looked up for the others."""
+        per path, in one pass over ``page.path_keys``, and the nodes' arrays follow by list
+        comprehensions (no per-node Python loop)."""
         deco = frozenset(t.lower() for t in decorative)
         self = cls()
         n = page.n
-        tags, parents, end, pids = page.tag, page.parent, page.end, page.path_id
-        m = max(pids) + 1 if n else 0
-        path_h = [0] * m  # per page path: its HTPI, or -1 for a decorative (unwrapped) path
-        eff_h = [0] * m  # per page path: its HTPI, or its retained ancestor's for a decorative one
-        seen = [False] * m
-        eff_pos = [-1] * n  # WPS position of the node, or of its retained ancestor (decorative)
-        count_upto = [0] * n  # number of WPS positions among page nodes 0..i
+        parents, end, pids = page.parent, page.end, page.path_id
+        names = [""] * len(page.tag_names)
+        for t, tid in page.tag_names.items():
+            names[tid] = t
+        # per page path, in page-path order (``page.path_keys``: ``(parent path, tag id)``
+        # numbered at each path's first node, so the order of first appearance in
+        # pre-order, the HTPI order, and a parent path before its children)
+        path_h: list[int] = []  # its HTPI, or -1 for a decorative (unwrapped) path
+        eff_h: list[int] = []  # its HTPI, or its retained ancestor's for a decorative one
         keymap: dict[tuple[int, str], int] = {}
-        ids, ppos, nodes = self.ids, self.parent_pos, self.nodes
         hpar, htag, hdep = self.htpi_parent, self.htpi_tag, self.htpi_depth
-        for i in range(n):
-            pid = pids[i]
-            if not seen[pid]:  # first node of this page path (its parent path came earlier)
-                seen[pid] = True
-                p = parents[i]
-                t = tags[i]
-                par_h = eff_h[pids[p]] if p >= 0 else 0
-                if t in deco and p >= 0:
-                    eff_h[pid] = par_h
-                    path_h[pid] = -1
-                else:
-                    key = (par_h, t)
-                    h = keymap.get(key)
-                    if h is None:
-                        h = keymap[key] = len(hpar)
-                        hpar.append(par_h)
-                        htag.append(t)
-                        hdep.append(hdep[par_h] + 1)
-                    eff_h[pid] = path_h[pid] = h
-            h = path_h[pid]
-            if h < 0:
-                eff_pos[i] = eff_pos[parents[i]]
-                count_upto[i] = len(ids)
+        for ppid, tid in page.path_keys:
+            par_h = eff_h[ppid] if ppid >= 0 else 0
+            t = names[tid]
+            if t in deco and ppid >= 0:
+                eff_h.append(par_h)
+                path_h.append(-1)
                 continue
-            p = parents[i]
-            eff_pos[i] = len(ids)
-            ppos.append(eff_pos[p] if p >= 0 else -1)
-            ids.append(h)
-            nodes.append(i)
-            count_upto[i] = len(ids)
-        self.subtree_end = [count_upto[end[i]] - 1 for i in nodes]
+            key = (par_h, t)
+            h = keymap.get(key)
+            if h is None:
+                h = keymap[key] = len(hpar)
+                hpar.append(par_h)
+                htag.append(t)
+                hdep.append(hdep[par_h] + 1)
+            eff_h.append(h)
+            path_h.append(h)
+        # per node, by list comprehensions: the WPS is the retained nodes' HTPIs in pre-order
+        hs = [path_h[pid] for pid in pids]
+        keep = [h >= 0 for h in hs]
+        count = list(accumulate(keep, initial=0))  # count[i]: WPS positions among nodes 0..i-1
+        if count[-1] == n:  # nothing unwrapped: WPS positions are page indices
+            self.ids = hs
+            self.nodes = nodes = list(range(n))
+            self.parent_pos = list(parents)
+            self.subtree_end = list(end)
+        else:
+            self.nodes = nodes = list(compress(range(n), keep))
+            self.ids = list(compress(hs, keep))
+            eff_pos = count[:n]  # WPS position of a retained node, or of its retained ancestor
+            for i in compress(range(n), [not k for k in keep]):  # (pre-order: parent first)
+                eff_pos[i] = eff_pos[parents[i]]
+            eff_pos.append(-1)  # (eff_pos[-1]: above the root)
+            self.parent_pos = [eff_pos[parents[i]] for i in nodes]
+            self.subtree_end = [count[end[i] + 1] - 1 for i in nodes]
         prefix = [0]
         prefix.extend(accumulate(map(len, page.leaves)))
         lo, hi = page.leaf_lo, page.leaf_hi
