@@ -202,6 +202,10 @@ SORT_MAX = 768
 #: Up to this length ``lcp_array`` runs Kasai in Python: the C routine's array conversions cost
 #: more than the whole pure-Python pass on a few dozen symbols (7 us against 3 us on 13).
 KASAI_PY_MAX = 40
+#: Longest sequence searched by scanning (``str.find``, C-level but linear in the sequence per
+#: search); longer ones are searched in the suffix array (``O(|pattern| log n)``), so that a
+#: search per suffix-tree node stays linear overall on huge pages.
+SCAN_FIND_MAX = 4096
 
 
 def as_string(s: Sequence[int]) -> str | None:
@@ -378,14 +382,19 @@ class SuffixIndex:
     def greedy_find(self, pattern: Sequence[int] | str) -> list[int]:
         """Lemma 1's leftmost non-overlapping matches of ``pattern`` (digest D12), i.e.
         ``greedy_matches(self.find_all(pattern), len(pattern))``, by C-level ``str.find`` on
-        :attr:`string` from the end of the previous match (no binary search, no sort).
+        :attr:`string` from the end of the previous match (no binary search, no sort) when the
+        sequence is at most :data:`SCAN_FIND_MAX` long, else by that suffix-array search.
         ``pattern`` may also be given in its :func:`as_string` form (when :attr:`string` exists)."""
         k = len(pattern)
         if k == 0:
             return []
         st = self.string
-        pat = pattern if isinstance(pattern, str) else as_string(pattern) if st is not None else None
-        if st is None or pat is None:
+        if st is None or len(st) > SCAN_FIND_MAX:
+            if isinstance(pattern, str):
+                pattern = [ord(ch) for ch in pattern]
+            return greedy_matches(self.find_all(pattern), k)
+        pat = pattern if isinstance(pattern, str) else as_string(pattern)
+        if pat is None:
             return greedy_matches(self.find_all(pattern), k)
         out: list[int] = []
         i = st.find(pat)

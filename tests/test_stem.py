@@ -203,6 +203,27 @@ def test_greedy_find_is_lemma1_on_the_suffix_array():
     assert SuffixIndex([1, 2, 1, 2, 1, 3, 1, 2, 1]).greedy_find((1, 2, 1)) == [0, 6]  # Fig. 3
 
 
+def test_greedy_find_on_a_long_sequence_searches_the_suffix_array():
+    """Past SCAN_FIND_MAX symbols a scan per search would make STEM's node loop quadratic
+    (a 50,000-node page took 3x longer): the suffix-array search gives the same matches."""
+    from scrapy_records.suffix import SCAN_FIND_MAX
+
+    rng = random.Random(7)
+    w = [rng.randint(1, 6) for _ in range(SCAN_FIND_MAX + 500)] + [1, 2, 1, 2, 1]
+    ix = SuffixIndex(w)
+    for pat in ([1, 2, 1], [3], [2, 2, 2], w[100:108], [9]):
+        want, k, i = [], len(pat), 0  # leftmost non-overlapping matches, by a plain scan
+        while i + k <= len(w):
+            if w[i:i + k] == pat:
+                want.append(i)
+                i += k
+            else:
+                i += 1
+        assert ix.greedy_find(pat) == want
+        assert ix.greedy_find(as_string(pat)) == want
+    assert ix.greedy_find([1, 2, 1])[-1] == len(w) - 5
+
+
 def test_intervals_count_every_node_and_keep_the_length_bounds():
     rng = random.Random(17)
     for _ in range(100):

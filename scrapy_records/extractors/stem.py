@@ -82,7 +82,7 @@ from rapidfuzz.distance import LCSseq
 
 from ..page import Page
 from ..results import Region
-from ..suffix import SuffixIndex, as_string, greedy_matches
+from ..suffix import SCAN_FIND_MAX, SuffixIndex, as_string, greedy_matches
 from .base import build_region
 from .mdr import normalized_distance
 
@@ -643,12 +643,15 @@ def _analyze_sequence(tps: TagPathSequence, opts: dict[str, Any], trace: bool) -
     fast = truncate and not trace
     recheck = bool(opts["recheck_pf"])
     text, sa, st = index.text, index.sa, index.string
+    # the pf pre-check below searches the whole sequence once per node: only where that search
+    # is a short C-level scan (on a huge page it would make the node loop quadratic)
+    precheck = recheck and len(text) <= SCAN_FIND_MAX
     # ancestors on the pre-order stack (nested intervals) above a sentinel for the root (empty
     # sequence, "m" above every identifier, never popped)
     top = (len(sa), 0, len(sa) + max(text, default=0), 0, None, ())
     stack = [top]
     n_tree = 0  # nodes settled by the shortcut (added to stats["tree"] at the end)
-    pairs = set(zip(text, text[1:])) if fast and recheck else set()  # adjacent identifier pairs
+    pairs = set(zip(text, text[1:])) if fast and precheck else set()  # adjacent identifier pairs
     # ---- filter 1: frequency (§3.5; L bound A4): the length bounds are applied by the interval
     # enumeration itself (every node counts in stats), nf below
     nodes, stats["nodes"] = index.intervals(max(min_len, 1), L)
@@ -692,7 +695,7 @@ def _analyze_sequence(tps: TagPathSequence, opts: dict[str, Any], trace: bool) -
             # a full rotation (the smallest identifier occurs once) rarely occurs twice in the
             # WPS (10k of the 11k such nodes that reach the gap filter on the development lists):
             # the pf re-check, a C-level string search, settles them before the gap filter
-            if recheck and r1 is None:
+            if precheck and r1 is None:
                 if r0 and (text[p + depth - 1], text[p]) not in pairs:
                     # the rotation joins s's last identifier to its first: a pair the WPS never
                     # holds (8k of those 18k nodes on the development lists), so no match at all
