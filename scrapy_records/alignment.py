@@ -51,7 +51,7 @@ budget (``max_cells``) and a per-node limit switch wide or late comparisons to a
 LCS of the child label sequences (rapidfuzz); a record whose shape was already mapped
 replays the recorded mapping. Measured on 195 pages of ``lists/`` yamada+zhao1+zhao3,
 relative to lxml's parse of the same page: the first-ranked STEM region alone, median
-3.0x lxml (2026-11-25, paired with the version before the STM merge: 3.25x); every MDR
+2.1-2.4x lxml (2026-11-26; 3.0x before that day's work on shapes, matching and naming); every MDR
 region of the page, median 8.2x lxml (an earlier measurement, MDR alone 8.1x). A synthetic 1,000-record product grid
 (15,600 elements, 430 kB): 150 ms = 11x lxml (linear in the records). Aligning only the
 kept regions (:func:`align_region`, what :func:`scrapy_records.extract` does) is the

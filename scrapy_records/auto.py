@@ -57,8 +57,8 @@ running both beats either, so ``auto`` keeps running both rather than switching 
 
 The former ``auto`` (MDR alone) is the ``mdr`` line. Cost (CPU time, median per page,
 relative to lxml's parse, everything from the raw bytes: page model, extractors, field
-alignment of the main region; each timed as the best of 3 runs, like lxml's parse): mdr 10x,
-stem 11.5-13.7x, auto 19-20.5x on the lists; the routing check
+alignment of the main region; each timed as the best of 3 runs, like lxml's parse): mdr 9x,
+stem 9-10x, auto 15-15.6x on the lists (2026-11-26); the routing check
 (MiBAT's date anchors) is about a fifth of auto's cost.
 
 ``options`` given to ``auto`` go to every extractor that accepts them (e.g. ``K`` and
