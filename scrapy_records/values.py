@@ -27,9 +27,8 @@ of value a slot holds and turns the raw strings into plain JSON/CSV scalars:
     in the record's ``text`` and the column's relative ``xpath`` selects it.
 ``date``
     ISO 8601: ``YYYY-MM-DD`` when the text has no time of day, else
-    ``YYYY-MM-DDTHH:MM[:SS][+HH:MM]``. Parsing uses :mod:`scrapy_records.dates`
-    (``is_date_candidate`` / ``parse_date``) when that module is present and falls back to
-    a small regular-expression parser of numeric and English dates otherwise.
+    ``YYYY-MM-DDTHH:MM[:SS][+HH:MM]`` (:func:`scrapy_records.dates.iso_date`). Parsing uses
+    :mod:`scrapy_records.dates` (``is_date_candidate`` / ``parse_date``).
 
 A column gets a typed kind only when *every* value of the column converts (a price column
 with one ``"Call for price"`` stays ``text``): a column never mixes strings and numbers.
@@ -43,7 +42,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any, Callable
 
-from .dates import iso_date
+from .dates import is_date_candidate, is_pure_date, iso_date, parse_date
 
 logger = logging.getLogger(__name__)
 
@@ -254,113 +253,31 @@ def parse_price(text: str, decimal: str | None = None) -> tuple[float, str | Non
 
 
 # ------------------------------------------------------------------------------- dates
-_dates_mod: Any = None
-_dates_checked = False
-
-_MONTHS = {
-    m: i + 1
-    for i, names in enumerate(
-        [
-            ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
-            ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
-            ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
-            ("dec", "december"),
-        ]
-    )
-    for m in names
-}
-_MON = r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-_TIME = r"(?:[ T,]+(?:at\s+)?(?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2}))?\s*(?P<ampm>[ap]\.?m\.?)?)?"
-_FALLBACK_DATE_RES = [
-    re.compile(r"^(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})" + _TIME + r"(?P<tz>Z|[+-]\d{2}:?\d{2})?$", re.I),
-    re.compile(r"^(?P<d>\d{1,2})\.\s?(?P<m>\d{1,2})\.\s?(?P<y>\d{4}|\d{2})" + _TIME + "$", re.I),
-    re.compile(r"^(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})" + _TIME + "$", re.I),
-    re.compile(r"^(?:\w+,?\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\.?\s+" + _MON + r",?\s+(?P<y>\d{4})" + _TIME + "$", re.I),
-    re.compile(r"^(?:\w+,?\s+)?" + _MON + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})" + _TIME + "$", re.I),
-]
-
-
 _TIME_ONLY_RE = re.compile(r"^\s*\d{1,2}[:h.]\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?|uhr|h)?\s*$", re.I)
-
-
-def _dates() -> Any:
-    """The project's date module (lazily imported), or ``None`` when it is not there yet."""
-    global _dates_mod, _dates_checked
-    if not _dates_checked:
-        _dates_checked = True
-        try:
-            from . import dates as mod  # type: ignore[attr-defined]
-
-            if hasattr(mod, "parse_date"):
-                _dates_mod = mod
-        except Exception:  # pragma: no cover - depends on the other module being present
-            logger.debug("scrapy_records.dates not available; using the fallback date parser")
-            _dates_mod = None
-    return _dates_mod
-
-
-def _fallback_parse(text: str) -> datetime | None:
-    s = text.strip()
-    for rx in _FALLBACK_DATE_RES:
-        m = rx.match(s)
-        if not m:
-            continue
-        g = m.groupdict()
-        try:
-            y = int(g["y"])
-            if y < 100:
-                y += 2000 if y < 70 else 1900
-            if g.get("mon"):
-                mon = g["mon"].lower().rstrip(".")
-                mo = _MONTHS.get(mon) or _MONTHS[mon[:3]]
-                d = int(g["d"])
-            elif g.get("a"):
-                a, b = int(g["a"]), int(g["b"])
-                mo, d = (b, a) if a > 12 else (a, b)  # 25/12/2020 is d/m, else US m/d
-            else:
-                mo, d = int(g["m"]), int(g["d"])
-            H = int(g["H"]) if g.get("H") else 0
-            M = int(g["M"]) if g.get("M") else 0
-            S = int(g["S"]) if g.get("S") else 0
-            if g.get("ampm"):
-                pm = g["ampm"].lower().startswith("p")
-                H = (H % 12) + (12 if pm else 0)
-            return datetime(y, mo, d, H, M, S)
-        except (ValueError, KeyError):
-            return None
-    return None
 
 
 def parse_date_iso(text: str, languages: Sequence[str] | None = None) -> str | None:
     """Parse a date string and return it in ISO 8601, or ``None``.
 
-    Uses ``scrapy_records.dates.parse_date`` (after its cheap ``is_date_candidate``
+    Uses :func:`scrapy_records.dates.parse_date` after its cheap ``is_date_candidate``
     pre-filter, and only when ``is_pure_date`` says the text is nothing but a date, so
-    "Posted by ann on 5 Jan 2020" stays text) when that module is available, else the
-    fallback parser (ISO, ``d.m.y``, ``m/d/y`` (``d/m/y`` when the day is > 12), English
-    month names). A time of day alone is not a date.
+    "Posted by ann on 5 Jan 2020" stays text. A time of day alone is not a date.
     """
     if not text or len(text) > 64 or not any(c.isdigit() for c in text):
         return None
     if _TIME_ONLY_RE.match(text):
         return None  # a time of day alone is not a date (it would become "today")
-    mod = _dates()
     dt: Any = None
-    if mod is not None:
-        try:
-            cand = getattr(mod, "is_date_candidate", None)
-            pure = getattr(mod, "is_pure_date", None)
-            # a column value must be *only* a date ("Posted on 5 Jan" is text)
-            # cheapest test first: regex pre-filter, then the parse, then the purity check
-            if cand is None or cand(text):
-                dt = mod.parse_date(text, languages=list(languages) if languages else None)
-                if dt is not None and pure is not None and not pure(text):
-                    dt = None
-        except Exception:  # pragma: no cover - a bug there must not break alignment
-            logger.debug("dates.parse_date failed on %r", text, exc_info=True)
-            dt = None
-    else:
-        dt = _fallback_parse(text)
+    try:
+        # a column value must be *only* a date ("Posted on 5 Jan" is text)
+        # cheapest test first: regex pre-filter, then the parse, then the purity check
+        if is_date_candidate(text):
+            dt = parse_date(text, languages=list(languages) if languages else None)
+            if dt is not None and not is_pure_date(text):
+                dt = None
+    except Exception:  # pragma: no cover - a bug there must not break alignment
+        logger.debug("dates.parse_date failed on %r", text, exc_info=True)
+        dt = None
     if dt is None:
         return None
     if isinstance(dt, datetime):
