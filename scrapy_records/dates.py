@@ -584,7 +584,7 @@ def parse_date(
     located with the pre-filter regexes and only that span is parsed. Relative dates
     ("3 hours ago", "Yesterday, 09:00 PM") are resolved against ``relative_base`` (default:
     the base :func:`relative_to` set, which the crawl engine sets from the response's
-    ``Date`` header; else now). ``languages`` restricts
+    ``Date`` header; else now, to the minute). ``languages`` restricts
     ``dateparser`` (default :data:`DEFAULT_LANGUAGES`) and decides the order of ambiguous
     numeric dates (``01-05-2010`` is January 5 for English first, May 1 otherwise).
     Results are cached.
@@ -594,6 +594,10 @@ def parse_date(
     langs = tuple(languages) if languages else DEFAULT_LANGUAGES
     if relative_base is None:
         relative_base = _RELATIVE_BASE.get()
+    if relative_base is None:
+        # now, to the minute: the base is part of the cache key, so a cached "3 hours ago"
+        # never outlives the minute it was read in (it would in a long-running process)
+        relative_base = datetime.now().replace(second=0, microsecond=0)
     return _parse_cached(text, langs, relative_base)  # scans with the pre-filter regexes
 
 

@@ -156,3 +156,22 @@ def test_http_date_base_and_relative_to():
         assert parse_date("3 hours ago", relative_base=datetime(2021, 1, 1, 12, 0)) == datetime(2021, 1, 1, 9, 0)
     assert current_relative_base() is None
     assert parse_date("3 hours ago") > datetime(2024, 1, 1)
+
+
+def test_relative_dates_do_not_go_stale_in_the_cache(monkeypatch):
+    """Without a base, "3 hours ago" counts from now (to the minute) at each call: the
+    result cache is keyed by that minute, so a long-running process does not keep serving
+    the reading of its first call."""
+    import scrapy_records.dates as D
+
+    clock = [datetime(2021, 5, 1, 10, 0, 42)]
+
+    class Clock(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return clock[0]
+
+    monkeypatch.setattr(D, "datetime", Clock)
+    assert D.parse_date("3 hours ago") == datetime(2021, 5, 1, 7, 0)
+    clock[0] = datetime(2021, 5, 1, 18, 30, 5)
+    assert D.parse_date("3 hours ago") == datetime(2021, 5, 1, 15, 30)
