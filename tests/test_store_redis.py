@@ -355,7 +355,9 @@ def test_example_project_with_scrapy_redis(tmp_path, redis_server):
     once overall); every product ends up a record."""
     from demo.site import N_PRODUCTS, DemoSite
 
-    env = subprocess_env(SCRAPY_PROJECT="redis", REDIS_URL=redis_server.url, DEMO_RUN="t1")
+    # the project's own per-worker feeds go to tmp_path too, not into the repository
+    env = subprocess_env(SCRAPY_PROJECT="redis", REDIS_URL=redis_server.url, DEMO_RUN="t1",
+                         DEMO_OUTPUT_DIR=str(tmp_path / "output"))
     with DemoSite() as site:
         procs = {}
         for w in ("w1", "w2"):
@@ -385,6 +387,7 @@ def test_example_project_with_scrapy_redis(tmp_path, redis_server):
     entries = open_store(redis_server.url + "?prefix=records-demo").list()
     assert sorted(e.version for e in entries) == [1, 1]
     assert redis_server.client().exists("t1:shop:dupefilter")
+    assert len(list((tmp_path / "output").glob("shop-worker*.jsonl"))) == 2
 
 
 def test_wrapper_induced_during_an_outage_is_stored_when_redis_is_back(tmp_path):

@@ -29,7 +29,8 @@ LOG_LEVEL = "INFO"
 CONCURRENT_REQUESTS = 8
 TELNETCONSOLE_ENABLED = False
 
-OUTPUT_DIR = os.path.join(os.path.dirname(_HERE), "output")
+# where the feeds go: example_project/output, or $DEMO_OUTPUT_DIR (the tests use a temporary one)
+OUTPUT_DIR = os.environ.get("DEMO_OUTPUT_DIR") or os.path.join(os.path.dirname(_HERE), "output")
 FEEDS = {
     os.path.join(OUTPUT_DIR, "%(name)s.jsonl"): {"format": "jsonlines", "overwrite": True, "encoding": "utf8"},
     os.path.join(OUTPUT_DIR, "%(name)s.csv"): {
