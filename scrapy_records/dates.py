@@ -547,9 +547,9 @@ def current_relative_base() -> datetime | None:
 
 
 def http_date_base(value: str | bytes | None, *, now: datetime | None = None) -> datetime | None:
-    """The time an HTTP ``Date`` header gives, as a naive local time like ``datetime.now()``
-    (``None`` when absent, malformed, before 1990 or more than a day in the future: a
-    server clock that wrong is no better reference than ours)."""
+    """The time an HTTP ``Date`` header gives, to the minute, as a naive local time like
+    ``datetime.now()`` (``None`` when absent, malformed, before 1990 or more than a day in
+    the future: a server clock that wrong is no better reference than ours)."""
     if not value:
         return None
     if isinstance(value, bytes):
@@ -563,7 +563,9 @@ def http_date_base(value: str | bytes | None, *, now: datetime | None = None) ->
     if d.tzinfo is None:  # "-0000": UTC by RFC 5322
         d = d.replace(tzinfo=timezone.utc)
     try:
-        d = d.astimezone().replace(tzinfo=None, microsecond=0)
+        # to the minute, like "now" in parse_date: responses sent within a minute share
+        # parse_date's cache entries (the base is part of the key)
+        d = d.astimezone().replace(tzinfo=None, second=0, microsecond=0)
     except (OverflowError, OSError, ValueError):
         return None
     current = now or datetime.now()

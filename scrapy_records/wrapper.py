@@ -969,13 +969,14 @@ def _type_values(fields: list[_Field], rows: list[dict[str, Any]]) -> int:
             lru_cache(maxsize=8192)(V.parse_number),
             lru_cache(maxsize=8192)(V.parse_price),
             # keyed by the reference time too: relative dates ("3 hours ago") move with
-            # the clock (the hour) or with the page's own base (dates.relative_to)
+            # the clock (the minute, as dates.parse_date reads it) or with the page's own
+            # base (dates.relative_to)
             lru_cache(maxsize=8192)(lambda text, _base: V.parse_date_iso(text)),
         )
     parse_number, parse_price, parse_date_h = _CONVERTERS
     from .dates import current_relative_base
 
-    hour = current_relative_base() or int(time.time() // 3600)
+    when = current_relative_base() or int(time.time() // 60)
     for f in fields:
         name = f.name
         raw = [r[name] for r in rows if name in r]
@@ -999,7 +1000,7 @@ def _type_values(fields: list[_Field], rows: list[dict[str, Any]]) -> int:
                     if pr and pr[1] and cur is None:
                         cur = pr[1]
                 else:
-                    y = parse_date_h(x, hour)
+                    y = parse_date_h(x, when)
                 if y is None:
                     errors += 1
                 else:

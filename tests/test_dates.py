@@ -145,7 +145,7 @@ def test_digit_free_texts_pass_the_prefilter_only_with_a_date_word(text, is_date
 def test_http_date_base_and_relative_to():
     from scrapy_records.dates import current_relative_base, http_date_base, relative_to
 
-    base = http_date_base(b"Tue, 03 Mar 2020 12:00:00 GMT")
+    base = http_date_base(b"Tue, 03 Mar 2020 12:00:42 GMT")  # to the minute
     assert base == datetime(2020, 3, 3, 12, 0, tzinfo=timezone.utc).astimezone().replace(tzinfo=None)
     for bad in (None, "", "yesterday", "Tue, 03 Mar 1980 12:00:00 GMT", "Tue, 03 Mar 2099 12:00:00 GMT"):
         assert http_date_base(bad) is None
