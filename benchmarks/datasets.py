@@ -215,3 +215,66 @@ LOADERS = {
     "forums": load_forums,
     "reviews": load_reviews,
 }
+
+
+# ------------------------------------------------------------------- modern (estuka)
+def _read_csv_rows(data: bytes) -> list[list[str]]:
+    import csv
+    import io
+
+    for enc in ("utf-8-sig", "cp1252"):
+        try:
+            text = data.decode(enc)
+            break
+        except UnicodeDecodeError:
+            continue
+    else:
+        text = data.decode("utf-8", "replace")
+    return [row for row in csv.reader(io.StringIO(text)) if any(c.strip() for c in row)]
+
+
+def load_estuka(root: Path) -> Iterator[Sample]:
+    """Estuka & Miller's modern testbed: one page per query, gold rows of aligned cells.
+
+    ``meta``: ``site`` (the site folder, shared by its three query pages), ``query`` (1-3, the
+    folder's number) and ``rows`` (the gold cells of each record, in the page's order).
+    """
+    zpath = root / "modern" / "estuka-dev.zip"
+    if not zpath.exists():
+        return
+    z = zipfile.ZipFile(zpath)
+    names = z.namelist()
+    pages = sorted(n for n in names if n.lower().endswith((".htm", ".html")))
+    for page in pages:
+        folder = page.rsplit("/", 1)[0]
+        csv_name = folder + "/data records.csv"
+        if csv_name not in names:
+            continue
+        parts = folder.split("/")
+        site, query = parts[-2], parts[-1]
+        rows = _read_csv_rows(z.read(csv_name))
+        gold = [GoldRecord(html_mod.unescape(" ".join(c for c in row if c.strip()))) for row in rows]
+        qn = int(re.match(r"\d+", query).group()) if re.match(r"\d+", query) else 0
+        url = "http://" + re.sub(r"^\d+-\s*", "", site).lower() + "/" + re.sub(r"\W+", "-", query)
+        yield Sample("modern/estuka", folder, url, z.read(page), gold,
+                     {"site": parts[-3] + "/" + site, "query": qn, "rows": rows})
+
+
+# ------------------------------------------------------------------- detail (swde)
+def load_swde(root: Path) -> Iterator[Sample]:
+    """SWDE detail pages: ``meta['attributes']`` maps each attribute to this page's gold values;
+    ``meta['site']`` groups the pages of one site (in page-id order)."""
+    zpath = root / "detail" / "swde-dev.zip"
+    if not zpath.exists():
+        return
+    z = zipfile.ZipFile(zpath)
+    names = z.namelist()
+    for gt_name in sorted(n for n in names if n.endswith("/groundtruth.json")):
+        folder = gt_name.rsplit("/", 1)[0]
+        gt = json.loads(z.read(gt_name))
+        for page in sorted(n for n in names if n.startswith(folder + "/") and n.endswith(".htm")):
+            pid = page.rsplit("/", 1)[1][:-4]
+            attrs = {a: v.get(pid, []) for a, v in gt.get("attributes", {}).items()}
+            url = gt.get("urls", {}).get(pid) or f"http://{folder}.example/{pid}"
+            yield Sample("detail/swde", page, url, z.read(page), None,
+                         {"site": folder, "page_id": pid, "attributes": attrs})
