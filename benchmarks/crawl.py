@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 from demo.site import N_POSTS, N_PRODUCTS, PER_PAGE, POSTS_PER_PAGE, DemoSite  # noqa: E402
 
 RUNNER = textwrap.dedent(
-    '''
+    """
     import json, sys, time
     import scrapy
     from scrapy.crawler import CrawlerProcess
@@ -82,7 +82,7 @@ RUNNER = textwrap.dedent(
     json.dump({"pages": pages, "seconds": dt, "max_lag": lag["max"],
                "stats": {k: v for k, v in st.items() if k.startswith("records/")}},
               open(cfg["out"], "w"), default=str)
-    '''
+    """
 )
 
 ADDON = {"ADDONS": {"scrapy_records.Addon": 300}}
@@ -91,19 +91,34 @@ ADDON = {"ADDONS": {"scrapy_records.Addon": 300}}
 def paths() -> list[str]:
     lists = [f"shop/page/{k}" for k in range(1, (N_PRODUCTS + PER_PAGE - 1) // PER_PAGE + 1)]
     details = [f"shop/product/{k}" for k in range(1, N_PRODUCTS + 1)]
-    forum = [f"forum/thread/1?page={k}" for k in range(1, (N_POSTS + POSTS_PER_PAGE - 1) // POSTS_PER_PAGE + 1)]
+    forum = [
+        f"forum/thread/1?page={k}"
+        for k in range(1, (N_POSTS + POSTS_PER_PAGE - 1) // POSTS_PER_PAGE + 1)
+    ]
     return lists + details + forum
 
 
 def run_mode(site: DemoSite, workdir: Path, name: str, settings: dict, repeat: int) -> dict:
     runner = workdir / "runner.py"
     runner.write_text(RUNNER)
-    cfg = {"base": site.url, "paths": paths(), "repeat": repeat, "settings": settings,
-           "out": str(workdir / f"{name}.json"), "extra_items": 5 if name == "plain_items" else 0}
+    cfg = {
+        "base": site.url,
+        "paths": paths(),
+        "repeat": repeat,
+        "settings": settings,
+        "out": str(workdir / f"{name}.json"),
+        "extra_items": 5 if name == "plain_items" else 0,
+    }
     (workdir / f"{name}.cfg").write_text(json.dumps(cfg))
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, str(runner), str(workdir / f"{name}.cfg")], cwd=workdir,
-                          env=env, capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run(
+        [sys.executable, str(runner), str(workdir / f"{name}.cfg")],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"{name} failed:\n{proc.stderr[-4000:]}")
     return json.loads((workdir / f"{name}.json").read_text())
@@ -116,9 +131,9 @@ def mining_cost(repeat: int = 3) -> dict[str, float]:
     import statistics
     import time
 
+    from demo.site import route
     from scrapy.http import HtmlResponse, Request
 
-    from demo.site import route
     from scrapy_records.scrapy.engine import RecordsRuntime
     from scrapy_records.scrapy.settings import RecordsConfig
 
@@ -133,8 +148,10 @@ def mining_cost(repeat: int = 3) -> dict[str, float]:
         return [HtmlResponse(u, body=b, encoding="utf-8", request=Request(u)) for u, b in bodies]
 
     out = {}
-    for name, cfg in (("unsupervised", RecordsConfig(wrapper_store="memory:", wrappers=False)),
-                      ("wrappers", RecordsConfig(wrapper_store="memory:", induction_samples=2))):
+    for name, cfg in (
+        ("unsupervised", RecordsConfig(wrapper_store="memory:", wrappers=False)),
+        ("wrappers", RecordsConfig(wrapper_store="memory:", induction_samples=2)),
+    ):
         rt = RecordsRuntime(cfg)
         for r in responses():  # warm up; induces the wrappers in "wrappers" mode
             rt.mine(r)
@@ -171,8 +188,12 @@ def main(argv: list[str] | None = None) -> None:
             "unsupervised": dict(ADDON, RECORDS_WRAPPERS=False),
             "wrappers": dict(ADDON, RECORDS_WRAPPER_STORE=store, RECORDS_INDUCTION_SAMPLES=2),
             "reuse": dict(ADDON, RECORDS_WRAPPER_STORE=store, RECORDS_INDUCTION_SAMPLES=2),
-            "inline": dict(ADDON, RECORDS_WRAPPER_STORE=f"sqlite:///{work / 'inline.sqlite'}",
-                           RECORDS_INDUCTION_SAMPLES=2, RECORDS_THREADED=False),
+            "inline": dict(
+                ADDON,
+                RECORDS_WRAPPER_STORE=f"sqlite:///{work / 'inline.sqlite'}",
+                RECORDS_INDUCTION_SAMPLES=2,
+                RECORDS_THREADED=False,
+            ),
         }
         res: dict[str, dict] = {}
         for rnd in range(args.rounds):  # interleaved rounds; the fastest run of each mode counts
@@ -185,28 +206,38 @@ def main(argv: list[str] | None = None) -> None:
                 if m not in res or r["seconds"] < res[m]["seconds"]:
                     res[m] = r
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"demo site crawl, {len(paths())} distinct pages x {args.repeat}, best of {args.rounds}"
-          f" rounds; CPUs: {os.cpu_count()}, load average {load:.1f}")
-    print(f"{'mode':<14}{'pages':>7}{'seconds':>9}{'pages/s':>9}{'vs plain':>10}{'max lag ms':>12}"
-          f"{'mining cpu s':>13}{'records':>9}{'induced':>9}{'reused':>8}")
+    print(
+        f"demo site crawl, {len(paths())} distinct pages x {args.repeat}, best of {args.rounds}"
+        f" rounds; CPUs: {os.cpu_count()}, load average {load:.1f}"
+    )
+    print(
+        f"{'mode':<14}{'pages':>7}{'seconds':>9}{'pages/s':>9}{'vs plain':>10}{'max lag ms':>12}"
+        f"{'mining cpu s':>13}{'records':>9}{'induced':>9}{'reused':>8}"
+    )
     base = res.get("plain")
     for m, r in res.items():
         pps = r["pages"] / r["seconds"] if r["seconds"] else 0.0
         ratio = f"{pps / (base['pages'] / base['seconds']):.2f}x" if base else "-"
         s = r["stats"]
-        print(f"{m:<14}{r['pages']:>7}{r['seconds']:>9.2f}{pps:>9.1f}{ratio:>10}{r['max_lag'] * 1000:>12.1f}"
-              f"{s.get('records/mining_seconds', 0):>13.2f}{s.get('records/records', 0):>9}{s.get('records/wrapper/induced', 0):>9}"
-              f"{s.get('records/wrapper/reused', 0):>8}")
+        print(
+            f"{m:<14}{r['pages']:>7}{r['seconds']:>9.2f}{pps:>9.1f}{ratio:>10}{r['max_lag'] * 1000:>12.1f}"
+            f"{s.get('records/mining_seconds', 0):>13.2f}{s.get('records/records', 0):>9}{s.get('records/wrapper/induced', 0):>9}"
+            f"{s.get('records/wrapper/reused', 0):>8}"
+        )
     cost = mining_cost(5)
-    print(f"mining cost per page (in-process, best of 5, median): unsupervised {cost['unsupervised']:.2f} ms, "
-          f"wrapper reuse {cost['wrappers']:.2f} ms ({cost['unsupervised'] / cost['wrappers']:.2f}x faster;"
-          f" sources {cost['wrappers_sources']})")
+    print(
+        f"mining cost per page (in-process, best of 5, median): unsupervised {cost['unsupervised']:.2f} ms, "
+        f"wrapper reuse {cost['wrappers']:.2f} ms ({cost['unsupervised'] / cost['wrappers']:.2f}x faster;"
+        f" sources {cost['wrappers_sources']})"
+    )
     if "wrappers" in res and "unsupervised" in res:
         a = res["wrappers"]["pages"] / res["wrappers"]["seconds"]
         b = res["unsupervised"]["pages"] / res["unsupervised"]["seconds"]
-        print(f"wrapper reuse on vs off: {a:.1f} vs {b:.1f} pages/s ({a / b:.2f}x); "
-              f"mining CPU seconds {res['wrappers']['stats'].get('records/mining_seconds')} vs "
-              f"{res['unsupervised']['stats'].get('records/mining_seconds')}")
+        print(
+            f"wrapper reuse on vs off: {a:.1f} vs {b:.1f} pages/s ({a / b:.2f}x); "
+            f"mining CPU seconds {res['wrappers']['stats'].get('records/mining_seconds')} vs "
+            f"{res['unsupervised']['stats'].get('records/mining_seconds')}"
+        )
 
 
 if __name__ == "__main__":

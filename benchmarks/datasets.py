@@ -86,7 +86,7 @@ _URL_TOKEN = re.compile(r"\S*://\S*")
 
 
 def _strip_link_targets(text: str) -> str:
-    """The annotated ``<text>`` without the link and image targets the annotation tool wrote
+    r"""The annotated ``<text>`` without the link and image targets the annotation tool wrote
     into it (``http://click.example/?id=1&target=... Title``; the datasets README: it
     "includes link targets"). A URL is no text of the page, and its many ``\w+`` tokens made
     a record that holds the whole visible text fail the 80 % rule."""
@@ -104,7 +104,9 @@ def load_lists(root: Path, names=("yamada", "zhao1", "zhao3")) -> Iterator[Sampl
             continue
         z = zipfile.ZipFile(zpath)
         members = set(z.namelist())
-        gt = etree.fromstring(z.read(f"{name}_groundtruth.xml"), etree.XMLParser(recover=True, huge_tree=True))
+        gt = etree.fromstring(
+            z.read(f"{name}_groundtruth.xml"), etree.XMLParser(recover=True, huge_tree=True)
+        )
         notes = _annotator_notes(z, name)
         for page in gt.iter("page"):
             rel = page.get("id")
@@ -253,11 +255,19 @@ def load_estuka(root: Path) -> Iterator[Sample]:
         parts = folder.split("/")
         site, query = parts[-2], parts[-1]
         rows = _read_csv_rows(z.read(csv_name))
-        gold = [GoldRecord(html_mod.unescape(" ".join(c for c in row if c.strip()))) for row in rows]
+        gold = [
+            GoldRecord(html_mod.unescape(" ".join(c for c in row if c.strip()))) for row in rows
+        ]
         qn = int(re.match(r"\d+", query).group()) if re.match(r"\d+", query) else 0
         url = "http://" + re.sub(r"^\d+-\s*", "", site).lower() + "/" + re.sub(r"\W+", "-", query)
-        yield Sample("modern/estuka", folder, url, z.read(page), gold,
-                     {"site": parts[-3] + "/" + site, "query": qn, "rows": rows})
+        yield Sample(
+            "modern/estuka",
+            folder,
+            url,
+            z.read(page),
+            gold,
+            {"site": parts[-3] + "/" + site, "query": qn, "rows": rows},
+        )
 
 
 # ------------------------------------------------------------------- detail (swde)
@@ -276,5 +286,11 @@ def load_swde(root: Path) -> Iterator[Sample]:
             pid = page.rsplit("/", 1)[1][:-4]
             attrs = {a: v.get(pid, []) for a, v in gt.get("attributes", {}).items()}
             url = gt.get("urls", {}).get(pid) or f"http://{folder}.example/{pid}"
-            yield Sample("detail/swde", page, url, z.read(page), None,
-                         {"site": folder, "page_id": pid, "attributes": attrs})
+            yield Sample(
+                "detail/swde",
+                page,
+                url,
+                z.read(page),
+                None,
+                {"site": folder, "page_id": pid, "attributes": attrs},
+            )

@@ -82,8 +82,17 @@ from rapidfuzz.distance import LCSseq  # noqa: E402
 from scrapy_records.dcade import induce_schema, schema_to_wrapper  # noqa: E402
 from scrapy_records.page import Page  # noqa: E402
 
-SITES = ["amazoncars", "amazonpopartist", "baseballplayerlist", "ebay", "netflix",
-         "rpmpackage", "tennis", "uefanationalteaminfo", "uefaplayerslist"]
+SITES = [
+    "amazoncars",
+    "amazonpopartist",
+    "baseballplayerlist",
+    "ebay",
+    "netflix",
+    "rpmpackage",
+    "tennis",
+    "uefanationalteaminfo",
+    "uefaplayerslist",
+]
 THRESHOLD = 0.85
 
 
@@ -134,7 +143,7 @@ def parse_manschema(text: str) -> list[dict]:
     for line in text.splitlines():
         s = line.strip()
         if s.startswith("---") and attrs:
-            break           # the summary below the schema ("35  33(c)") is not an attribute
+            break  # the summary below the schema ("35  33(c)") is not an attribute
         if not s or s.startswith("---") or s.startswith("//") or s.startswith("Manual"):
             continue
         if s.startswith("{"):
@@ -147,8 +156,12 @@ def parse_manschema(text: str) -> list[dict]:
             continue
         m = _ATTR.match(line)
         if m and _ATTR_START.match(line):
-            cur = {"num": m.group(1) + (m.group(2) or ""), "name": m.group(3).split("\t")[0].strip(),
-                   "text": m.group(3), "in_set": depth > 0}
+            cur = {
+                "num": m.group(1) + (m.group(2) or ""),
+                "name": m.group(3).split("\t")[0].strip(),
+                "text": m.group(3),
+                "in_set": depth > 0,
+            }
             attrs.append(cur)
         elif cur is not None:
             cur["text"] += " " + s
@@ -156,7 +169,7 @@ def parse_manschema(text: str) -> list[dict]:
     for a in attrs:
         t = a["text"]
         a["prefix"] = {int(i): f for f, i in _FIXED_PREFIX.findall(t)}
-        body = re.sub(r"\[[^\]]*\]", " ", t)   # drop [FIXED=..], [disj ..], [(40)==".."] notes
+        body = re.sub(r"\[[^\]]*\]", " ", t)  # drop [FIXED=..], [disj ..], [(40)==".."] notes
         ids = [int(x) for x in re.findall(r"\((\d+)\)", body)]
         flags = re.findall(r"\(([crst]\d?)\)", t)
         a["ids"] = ids
@@ -185,7 +198,9 @@ def parse_values(xml: bytes) -> list[tuple[int, str]]:
     return out
 
 
-def gold_attributes(attrs: list[dict], gold_vals: list[list[tuple[int, str]]]) -> tuple[list[dict], list[str]]:
+def gold_attributes(
+    attrs: list[dict], gold_vals: list[list[tuple[int, str]]]
+) -> tuple[list[dict], list[str]]:
     """Per-page gold values of the ``(c)`` attributes (the scoring convention of the docstring).
 
     Returns ``(gold, unscorable)``: ``gold[i]`` has ``num``, ``name``, ``in_set`` and
@@ -209,16 +224,31 @@ def gold_attributes(attrs: list[dict], gold_vals: list[list[tuple[int, str]]]) -
         def page_values(pv: list[tuple[int, str]], a: dict) -> list[list[str]]:
             pref = a["prefix"]
             if a["composite"]:
-                parts = [pref.get(i, "") + (" " if i in pref else "") + t for i, t in pv if i in ids]
+                parts = [
+                    pref.get(i, "") + (" " if i in pref else "") + t for i, t in pv if i in ids
+                ]
                 return [parts] if parts else []
             vals = [[(pref[i] + " " + t) if i in pref else t] for i, t in pv if i in ids]
             return vals
 
         per_page_all = [page_values(pv, grp[0]) for pv in gold_vals]
-        split = len(grp) > 1 and not in_set and all(
-            len(v) == len(grp) for v in per_page_all if v) and any(per_page_all)
-        members = grp if (split or len(grp) == 1) else [dict(grp[0], num="+".join(a["num"] for a in grp),
-                                                              name="+".join(a["name"] for a in grp))]
+        split = (
+            len(grp) > 1
+            and not in_set
+            and all(len(v) == len(grp) for v in per_page_all if v)
+            and any(per_page_all)
+        )
+        members = (
+            grp
+            if (split or len(grp) == 1)
+            else [
+                dict(
+                    grp[0],
+                    num="+".join(a["num"] for a in grp),
+                    name="+".join(a["name"] for a in grp),
+                )
+            ]
+        )
         for k, a in enumerate(members):
             pages = []
             for pv in gold_vals:
@@ -256,11 +286,13 @@ def cell_ok(parts: list[str], cell: str | None, nleaves: int, lenient: bool) -> 
     c = norm(cell)
     g = norm(" ".join(parts))
     if g == c or (abs(len(g) - len(c)) < 0.15 * max(len(g), len(c)) + 1 and sim(g, c) > THRESHOLD):
-        return True     # (LCS <= the shorter length: a length ratio <= 0.85 cannot pass)
+        return True  # (LCS <= the shorter length: a length ratio <= 0.85 cannot pass)
     return lenient and nleaves == 1 and _contains(parts, c)
 
 
-def _multiset_match(gold: list[list[str]], got: list[tuple[str, int]], lenient: bool = False) -> int:
+def _multiset_match(
+    gold: list[list[str]], got: list[tuple[str, int]], lenient: bool = False
+) -> int:
     """Gold values of one page matched one-to-one to the extracted cells (exact text first)."""
     if not gold or not got:
         return 0
@@ -295,7 +327,9 @@ def score_site(schema, attrs, gold_vals, m, lenient: bool = False):
     res["unscorable"] = unscorable
 
     def cells(c, rows=None):
-        return [(v, len(lv) if lv else 0) for v, lv in zip(c.values, c.leaves or [()] * len(c.values))]
+        return [
+            (v, len(lv) if lv else 0) for v, lv in zip(c.values, c.leaves or [()] * len(c.values))
+        ]
 
     # extracted columns; link targets are never attributes of the ExAlg manual schemas
     data_cols = [cells(c) for c in schema.columns if c.data and c.kind == "text"]
@@ -320,7 +354,11 @@ def score_site(schema, attrs, gold_vals, m, lenient: bool = False):
                 n = sum(1 for x in gv if x is not None)
                 best = 0.0
                 for ci, cv in enumerate(cols):
-                    corr = sum(1 for x, (v, nl) in zip(gv, cv) if x is not None and cell_ok(x, v, nl, lenient))
+                    corr = sum(
+                        1
+                        for x, (v, nl) in zip(gv, cv)
+                        if x is not None and cell_ok(x, v, nl, lenient)
+                    )
                     best = max(best, corr / n)
                     nv = sum(1 for v, _ in cv if v is not None)
                     if nv:
@@ -332,7 +370,9 @@ def score_site(schema, attrs, gold_vals, m, lenient: bool = False):
         else:
             # set attributes: gold multiset per page; extracted: recordset columns, and
             # also TableA data columns (one value per page) for recall when no set was found
-            cols = set_cols + [[[cell] if cell[0] is not None else [] for cell in c] for c in data_cols]
+            cols = set_cols + [
+                [[cell] if cell[0] is not None else [] for cell in c] for c in data_cols
+            ]
             n_set_cols = len(set_cols)
             pcs = [0.0] * n_set_cols
             for g in gold:
@@ -355,7 +395,11 @@ def score_site(schema, attrs, gold_vals, m, lenient: bool = False):
         R = statistics.mean(acc) if acc else None
         F = (2 * P * R / (P + R) if (P + R) else 0.0) if R is not None else None
         res[kind] = {
-            "n_gold": len(gold), "n_cols": len(cols), "P": P, "R": R, "F": F,
+            "n_gold": len(gold),
+            "n_cols": len(cols),
+            "P": P,
+            "R": R,
+            "F": F,
             "attrP": (len(matched_cols) / len(cols)) if cols else (1.0 if not gold else 0.0),
             "attrR": (sum(1 for x in acc if x >= 0.5) / len(acc)) if acc else None,
             "acc": R,
@@ -371,9 +415,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pages", type=int, default=20)
     ap.add_argument("--sites", default=",".join(SITES))
     ap.add_argument("--verbose", action="store_true")
-    ap.add_argument("--no-wrapper", action="store_true", help="skip the wrapper timing and held-out scoring")
-    ap.add_argument("--opt", action="append", default=[], metavar="NAME=VALUE",
-                    help="a DCADE option (Python literal value), e.g. --opt theta_den=0.5")
+    ap.add_argument(
+        "--no-wrapper", action="store_true", help="skip the wrapper timing and held-out scoring"
+    )
+    ap.add_argument(
+        "--opt",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a DCADE option (Python literal value), e.g. --opt theta_den=0.5",
+    )
     args = ap.parse_args(argv)
     zpath = Path(args.data) / "templates" / "exalg.zip"
     if not zpath.exists():
@@ -397,10 +448,12 @@ def main(argv: list[str] | None = None) -> int:
         vname = f"{prefix}values/v{i - 1}.xml"
         return parse_values(zf.read(vname)) if vname in names else []
 
-    print(f"{'site':22} {'pg':>3} {'ind_s':>6} {'x_lxml':>6} {'cols':>5} {'dtxt':>5} {'sets':>4} | "
-          f"{'F_D':>5} {'P_D':>5} {'R_D':>5} {'aP_D':>5} {'aR_D':>5} | "
-          f"{'F_S':>5} {'P_S':>5} {'R_S':>5} {'aP_S':>5} {'aR_S':>5} | {'F_D~':>5} {'F_S~':>5} | "
-          f"{'wR_D':>5} {'wR_S':>5} {'held':>4}")
+    print(
+        f"{'site':22} {'pg':>3} {'ind_s':>6} {'x_lxml':>6} {'cols':>5} {'dtxt':>5} {'sets':>4} | "
+        f"{'F_D':>5} {'P_D':>5} {'R_D':>5} {'aP_D':>5} {'aR_D':>5} | "
+        f"{'F_S':>5} {'P_S':>5} {'R_S':>5} {'aP_S':>5} {'aR_S':>5} | {'F_D~':>5} {'F_S~':>5} | "
+        f"{'wR_D':>5} {'wR_S':>5} {'held':>4}"
+    )
     for site in args.sites.split(","):
         prefix = f"exalg/{site}/"
         srcs = [n for n in names if n.startswith(prefix + "sources/") and n.endswith(".html")]
@@ -440,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
         s["lenient"] = s_len
         d, st = s["data"], s["set"]
         # the wrapper on pages it was not induced from (all pages when there are none)
-        held = srcs[args.pages:] or srcs
+        held = srcs[args.pages :] or srcs
         wacc = None
         if wrapper is not None:
             golds, _ = gold_attributes(attrs, [gold_of(prefix, n) for n in held])
@@ -448,26 +501,53 @@ def main(argv: list[str] | None = None) -> int:
             set_vals: dict[tuple[str, str], list] = {}
             for k, n in enumerate(held):
                 res = wrapper.extract(Page(zf.read(n), url=f"http://{site}.example/{Path(n).name}"))
-                rec = res.regions[0].records[0].fields if res.regions and res.regions[0].records else {}
+                rec = (
+                    res.regions[0].records[0].fields
+                    if res.regions and res.regions[0].records
+                    else {}
+                )
                 for fname in [x.name for x in wrapper.fields]:
                     v = rec.get(fname)
-                    vals_by_field.setdefault(fname, [None] * len(held))[k] = None if v is None else str(v)
+                    vals_by_field.setdefault(fname, [None] * len(held))[k] = (
+                        None if v is None else str(v)
+                    )
                 for lst in wrapper.lists:
                     for row in rec.get(lst.name) or []:
                         for fname, v in row.items():
                             if isinstance(v, (str, int, float)):
-                                set_vals.setdefault((lst.name, fname), [[] for _ in held])[k].append((str(v), 0))
+                                set_vals.setdefault((lst.name, fname), [[] for _ in held])[
+                                    k
+                                ].append((str(v), 0))
             accs, saccs = [], []
             for g in golds:
                 if not g["in_set"]:
                     gv = [vals[0] if vals else None for vals in g["pages"]]
                     n = sum(1 for x in gv if x is not None)
-                    accs.append(max((sum(1 for x, v in zip(gv, cv) if x is not None and cell_ok(x, v, 0, False)) / n
-                                     for cv in vals_by_field.values()), default=0.0))
+                    accs.append(
+                        max(
+                            (
+                                sum(
+                                    1
+                                    for x, v in zip(gv, cv)
+                                    if x is not None and cell_ok(x, v, 0, False)
+                                )
+                                / n
+                                for cv in vals_by_field.values()
+                            ),
+                            default=0.0,
+                        )
+                    )
                 else:
                     total = sum(len(x) for x in g["pages"])
-                    saccs.append(max((sum(_multiset_match(x, v) for x, v in zip(g["pages"], cv)) / total
-                                      for cv in set_vals.values()), default=0.0))
+                    saccs.append(
+                        max(
+                            (
+                                sum(_multiset_match(x, v) for x, v in zip(g["pages"], cv)) / total
+                                for cv in set_vals.values()
+                            ),
+                            default=0.0,
+                        )
+                    )
             wacc = (statistics.mean(accs), len(held)) if accs else None
             s["wrapper_set"] = statistics.mean(saccs) if saccs else None
         s["wrapper"] = wacc
@@ -476,13 +556,15 @@ def main(argv: list[str] | None = None) -> int:
         def f(x):
             return f"{x:5.3f}" if x is not None else "  -  "
 
-        print(f"{site:22} {len(pages):3d} {t_ind:6.2f} {statistics.median(ratios) if ratios else float('nan'):6.1f} "
-              f"{len(schema.columns):5d} {sum(1 for c in schema.data_columns() if c.kind == 'text'):5d} "
-              f"{len(schema.recordsets):4d} | "
-              f"{f(d['F'])} {f(d['P'])} {f(d['R'])} {f(d['attrP'])} {f(d['attrR'])} | "
-              f"{f(st['F'])} {f(st['P'])} {f(st['R'])} {f(st['attrP'])} {f(st['attrR'])} | "
-              f"{f(s_len['data']['F'])} {f(s_len['set']['F'])} | "
-              f"{f(wacc[0]) if wacc else '  -  '} {f(s.get('wrapper_set'))} {wacc[1] if wacc else 0:4d}")
+        print(
+            f"{site:22} {len(pages):3d} {t_ind:6.2f} {statistics.median(ratios) if ratios else float('nan'):6.1f} "
+            f"{len(schema.columns):5d} {sum(1 for c in schema.data_columns() if c.kind == 'text'):5d} "
+            f"{len(schema.recordsets):4d} | "
+            f"{f(d['F'])} {f(d['P'])} {f(d['R'])} {f(d['attrP'])} {f(d['attrR'])} | "
+            f"{f(st['F'])} {f(st['P'])} {f(st['R'])} {f(st['attrP'])} {f(st['attrR'])} | "
+            f"{f(s_len['data']['F'])} {f(s_len['set']['F'])} | "
+            f"{f(wacc[0]) if wacc else '  -  '} {f(s.get('wrapper_set'))} {wacc[1] if wacc else 0:4d}"
+        )
         if args.verbose:
             print("   data:", d["per_attr"])
             print("   set: ", st["per_attr"])
@@ -491,6 +573,7 @@ def main(argv: list[str] | None = None) -> int:
             if s["unscorable"]:
                 print("   unscorable (no value in the sample):", s["unscorable"])
     if rows:
+
         def avg(kind, key, view=None):
             xs = []
             for _, s in rows:
@@ -498,20 +581,25 @@ def main(argv: list[str] | None = None) -> int:
                 if ss[kind][key] is not None and ss[kind]["n_gold"]:
                     xs.append(ss[kind][key])
             return statistics.mean(xs) if xs else float("nan")
-        print(f"{'AVERAGE':22} {'':3} {'':6} {'':6} {'':5} {'':5} {'':4} | "
-              f"{avg('data','F'):5.3f} {avg('data','P'):5.3f} {avg('data','R'):5.3f} "
-              f"{avg('data','attrP'):5.3f} {avg('data','attrR'):5.3f} | "
-              f"{avg('set','F'):5.3f} {avg('set','P'):5.3f} {avg('set','R'):5.3f} "
-              f"{avg('set','attrP'):5.3f} {avg('set','attrR'):5.3f} | "
-              f"{avg('data','F','lenient'):5.3f} {avg('set','F','lenient'):5.3f} | "
-              f"{statistics.mean([s['wrapper'][0] for _, s in rows if s.get('wrapper')] or [float('nan')]):5.3f} "
-              f"{statistics.mean([s['wrapper_set'] for _, s in rows if s.get('wrapper_set') is not None] or [float('nan')]):5.3f}")
-        print("(averages over sites having gold attributes of that kind; ind_s = induction seconds; "
-              "x_lxml = wrapper application / lxml parse, median; F_D~/F_S~ = the lenient view "
-              "(a single-leaf cell holding the gold value as whole tokens also counts); wR_D = "
-              "per-page accuracy of the wrapper's fields for the data attributes (wR_S: value "
-              "recall of its nested lists for the set attributes) on the 'held' pages not used "
-              "for induction, all pages when the site has no more)")
+
+        print(
+            f"{'AVERAGE':22} {'':3} {'':6} {'':6} {'':5} {'':5} {'':4} | "
+            f"{avg('data', 'F'):5.3f} {avg('data', 'P'):5.3f} {avg('data', 'R'):5.3f} "
+            f"{avg('data', 'attrP'):5.3f} {avg('data', 'attrR'):5.3f} | "
+            f"{avg('set', 'F'):5.3f} {avg('set', 'P'):5.3f} {avg('set', 'R'):5.3f} "
+            f"{avg('set', 'attrP'):5.3f} {avg('set', 'attrR'):5.3f} | "
+            f"{avg('data', 'F', 'lenient'):5.3f} {avg('set', 'F', 'lenient'):5.3f} | "
+            f"{statistics.mean([s['wrapper'][0] for _, s in rows if s.get('wrapper')] or [float('nan')]):5.3f} "
+            f"{statistics.mean([s['wrapper_set'] for _, s in rows if s.get('wrapper_set') is not None] or [float('nan')]):5.3f}"
+        )
+        print(
+            "(averages over sites having gold attributes of that kind; ind_s = induction seconds; "
+            "x_lxml = wrapper application / lxml parse, median; F_D~/F_S~ = the lenient view "
+            "(a single-leaf cell holding the gold value as whole tokens also counts); wR_D = "
+            "per-page accuracy of the wrapper's fields for the data attributes (wR_S: value "
+            "recall of its nested lists for the set attributes) on the 'held' pages not used "
+            "for induction, all pages when the site has no more)"
+        )
     return 0
 
 

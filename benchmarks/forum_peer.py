@@ -48,14 +48,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-import scrapy_records  # noqa: E402
 from datasets import dataset_root  # noqa: E402
 from run import forum_fields_ok, lxml_baseline  # noqa: E402
 from scoring import match  # noqa: E402
 from timing import install_page_timeout  # noqa: E402
 
-
-
+import scrapy_records  # noqa: E402
 
 _BASE_RE = re.compile(r"<base\s[^>]*href\s*=\s*[\"']([^\"']+)", re.I)
 
@@ -67,7 +65,9 @@ def _norm(url: str | None, base: str) -> str:
     return (u.path.rstrip("/") + ("?" + u.query if u.query else "")).lower()
 
 
-def author_ok_star(pred_name: str | None, pred_url: str | None, gold: str | None, page_url: str, html: str) -> bool | None:
+def author_ok_star(
+    pred_name: str | None, pred_url: str | None, gold: str | None, page_url: str, html: str
+) -> bool | None:
     """Author right: the profile URL (gold href resolved against ``<base href>`` too) or,
     when the gold is a plain name, the name."""
     if not gold:
@@ -133,7 +133,13 @@ class Tally:
             if a_ok is not None:
                 self.a_n += 1
                 self.a_ok += a_ok
-            a2 = author_ok_star(fields_list[i].get("author"), fields_list[i].get("author_url"), extra["user"], url, html)
+            a2 = author_ok_star(
+                fields_list[i].get("author"),
+                fields_list[i].get("author_url"),
+                extra["user"],
+                url,
+                html,
+            )
             if a2 is not None:
                 self.a2_n += 1
                 self.a2_ok += a2
@@ -199,7 +205,11 @@ def main(argv=None) -> int:
             fields = [dict(r.fields) for r in recs]
             for view in ("record", "body"):
                 t = tallies[f"{n}:{view}"]
-                texts = [r.text for r in recs] if view == "record" else [r.fields.get("text") or r.text for r in recs]
+                texts = (
+                    [r.text for r in recs]
+                    if view == "record"
+                    else [r.fields.get("text") or r.text for r in recs]
+                )
                 sc = match(texts, gold_texts, fallback)
                 t.add(sc, fields, gold, url, html)
                 t.ms.append(dt * 1000)
@@ -224,12 +234,14 @@ def main(argv=None) -> int:
             for p in posts:
                 user = p.get("user") or ""
                 is_url = bool(re.search(r"[/?=]", user))
-                fields.append({
-                    "date_raw": str(p.get("datetime") or ""),
-                    "date": str(p.get("datetime") or ""),
-                    "author_url": user if is_url else None,
-                    "author": None if is_url else user,
-                })
+                fields.append(
+                    {
+                        "date_raw": str(p.get("datetime") or ""),
+                        "date": str(p.get("datetime") or ""),
+                        "author_url": user if is_url else None,
+                        "author": None if is_url else user,
+                    }
+                )
             sc = match([p.get("post_text") or "" for p in posts], gold_texts, fallback)
             t.add(sc, fields, gold, url, html)
             t.ms.append(dt * 1000)
@@ -239,7 +251,9 @@ def main(argv=None) -> int:
             line.append(f"harvest={sc.tp}/{sc.predicted}" + (f" ERR {err}" if err else ""))
         if args.verbose:
             print("  " + " ".join(line))
-    print(f"{'system':<18} {'pages':>5} {'P':>6} {'R':>6} {'F1':>6} {'perfect':>8} {'errors':>6} {'ms':>8} {'x lxml':>7} {'cpu x':>7}  fields")
+    print(
+        f"{'system':<18} {'pages':>5} {'P':>6} {'R':>6} {'F1':>6} {'perfect':>8} {'errors':>6} {'ms':>8} {'x lxml':>7} {'cpu x':>7}  fields"
+    )
     for t in tallies.values():
         print(t.line())
     return 0

@@ -19,14 +19,12 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import lxml.html  # noqa: E402
-
 from datasets import LOADERS, dataset_root  # noqa: E402
-from timing import best_time  # noqa: E402
 from parsel.selector import create_root_node  # noqa: E402
+from timing import best_time  # noqa: E402
+
 from scrapy_records import Page, RecordsError  # noqa: E402
 from scrapy_records.page import decode_html  # noqa: E402
-
-
 
 
 def main() -> int:
@@ -57,8 +55,10 @@ def main() -> int:
         return sorted(xs)[int(p * (len(xs) - 1))]
 
     print(f"pages={len(full)} median nodes={statistics.median(nodes):.0f}")
-    print(f"Page(bytes)/lxml parse: median {statistics.median(full):.2f}x  p90 {q(full, .9):.2f}x")
-    print(f"flatten only/lxml parse: median {statistics.median(flat):.2f}x  p90 {q(flat, .9):.2f}x")
+    print(f"Page(bytes)/lxml parse: median {statistics.median(full):.2f}x  p90 {q(full, 0.9):.2f}x")
+    print(
+        f"flatten only/lxml parse: median {statistics.median(flat):.2f}x  p90 {q(flat, 0.9):.2f}x"
+    )
     return 0
 
 

@@ -39,13 +39,13 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import lxml.html  # noqa: E402
-
-import scrapy_records  # noqa: E402
-from parsel.selector import create_root_node  # noqa: E402
-from scrapy_records.page import decode_html  # noqa: E402
 from datasets import LOADERS, PART_RECORD_NOTES, dataset_root  # noqa: E402
+from parsel.selector import create_root_node  # noqa: E402
 from scoring import match, prf, tokens  # noqa: E402
 from timing import best_time, clear_text_caches, install_page_timeout  # noqa: E402
+
+import scrapy_records  # noqa: E402
+from scrapy_records.page import decode_html  # noqa: E402
 
 
 def lxml_baseline(body: bytes, repeat: int = 3) -> float:
@@ -76,27 +76,33 @@ def _author_ok(rec_fields: dict, gold_user: str, page_url: str) -> bool:
         while g.startswith(("./", "../")):
             g = g.split("/", 1)[1]
         if g and "/" in g or "?" in g:
-            if _norm_href(pred_url, page_url).endswith(_norm_href("/" + g.lstrip("/"), "http://x/")):
+            if _norm_href(pred_url, page_url).endswith(
+                _norm_href("/" + g.lstrip("/"), "http://x/")
+            ):
                 return True
     name = str(rec_fields.get("author") or "").strip().lower()
     return bool(name) and name == gold_user.strip().lower()
 
 
-def forum_fields_ok(rec_fields: dict, gold_extra: dict, page_url: str) -> tuple[bool | None, bool | None]:
+def forum_fields_ok(
+    rec_fields: dict, gold_extra: dict, page_url: str
+) -> tuple[bool | None, bool | None]:
     """(date right, author right) for one matched post; None when the gold has no value."""
     date_ok = author_ok = None
     gdate = gold_extra.get("date")
     if gdate:
         pred = " ".join(str(rec_fields.get(k) or "") for k in ("date_raw", "date"))
         gt = tokens(gdate)
-        date_ok = bool(gt) and sum(min(c, tokens(pred)[t]) for t, c in gt.items()) >= 0.8 * sum(gt.values())
+        date_ok = bool(gt) and sum(min(c, tokens(pred)[t]) for t, c in gt.items()) >= 0.8 * sum(
+            gt.values()
+        )
         if not date_ok and rec_fields.get("date"):
             try:
                 from scrapy_records.dates import parse_date
 
                 g = parse_date(gdate)
                 p = str(rec_fields.get("date"))[:16]  # a date alone when the page gave no time
-                date_ok = bool(g) and p == g.isoformat()[:len(p)]
+                date_ok = bool(g) and p == g.isoformat()[: len(p)]
             except Exception:
                 pass
     guser = gold_extra.get("user")
@@ -120,7 +126,9 @@ def run(args) -> dict:
         f"{'dataset':<14}{'pages':>6}{'P':>7}{'R':>7}{'F1':>7}{'perfect':>9}{'oracleF1':>9}"
         f"{'errors':>7}{'ms':>8}{'x lxml':>8}  extra"
     )
-    print(f"# extractor={args.extractor} options={options} scrapy_records {scrapy_records.__version__}")
+    print(
+        f"# extractor={args.extractor} options={options} scrapy_records {scrapy_records.__version__}"
+    )
     print(header)
     for name in names:
         loader = LOADERS[name]
@@ -141,7 +149,9 @@ def run(args) -> dict:
                     t0 = time.perf_counter()
                     signal.alarm(args.timeout)
                     try:
-                        got = scrapy_records.extract(s.body, url=s.url, extractor=args.extractor, **options)
+                        got = scrapy_records.extract(
+                            s.body, url=s.url, extractor=args.extractor, **options
+                        )
                         err = None
                     except Exception as exc:  # noqa: BLE001 - every failure is counted
                         got, err = None, f"{type(exc).__name__}: {exc}"
@@ -156,7 +166,11 @@ def run(args) -> dict:
                         break
                 times.append(dt * 1000)
                 ratios.append(dt / base if base > 0 else 0.0)
-                entry = {"page": s.name, "ms": round(dt * 1000, 1), "x_lxml": round(dt / base, 2) if base else None}
+                entry = {
+                    "page": s.name,
+                    "ms": round(dt * 1000, 1),
+                    "x_lxml": round(dt / base, 2) if base else None,
+                }
                 if err:
                     stats["errors"] += 1
                     entry["error"] = err
@@ -183,7 +197,8 @@ def run(args) -> dict:
                     stats["perfect"] += sc.perfect
                     stats["scored"] += 1
                     if s.dataset.startswith("lists/") and not any(
-                            n in s.meta.get("note", "") for n in PART_RECORD_NOTES):
+                        n in s.meta.get("note", "") for n in PART_RECORD_NOTES
+                    ):
                         # pages whose gold is the whole record (the annotators' notes say
                         # "title only" / "link only" elsewhere)
                         stats["w_tp"] += sc.tp
@@ -201,13 +216,23 @@ def run(args) -> dict:
                     stats["o_tp"] += best.tp
                     stats["o_pred"] += best.predicted
                     stats["o_gold"] += best.gold
-                    if dname == "forums" and any(isinstance(r.fields.get("text"), str) for r in pred):
+                    if dname == "forums" and any(
+                        isinstance(r.fields.get("text"), str) for r in pred
+                    ):
                         # body view: the post body (fields["text"]) instead of the whole record,
                         # which also holds the author/date header the forum gold leaves out
                         # (a body without word tokens, e.g. ".", falls back to the record text
                         # so placeholder posts can still match by their date)
-                        bs = match([r.fields.get("text") if tokens(r.fields.get("text") or "") else r.text
-                                    for r in pred], gold_texts, fallback)
+                        bs = match(
+                            [
+                                r.fields.get("text")
+                                if tokens(r.fields.get("text") or "")
+                                else r.text
+                                for r in pred
+                            ],
+                            gold_texts,
+                            fallback,
+                        )
                         stats["b_tp"] += bs.tp
                         stats["b_pred"] += bs.predicted
                         stats["b_gold"] += bs.gold
@@ -226,52 +251,81 @@ def run(args) -> dict:
                         print(
                             f"  {s.name:<50} f1={sc.f1():.3f} tp={sc.tp} pred={sc.predicted} "
                             f"gold={sc.gold} regions={len(res.regions)} "
-                            f"conf={main.confidence if main else 0:.2f} {dt*1000:.0f}ms"
+                            f"conf={main.confidence if main else 0:.2f} {dt * 1000:.0f}ms"
                         )
                 elif args.verbose:
-                    print(f"  {s.name:<50} main={'yes' if main else 'no'} conf={main.confidence if main else 0:.2f} "
-                          f"records={len(main.records) if main else 0}")
+                    print(
+                        f"  {s.name:<50} main={'yes' if main else 'no'} conf={main.confidence if main else 0:.2f} "
+                        f"records={len(main.records) if main else 0}"
+                    )
                 pages.append(entry)
             n = len(samples)
             med_ms = statistics.median(times) if times else 0.0
             med_x = statistics.median(ratios) if ratios else 0.0
             extra = []
             if any(s.gold is None for s in samples):
-                extra.append(f"main_region={stats['main']}/{n} ({stats['main'] / n:.0%})" if n else "")
+                extra.append(
+                    f"main_region={stats['main']}/{n} ({stats['main'] / n:.0%})" if n else ""
+                )
             if stats["w_scored"]:
                 _, _, wf = prf(stats["w_tp"], stats["w_pred"], stats["w_gold"])
                 extra.append(f"whole_F1={wf:.3f} ({stats['w_scored']} pages)")
             if stats["b_scored"]:
                 _, _, bf = prf(stats["b_tp"], stats["b_pred"], stats["b_gold"])
-                extra.append(f"body_F1={bf:.3f} body_perfect={stats['b_perfect']}/{stats['b_scored']}")
+                extra.append(
+                    f"body_F1={bf:.3f} body_perfect={stats['b_perfect']}/{stats['b_scored']}"
+                )
             if date_n or author_n:
-                extra.append(f"date_ok={date_ok / date_n if date_n else 0:.3f} author_ok={author_ok / author_n if author_n else 0:.3f}")
+                extra.append(
+                    f"date_ok={date_ok / date_n if date_n else 0:.3f} author_ok={author_ok / author_n if author_n else 0:.3f}"
+                )
             if stats["scored"]:
                 p, r, f = prf(stats["tp"], stats["pred"], stats["gold"])
                 _, _, of = prf(stats["o_tp"], stats["o_pred"], stats["o_gold"])
                 perfect = f"{stats['perfect']}/{stats['scored']}"
-                print(f"{dname:<14}{n:>6}{p:>7.3f}{r:>7.3f}{f:>7.3f}{perfect:>9}{of:>9.3f}"
-                      f"{stats['errors']:>7}{med_ms:>8.1f}{med_x:>8.1f}  {' '.join(extra)}")
+                print(
+                    f"{dname:<14}{n:>6}{p:>7.3f}{r:>7.3f}{f:>7.3f}{perfect:>9}{of:>9.3f}"
+                    f"{stats['errors']:>7}{med_ms:>8.1f}{med_x:>8.1f}  {' '.join(extra)}"
+                )
             else:
-                print(f"{dname:<14}{n:>6}{'-':>7}{'-':>7}{'-':>7}{'-':>9}{'-':>9}"
-                      f"{stats['errors']:>7}{med_ms:>8.1f}{med_x:>8.1f}  {' '.join(extra)}")
-            report["datasets"][dname] = {"summary": dict(stats), "median_ms": med_ms, "median_x_lxml": med_x, "pages": pages}
+                print(
+                    f"{dname:<14}{n:>6}{'-':>7}{'-':>7}{'-':>7}{'-':>9}{'-':>9}"
+                    f"{stats['errors']:>7}{med_ms:>8.1f}{med_x:>8.1f}  {' '.join(extra)}"
+                )
+            report["datasets"][dname] = {
+                "summary": dict(stats),
+                "median_ms": med_ms,
+                "median_x_lxml": med_x,
+                "pages": pages,
+            }
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1))
     return report
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--extractor", default="auto")
-    ap.add_argument("--datasets", default="lists,negative", help="comma list of " + ",".join(LOADERS) + " or all")
+    ap.add_argument(
+        "--datasets",
+        default="lists,negative",
+        help="comma list of " + ",".join(LOADERS) + " or all",
+    )
     ap.add_argument("--data", default=None, help="datasets folder (default ../shared/datasets)")
     ap.add_argument("--options", default=None, help="JSON dict of extractor options")
     ap.add_argument("--main-threshold", type=float, default=None)
     ap.add_argument("--limit", type=int, default=0, help="pages per dataset (0: all)")
-    ap.add_argument("--timeout", type=int, default=60, help="seconds per page before it counts as an error")
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="time the extraction and lxml's parse as the best of this many runs (default 3)")
+    ap.add_argument(
+        "--timeout", type=int, default=60, help="seconds per page before it counts as an error"
+    )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="time the extraction and lxml's parse as the best of this many runs (default 3)",
+    )
     ap.add_argument("--json", default=None, help="write per-page results here")
     ap.add_argument("-v", "--verbose", action="count", default=0)
     run(ap.parse_args(argv))

@@ -32,10 +32,10 @@ sys.path.insert(0, str(HERE.parent))
 
 import lxml.html  # noqa: E402
 from parsel.selector import create_root_node  # noqa: E402
+from timing import best_time  # noqa: E402
 
 from scrapy_records.extractors.stem import STEMExtractor, analyze  # noqa: E402
 from scrapy_records.page import Page, decode_html  # noqa: E402
-from timing import best_time  # noqa: E402
 
 RECORD = (
     "<li class='result'><h3><a href='/item/{i}'>Result number {i}</a></h3>"
@@ -44,21 +44,63 @@ RECORD = (
 )
 FALLBACK_PAGE = (
     "<html><head><title>results</title></head><body><div id='nav'><a href='/'>Home</a> "
-    "<a href='/about'>About</a></div><ol>" + "".join(RECORD.format(i=i, d=i % 28 + 1) for i in range(10))
+    "<a href='/about'>About</a></div><ol>"
+    + "".join(RECORD.format(i=i, d=i % 28 + 1) for i in range(10))
     + "</ol><div id='footer'><p>Copyright</p></div></body></html>"
 )
 NOISE_TAGS = [
-    "div", "span", "p", "section", "article", "em", "strong", "ul", "form", "label", "small", "aside",
-    "nav", "header", "footer", "main", "figure", "figcaption", "blockquote", "pre", "code", "kbd", "var",
-    "abbr", "cite", "dfn", "q", "mark", "time", "data", "output", "details", "summary", "fieldset",
-    "legend", "address", "h4", "h5", "h6", "del", "ins", "sub", "sup",
+    "div",
+    "span",
+    "p",
+    "section",
+    "article",
+    "em",
+    "strong",
+    "ul",
+    "form",
+    "label",
+    "small",
+    "aside",
+    "nav",
+    "header",
+    "footer",
+    "main",
+    "figure",
+    "figcaption",
+    "blockquote",
+    "pre",
+    "code",
+    "kbd",
+    "var",
+    "abbr",
+    "cite",
+    "dfn",
+    "q",
+    "mark",
+    "time",
+    "data",
+    "output",
+    "details",
+    "summary",
+    "fieldset",
+    "legend",
+    "address",
+    "h4",
+    "h5",
+    "h6",
+    "del",
+    "ins",
+    "sub",
+    "sup",
 ]
 
 
 def template_page(k: int) -> str:
     recs = "".join(RECORD.format(i=i, d=i % 28 + 1) for i in range(k))
-    return (f"<html><head><title>t</title></head><body><div id='header'><h1>Results</h1></div>"
-            f"<ol>{recs}</ol><div id='footer'><p>end</p></div></body></html>")
+    return (
+        f"<html><head><title>t</title></head><body><div id='header'><h1>Results</h1></div>"
+        f"<ol>{recs}</ol><div id='footer'><p>end</p></div></body></html>"
+    )
 
 
 def noise(n_elements: int, seed: int) -> str:
@@ -88,7 +130,6 @@ def real_page(data: Path | None) -> str:
     return FALLBACK_PAGE
 
 
-
 def measure(html: str, profile: str) -> dict[str, float]:
     t_lxml = best_time(lambda: create_root_node(html, lxml.html.HTMLParser))
     t0 = time.perf_counter()
@@ -103,8 +144,14 @@ def measure(html: str, profile: str) -> dict[str, float]:
 
     t_full = best_time(run, repeat)
     best = max(regions, key=lambda r: len(r.records), default=None)
-    return {"nodes": page.n, "lxml": t_lxml, "page": t_page, "stem": t_stem, "full": t_full,
-            "records": len(best.records) if best else 0}
+    return {
+        "nodes": page.n,
+        "lxml": t_lxml,
+        "page": t_page,
+        "stem": t_stem,
+        "full": t_full,
+        "records": len(best.records) if best else 0,
+    }
 
 
 def fit_exponent(points: list[tuple[int, float]]) -> float:
@@ -116,7 +163,9 @@ def fit_exponent(points: list[tuple[int, float]]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", default=None, help="datasets folder (default ../shared/datasets)")
     ap.add_argument("--profile", default="recommended", choices=["recommended", "paper"])
     args = ap.parse_args(argv)
@@ -128,13 +177,23 @@ def main(argv: list[str] | None = None) -> int:
     base_nodes = Page(base, max_nodes=None).n
     for mult in (1, 10, 30, 100):
         pad = noise(base_nodes * (mult - 1), seed=mult) if mult > 1 else ""
-        html = base.replace("</body>", f"<div class='pad'>{pad}</div></body>", 1) if "</body>" in base else base + pad
+        html = (
+            base.replace("</body>", f"<div class='pad'>{pad}</div></body>", 1)
+            if "</body>" in base
+            else base + pad
+        )
         cases.append(("padded", f"real x{mult}", html))
 
-    print(f"# STEM scaling, profile={args.profile}. stem = analyze() (WPS, suffix array, filters, record")
-    print("# cutting); +regions = extract(align=False), which adds the core's XPaths and texts per record.")
-    print(f"{'family':<10}{'case':<14}{'nodes':>8}{'lxml ms':>9}{'page ms':>9}{'stem ms':>9}"
-          f"{'us/node':>8}{'x lxml':>8}{'+regions ms':>12}{'x lxml':>8}{'records':>8}")
+    print(
+        f"# STEM scaling, profile={args.profile}. stem = analyze() (WPS, suffix array, filters, record"
+    )
+    print(
+        "# cutting); +regions = extract(align=False), which adds the core's XPaths and texts per record."
+    )
+    print(
+        f"{'family':<10}{'case':<14}{'nodes':>8}{'lxml ms':>9}{'page ms':>9}{'stem ms':>9}"
+        f"{'us/node':>8}{'x lxml':>8}{'+regions ms':>12}{'x lxml':>8}{'records':>8}"
+    )
     by_family: dict[str, list[tuple[int, float]]] = {}
     full_family: dict[str, list[tuple[int, float]]] = {}
     for fam, label, html in cases:
@@ -142,12 +201,16 @@ def main(argv: list[str] | None = None) -> int:
         n = int(m["nodes"])
         by_family.setdefault(fam, []).append((n, m["stem"]))
         full_family.setdefault(fam, []).append((n, m["full"]))
-        print(f"{fam:<10}{label:<14}{n:>8}{m['lxml'] * 1e3:>9.2f}{m['page'] * 1e3:>9.2f}{m['stem'] * 1e3:>9.2f}"
-              f"{m['stem'] / n * 1e6:>8.2f}{m['stem'] / m['lxml']:>8.1f}{m['full'] * 1e3:>12.2f}"
-              f"{m['full'] / m['lxml']:>8.1f}{int(m['records']):>8}")
+        print(
+            f"{fam:<10}{label:<14}{n:>8}{m['lxml'] * 1e3:>9.2f}{m['page'] * 1e3:>9.2f}{m['stem'] * 1e3:>9.2f}"
+            f"{m['stem'] / n * 1e6:>8.2f}{m['stem'] / m['lxml']:>8.1f}{m['full'] * 1e3:>12.2f}"
+            f"{m['full'] / m['lxml']:>8.1f}{int(m['records']):>8}"
+        )
     for fam in by_family:
-        print(f"fitted exponent ({fam}): stem {fit_exponent(by_family[fam]):.2f}, "
-              f"stem+regions {fit_exponent(full_family[fam]):.2f}")
+        print(
+            f"fitted exponent ({fam}): stem {fit_exponent(by_family[fam]):.2f}, "
+            f"stem+regions {fit_exponent(full_family[fam]):.2f}"
+        )
     return 0
 
 

@@ -27,9 +27,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+from datasets import (  # noqa: E402
+    LOADERS,  # noqa: E402
+    dataset_root,
+    load_estuka,
+    load_swde,
+)
+
 import scrapy_records  # noqa: E402
-from datasets import dataset_root, load_estuka, load_swde  # noqa: E402
-from datasets import LOADERS  # noqa: E402
 
 FROZEN = datetime(2026, 1, 15, 12, 0, tzinfo=timezone.utc)
 EXTRACTORS = ("auto", "mdr", "stem", "mibat", "gstm")
@@ -58,7 +63,9 @@ def _page_job(job: tuple[str, str, bytes]) -> tuple[str, dict]:
         for name in EXTRACTORS:
             fields = "all" if name == "auto" else "main"
             out[name] = _safe(
-                lambda: scrapy_records.extract(body, url=url, extractor=name, fields=fields).to_dict()
+                lambda: scrapy_records.extract(
+                    body, url=url, extractor=name, fields=fields
+                ).to_dict()
             )
 
         def roundtrip():
@@ -73,7 +80,9 @@ def _page_job(job: tuple[str, str, bytes]) -> tuple[str, dict]:
     return key, out
 
 
-def _template_job(job: tuple[str, list[tuple[str, bytes]], int, tuple[str, ...]]) -> tuple[str, dict]:
+def _template_job(
+    job: tuple[str, list[tuple[str, bytes]], int, tuple[str, ...]],
+) -> tuple[str, dict]:
     from scrapy_records.dates import relative_to
 
     key, pages, n_train, inducers = job
@@ -111,7 +120,9 @@ def collect(root: Path, limit: int | None) -> tuple[list, list]:
     for s in load_swde(root):
         swde[s.meta["site"]].append(s)
     for site, samples in sorted(swde.items())[:limit]:
-        template_jobs.append((f"swde/{site}", [(s.url, s.body) for s in samples], 5, ("auto", "dcade")))
+        template_jobs.append(
+            (f"swde/{site}", [(s.url, s.body) for s in samples], 5, ("auto", "dcade"))
+        )
     import re
     import zipfile
 
@@ -122,8 +133,10 @@ def collect(root: Path, limit: int | None) -> tuple[list, list]:
         sites = sorted({n.split("/")[1] for n in names if n.count("/") >= 2 and "/sources/" in n})
         for site in sites[:limit]:
             pfx = f"exalg/{site}/sources/"
-            src = sorted((n for n in names if n.startswith(pfx) and n.endswith(".html")),
-                         key=lambda n: int(re.sub(r"\D", "", n.rsplit("/", 1)[1]) or 0))
+            src = sorted(
+                (n for n in names if n.startswith(pfx) and n.endswith(".html")),
+                key=lambda n: int(re.sub(r"\D", "", n.rsplit("/", 1)[1]) or 0),
+            )
             pages = [(f"http://{site}.example/{n.rsplit('/', 1)[1]}", z.read(n)) for n in src[:10]]
             template_jobs.append((f"exalg/{site}/2", pages, 2, ("auto", "gstm")))
             template_jobs.append((f"exalg/{site}/5", pages, 5, ("dcade",)))
@@ -148,9 +161,13 @@ def compare(a: dict, b: dict, show: int = 10) -> int:
                 if diffs <= show:
                     sx = json.dumps(x, sort_keys=True, default=str)
                     sy = json.dumps(y, sort_keys=True, default=str)
-                    i = next((i for i, (p, q) in enumerate(zip(sx, sy)) if p != q), min(len(sx), len(sy)))
-                    print(f"DIFF {key} [{part}] at char {i}:\n  before: ...{sx[max(0, i - 150):i + 150]}\n"
-                          f"  after:  ...{sy[max(0, i - 150):i + 150]}")
+                    i = next(
+                        (i for i, (p, q) in enumerate(zip(sx, sy)) if p != q), min(len(sx), len(sy))
+                    )
+                    print(
+                        f"DIFF {key} [{part}] at char {i}:\n  before: ...{sx[max(0, i - 150) : i + 150]}\n"
+                        f"  after:  ...{sy[max(0, i - 150) : i + 150]}"
+                    )
     print(f"{diffs} difference(s) over {len(set(a) | set(b))} keys")
     return diffs
 

@@ -45,14 +45,16 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import lxml.html  # noqa: E402
+from datasets import dataset_root  # noqa: E402
 from lxml import etree  # noqa: E402
+from timing import best_time  # noqa: E402
 
 import scrapy_records  # noqa: E402
-from datasets import dataset_root  # noqa: E402
-from timing import best_time  # noqa: E402
-from scrapy_records.page import Page  # noqa: E402
+from scrapy_records.page import (
+    Page,  # noqa: E402
+    parse_html,  # noqa: E402
+)
 from scrapy_records.templates import page_signature  # noqa: E402
-from scrapy_records.page import parse_html  # noqa: E402
 from scrapy_records.wrapper import Wrapper  # noqa: E402
 
 #: application to an already parsed tree (a Scrapy response whose tree exists), per page
@@ -91,18 +93,28 @@ def parse_manschema(text: str) -> tuple[list[dict], int]:
         m = _ATTR_RX.match(line)
         flag = re.findall(r"\(([crst])\)", line)
         if m:
-            rest = line[m.end():]
+            rest = line[m.end() :]
             rest_nofixed = re.sub(r"\[FIXED[^\]]*\]", " ", rest)
             ids = [int(x) for x in re.findall(r"\((\d+)\)(?!\s*=)", rest_nofixed)]
-            last = {"num": m.group(1), "name": m.group(2).strip().rstrip(","), "ids": ids,
-                    "flag": flag[-1] if flag else None, "sets": tuple(stack),
-                    "fixed": "[FIXED" in rest and not ids}
+            last = {
+                "num": m.group(1),
+                "name": m.group(2).strip().rstrip(","),
+                "ids": ids,
+                "flag": flag[-1] if flag else None,
+                "sets": tuple(stack),
+                "fixed": "[FIXED" in rest and not ids,
+            }
             attrs.append(last)
         elif last is not None and line.strip().startswith("["):
             last["ids"] += [int(x) for x in re.findall(r"\((\d+)\)\s*=", line)]
             if flag and not last["flag"]:
                 last["flag"] = flag[-1]
-        elif last is not None and flag and not last["flag"] and not line.strip().startswith(("{", "}", "<", ">")):
+        elif (
+            last is not None
+            and flag
+            and not last["flag"]
+            and not line.strip().startswith(("{", "}", "<", ">"))
+        ):
             last["flag"] = flag[-1]
     return attrs, nsets
 
@@ -182,15 +194,21 @@ def bench_exalg(root: Path, inducer: str, limit: int | None) -> list[float]:
     z = zipfile.ZipFile(zpath)
     names = z.namelist()
     sites = sorted({n.split("/")[1] for n in names if n.count("/") >= 2 and n.split("/")[1]})
-    print(f"\n== templates/exalg.zip: wrapper induced from 2 pages (inducer={inducer}), applied to the rest")
-    print(f"{'site':<22}{'test':>5}{'attrs':>7}{'cov':>5}{'sets':>6}{'cov':>4}"
-          f"{'acc(c)':>8}{'fields':>7}{'recs/pg':>8}{'fit':>6}{'ms':>7}{'x lxml':>8}")
+    print(
+        f"\n== templates/exalg.zip: wrapper induced from 2 pages (inducer={inducer}), applied to the rest"
+    )
+    print(
+        f"{'site':<22}{'test':>5}{'attrs':>7}{'cov':>5}{'sets':>6}{'cov':>4}"
+        f"{'acc(c)':>8}{'fields':>7}{'recs/pg':>8}{'fit':>6}{'ms':>7}{'x lxml':>8}"
+    )
     ratios: list[float] = []
     tot = {"attrs": 0, "cov": 0, "sets": 0, "scov": 0, "acc": [], "pages": 0}
     for site in sites:
         pfx = f"exalg/{site}/"
-        src = sorted((n for n in names if n.startswith(pfx + "sources/") and n.endswith(".html")),
-                     key=lambda n: int(re.sub(r"\D", "", n.rsplit("/", 1)[1]) or 0))
+        src = sorted(
+            (n for n in names if n.startswith(pfx + "sources/") and n.endswith(".html")),
+            key=lambda n: int(re.sub(r"\D", "", n.rsplit("/", 1)[1]) or 0),
+        )
         if len(src) < 3:
             continue
         if limit:
@@ -223,9 +241,20 @@ def bench_exalg(root: Path, inducer: str, limit: int | None) -> list[float]:
             recs.append(len(res.records))
             fits.append(res.regions[0].meta["health"]["fits"])
             cols = output_columns(res, wrapper)
-            per_page_cols.append({k: ([set(toks(str(v))) for v in vs], [len(toks(str(v))) for v in vs],
-                                      {float(v) for v in vs if isinstance(v, (int, float)) and not isinstance(v, bool)})
-                                  for k, vs in cols.items()})
+            per_page_cols.append(
+                {
+                    k: (
+                        [set(toks(str(v))) for v in vs],
+                        [len(toks(str(v))) for v in vs],
+                        {
+                            float(v)
+                            for v in vs
+                            if isinstance(v, (int, float)) and not isinstance(v, bool)
+                        },
+                    )
+                    for k, vs in cols.items()
+                }
+            )
         wrapper.stale = False
         col_names = sorted({k for d in per_page_cols for k in d})
         covered = 0
@@ -255,16 +284,23 @@ def bench_exalg(root: Path, inducer: str, limit: int | None) -> list[float]:
         scov = 0
         for s in set_ids:
             members = [a for a in data_attrs if s in a["sets"]]
-            if wrapper.record is not None and members and \
-                    sum(1 for a in members if a["num"] in covered_record) * 2 >= len(members):
+            if (
+                wrapper.record is not None
+                and members
+                and sum(1 for a in members if a["num"] in covered_record) * 2 >= len(members)
+            ):
                 scov += 1
-        measurable = sum(1 for a in data_attrs if any(gp.get(i) for gp in gold_pages for i in a["ids"]))
+        measurable = sum(
+            1 for a in data_attrs if any(gp.get(i) for gp in gold_pages for i in a["ids"])
+        )
         acc = statistics.mean(accs) if accs else float("nan")
         nfields = len(wrapper.fields) + len(wrapper.page_fields)
-        print(f"{site:<22}{len(src) - 2:>5}{measurable:>7}{covered:>5}{len(set_ids):>6}{scov:>4}"
-              f"{acc:>8.2f}{nfields:>7}{statistics.median(recs) if recs else 0:>8.1f}"
-              f"{sum(fits) / len(fits) if fits else 0:>6.2f}{statistics.median(ms) if ms else 0:>7.2f}"
-              f"{statistics.median(ratios[-len(ms):]) if ms else 0:>8.2f}")
+        print(
+            f"{site:<22}{len(src) - 2:>5}{measurable:>7}{covered:>5}{len(set_ids):>6}{scov:>4}"
+            f"{acc:>8.2f}{nfields:>7}{statistics.median(recs) if recs else 0:>8.1f}"
+            f"{sum(fits) / len(fits) if fits else 0:>6.2f}{statistics.median(ms) if ms else 0:>7.2f}"
+            f"{statistics.median(ratios[-len(ms) :]) if ms else 0:>8.2f}"
+        )
         tot["attrs"] += measurable
         tot["cov"] += covered
         tot["sets"] += len(set_ids)
@@ -272,16 +308,20 @@ def bench_exalg(root: Path, inducer: str, limit: int | None) -> list[float]:
         tot["acc"] += accs
         tot["pages"] += len(src) - 2
     if tot["pages"]:
-        print(f"{'TOTAL':<22}{tot['pages']:>5}{tot['attrs']:>7}{tot['cov']:>5}{tot['sets']:>6}{tot['scov']:>4}"
-              f"{statistics.mean(tot['acc']) if tot['acc'] else float('nan'):>8.2f}")
+        print(
+            f"{'TOTAL':<22}{tot['pages']:>5}{tot['attrs']:>7}{tot['cov']:>5}{tot['sets']:>6}{tot['scov']:>4}"
+            f"{statistics.mean(tot['acc']) if tot['acc'] else float('nan'):>8.2f}"
+        )
     return ratios
 
 
 # -------------------------------------------------------------------- lists
 def bench_lists(root: Path, limit: int | None) -> tuple[list[float], list[float]]:
     print("\n== lists/: Wrapper.from_region on the main region, applied to the same page")
-    print(f"{'dataset':<10}{'pages':>6}{'main':>6}{'exact':>7}{'same text':>10}{'json rt':>8}"
-          f"{'errors':>7}{'apply x':>9}{'group x':>9}")
+    print(
+        f"{'dataset':<10}{'pages':>6}{'main':>6}{'exact':>7}{'same text':>10}{'json rt':>8}"
+        f"{'errors':>7}{'apply x':>9}{'group x':>9}"
+    )
     apply_r: list[float] = []
     group_r: list[float] = []
     for name in ("yamada", "zhao1", "zhao3"):
@@ -290,7 +330,11 @@ def bench_lists(root: Path, limit: int | None) -> tuple[list[float], list[float]
             continue
         z = zipfile.ZipFile(zpath)
         members = set(z.namelist())
-        rels = [r.strip() for r in z.read(f"{name}.txt").decode("utf-8", "replace").splitlines() if r.strip()]
+        rels = [
+            r.strip()
+            for r in z.read(f"{name}.txt").decode("utf-8", "replace").splitlines()
+            if r.strip()
+        ]
         rels = [r for r in rels if r in members]
         if limit:
             rels = rels[:limit]
@@ -316,7 +360,9 @@ def bench_lists(root: Path, limit: int | None) -> tuple[list[float], list[float]
                 want = [r.xpaths for r in main.records]
                 exact += got == want
                 gt = {r.text for r in res.records}
-                same_text.append(sum(1 for r in main.records if r.text in gt) / max(1, len(main.records)))
+                same_text.append(
+                    sum(1 for r in main.records if r.text in gt) / max(1, len(main.records))
+                )
                 base = lxml_parse_time(body)
                 ar.append(best_time(lambda: w.extract(body, url=url), 5) / base)
                 tree = parse_html(body, url, max_bytes=None, parser_cls=etree.HTMLParser)[0]
@@ -328,14 +374,18 @@ def bench_lists(root: Path, limit: int | None) -> tuple[list[float], list[float]
                 traceback.print_exc(limit=3, file=sys.stderr)
         apply_r += ar
         group_r += gr
-        print(f"{name:<10}{len(rels):>6}{n_main:>6}{exact:>7}"
-              f"{statistics.mean(same_text) if same_text else 0:>10.3f}{json_ok:>8}{errors:>7}"
-              f"{statistics.median(ar) if ar else 0:>9.2f}{statistics.median(gr) if gr else 0:>9.2f}")
+        print(
+            f"{name:<10}{len(rels):>6}{n_main:>6}{exact:>7}"
+            f"{statistics.mean(same_text) if same_text else 0:>10.3f}{json_ok:>8}{errors:>7}"
+            f"{statistics.median(ar) if ar else 0:>9.2f}{statistics.median(gr) if gr else 0:>9.2f}"
+        )
     return apply_r, group_r
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", default=None)
     ap.add_argument("--inducer", default="auto", help="extractor/inducer for induce() on exalg")
     ap.add_argument("--sections", default="exalg,lists")
@@ -356,13 +406,19 @@ def main(argv=None) -> int:
         group_all += g
     print("\n== speed (median, per page, vs lxml.html.document_fromstring of the same bytes)")
     if apply_all:
-        print(f"wrapper application from raw bytes (decode + parse + selectors + health): "
-              f"{statistics.median(apply_all):.2f}x lxml parse over {len(apply_all)} pages (target <= 2x)")
+        print(
+            f"wrapper application from raw bytes (decode + parse + selectors + health): "
+            f"{statistics.median(apply_all):.2f}x lxml parse over {len(apply_all)} pages (target <= 2x)"
+        )
     if TREE_RATIOS:
-        print(f"wrapper application to a parsed tree (selectors + values + health):      "
-              f"{statistics.median(TREE_RATIOS):.2f}x lxml parse over {len(TREE_RATIOS)} pages")
+        print(
+            f"wrapper application to a parsed tree (selectors + values + health):      "
+            f"{statistics.median(TREE_RATIOS):.2f}x lxml parse over {len(TREE_RATIOS)} pages"
+        )
     if group_all:
-        print(f"template signature:  {statistics.median(group_all):.2f}x lxml parse over {len(group_all)} pages (target <= 1x)")
+        print(
+            f"template signature:  {statistics.median(group_all):.2f}x lxml parse over {len(group_all)} pages (target <= 1x)"
+        )
     return 0
 
 

@@ -10,6 +10,7 @@ Quick use::
 
 __version__ = "0.1.0"
 
+from .api import extract  # noqa: E402
 from .errors import (  # noqa: E402
     EmptyDocumentError,
     NotHTMLError,
@@ -18,15 +19,13 @@ from .errors import (  # noqa: E402
     UnknownExtractorError,
     WrapperError,
 )
-from .page import Page, as_page  # noqa: E402
-from .results import Column, PageResult, Record, Region  # noqa: E402
-from .api import extract  # noqa: E402
 from .extractors import available_extractors, get_extractor, register_extractor  # noqa: E402
 
 # Bound eagerly: ``scrapy_records.induce`` is also a submodule, and a lazy attribute would
 # be replaced by the module as soon as anything imported ``scrapy_records.induce``.
 from .induce import induce  # noqa: E402
-
+from .page import Page, as_page  # noqa: E402
+from .results import Column, PageResult, Record, Region  # noqa: E402
 
 
 def __getattr__(name: str):

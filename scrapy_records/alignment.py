@@ -69,8 +69,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .page import Page
-from .treematch import STM, Shapes
 from .results import Column
+from .treematch import STM, Shapes
 from .values import first_srcset_url, infer_column
 
 logger = logging.getLogger(__name__)
@@ -92,7 +92,9 @@ INLINE_TAGS = frozenset(
 )
 
 _IMG_ATTRS = ("src", "data-src", "data-original", "data-lazy-src", "data-lazy", "data-url")
-_PLACEHOLDER_RE = re.compile(r"(?:blank|spacer|placeholder|transparent|pixel|1x1|loading|lazy)[^/]*\.(?:gif|png|svg)", re.I)
+_PLACEHOLDER_RE = re.compile(
+    r"(?:blank|spacer|placeholder|transparent|pixel|1x1|loading|lazy)[^/]*\.(?:gif|png|svg)", re.I
+)
 
 
 # ================================================================== trees and matching
@@ -124,10 +126,33 @@ class _PageData:
     too, so regions of one page (and several extractors on it) share matching results.
     """
 
-    __slots__ = ("page", "shapes", "items", "shape", "data", "sig", "sigs", "text_shape",
-                 "data_tags", "matcher", "attrs", "inline", "runs", "nleaves", "run_tags",
-                 "merge_runs", "raw_sigs", "leaves", "leaf_owner", "leaf_lo", "leaf_hi", "tag_id",
-                 "end", "urls", "__weakref__")
+    __slots__ = (
+        "page",
+        "shapes",
+        "items",
+        "shape",
+        "data",
+        "sig",
+        "sigs",
+        "text_shape",
+        "data_tags",
+        "matcher",
+        "attrs",
+        "inline",
+        "runs",
+        "nleaves",
+        "run_tags",
+        "merge_runs",
+        "raw_sigs",
+        "leaves",
+        "leaf_owner",
+        "leaf_lo",
+        "leaf_hi",
+        "tag_id",
+        "end",
+        "urls",
+        "__weakref__",
+    )
 
     def __init__(self, page: Page) -> None:
         # a proxy: the cache value must not keep its weak key (the page) alive
@@ -148,9 +173,16 @@ class _PageData:
         self.text_shape = self.shapes.intern(TEXT, ())
         tid = page.tag_names
         self.data_tags = frozenset(tid[t] for t in ("a", "img") if t in tid)
-        self.matcher = STM(self.shapes, unit=BIG, sig_bonus=1, tie="skip", approx="pairs",
-                           max_cells=DEFAULT_MAX_CELLS, max_node_cells=DEFAULT_MAX_NODE_CELLS,
-                           eager=True)
+        self.matcher = STM(
+            self.shapes,
+            unit=BIG,
+            sig_bonus=1,
+            tie="skip",
+            approx="pairs",
+            max_cells=DEFAULT_MAX_CELLS,
+            max_node_cells=DEFAULT_MAX_NODE_CELLS,
+            eager=True,
+        )
         self.attrs: dict[str, bool] = {}
         # text runs: "Buy <b>shoes</b> online" inside a mixed element is one text node
         self.inline = [False] * n
@@ -170,7 +202,7 @@ class _PageData:
     def text_of(self, x: int) -> str:
         """The text of node ``x``: a leaf, a run, or an element's whole text."""
         if x >= 0:
-            return " ".join(self.leaves[self.leaf_lo[x]:self.leaf_hi[x]])  # Page.text
+            return " ".join(self.leaves[self.leaf_lo[x] : self.leaf_hi[x]])  # Page.text
         k = -x - 1
         if k < self.nleaves:
             return self.leaves[k]
@@ -308,7 +340,7 @@ class _PageData:
                 own += 1
         if own and own < len(cur):
             leaves, lo, hi = self.leaves, self.leaf_lo, self.leaf_hi
-            parts = [leaves[-c - 1] if c < 0 else " ".join(leaves[lo[c]:hi[c]]) for c in cur]
+            parts = [leaves[-c - 1] if c < 0 else " ".join(leaves[lo[c] : hi[c]]) for c in cur]
             text = " ".join(p for p in parts if p)
             if own >= 2 or len(text) >= 40:
                 out.append(-(self.nleaves + len(self.runs)) - 1)
@@ -391,7 +423,7 @@ def _template_from(rec: _Rec, x: int) -> _T:
     while stack:
         y, t = stack.pop()
         kids = t.children
-        for c in (items[y] if y >= 0 else rec.roots):
+        for c in items[y] if y >= 0 else rec.roots:
             if c >= 0:
                 tc = _T(tag_id[c], sig[c])
                 kids.append(tc)
@@ -417,8 +449,9 @@ def _reshape(root: _T, shapes: Shapes) -> None:
         t.shape = h if h is not None else intern(t.label, kt, t.sig)
 
 
-def _map(root: _T, rec: _Rec, matcher: STM,
-         progs: dict[tuple[int, int], Any] | None = None) -> dict[_T, int]:
+def _map(
+    root: _T, rec: _Rec, matcher: STM, progs: dict[tuple[int, int], Any] | None = None
+) -> dict[_T, int]:
     """Matched pairs template node -> record node (STM traceback, top-down, iterative).
 
     The mapping depends only on the template and the record's shape; with ``progs`` (a
@@ -584,13 +617,73 @@ _NOISE_PREFIX_RE = re.compile(
     re.I,
 )
 _FIELD_WORDS = (
-    "title", "name", "price", "date", "time", "author", "user", "desc", "summary", "snippet",
-    "image", "img", "thumb", "photo", "url", "link", "rating", "review", "count", "comment",
-    "category", "tag", "location", "address", "brand", "sku", "stock", "avail", "status",
-    "score", "vote", "view", "size", "color", "colour", "phone", "email", "company", "salary",
-    "type", "source", "domain", "caption", "excerpt", "headline", "label", "badge", "discount",
-    "sale", "amount", "total", "qty", "quantity", "model", "year", "city", "country", "seller",
-    "shop", "store", "vendor", "reply", "replies", "post", "message", "subject", "topic",
+    "title",
+    "name",
+    "price",
+    "date",
+    "time",
+    "author",
+    "user",
+    "desc",
+    "summary",
+    "snippet",
+    "image",
+    "img",
+    "thumb",
+    "photo",
+    "url",
+    "link",
+    "rating",
+    "review",
+    "count",
+    "comment",
+    "category",
+    "tag",
+    "location",
+    "address",
+    "brand",
+    "sku",
+    "stock",
+    "avail",
+    "status",
+    "score",
+    "vote",
+    "view",
+    "size",
+    "color",
+    "colour",
+    "phone",
+    "email",
+    "company",
+    "salary",
+    "type",
+    "source",
+    "domain",
+    "caption",
+    "excerpt",
+    "headline",
+    "label",
+    "badge",
+    "discount",
+    "sale",
+    "amount",
+    "total",
+    "qty",
+    "quantity",
+    "model",
+    "year",
+    "city",
+    "country",
+    "seller",
+    "shop",
+    "store",
+    "vendor",
+    "reply",
+    "replies",
+    "post",
+    "message",
+    "subject",
+    "topic",
 )
 _STOP_LABELS = frozenset(
     "by in at on from of and or the a an to for with via von de du des par bei und le la les "
@@ -698,7 +791,11 @@ def _base_parts(page: Page) -> tuple[str, str, str] | None:
         m = re.match(r"^(https?):(//[^/?#\s]+)([^?#\s]*)", b, re.I)
         if m and "/." not in m.group(3):
             path = m.group(3) or "/"
-            parts = (m.group(1).lower(), m.group(1).lower() + ":" + m.group(2), path[: path.rfind("/") + 1])
+            parts = (
+                m.group(1).lower(),
+                m.group(1).lower() + ":" + m.group(2),
+                path[: path.rfind("/") + 1],
+            )
         pd.attrs["#base"] = parts  # type: ignore[assignment]
     return parts or None  # type: ignore[return-value]
 
@@ -757,10 +854,24 @@ def _image_url(page: Page, i: int, absolute: Any = None) -> tuple[str | None, st
 
 
 class _Slot:
-    __slots__ = ("t", "kind", "collapsed", "order", "values", "refs", "attr", "static", "name",
-                 "evidence", "type", "xpath")
+    __slots__ = (
+        "t",
+        "kind",
+        "collapsed",
+        "order",
+        "values",
+        "refs",
+        "attr",
+        "static",
+        "name",
+        "evidence",
+        "type",
+        "xpath",
+    )
 
-    def __init__(self, t: _T, kind: str, order: tuple[int, int], n: int, collapsed: bool = False) -> None:
+    def __init__(
+        self, t: _T, kind: str, order: tuple[int, int], n: int, collapsed: bool = False
+    ) -> None:
         self.t = t
         self.kind = kind  # text | url | image
         self.collapsed = collapsed
@@ -905,8 +1016,11 @@ def align_records(
     maps = [_map(template, rt, matcher, progs) for rt in trees]
     order, tparent, tdepth = _preorder(template)
     if matcher.approximated:
-        logger.debug("alignment: %d node pairs approximated by LCS (budget %d cells)",
-                     matcher.approximated, max_cells)
+        logger.debug(
+            "alignment: %d node pairs approximated by LCS (budget %d cells)",
+            matcher.approximated,
+            max_cells,
+        )
 
     # --- slots ---------------------------------------------------------------------------
     pos = {t: i for i, t in enumerate(order)}
@@ -945,7 +1059,7 @@ def align_records(
             continue
         if not sub_text[t] or sub_block[t]:
             continue
-        sub = order[pos[t] + 1:last[t] + 1]
+        sub = order[pos[t] + 1 : last[t] + 1]
         # text flowing around inline children ("Lorem <i>ipsum</i> dolor"), or mixed
         # content whose inline structure differs between records (highlighted search
         # terms). Not when the inline elements carry several distinct classes: those are
@@ -1059,7 +1173,7 @@ def align_records(
                 s.static = True
             elif s.kind == "text":
                 v = next(iter(vals))
-                nxt = next((o for o in slots[k + 1:] if o.kind == "text"), None)
+                nxt = next((o for o in slots[k + 1 :] if o.kind == "text"), None)
                 same_presence = nxt is not None and all(
                     (a is None) == (b is None) for a, b in zip(s.values, nxt.values)
                 )
@@ -1173,9 +1287,17 @@ def _stable(vals: list[Any], need: float = 0.6) -> Any:
     return v if c >= need * len(vals) else None
 
 
-def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_Rec],
-                maps: list[dict[_T, int]], tparent: dict[_T, _T | None], tdepth: dict[_T, int],
-                template: _T, sample: int = 12) -> None:
+def _name_slots(
+    page: Page,
+    slots: list[_Slot],
+    data: list[_Slot],
+    trees: list[_Rec],
+    maps: list[dict[_T, int]],
+    tparent: dict[_T, _T | None],
+    tdepth: dict[_T, int],
+    template: _T,
+    sample: int = 12,
+) -> None:
     """Name the data slots (rules in :func:`align_records`)."""
     n = len(trees)
     # how many data slots of each kind lie under each template node
@@ -1250,7 +1372,10 @@ def _name_slots(page: Page, slots: list[_Slot], data: list[_Slot], trees: list[_
                 toks = [tok for tok in order if els and cnt[tok] >= 0.6 * len(els)]
             sid = None
             if "id" in names:
-                ids = [_ID_DIGITS_RE.sub("", v) or None if (v := pel[i].get("id")) else None for i in els]
+                ids = [
+                    _ID_DIGITS_RE.sub("", v) or None if (v := pel[i].get("id")) else None
+                    for i in els
+                ]
                 sid = _stable(ids)
             v = attr_cache[key] = (toks, sid)
         return v
@@ -1346,9 +1471,20 @@ _LABEL_TAGS = frozenset({"label", "dt", "th", "b", "strong", "legend", "caption"
 _ACTION_TAGS = frozenset({"a", "button", "option", "select", "input"})
 
 #: element names that say what their text is (used after itemprop/label/class evidence)
-_TAG_NAMES = {"h1": "title", "h2": "title", "h3": "title", "h4": "title", "h5": "title",
-              "h6": "title", "time": "date", "address": "address", "figcaption": "caption",
-              "caption": "caption", "blockquote": "quote", "cite": "source"}
+_TAG_NAMES = {
+    "h1": "title",
+    "h2": "title",
+    "h3": "title",
+    "h4": "title",
+    "h5": "title",
+    "h6": "title",
+    "time": "date",
+    "address": "address",
+    "figcaption": "caption",
+    "caption": "caption",
+    "blockquote": "quote",
+    "cite": "source",
+}
 
 
 def _tag_of(page: Page, t: _T, names: list[str] | None = None) -> str:
@@ -1371,8 +1507,14 @@ def _tag_names(page: Page) -> list[str]:
     return lst  # type: ignore[return-value]
 
 
-def _labels(page: Page, slots: list[_Slot], anchor: dict[int, _T], tparent: dict[_T, _T | None],
-            tdepth: dict[_T, int], tagnames: list[str] | None = None) -> dict[int, str]:
+def _labels(
+    page: Page,
+    slots: list[_Slot],
+    anchor: dict[int, _T],
+    tparent: dict[_T, _T | None],
+    tdepth: dict[_T, int],
+    tagnames: list[str] | None = None,
+) -> dict[int, str]:
     """Static label texts -> the data slot each one names (``id(slot) -> name``).
 
     A label sits next to its value in slot order, within two levels of their common
@@ -1401,8 +1543,10 @@ def _labels(page: Page, slots: list[_Slot], anchor: dict[int, _T], tparent: dict
             continue
         back = [c for c in cands if c[1] == k - 1]
         fwd = [c for c in cands if c[1] == k + 1]
-        if back and not colon and (
-            (fwd and back[0][0] < fwd[0][0]) or (not fwd and back[0][0] <= 2)
+        if (
+            back
+            and not colon
+            and ((fwd and back[0][0] < fwd[0][0]) or (not fwd and back[0][0] <= 2))
         ):
             cands = back  # value first, label after, and closer to it ("9 Decor")
         else:
@@ -1415,8 +1559,14 @@ def _labels(page: Page, slots: list[_Slot], anchor: dict[int, _T], tparent: dict
             continue
         if _tag_of(page, lab_el, tagnames) in _ACTION_TAGS and a is not lab_el:
             continue  # "Add to cart" names nothing; a link's constant text names its link
-        if colon or a is lab_el or _tag_of(page, lab_el, tagnames) in _LABEL_TAGS or (
-            _tag_of(page, lab_el, tagnames) != _tag_of(page, a, tagnames) and len(lv.split()) <= 3
+        if (
+            colon
+            or a is lab_el
+            or _tag_of(page, lab_el, tagnames) in _LABEL_TAGS
+            or (
+                _tag_of(page, lab_el, tagnames) != _tag_of(page, a, tagnames)
+                and len(lv.split()) <= 3
+            )
         ):
             out[id(target)] = ln
     return out
@@ -1436,7 +1586,9 @@ def _dist(x: _T, y: _T, tparent: dict[_T, _T | None], tdepth: dict[_T, int]) -> 
     return None if p is None else up + anc[p]
 
 
-def _near(label_owner: _T | None, anchor: _T | None, tparent: dict[_T, _T | None], tdepth: dict[_T, int]) -> bool:
+def _near(
+    label_owner: _T | None, anchor: _T | None, tparent: dict[_T, _T | None], tdepth: dict[_T, int]
+) -> bool:
     """A label's element and a value's element are within two levels of their common ancestor."""
     if label_owner is None or anchor is None:
         return False
@@ -1454,9 +1606,16 @@ def _near(label_owner: _T | None, anchor: _T | None, tparent: dict[_T, _T | None
     return up <= 2 and tdepth[label_owner] - tdepth[p] <= 2
 
 
-def _table_header(page: Page, s: _Slot, trees: list[_Rec], maps: list[dict[_T, int]],
-                  tparent: dict[_T, _T | None], tdepth: dict[_T, int],
-                  headers: dict[Any, Any] | None = None, spans: dict[int, int] | None = None) -> str | None:
+def _table_header(
+    page: Page,
+    s: _Slot,
+    trees: list[_Rec],
+    maps: list[dict[_T, int]],
+    tparent: dict[_T, _T | None],
+    tdepth: dict[_T, int],
+    headers: dict[Any, Any] | None = None,
+    spans: dict[int, int] | None = None,
+) -> str | None:
     """Name from the ``th`` above the slot's cell when the records are table rows.
 
     ``headers`` keeps each table's first header row (``-1``: none) and each cell's name,
@@ -1476,8 +1635,13 @@ def _table_header(page: Page, s: _Slot, trees: list[_Rec], maps: list[dict[_T, i
     return name  # type: ignore[return-value]
 
 
-def _cell_header(page: Page, t: _T, maps: list[dict[_T, int]], headers: dict[Any, Any],
-                 spans: dict[int, int] | None) -> str | None:
+def _cell_header(
+    page: Page,
+    t: _T,
+    maps: list[dict[_T, int]],
+    headers: dict[Any, Any],
+    spans: dict[int, int] | None,
+) -> str | None:
     """:func:`_table_header` for the cell template node ``t``."""
     tag, el = page.tag, page.el
     for r, m in enumerate(maps):
@@ -1488,6 +1652,7 @@ def _cell_header(page: Page, t: _T, maps: list[dict[_T, int]], headers: dict[Any
         row = page.parent[cell]
         if cell < 0 or tag[cell] not in ("td", "th") or row < 0 or tag[row] != "tr":
             return None
+
         def span(c: int) -> int:
             v = spans.get(c) if spans is not None else None
             if v is None:
@@ -1543,8 +1708,13 @@ def _cell_header(page: Page, t: _T, maps: list[dict[_T, int]], headers: dict[Any
 _MISS = object()
 
 
-def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]],
-           memo: dict[int, dict[int, Any]] | None = None) -> tuple[tuple[str, int, int], ...] | None:
+def _steps(
+    page: Page,
+    root: int,
+    node: int,
+    sibpos: dict[int, tuple[int, int]],
+    memo: dict[int, dict[int, Any]] | None = None,
+) -> tuple[tuple[str, int, int], ...] | None:
     """Relative path steps ``(tag, position among same-tag siblings, same-tag count)``
     from ``root`` down to ``node`` (``None`` when ``node`` is not below ``root``).
 
@@ -1598,9 +1768,15 @@ def _steps(page: Page, root: int, node: int, sibpos: dict[int, tuple[int, int]],
     return cur
 
 
-def _column_xpath(page: Page, s: _Slot, trees: list[_Rec], groups: list[tuple[int, ...]],
-                  sibpos: dict[int, tuple[int, int]], max_check: int = 8,
-                  steps_memo: dict[int, dict[int, Any]] | None = None) -> str | None:
+def _column_xpath(
+    page: Page,
+    s: _Slot,
+    trees: list[_Rec],
+    groups: list[tuple[int, ...]],
+    sibpos: dict[int, tuple[int, int]],
+    max_check: int = 8,
+    steps_memo: dict[int, dict[int, Any]] | None = None,
+) -> str | None:
     """The XPath relative to the record's first root that selects the slot in every record.
 
     Checked on the first ``max_check`` records holding a value (bounded cost).

@@ -49,7 +49,15 @@ __all__ = [
 ]
 
 #: Attributes that may carry a machine timestamp (digest §3.3).
-DATE_ATTRS = ("datetime", "data-time", "data-timestamp", "data-datetime", "data-date", "data-utime", "title")
+DATE_ATTRS = (
+    "datetime",
+    "data-time",
+    "data-timestamp",
+    "data-datetime",
+    "data-date",
+    "data-utime",
+    "title",
+)
 _DATE_ATTR_XPATH = "//*[" + " or ".join(f"@{a}" for a in DATE_ATTRS) + "]"
 
 PROFILE_HREF_RE = re.compile(
@@ -65,7 +73,9 @@ PERMALINK_HREF_RE = re.compile(
     r"#(?:post|comment|msg)[-_][\w-]+$",
     re.I,
 )
-REPLY_HREF_RE = re.compile(r"newreply|mode=quote|mode=reply|replytocom=|[?&]quote=|/reply\b|action=reply|do=quote", re.I)
+REPLY_HREF_RE = re.compile(
+    r"newreply|mode=quote|mode=reply|replytocom=|[?&]quote=|/reply\b|action=reply|do=quote", re.I
+)
 REPLY_TEXT_RE = re.compile(
     r"^\W*(?:reply|quote|report|permalink|antworten|zitieren|melden|répondre|repondre|citer|"
     r"signaler|responder|citar|rispondi|cita|segnala|reageren|citeren|beantwoorden|ответить|"
@@ -209,7 +219,9 @@ def get_anchor(spec: str | AnchorClassifier) -> AnchorClassifier:
         try:
             return BUILTIN_ANCHORS[spec]()
         except KeyError:
-            raise TypeError(f"unknown anchor kind {spec!r}; built-in: {', '.join(BUILTIN_ANCHORS)}") from None
+            raise TypeError(
+                f"unknown anchor kind {spec!r}; built-in: {', '.join(BUILTIN_ANCHORS)}"
+            ) from None
     if not hasattr(spec, "candidates") or not hasattr(spec, "kind"):
         raise TypeError(f"{spec!r} is not an anchor classifier (needs kind and candidates(page))")
     return spec

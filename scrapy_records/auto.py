@@ -100,9 +100,25 @@ AUTO_COUNT_EXPONENT = 0.5
 #: Step 3b: factor on the auto confidence of a region inside page chrome (:func:`chrome_of`).
 CHROME_FACTOR = 0.4
 _CHROME_TAGS = frozenset({"nav", "header", "footer", "aside", "menu"})
-_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"})
-_CHROME_WORDS = ("nav", "navbar", "navigation", "menu", "sidebar", "footer", "header",
-                 "breadcrumb", "breadcrumbs", "widget", "masthead", "share", "sharing", "social")
+_CHROME_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"}
+)
+_CHROME_WORDS = (
+    "nav",
+    "navbar",
+    "navigation",
+    "menu",
+    "sidebar",
+    "footer",
+    "header",
+    "breadcrumb",
+    "breadcrumbs",
+    "widget",
+    "masthead",
+    "share",
+    "sharing",
+    "social",
+)
 _CHROME_PREFIXES = tuple(w + s for w in _CHROME_WORDS for s in "-_")
 _CHROME_SUFFIXES = tuple(s + w for w in _CHROME_WORDS for s in "-_")
 
@@ -140,7 +156,11 @@ def chrome_of(page: Page, node: int, text_prefix: list[int] | None = None) -> st
             if not v:
                 continue
             for item in v.lower().split():
-                if item in _CHROME_WORDS or item.startswith(_CHROME_PREFIXES) or item.endswith(_CHROME_SUFFIXES):
+                if (
+                    item in _CHROME_WORDS
+                    or item.startswith(_CHROME_PREFIXES)
+                    or item.endswith(_CHROME_SUFFIXES)
+                ):
                     return f"{attr}={item}"
         i = parent[i]
     return None
@@ -163,14 +183,20 @@ def main_threshold_for(name: str) -> float:
     return AUTO_MAIN_THRESHOLD if name == "auto" else 0.0
 
 
-def run_extractor(page: Page, name: str, *, defer_alignment: bool = False, **options: Any) -> list[Region]:
+def run_extractor(
+    page: Page, name: str, *, defer_alignment: bool = False, **options: Any
+) -> list[Region]:
     """Run extractor ``name`` (or the ``auto`` policy) and return ranked regions.
 
     :param defer_alignment: built-in extractors skip field alignment (``align=False``);
         the caller aligns the regions it keeps (:func:`scrapy_records.extract` does).
         Third-party extractors are called unchanged.
     """
-    if defer_alignment and "align" not in options and (name == "auto" or name in BUILTIN_EXTRACTORS):
+    if (
+        defer_alignment
+        and "align" not in options
+        and (name == "auto" or name in BUILTIN_EXTRACTORS)
+    ):
         options["align"] = False
     if name == "auto":
         return auto_extract(page, **options)
@@ -214,7 +240,9 @@ def _starts(region: Region) -> frozenset[int]:
     return frozenset(rec.nodes[0] for rec in region.records if rec.nodes)
 
 
-def agreement(regions_by_extractor: dict[str, list[Region]]) -> dict[int, tuple[float, Region | None]]:
+def agreement(
+    regions_by_extractor: dict[str, list[Region]],
+) -> dict[int, tuple[float, Region | None]]:
     """Step 2: ``id(region) -> (agreement, best-matching region of another extractor)``.
 
     Agreement of region ``A`` = max over regions ``B`` of the other extractors of

@@ -32,7 +32,9 @@ def read_source(spec: str, timeout: float = 30.0) -> tuple[bytes, str | None]:
     if spec.startswith(("http://", "https://")):
         import urllib.request
 
-        req = urllib.request.Request(spec, headers={"User-Agent": "scrapy-records (+https://scrapy.org)"})
+        req = urllib.request.Request(
+            spec, headers={"User-Agent": "scrapy-records (+https://scrapy.org)"}
+        )
         with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - user-given URL
             return resp.read(), resp.geturl()
     if spec.startswith("file://"):
@@ -101,7 +103,9 @@ def _summary(result, out) -> None:
     for i, r in enumerate(result.regions):
         mark = "*" if i == 0 and result.main is not None else " "
         cols = ", ".join(c.name for c in r.columns)
-        out.write(f"{mark}{i:>3} {r.extractor:<8} conf={r.confidence:.2f} records={len(r.records):<4} {r.xpath}\n")
+        out.write(
+            f"{mark}{i:>3} {r.extractor:<8} conf={r.confidence:.2f} records={len(r.records):<4} {r.xpath}\n"
+        )
         if cols:
             out.write(f"       columns: {cols}\n")
 
@@ -138,8 +142,11 @@ def cmd_apply(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="scrapy-records", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="scrapy-records",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = ap.add_subparsers(dest="command", required=True)
     e = sub.add_parser("extract", help="print the records of a page")
     e.add_argument("source", help="file path, - or http(s) URL")

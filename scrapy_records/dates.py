@@ -95,14 +95,38 @@ def _add(table: dict[str, int], names: str) -> None:
 
 
 # en, de, fr, es, it, pt, nl, ru (genitive and nominative)
-_add(_MONTHS_FULL, "january|february|march|april|may|june|july|august|september|october|november|december")
-_add(_MONTHS_FULL, "januar,jänner|februar,feber|märz,maerz|april|mai|juni|juli|august|september|oktober|november|dezember")
-_add(_MONTHS_FULL, "janvier|février,fevrier|mars|avril|mai|juin|juillet|août,aout|septembre|octobre|novembre|décembre,decembre")
-_add(_MONTHS_FULL, "enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre,setiembre|octubre|noviembre|diciembre")
-_add(_MONTHS_FULL, "gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre")
-_add(_MONTHS_FULL, "janeiro|fevereiro|março,marco|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro")
-_add(_MONTHS_FULL, "januari|februari|maart|april|mei|juni|juli|augustus|september|oktober|november|december")
-_add(_MONTHS_FULL, "января,январь|февраля,февраль|марта,март|апреля,апрель|мая,май|июня,июнь|июля,июль|августа,август|сентября,сентябрь|октября,октябрь|ноября,ноябрь|декабря,декабрь")
+_add(
+    _MONTHS_FULL,
+    "january|february|march|april|may|june|july|august|september|october|november|december",
+)
+_add(
+    _MONTHS_FULL,
+    "januar,jänner|februar,feber|märz,maerz|april|mai|juni|juli|august|september|oktober|november|dezember",
+)
+_add(
+    _MONTHS_FULL,
+    "janvier|février,fevrier|mars|avril|mai|juin|juillet|août,aout|septembre|octobre|novembre|décembre,decembre",
+)
+_add(
+    _MONTHS_FULL,
+    "enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre,setiembre|octubre|noviembre|diciembre",
+)
+_add(
+    _MONTHS_FULL,
+    "gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre",
+)
+_add(
+    _MONTHS_FULL,
+    "janeiro|fevereiro|março,marco|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro",
+)
+_add(
+    _MONTHS_FULL,
+    "januari|februari|maart|april|mei|juni|juli|augustus|september|oktober|november|december",
+)
+_add(
+    _MONTHS_FULL,
+    "января,январь|февраля,февраль|марта,март|апреля,апрель|мая,май|июня,июнь|июля,июль|августа,август|сентября,сентябрь|октября,октябрь|ноября,ноябрь|декабря,декабрь",
+)
 _add(_MONTHS_ABBR, "jan|feb|mar|apr|may|jun|jul|aug|sep,sept|oct|nov|dec")
 _add(_MONTHS_ABBR, "jan,jän|feb|mär,mrz|apr|mai|jun|jul|aug|sep,sept|okt|nov|dez")
 _add(_MONTHS_ABBR, "janv|févr,fevr,fév|mars|avr|mai|juin|juil|août|sept|oct|nov|déc")
@@ -169,18 +193,58 @@ def _units(unit: str, names: str) -> None:
         _UNITS[n] = unit
 
 
-_units("s", "s|sec|secs|second|seconds|sek|sekunde|sekunden|seconde|secondes|segundo|segundos|secondo|secondi|seconden|секунд|секунду|секунды|秒")
-_units("m", "m|min|mins|minute|minutes|minuten|minuto|minutos|minuti|minuut|минут|минуту|минуты|分|分钟|分鐘")
-_units("h", "h|hr|hrs|hour|hours|std|stunde|stunden|heure|heures|hora|horas|ora|ore|uur|uren|час|часа|часов|小时|小時|時間")
-_units("d", "d|day|days|tag|tage|tagen|jour|jours|día|días|dia|dias|giorno|giorni|dag|dagen|день|дня|дней|天|日")
-_units("w", "w|wk|wks|week|weeks|woche|wochen|semaine|semaines|semana|semanas|settimana|settimane|weken|неделю|недели|недель|周|週|週間")
-_units("mo", "mo|mos|month|months|monat|monate|monaten|mois|mes|meses|mese|mesi|mês|maand|maanden|месяц|месяца|месяцев|个月|か月")
-_units("y", "y|yr|yrs|year|years|jahr|jahre|jahren|an|ans|année|années|año|años|anno|anni|ano|anos|jaar|jaren|год|года|лет|年")
+_units(
+    "s",
+    "s|sec|secs|second|seconds|sek|sekunde|sekunden|seconde|secondes|segundo|segundos|secondo|secondi|seconden|секунд|секунду|секунды|秒",
+)
+_units(
+    "m",
+    "m|min|mins|minute|minutes|minuten|minuto|minutos|minuti|minuut|минут|минуту|минуты|分|分钟|分鐘",
+)
+_units(
+    "h",
+    "h|hr|hrs|hour|hours|std|stunde|stunden|heure|heures|hora|horas|ora|ore|uur|uren|час|часа|часов|小时|小時|時間",
+)
+_units(
+    "d",
+    "d|day|days|tag|tage|tagen|jour|jours|día|días|dia|dias|giorno|giorni|dag|dagen|день|дня|дней|天|日",
+)
+_units(
+    "w",
+    "w|wk|wks|week|weeks|woche|wochen|semaine|semaines|semana|semanas|settimana|settimane|weken|неделю|недели|недель|周|週|週間",
+)
+_units(
+    "mo",
+    "mo|mos|month|months|monat|monate|monaten|mois|mes|meses|mese|mesi|mês|maand|maanden|месяц|месяца|месяцев|个月|か月",
+)
+_units(
+    "y",
+    "y|yr|yrs|year|years|jahr|jahre|jahren|an|ans|année|années|año|años|anno|anni|ano|anos|jaar|jaren|год|года|лет|年",
+)
 _UNIT_ALT = _trie_regex(_UNITS)
 _NUMWORDS = {
-    "a": 1, "an": 1, "one": 1, "ein": 1, "eine": 1, "einem": 1, "einer": 1, "un": 1, "une": 1,
-    "una": 1, "uno": 1, "um": 1, "uma": 1, "een": 1, "two": 2, "zwei": 2, "deux": 2, "dos": 2,
-    "due": 2, "dois": 2, "duas": 2, "twee": 2,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "ein": 1,
+    "eine": 1,
+    "einem": 1,
+    "einer": 1,
+    "un": 1,
+    "une": 1,
+    "una": 1,
+    "uno": 1,
+    "um": 1,
+    "uma": 1,
+    "een": 1,
+    "two": 2,
+    "zwei": 2,
+    "deux": 2,
+    "dos": 2,
+    "due": 2,
+    "dois": 2,
+    "duas": 2,
+    "twee": 2,
 }
 _NUMWORD_ALT = _trie_regex(_NUMWORDS)
 _N = rf"(?P<{{g}}>\d+|{_NUMWORD_ALT})"
@@ -209,7 +273,10 @@ _TIME = (
 # every pattern runs on lower-cased text (:func:`_lower`): 3-4x faster than re.IGNORECASE
 _FLAGS = re.UNICODE
 _DATE_RE = re.compile(
-    "|".join(f"(?P<f{i}>{p})" for i, p in enumerate([_ISO, _NUM, _DMY, _MDY, _MY, _CJK, _REL_AGO, _REL_DAY])),
+    "|".join(
+        f"(?P<f{i}>{p})"
+        for i, p in enumerate([_ISO, _NUM, _DMY, _MDY, _MY, _CJK, _REL_AGO, _REL_DAY])
+    ),
     _FLAGS,
 )
 _TIME_RE = re.compile(_TIME, _FLAGS)
@@ -229,7 +296,9 @@ _KEYWORD_RE = re.compile(
 )
 _KW_WORDS = frozenset(
     w
-    for phrase in list(_DAYWORD_N) + _NOW_WORDS.split("|") + ["vor", "il", "hace", "ha", "faz", "ago", "geleden", "fa", "atras"]
+    for phrase in list(_DAYWORD_N)
+    + _NOW_WORDS.split("|")
+    + ["vor", "il", "hace", "ha", "faz", "ago", "geleden", "fa", "atras"]
     for w in re.split(r"[\W_]+", phrase)[:1]
     if w and w.isascii() and len(w) > 1
 )
@@ -301,7 +370,9 @@ def _scan(text: str, *, allow_time_only: bool) -> re.Match | None:
             continue
         if m.group("dw") and m.group("dw").lower() == "hier" and not _HIER_OK_RE.search(text):
             continue  # "hier" is "here" in German/Dutch; French "hier" needs a time or to stand alone
-        if (m.group("f2") or m.group("f3")) and not (m.group("year") or m.group("yy") or m.group("year2")):
+        if (m.group("f2") or m.group("f3")) and not (
+            m.group("year") or m.group("yy") or m.group("year2")
+        ):
             mon = (m.group("mon") or m.group("mon2") or "").lower()
             # "30 out of 50", "may 5": a year-less date with a word-like month needs a
             # day dot ("12. Mai") or a following time ("May 5, 10:32 AM")
@@ -364,7 +435,7 @@ def date_substring(text: str) -> str | None:
     if span is None:
         return None
     s = normalize(text)[:MAX_TEXT]
-    return s[span[0]:span[1]]
+    return s[span[0] : span[1]]
 
 
 # --------------------------------------------------------------------------- parsing
@@ -409,7 +480,9 @@ def _own_parse(
         full = _ISO_TS_RE.match(orig, m.start())
         if full is not None and g("isep") == "-":
             try:
-                return datetime.fromisoformat(full.group(0).replace("Z", "+00:00").replace("z", "+00:00"))
+                return datetime.fromisoformat(
+                    full.group(0).replace("Z", "+00:00").replace("z", "+00:00")
+                )
             except ValueError:
                 pass
         return _apply_time(d, s, m.end())
@@ -427,7 +500,11 @@ def _own_parse(
         return _apply_time(d, s, m.end()) if d else None
     if g("f2") or g("f3") or g("f4"):
         if g("f2"):
-            mon, day, year = g("mon"), int(g("day")), g("year") or (g("yy") and str(2000 + int(g("yy"))))
+            mon, day, year = (
+                g("mon"),
+                int(g("day")),
+                g("year") or (g("yy") and str(2000 + int(g("yy")))),
+            )
         elif g("f3"):
             mon, day, year = g("mon2"), int(g("day2")), g("year2")
         else:
@@ -458,8 +535,12 @@ def _own_parse(
         if unit is None:
             return None
         delta = {
-            "s": timedelta(seconds=n), "m": timedelta(minutes=n), "h": timedelta(hours=n),
-            "d": timedelta(days=n), "w": timedelta(weeks=n), "mo": timedelta(days=30 * n),
+            "s": timedelta(seconds=n),
+            "m": timedelta(minutes=n),
+            "h": timedelta(hours=n),
+            "d": timedelta(days=n),
+            "w": timedelta(weeks=n),
+            "mo": timedelta(days=30 * n),
             "y": timedelta(days=365 * n),
         }[unit]
         return (base - delta).replace(microsecond=0)
@@ -521,7 +602,9 @@ def _parse_cached(text: str, langs: tuple[str, ...], base: datetime | None) -> d
 
 
 #: The reference time of relative dates in the current context (:func:`relative_to`).
-_RELATIVE_BASE: ContextVar[datetime | None] = ContextVar("scrapy_records_relative_base", default=None)
+_RELATIVE_BASE: ContextVar[datetime | None] = ContextVar(
+    "scrapy_records_relative_base", default=None
+)
 
 
 @contextmanager

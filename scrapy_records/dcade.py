@@ -51,8 +51,9 @@ import re
 import statistics
 import time
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from rapidfuzz.distance import Indel, LCSseq
@@ -84,63 +85,92 @@ __all__ = [
 
 #: Every parameter of the digest (§3.9) plus our [R] switches, with defaults.
 DEFAULT_OPTIONS: dict[str, Any] = {
-    "theta_path": 0.7,        # PathId: Sim(path) > theta (Def. 2)
-    "theta_tec": 0.7,         # SimSeqId: simTEC > theta (Def. 3)
-    "w_path": 0.5,            # simTEC weights (eq. 3)
+    "theta_path": 0.7,  # PathId: Sim(path) > theta (Def. 2)
+    "theta_tec": 0.7,  # SimSeqId: simTEC > theta (Def. 3)
+    "w_path": 0.5,  # simTEC weights (eq. 3)
     "w_id": 0.25,
     "w_class": 0.25,
-    "theta_ot": 0.3,          # support of a frequent LEC (eq. 4)
-    "theta_rp": 2,            # RT/RD iff MaxRep > theta_rp
+    "theta_ot": 0.3,  # support of a frequent LEC (eq. 4)
+    "theta_rp": 2,  # RT/RD iff MaxRep > theta_rp
     "repeat_min_maxrep": None,  # short-list rule (A3): None = theta_rp + 1 (literal); 2 = 2-item lists are sets
-    "theta_nsd": 0.5,         # NSD bound when no repeat pattern is perfectly regular (fn. 2)
-    "nsd_adaptive": True,     # fn. 2: theta_NSD = 0 when some RT/RD has NSD == 0
-    "theta_den": 0.7,         # low-density merging (eq. 7)
+    "theta_nsd": 0.5,  # NSD bound when no repeat pattern is perfectly regular (fn. 2)
+    "nsd_adaptive": True,  # fn. 2: theta_NSD = 0 when some RT/RD has NSD == 0
+    "theta_den": 0.7,  # low-density merging (eq. 7)
     "density_pages": "present",
     "density_scope": "container",  # merge a low-density run only when it fills one element ("block": always)  # eq. 7's m: "present" (pages with leaves in the block) or "all" (literal)
-    "match_cec": 2,           # eq. 6
+    "match_cec": 2,  # eq. 6
     "match_tec": 1,
     "mismatch": -4,
-    "gap": -2,                # eq. 5
-    "nw_weak": 0,             # [R] score of a match at nw_weak_level in centre-star/pending alignment (None: paper, off)
+    "gap": -2,  # eq. 5
+    "nw_weak": 0,  # [R] score of a match at nw_weak_level in centre-star/pending alignment (None: paper, off)
     "nw_weak_level": 5,
-    "lis": "paper",           # MT chain: "paper" (pairwise LIS) or "exact" (multi-page chain DP)
+    "lis": "paper",  # MT chain: "paper" (pairwise LIS) or "exact" (multi-page chain DP)
     "mt_exclude_numeric": False,  # TC16: numbers/punctuation never become MTs
-    "trial_plain": False,     # [R] also try "no split" at the top of a segment (fewest columns wins);
-                              #   off by default: with low-density merging it swallows long lists
+    "trial_plain": False,  # [R] also try "no split" at the top of a segment (fewest columns wins);
+    #   off by default: with low-density merging it swallows long lists
     "single_value_rule": "label",  # a column with one value is template iff label-like ("literal": always)
     "merge_max_level": 6,
     "merge_window": 200,
     "merge_partner": "best",  # disjunctive partner: "first" mergeable (paper's greedy) or the "best" (lowest level)      # [R] disjunctive partners are searched this many columns ahead (bounds O(C^2))     # highest encoding level used by disjunctive merging (§3.7.1)
     "record_match_levels": (1, 2, 4, 5),
     "record_min_score": 0.5,
-    "record_resync": True,    # [R] A10: re-synchronise the record period over extra columns
+    "record_resync": True,  # [R] A10: re-synchronise the record period over extra columns
     "record_tiebreak": True,  # [R] among equally scored record starts prefer records filling one element  # [R] eq. 9 score needed to accept the first record boundary  # levels at which RecDetection's match() may hold
-    "record_profile": True,   # [R] align all record bodies of a data region together (A10; False: paper)
-    "inner_repeats": False,   # [R] mine RT/RD inside one record of a data region (True: paper-literal)
-    "link_leaves": True,      # a/@href leaves (§3.2)
-    "image_leaves": False,    # img/@src leaves ([R]; off: spacer images join URL patterns)
-    "max_depth": 60,          # recursion bound of SplittingSubSegment (falls back to centre-star)
-    "max_cells": 3_000_000,   # largest NW matrix; above it the C-level LCS fallback aligns
-    "max_leaves": 20_000,     # leaves per page kept (the rest is ignored, logged)
+    "record_profile": True,  # [R] align all record bodies of a data region together (A10; False: paper)
+    "inner_repeats": False,  # [R] mine RT/RD inside one record of a data region (True: paper-literal)
+    "link_leaves": True,  # a/@href leaves (§3.2)
+    "image_leaves": False,  # img/@src leaves ([R]; off: spacer images join URL patterns)
+    "max_depth": 60,  # recursion bound of SplittingSubSegment (falls back to centre-star)
+    "max_cells": 3_000_000,  # largest NW matrix; above it the C-level LCS fallback aligns
+    "max_leaves": 20_000,  # leaves per page kept (the rest is ignored, logged)
     "max_cluster_items": 4000,  # distinct paths/structures clustered (more: exact ids only)
 }
 
 # ----------------------------------------------------------------- token types (§2.2)
-TOKEN_TYPES = ("URL", "EMAIL", "DATE", "TIME", "INTEGER", "DECIMAL", "CURRENCY", "PERCENT",
-               "FIRST_CAP", "ALL_CAPS", "LOWER", "MIXED", "PUNCT")
+TOKEN_TYPES = (
+    "URL",
+    "EMAIL",
+    "DATE",
+    "TIME",
+    "INTEGER",
+    "DECIMAL",
+    "CURRENCY",
+    "PERCENT",
+    "FIRST_CAP",
+    "ALL_CAPS",
+    "LOWER",
+    "MIXED",
+    "PUNCT",
+)
 PARENT_TYPES = ("ADDRESS", "DATETIME", "NUMBER", "MIXTURE")
-_PARENT = {"URL": 0, "EMAIL": 0, "DATE": 1, "TIME": 1, "INTEGER": 2, "DECIMAL": 2,
-           "CURRENCY": 2, "PERCENT": 2, "FIRST_CAP": 3, "ALL_CAPS": 3, "LOWER": 3,
-           "MIXED": 3, "PUNCT": 3}
+_PARENT = {
+    "URL": 0,
+    "EMAIL": 0,
+    "DATE": 1,
+    "TIME": 1,
+    "INTEGER": 2,
+    "DECIMAL": 2,
+    "CURRENCY": 2,
+    "PERCENT": 2,
+    "FIRST_CAP": 3,
+    "ALL_CAPS": 3,
+    "LOWER": 3,
+    "MIXED": 3,
+    "PUNCT": 3,
+}
 _T = {name: i for i, name in enumerate(TOKEN_TYPES)}
 _URL_RE = re.compile(r"^(?:(?:https?|ftp)://|www\.|/\S+|\S+\.(?:html?|php|aspx?|jsp)\b)", re.I)
 _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
-_MONTHS = ("jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|"
-           "june|july|august|september|october|november|december|monday|tuesday|wednesday|"
-           "thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun")
+_MONTHS = (
+    "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|"
+    "june|july|august|september|october|november|december|monday|tuesday|wednesday|"
+    "thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun"
+)
 _DATE_RE = re.compile(r"^(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|(?:%s)\.?,?)$" % _MONTHS, re.I)
 _TIME_RE = re.compile(r"^(?:\d{1,2}:\d{2}(?::\d{2})?(?:am|pm)?|am|pm|a\.m\.|p\.m\.)$", re.I)
-_CUR_RE = re.compile(r"^(?:[$€£¥]\s?[\d.,]*\d[\d.,]*|[\d.,]*\d[\d.,]*[$€£¥]|(?:usd|eur|gbp)\d[\d.,]*)$", re.I)
+_CUR_RE = re.compile(
+    r"^(?:[$€£¥]\s?[\d.,]*\d[\d.,]*|[\d.,]*\d[\d.,]*[$€£¥]|(?:usd|eur|gbp)\d[\d.,]*)$", re.I
+)
 _PCT_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)?%$")
 _INT_RE = re.compile(r"^(?:[#(\[]?[+-]?\d+[.)\]:]?|\d{1,3}(?:,\d{3})+)$")  # "12", "1.", "(3)", "#4"
 _DEC_RE = re.compile(r"^[+-]?\d*[.,]\d+$")
@@ -202,9 +232,13 @@ def seq_sim(a: Sequence[Any], b: Sequence[Any]) -> float:
     return LCSseq.similarity(list(a), list(b)) / max(len(a), len(b))
 
 
-def sim_tec(a: tuple[Sequence[Any], Sequence[Any], Sequence[Any]],
-            b: tuple[Sequence[Any], Sequence[Any], Sequence[Any]],
-            w_path: float = 0.5, w_id: float = 0.25, w_class: float = 0.25) -> float:
+def sim_tec(
+    a: tuple[Sequence[Any], Sequence[Any], Sequence[Any]],
+    b: tuple[Sequence[Any], Sequence[Any], Sequence[Any]],
+    w_path: float = 0.5,
+    w_id: float = 0.25,
+    w_class: float = 0.25,
+) -> float:
     """``simTEC`` of two (Path, IDSeq, ClassSeq) triples (eq. 3, Def. 3)."""
     return w_path * seq_sim(a[0], b[0]) + w_id * seq_sim(a[1], b[1]) + w_class * seq_sim(a[2], b[2])
 
@@ -217,12 +251,12 @@ class _Col:
 
     def __init__(self, kind: str = "D") -> None:
         self.cells: dict[int, list[int]] = {}
-        self.kind = kind          # "MT", "LM", "D" (aligned data/template), "B" (merged block), "L" (list)
+        self.kind = kind  # "MT", "LM", "D" (aligned data/template), "B" (merged block), "L" (list)
         self.c0: set[int] = set()
         self.c1: set[int] = set()
-        self.cw: set[int] = set()   # codes at the weak-match level (nw_weak_level)
+        self.cw: set[int] = set()  # codes at the weak-match level (nw_weak_level)
 
-    def add(self, enc: "_Encoded", r: int, k: int) -> None:
+    def add(self, enc: _Encoded, r: int, k: int) -> None:
         self.cells.setdefault(r, []).append(k)
         lv = enc.lv[r]
         self.c0.add(lv[0][k])
@@ -296,8 +330,8 @@ class RecordSet:
     set_id: int
     ref_gap: int
     columns: list[SchemaColumn]
-    rows: list[tuple[int, int]]      # (page, record number on that page)
-    column_index: int                # index of its list column in TableA
+    rows: list[tuple[int, int]]  # (page, record number on that page)
+    column_index: int  # index of its list column in TableA
 
     def records(self, page: int) -> list[dict[str, Any]]:
         """The records of one page as ``{column name: value}`` (data columns only)."""
@@ -305,7 +339,9 @@ class RecordSet:
         for i, (r, _k) in enumerate(self.rows):
             if r != page:
                 continue
-            out.append({c.name: c.values[i] for c in self.columns if c.data and c.values[i] is not None})
+            out.append(
+                {c.name: c.values[i] for c in self.columns if c.data and c.values[i] is not None}
+            )
         return out
 
     def pointers(self) -> list[str]:
@@ -348,15 +384,29 @@ class Schema:
 
     def to_dict(self) -> dict[str, Any]:
         def col(c: SchemaColumn) -> dict[str, Any]:
-            return {"index": c.index, "label": c.label, "name": c.name, "kind": c.kind,
-                    "level": c.level, "support": round(c.support, 4), "values": list(c.values),
-                    "recordset": c.recordset}
+            return {
+                "index": c.index,
+                "label": c.label,
+                "name": c.name,
+                "kind": c.kind,
+                "level": c.level,
+                "support": round(c.support, 4),
+                "values": list(c.values),
+                "recordset": c.recordset,
+            }
+
         return {
             "m": self.m,
             "columns": [col(c) for c in self.columns],
-            "recordsets": [{"set_id": rs.set_id, "ref_gap": rs.ref_gap,
-                            "pointers": rs.pointers(),
-                            "columns": [col(c) for c in rs.columns]} for rs in self.recordsets],
+            "recordsets": [
+                {
+                    "set_id": rs.set_id,
+                    "ref_gap": rs.ref_gap,
+                    "pointers": rs.pointers(),
+                    "columns": [col(c) for c in rs.columns],
+                }
+                for rs in self.recordsets
+            ],
         }
 
 
@@ -377,17 +427,23 @@ _SRC = "@src"
 @dataclass
 class _PageLeaves:
     content: list[str]
-    kind: list[str]           # text / href / src
-    node: list[int]           # owner element (the anchor / img for attribute leaves)
-    path: list[int]           # global path id (interned tag tuple)
-    struct: list[int]         # global (path, ids, classes) id
+    kind: list[str]  # text / href / src
+    node: list[int]  # owner element (the anchor / img for attribute leaves)
+    path: list[int]  # global path id (interned tag tuple)
+    struct: list[int]  # global (path, ids, classes) id
 
 
-def _page_leaves(page: Page, opts: dict[str, Any], tags: _Interner, paths: _Interner,
-                 toks: _Interner, structs: _Interner) -> _PageLeaves:
+def _page_leaves(
+    page: Page,
+    opts: dict[str, Any],
+    tags: _Interner,
+    paths: _Interner,
+    toks: _Interner,
+    structs: _Interner,
+) -> _PageLeaves:
     """The DCADE leaf sequence of one page (digest §3.2 [R] rules), from the page arrays."""
     n_nodes = len(page.tag)
-    ptag: dict[int, tuple[int, ...]] = {}      # page path_id -> global tag tuple
+    ptag: dict[int, tuple[int, ...]] = {}  # page path_id -> global tag tuple
     idseq: dict[int, tuple[int, ...]] = {}
     clseq: dict[int, tuple[int, ...]] = {}
 
@@ -418,7 +474,7 @@ def _page_leaves(page: Page, opts: dict[str, Any], tags: _Interner, paths: _Inte
                 ptag[pid] = pt + (tags.id(page.tag[j]),)
         return ptag[page.path_id[i]], idseq[i], clseq[i]
 
-    entries: list[tuple[int, int, int, str, str]] = []   # (pos, sub, node, kind, content)
+    entries: list[tuple[int, int, int, str, str]] = []  # (pos, sub, node, kind, content)
     leaves = page.leaves
     owner = page.leaf_owner
     for k, s in enumerate(leaves):
@@ -437,8 +493,12 @@ def _page_leaves(page: Page, opts: dict[str, Any], tags: _Interner, paths: _Inte
                     entries.append((page.leaf_lo[i], 0, i, "src", page.absolute(s) or s.strip()))
         entries.sort(key=lambda e: (e[0], e[1], e[2]))
     if len(entries) > opts["max_leaves"]:
-        logger.warning("dcade: page %s has %d leaves, keeping the first %d",
-                       page.url, len(entries), opts["max_leaves"])
+        logger.warning(
+            "dcade: page %s has %d leaves, keeping the first %d",
+            page.url,
+            len(entries),
+            opts["max_leaves"],
+        )
         entries = entries[: opts["max_leaves"]]
     out = _PageLeaves([], [], [], [], [])
     href_t = tags.id(_HREF)
@@ -543,7 +603,11 @@ class _Encoded:
             cl_items = [None] * len(cls)
             for k, v in cls.items():
                 cl_items[v] = _chars(k)
-            sp = psim[np.ix_(pidx, pidx)] if psim is not None else (pidx[:, None] == pidx[None, :]).astype(np.float32)
+            sp = (
+                psim[np.ix_(pidx, pidx)]
+                if psim is not None
+                else (pidx[:, None] == pidx[None, :]).astype(np.float32)
+            )
             si = _sim_matrix(id_items)[np.ix_(iidx, iidx)]
             sc = _sim_matrix(cl_items)[np.ix_(cidx, cidx)]
             tec = opts["w_path"] * sp + opts["w_id"] * si + opts["w_class"] * sc
@@ -585,8 +649,14 @@ class _Encoded:
 
 
 # ------------------------------------------------------------ alignment (eq. 5-6)
-def nw_align(cols: list[_Col], enc: _Encoded, r: int, seq: Sequence[int], opts: dict[str, Any],
-             mode: str = "both") -> list[_Col]:
+def nw_align(
+    cols: list[_Col],
+    enc: _Encoded,
+    r: int,
+    seq: Sequence[int],
+    opts: dict[str, Any],
+    mode: str = "both",
+) -> list[_Col]:
     """Align page ``r``'s leaves ``seq`` to the column profile ``cols`` (Needleman-Wunsch).
 
     Score (eq. 5-6): +``match_cec`` when the leaf's CECId is in the column, +``match_tec``
@@ -653,7 +723,7 @@ def nw_align(cols: list[_Col], enc: _Encoded, r: int, seq: Sequence[int], opts: 
         np.maximum(prev[:-1] + S[i - 1], prev[1:] - gp, out=A[1:])
         H[i] = np.maximum.accumulate(A + ar) - ar
     # traceback
-    ops: list[tuple[int, int, int]] = []   # (op, i, j): 0 insert leaf i, 1 gap col j, 2 match
+    ops: list[tuple[int, int, int]] = []  # (op, i, j): 0 insert leaf i, 1 gap col j, 2 match
     i, j = n, C
     while i > 0 or j > 0:
         h = H[i, j]
@@ -701,8 +771,9 @@ def _lcs_align(cols: list[_Col], enc: _Encoded, r: int, seq: Sequence[int]) -> l
     return out
 
 
-def _center_star(enc: _Encoded, seqs: dict[int, list[int]], opts: dict[str, Any],
-                 mode: str = "both") -> list[_Col]:
+def _center_star(
+    enc: _Encoded, seqs: dict[int, list[int]], opts: dict[str, Any], mode: str = "both"
+) -> list[_Col]:
     """Centre-star multiple alignment: the longest sequence first, then the others (§3.6.6)."""
     if not seqs:
         return []
@@ -716,12 +787,12 @@ def _center_star(enc: _Encoded, seqs: dict[int, list[int]], opts: dict[str, Any]
 class _SpanEncoding:
     """Leaf spans of pages as pseudo-pages with the real level codes (record profiles)."""
 
-    def __init__(self, enc: "_Encoded", spans: list[tuple[int, list[int]]]) -> None:
+    def __init__(self, enc: _Encoded, spans: list[tuple[int, list[int]]]) -> None:
         self.lv = [[[L[k] for k in ks] for L in enc.lv[r]] for r, ks in spans]
         self.weak_level = enc.weak_level
 
 
-def _merge_profile(sub: "_SpanEncoding", cols: list[_Col], max_level: int) -> list[_Col]:
+def _merge_profile(sub: _SpanEncoding, cols: list[_Col], max_level: int) -> list[_Col]:
     """Disjunctive merging (§3.7.1) inside a record profile: two columns no pseudo-page
     fills both of, with no cell of theirs in between, merge at the lowest level 1..max_level
     where all their cells share one code (names whose TypeSets differ, one field)."""
@@ -766,7 +837,9 @@ class _CodeStub:
         self.lv = [[[c for c, _ in s], [t for _, t in s]] for s in seqs]
 
 
-def align_codes(seqs: Sequence[Sequence[Any]], mode: str = "tec", **options: Any) -> list[list[int]]:
+def align_codes(
+    seqs: Sequence[Sequence[Any]], mode: str = "tec", **options: Any
+) -> list[list[int]]:
     """Centre-star NW alignment of abstract code sequences (digest §3.6.4, TC3).
 
     ``seqs[r]`` is page ``r``'s sequence of codes; with ``mode="tec"`` equal codes score
@@ -787,7 +860,7 @@ class Pattern:
     """A frequent LEC: its code, level (0 CECId, 1 TECId) and positions per page (``PosMatrix``)."""
 
     code: int
-    level: int            # 0 CEC, 1 TEC
+    level: int  # 0 CEC, 1 TEC
     pos: dict[int, list[int]]
 
     @property
@@ -879,7 +952,7 @@ class _DCADE:
         excl = self.o["mt_exclude_numeric"]
         tsof = self.enc.typeset_of_cec
         for r in range(self.m):
-            seg = cec[r][u[r] + 1:v[r]]
+            seg = cec[r][u[r] + 1 : v[r]]
             cnt = Counter(seg)
             singles = {c for c, k in cnt.items() if k == 1}
             cands = singles if cands is None else (cands & singles)
@@ -893,7 +966,7 @@ class _DCADE:
         for r in range(self.m):
             base = u[r] + 1
             d = {}
-            for k, c in enumerate(cec[r][u[r] + 1:v[r]]):
+            for k, c in enumerate(cec[r][u[r] + 1 : v[r]]):
                 if c in cands:
                     d[c] = base + k
             firstpos.append(d)
@@ -911,7 +984,7 @@ class _DCADE:
         best = np.ones(k, dtype=np.int64)
         prev = np.full(k, -1, dtype=np.int64)
         for j in range(1, k):
-            ok = np.all(P[:, :j] < P[:, j:j + 1], axis=0)
+            ok = np.all(P[:, :j] < P[:, j : j + 1], axis=0)
             if ok.any():
                 cand = np.where(ok, best[:j], 0)
                 i = int(np.argmax(cand))
@@ -984,8 +1057,11 @@ class _DCADE:
             for e in ST:
                 tecs = {self.enc.tec[r][v[0]] for r, v in e.pos.items()}
                 t = sd_by.get(next(iter(tecs))) if len(tecs) == 1 else None
-                if (t is not None and len(t.pos) > len(e.pos)
-                        and all(t.pos.get(r) == v for r, v in e.pos.items())):
+                if (
+                    t is not None
+                    and len(t.pos) > len(e.pos)
+                    and all(t.pos.get(r) == v for r, v in e.pos.items())
+                ):
                     continue
                 keep.append(e)
             ST = keep
@@ -1037,7 +1113,7 @@ class _DCADE:
                 continue
             for vi, prof in enumerate(variants):
                 if vi and not self._profile_used:
-                    break       # no region took a profile: the other variant is identical
+                    break  # no region took a profile: the other variant is identical
                 self._profile = prof
                 self._profile_used = False
                 st = _State(S_L=list(u))
@@ -1067,13 +1143,18 @@ class _DCADE:
                 if lm[r] >= 0:
                     c.add(enc, r, lm[r])
             lm_cols.append(c)
-        prof = (self._record_profile(LM, 0 if ptype == "RT" else 1, gap)
-                if gap and self._profile and len(LM) >= 3 else None)
+        prof = (
+            self._record_profile(LM, 0 if ptype == "RT" else 1, gap)
+            if gap and self._profile and len(LM) >= 3
+            else None
+        )
         self._profile_used |= prof is not None
         if gap and lm_cols:
             # with a record profile every record spans 1 + |profile| columns: that is the
             # column period RecDetection needs (digest A10), whatever the leaf RefGap
-            st.regions.append((ptype, gap if prof is None else prof[0], lm_cols[0], lm_cols[-1], LM[-1]))
+            st.regions.append(
+                (ptype, gap if prof is None else prof[0], lm_cols[0], lm_cols[-1], LM[-1])
+            )
         last = len(LM) - 1
         for ci, lm in enumerate(LM):
             for r in range(m):
@@ -1133,8 +1214,9 @@ class _DCADE:
             if ci < last:
                 st.seg.append(lm_cols[ci])
 
-    def _record_profile(self, LM: list[list[int]], level: int, gap: int
-                        ) -> tuple[int, dict[int, tuple[int, list[tuple[int, int, int]]]]] | None:
+    def _record_profile(
+        self, LM: list[list[int]], level: int, gap: int
+    ) -> tuple[int, dict[int, tuple[int, list[tuple[int, int, int]]]]] | None:
         """[R] ``record_profile``: one centre-star alignment of all record bodies of a region.
 
         Between two sub-landmarks of a data region lies one record or the part of it
@@ -1166,7 +1248,7 @@ class _DCADE:
             for r in range(self.m):
                 if a[r] >= 0 and b[r] > a[r] + 1:
                     if b[r] - a[r] - 1 > 2 * gap - 2:
-                        return None     # a body longer than two records: not one record
+                        return None  # a body longer than two records: not one record
                     lst.append((c, r, list(range(a[r] + 1, b[r]))))
         # the sub-landmarks bound records only if no regular repeat lies between two of
         # them: a code repeated with constant gaps inside the bodies means whole records
@@ -1201,7 +1283,7 @@ class _DCADE:
             nxt[codes[c]] = c
         per_rec = min(dist.items(), key=lambda kv: (-kv[1], kv[0]))[0] if dist else 1
         if any(codes[c] != codes[c + per_rec] for c in range(len(codes) - per_rec)):
-            return None     # the sub-landmark codes do not cycle: some records lack one
+            return None  # the sub-landmark codes do not cycle: some records lack one
         counts = Counter(kind_of.values())
         cycle = {k for k, _n in counts.most_common(per_rec)}
         out: dict[int, tuple[int, list[tuple[int, int, int]]]] = {}
@@ -1209,8 +1291,11 @@ class _DCADE:
         for key, spans in kinds.items():
             sub = _SpanEncoding(self.enc, [(r, ks) for _c, r, ks in spans])
             seqs = {q: list(range(len(ks))) for q, (_c, _r, ks) in enumerate(spans)}
-            prof = _merge_profile(sub, _center_star(sub, seqs, self.o, "both"),  # type: ignore[arg-type]
-                                  int(self.o["merge_max_level"]))
+            prof = _merge_profile(
+                sub,
+                _center_star(sub, seqs, self.o, "both"),  # type: ignore[arg-type]
+                int(self.o["merge_max_level"]),
+            )
             width = len(prof)
             if key in cycle:
                 period += 1 + width
@@ -1276,7 +1361,7 @@ class _DCADE:
                 continue
             while masks[i] != full:
                 between = 0
-                pick: tuple[int, int] | None = None       # (level, j)
+                pick: tuple[int, int] | None = None  # (level, j)
                 for j in range(i + 1, min(len(seg), i + 1 + window)):
                     if not alive[j]:
                         continue
@@ -1399,7 +1484,7 @@ class _DCADE:
         if a is None or b is None:
             return False
         if not a.cells or not b.cells:
-            return True     # a record-profile column empty in this block: no evidence either way
+            return True  # a record-profile column empty in this block: no evidence either way
         ta, tb = self._is_template(a), self._is_template(b)
         if ta or tb:
             return ta and tb and a.c0 == b.c0
@@ -1435,7 +1520,7 @@ class _DCADE:
             start = sr1 - 1 + b * G
             if start + G > edr:
                 break
-            if self._contained(seg[start:start + G], strict_run=False):
+            if self._contained(seg[start : start + G], strict_run=False):
                 n += 1
         return n
 
@@ -1462,9 +1547,15 @@ class _DCADE:
             first_one = None
             for s in range(sdr, edr - G + 1):
                 if first_one is not None and (s >= first_one + G or not self.o["record_tiebreak"]):
-                    break       # eq. 9 stops at the first perfect score (ties looked at within one period)
-                score = sum(self._match(seg[s - 1 + i], seg[s - 1 + G + i])
-                            for i in range(G) if s - 1 + G + i < edr) / G
+                    break  # eq. 9 stops at the first perfect score (ties looked at within one period)
+                score = (
+                    sum(
+                        self._match(seg[s - 1 + i], seg[s - 1 + G + i])
+                        for i in range(G)
+                        if s - 1 + G + i < edr
+                    )
+                    / G
+                )
                 scores.append((s, score))
                 if score > best:
                     sr1, best = s, score
@@ -1478,7 +1569,7 @@ class _DCADE:
                     sr1 = max(ties, key=lambda x: (self._contained_blocks(seg, x, G, edr), -x))
             if sr1 is None or best < self.o["record_min_score"]:
                 continue
-            schema = seg[sr1 - 1:sr1 - 1 + G]
+            schema = seg[sr1 - 1 : sr1 - 1 + G]
             blocks: list[list[_Col | None]] = [list(schema)]
             s = sr1 + G
 
@@ -1501,7 +1592,7 @@ class _DCADE:
                             break
                         cand = block_at(s + d)
                         if cand is not None and self._match(cand[0], schema[0]):
-                            self._fold(blocks[-1], seg[s - 1:s - 1 + d])
+                            self._fold(blocks[-1], seg[s - 1 : s - 1 + d])
                             s += d
                             blk = cand
                             break
@@ -1521,10 +1612,10 @@ class _DCADE:
                 continue
             end = s - 1  # 1-based index of the last column taken
             keep = [f for f in range(G) if any(b[f] is not None and b[f].cells for b in blocks)]
-            if len(keep) < G:       # record-profile fields no record of this region fills
+            if len(keep) < G:  # record-profile fields no record of this region fills
                 blocks = [[b[f] for f in keep] for b in blocks]
             lc = _ListCol(blocks, len(keep))
-            seg[sr1 - 1:end] = [lc]
+            seg[sr1 - 1 : end] = [lc]
         return [c for c in seg if c.cells or isinstance(c, _ListCol)]
 
 
@@ -1552,7 +1643,9 @@ def _lis(items: list[int], vals: list[int]) -> list[int]:
     return out[::-1]
 
 
-def rec_detection(codes: list[Any], ref_gap: int, p1: int, pK: int, pK1: int) -> tuple[int, int, int, list[int]]:
+def rec_detection(
+    codes: list[Any], ref_gap: int, p1: int, pK: int, pK1: int
+) -> tuple[int, int, int, list[int]]:
     """Eq. 8-9 on a list of column codes (1-based positions, as in Example 8).
 
     Returns ``(SDR, EDR, SR1, record starts)``; ``match`` is code equality.
@@ -1593,7 +1686,9 @@ class _Finalizer:
     def _value(self, r: int, ks: list[int]) -> str:
         return " ".join(self.enc.leaves[r].content[k] for k in ks)
 
-    def _column(self, index: int, c: _Col | None, rows: list[tuple[int, list[int] | None]]) -> SchemaColumn:
+    def _column(
+        self, index: int, c: _Col | None, rows: list[tuple[int, list[int] | None]]
+    ) -> SchemaColumn:
         vals: list[Any] = []
         nodes: list[tuple[int, ...]] = []
         leaves: list[tuple[int, ...]] = []
@@ -1649,14 +1744,21 @@ class _Finalizer:
                 label = "MR" if len(pages_with) == self.m else "OR"
                 rs = RecordSet(len(rsets), c.ref_gap, fields, rows, idx)
                 self._name(fields)
-                lc = SchemaColumn(idx, label, f"list_{len(rsets)}", "list",
-                                  [sum(1 for rr in rows if rr[0] == r) or None for r in range(self.m)],
-                                  support=len(pages_with) / self.m if self.m else 0.0,
-                                  recordset=len(rsets))
+                lc = SchemaColumn(
+                    idx,
+                    label,
+                    f"list_{len(rsets)}",
+                    "list",
+                    [sum(1 for rr in rows if rr[0] == r) or None for r in range(self.m)],
+                    support=len(pages_with) / self.m if self.m else 0.0,
+                    recordset=len(rsets),
+                )
                 rsets.append(rs)
                 cols.append(lc)
             else:
-                cols.append(self._column(len(cols), c, [(r, c.cells.get(r)) for r in range(self.m)]))
+                cols.append(
+                    self._column(len(cols), c, [(r, c.cells.get(r)) for r in range(self.m)])
+                )
         self._name(cols)
         return Schema(self.m, cols, rsets, mts, dict(opts))
 
@@ -1670,7 +1772,9 @@ class _Finalizer:
                 for j in range(i - 1, max(-1, i - 3), -1):
                     p = cols[j]
                     if p.template and p.kind == "text":
-                        name = _slug(p.values[next(k for k, v in enumerate(p.values) if v is not None)])
+                        name = _slug(
+                            p.values[next(k for k, v in enumerate(p.values) if v is not None)]
+                        )
                         break
                 name = name or "list"
             elif c.template:
@@ -1684,7 +1788,7 @@ class _Finalizer:
                             name = _slug(lab)
                         break
                     if p.data and p.kind == "text" and c.kind != "text" and j == i - 1:
-                        name = (p.name or f"field_{j}")
+                        name = p.name or f"field_{j}"
                         break
                 if c.kind == "href":
                     name = (name + "_url") if name else "url"
@@ -1758,7 +1862,7 @@ def _xlit(s: str) -> str:
     if '"' not in s:
         return f'"{s}"'
     parts = s.split("'")
-    return "concat(" + ", \"'\", ".join(f"'{p}'" for p in parts) + ")"
+    return "concat(" + ', "\'", '.join(f"'{p}'" for p in parts) + ")"
 
 
 _STEP = re.compile(r"^([^\[]+)(?:\[(\d+)\])?$")
@@ -1820,7 +1924,7 @@ class _WrapperBuilder:
 
     def rel(self, r: int, anc: int, i: int) -> str:
         a, b = self.absx(r, anc), self.absx(r, i)
-        return b[len(a):].lstrip("/") if b.startswith(a) else b
+        return b[len(a) :].lstrip("/") if b.startswith(a) else b
 
     def lca(self, r: int, nodes: Iterable[int]) -> int:
         page = self.pages[r]
@@ -1842,7 +1946,11 @@ class _WrapperBuilder:
         page = self.pages[r]
         if page.text(node) == pl.content[k]:
             return node, ""
-        own = [kk for kk in range(page.leaf_lo[node], page.leaf_hi[node]) if page.leaf_owner[kk] == node]
+        own = [
+            kk
+            for kk in range(page.leaf_lo[node], page.leaf_hi[node])
+            if page.leaf_owner[kk] == node
+        ]
         content = pl.content[k]
         j = 1
         for kk in own:
@@ -1851,7 +1959,9 @@ class _WrapperBuilder:
             j += 1
         return node, f"/text()[normalize-space()][{j}]"
 
-    def evaluate(self, xp: str, attr: str | None, ftype: str, ctxs: list[Any], bases: list[str | None]) -> list[Any]:
+    def evaluate(
+        self, xp: str, attr: str | None, ftype: str, ctxs: list[Any], bases: list[str | None]
+    ) -> list[Any]:
         from .wrapper import FieldSpec, _Field
 
         try:
@@ -1989,8 +2099,10 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
         distinct = all(len(set(v)) == len(v) and -1 not in v for v in per_page.values())
         if not distinct:
             anchor = max(data, key=lambda f: sum(1 for x in f.leaves if x))
-            roots = [enc_leaves[r].node[anchor.leaves[i][0]] if anchor.leaves[i] else -1
-                     for i, (r, _k) in enumerate(rs.rows)]
+            roots = [
+                enc_leaves[r].node[anchor.leaves[i][0]] if anchor.leaves[i] else -1
+                for i, (r, _k) in enumerate(rs.rows)
+            ]
         rec_paths = [b.rel(r, 0, x) for (r, _k), x in zip(rs.rows, roots) if x >= 0]
         rec_xp = _generalise_union(rec_paths)
         if not rec_xp:
@@ -2003,7 +2115,9 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
                     tn, suf = b.leaf_target(r, f.leaves[i][0])
                     if not b.pages[r].is_ancestor(roots[i], tn):
                         continue
-                    rels.append((b.rel(r, roots[i], tn) or ".") + suf if tn != roots[i] else "." + suf)
+                    rels.append(
+                        (b.rel(r, roots[i], tn) or ".") + suf if tn != roots[i] else "." + suf
+                    )
             gx = _generalise_union(rels) if rels else None
             if gx is None:
                 continue
@@ -2013,8 +2127,9 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
             lfields.append(FieldSpec(f.name, ftype, gx, None, attr, optional=not f.mandatory))
         if lfields:
             rec_xp = " | ".join(x.strip().lstrip("/") for x in rec_xp.split(" | "))
-            lists.append(ListSpec(lc.name, RecordSelector(rec_xp), lfields, [],
-                                  optional=lc.label == "OR"))
+            lists.append(
+                ListSpec(lc.name, RecordSelector(rec_xp), lfields, [], optional=lc.label == "OR")
+            )
     urls = [p.url for p in schema.pages if p.url]
     w = Wrapper(
         id=Wrapper.make_id(site, [f.xpath for f in fields], [x.record.xpath for x in lists]),
@@ -2022,9 +2137,13 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
         fields=fields,
         lists=lists,
         site=site,
-        provenance=Provenance(extractor="dcade", sample_urls=urls[:50],
-                              options={k: (list(v) if isinstance(v, tuple) else v)
-                                       for k, v in schema.options.items()}),
+        provenance=Provenance(
+            extractor="dcade",
+            sample_urls=urls[:50],
+            options={
+                k: (list(v) if isinstance(v, tuple) else v) for k, v in schema.options.items()
+            },
+        ),
         health=Health(expected_records=(1, 1), fill_rates=fill),
     )
     w.validate()

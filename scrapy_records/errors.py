@@ -33,9 +33,7 @@ class UnknownExtractorError(RecordsError, KeyError):
     def __init__(self, name: str, available: list[str]):
         self.name = name
         self.available = sorted(available)
-        super().__init__(
-            f"unknown extractor {name!r}; available: {', '.join(self.available)}"
-        )
+        super().__init__(f"unknown extractor {name!r}; available: {', '.join(self.available)}")
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return self.args[0]

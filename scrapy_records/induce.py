@@ -89,16 +89,40 @@ _registered: dict[str, Callable[..., Wrapper]] = {}
 INDUCE_OPTIONS = ("min_fill", "site", "max_fields", "page_fields", "template_id")
 
 # ------------------------------------------------------------------ stable tokens
-_STATE = frozenset({
-    "active", "selected", "current", "odd", "even", "first", "last", "hover", "focus",
-    "open", "closed", "hidden", "visible", "show", "in", "collapsed", "expanded", "disabled",
-    "is-active", "is-selected", "is-open", "highlight", "highlighted", "new", "alt",
-})
+_STATE = frozenset(
+    {
+        "active",
+        "selected",
+        "current",
+        "odd",
+        "even",
+        "first",
+        "last",
+        "hover",
+        "focus",
+        "open",
+        "closed",
+        "hidden",
+        "visible",
+        "show",
+        "in",
+        "collapsed",
+        "expanded",
+        "disabled",
+        "is-active",
+        "is-selected",
+        "is-open",
+        "highlight",
+        "highlighted",
+        "new",
+        "alt",
+    }
+)
 _GENERATED = [
-    re.compile(r"\d{3,}"),                                              # post-12345, id4711
+    re.compile(r"\d{3,}"),  # post-12345, id4711
     re.compile(r"^(css|sc|jsx|emotion|styled|svelte|astro|ng-tns|ember|tw)[-_]", re.I),
-    re.compile(r"__[A-Za-z0-9_-]{4,}$"),                                # CSS modules
-    re.compile(r"^[A-Za-z0-9_-]{5,}$(?<=[0-9])"),                       # ends with a digit, long
+    re.compile(r"__[A-Za-z0-9_-]{4,}$"),  # CSS modules
+    re.compile(r"^[A-Za-z0-9_-]{5,}$(?<=[0-9])"),  # ends with a digit, long
 ]
 _MIXED_HASH = re.compile(r"^(?=.*\d)(?=.*[A-Z])(?=.*[a-z])[A-Za-z0-9_-]{5,}$")
 _QUOTE_SAFE = re.compile(r"^[^'\"\s\\]+$")
@@ -355,14 +379,16 @@ def _span_group(page: Page, i: int, size: int, span: str, starts: set[int]) -> t
         return (i,)
     at = kids.index(i)
     grp = [i]
-    for j in kids[at + 1:at + size]:
+    for j in kids[at + 1 : at + size]:
         if span == "until_next" and j in starts:
             break
         grp.append(j)
     return tuple(grp)
 
 
-def record_candidates(ctx: _Ctx, firsts: Sequence[int], size: int = 1) -> list[tuple[str, str | None]]:
+def record_candidates(
+    ctx: _Ctx, firsts: Sequence[int], size: int = 1
+) -> list[tuple[str, str | None]]:
     """Record XPath candidates (robust first) for record first-nodes ``firsts`` (see module doc)."""
     page = ctx.page
     if not firsts:
@@ -380,8 +406,13 @@ def record_candidates(ctx: _Ctx, firsts: Sequence[int], size: int = 1) -> list[t
     if len(parents) == 1:
         p = next(iter(parents))
         pxp, pcss, by_id = ctx.path(p)
-        local = [(f"{pxp}/{tag}[{_cls_xp(c)}]", f"{pcss} > {tag}.{c}" if pcss and _css_ident_ok(c) else None)
-                 for c in common]
+        local = [
+            (
+                f"{pxp}/{tag}[{_cls_xp(c)}]",
+                f"{pcss} > {tag}.{c}" if pcss and _css_ident_ok(c) else None,
+            )
+            for c in common
+        ]
         plain = [(f"{pxp}/{tag}", f"{pcss} > {tag}" if pcss and tag != "*" else None)]
         pos = sorted(ctx.el_pos(i) for i in firsts)
         a, b = pos[0], pos[-1]
@@ -391,7 +422,9 @@ def record_candidates(ctx: _Ctx, firsts: Sequence[int], size: int = 1) -> list[t
             cond = f"position() >= {a} and position() <= {b}"
             if step > 1:
                 cond += f" and (position() - {a}) mod {step} = 0"
-        rsteps = [(f"{tag}[{_cls_xp(c)}]", f"{tag}.{c}" if _css_ident_ok(c) else None) for c in common]
+        rsteps = [
+            (f"{tag}[{_cls_xp(c)}]", f"{tag}.{c}" if _css_ident_ok(c) else None) for c in common
+        ]
         rsteps.append((tag, tag if tag != "*" else None))
         if cond:
             rsteps.append((f"*[{cond}]", None))
@@ -413,8 +446,13 @@ def record_candidates(ctx: _Ctx, firsts: Sequence[int], size: int = 1) -> list[t
             anc = page.parent[anc]
         if anc >= 0:
             axp, acss, by_id = ctx.path(anc)
-            out += [(f"{axp}//{tag}[{_cls_xp(c)}]", f"{acss} {tag}.{c}" if acss and _css_ident_ok(c) else None)
-                    for c in common]
+            out += [
+                (
+                    f"{axp}//{tag}[{_cls_xp(c)}]",
+                    f"{acss} {tag}.{c}" if acss and _css_ident_ok(c) else None,
+                )
+                for c in common
+            ]
             rels = set()
             for i in firsts:
                 steps = []
@@ -438,7 +476,9 @@ def record_candidates(ctx: _Ctx, firsts: Sequence[int], size: int = 1) -> list[t
     return uniq
 
 
-def choose_record_selector(ctx: _Ctx, firsts: Sequence[int], size: int = 1) -> RecordSelector | None:
+def choose_record_selector(
+    ctx: _Ctx, firsts: Sequence[int], size: int = 1
+) -> RecordSelector | None:
     """The first candidate selecting exactly ``firsts`` on the page (verified)."""
     want = sorted(firsts)
     for xp, css in record_candidates(ctx, firsts, size):
@@ -449,7 +489,10 @@ def choose_record_selector(ctx: _Ctx, firsts: Sequence[int], size: int = 1) -> R
 
 
 # ------------------------------------------------------------------------ fields
-_PRICE_RX = re.compile(r"^\s*(?:[$€£¥₹]|usd|eur|gbp|rs\.?)\s*\d[\d.,\s]*$|^\s*\d[\d.,\s]*\s*(?:[$€£¥₹]|usd|eur|gbp|€)\s*$", re.I)
+_PRICE_RX = re.compile(
+    r"^\s*(?:[$€£¥₹]|usd|eur|gbp|rs\.?)\s*\d[\d.,\s]*$|^\s*\d[\d.,\s]*\s*(?:[$€£¥₹]|usd|eur|gbp|€)\s*$",
+    re.I,
+)
 _NUMBER_RX = re.compile(r"^\s*[-+]?(?:\d[\d,.\s]*|\.\d+)%?\s*$")
 
 
@@ -595,6 +638,7 @@ def _features(
 
 def _field_xpaths(ctx: _Ctx, f: _Feature, offset: int) -> list[str]:
     """Candidate relative XPaths of a feature: plain steps, then class-less steps tightened."""
+
     def build(tight: bool) -> str:
         base = _key_xpath(f.key, offset, tight)
         if f.kind == "own":
@@ -662,8 +706,18 @@ def _verify_field(ctx: _Ctx, xp: str, f: _Feature, groups: Sequence[Sequence[int
 
 
 _KIND_NAME = {"href": "url", "src": "image"}
-_TAG_NAME = {"h1": "title", "h2": "title", "h3": "title", "h4": "title", "a": "link_text",
-             "img": "image", "time": "date", "p": "text", "span": "text", "td": "cell"}
+_TAG_NAME = {
+    "h1": "title",
+    "h2": "title",
+    "h3": "title",
+    "h4": "title",
+    "a": "link_text",
+    "img": "image",
+    "time": "date",
+    "p": "text",
+    "span": "text",
+    "td": "cell",
+}
 
 
 def _slug(s: str) -> str:
@@ -727,8 +781,14 @@ def _nested_lists(
         if len(under) < 2:
             continue
         cands.append((k, key, per, under))
-    cands = [c for c in cands if not any(
-        o is not c and o[0] == c[0] and len(o[1]) < len(c[1]) and c[1][: len(o[1])] == o[1] for o in cands)]
+    cands = [
+        c
+        for c in cands
+        if not any(
+            o is not c and o[0] == c[0] and len(o[1]) < len(c[1]) and c[1][: len(o[1])] == o[1]
+            for o in cands
+        )
+    ]
     cands.sort(key=lambda c: (c[0], min(min(v) for v in c[2].values())))
     lists: list[ListSpec] = []
     absorbed: set[tuple] = set()
@@ -755,15 +815,31 @@ def _nested_lists(
             continue
         instances = [(j,) for rno in sorted(per) for j in sorted(per[rno])]
         fields, sub_lists, _fill, _ver = build_fields(
-            ctx, instances, 1, min_fill=min_fill, max_fields=max_fields, _depth=depth + 1)
+            ctx, instances, 1, min_fill=min_fill, max_fields=max_fields, _depth=depth + 1
+        )
         if not fields and not sub_lists:
             continue
         last = key[-1]
-        base = _slug(last[1]) if last[1] else {"li": "items", "tr": "rows", "dd": "items"}.get(last[0], last[0] + "s")
+        base = (
+            _slug(last[1])
+            if last[1]
+            else {"li": "items", "tr": "rows", "dd": "items"}.get(last[0], last[0] + "s")
+        )
         used[base] = used.get(base, 0) + 1
         name = base if used[base] == 1 else f"{base}_{used[base]}"
-        lists.append(ListSpec(name, RecordSelector(best[0], _key_css(key, offset) if best[0] == _key_xpath(key, offset) else None, 1),
-                              fields, sub_lists, optional=len(per) < n))
+        lists.append(
+            ListSpec(
+                name,
+                RecordSelector(
+                    best[0],
+                    _key_css(key, offset) if best[0] == _key_xpath(key, offset) else None,
+                    1,
+                ),
+                fields,
+                sub_lists,
+                optional=len(per) < n,
+            )
+        )
         absorbed.update(under)
     return lists, absorbed
 
@@ -784,8 +860,9 @@ def build_fields(
     feats = _features(ctx, groups, size, elems)
     lists: list[ListSpec] = []
     if nested and elems:
-        lists, absorbed = _nested_lists(ctx, groups, feats, elems, min_fill=min_fill,
-                                        max_fields=max_fields, depth=_depth)
+        lists, absorbed = _nested_lists(
+            ctx, groups, feats, elems, min_fill=min_fill, max_fields=max_fields, depth=_depth
+        )
         feats = {fk: f for fk, f in feats.items() if fk not in absorbed}
     kept = [f for f in feats.values() if n and len(f.per_record) / n >= min_fill]
     kept.sort(key=lambda f: (-len(f.per_record), f.order))
@@ -835,10 +912,17 @@ def build_fields(
                     sample.append(page.own_text(j) if f.kind == "own" else page.text(j))
             ftype = _guess_type(sample)
         fr = len(f.per_record) / n
-        out.append(FieldSpec(
-            name=name, type=ftype, xpath=best_xp, css=_field_css(f, offset) if best_xp == _field_xpaths(ctx, f, offset)[0] else None,
-            attribute=attr, optional=fr < 1.0, multiple=f.multi or f.kind == "own",
-        ))
+        out.append(
+            FieldSpec(
+                name=name,
+                type=ftype,
+                xpath=best_xp,
+                css=_field_css(f, offset) if best_xp == _field_xpaths(ctx, f, offset)[0] else None,
+                attribute=attr,
+                optional=fr < 1.0,
+                multiple=f.multi or f.kind == "own",
+            )
+        )
         fill[name] = fr
         verified[name] = best_v
     taken = {f.name for f in out}
@@ -887,11 +971,15 @@ def region_wrapper(
     if rec is None:  # pragma: no cover - the union candidate is always exact
         raise WrapperError("no record selector reproduces the region's records")
     rec.size, rec.span = size, span
-    fields, lists, fill, verified = build_fields(ctx, groups, size, min_fill=min_fill, max_fields=max_fields)
+    fields, lists, fill, verified = build_fields(
+        ctx, groups, size, min_fill=min_fill, max_fields=max_fields
+    )
     site = site or _site_of(page.url)
     n = len(groups)
     w = Wrapper(
-        id=Wrapper.make_id(site, rec.xpath, [f.xpath for f in fields], [x.record.xpath for x in lists]),
+        id=Wrapper.make_id(
+            site, rec.xpath, [f.xpath for f in fields], [x.record.xpath for x in lists]
+        ),
         record=rec,
         fields=fields,
         lists=lists,
@@ -953,7 +1041,11 @@ def _adopt_column_names(w: Wrapper, region: Region, page: Page, min_agree: float
         old = f.name
         if old in renamed:
             f.name, ctype = renamed[old]
-            if ctype in FIELD_TYPES and ctype != f.type and not (f.attribute and ctype not in ("url", "image")):
+            if (
+                ctype in FIELD_TYPES
+                and ctype != f.type
+                and not (f.attribute and ctype not in ("url", "image"))
+            ):
                 f.type = ctype
         fill[f.name] = w.health.fill_rates.get(old, 1.0)
     w.health.fill_rates = fill
@@ -961,7 +1053,9 @@ def _adopt_column_names(w: Wrapper, region: Region, page: Page, min_agree: float
     _add_raw_companions(w, region, page, taken_cols | final, min_agree)
 
 
-def _add_raw_companions(w: Wrapper, region: Region, page: Page, taken: set[str], min_agree: float) -> None:
+def _add_raw_companions(
+    w: Wrapper, region: Region, page: Page, taken: set[str], min_agree: float
+) -> None:
     """MiBAT's records carry ``date`` (ISO) *and* ``date_raw`` (the text as written): give
     a typed field ``<name>`` a text twin ``<name>_raw`` when the region has that column and
     the twin's values agree with it, so wrapper pages emit the same keys as mined ones."""
@@ -970,8 +1064,17 @@ def _add_raw_companions(w: Wrapper, region: Region, page: Page, taken: set[str],
     for f in w.fields:
         raw = f"{f.name}_raw"
         if f.type in ("date", "number", "price") and raw in by_name and raw not in taken:
-            twins.append(FieldSpec(name=raw, type="text", xpath=f.xpath, css=f.css, attribute=f.attribute,
-                                   optional=f.optional, multiple=f.multiple))
+            twins.append(
+                FieldSpec(
+                    name=raw,
+                    type="text",
+                    xpath=f.xpath,
+                    css=f.css,
+                    attribute=f.attribute,
+                    optional=f.optional,
+                    multiple=f.multiple,
+                )
+            )
     if not twins:
         return
     w.fields.extend(twins)
@@ -999,14 +1102,18 @@ def _template_info(page: Page, template_id: str | None = None) -> TemplateInfo:
         from .templates import page_signature
 
         sig = page_signature(page)
-        return TemplateInfo(id=template_id or sig.template_id, method=sig.method, signature=list(sig.sketch))
+        return TemplateInfo(
+            id=template_id or sig.template_id, method=sig.method, signature=list(sig.sketch)
+        )
     except ImportError:
         return TemplateInfo()
 
 
 # ------------------------------------------------------------- several pages
 def _looks_url(x: Any) -> bool:
-    return isinstance(x, str) and len(x) < 4096 and "<" not in x and ("://" in x or x.startswith("/"))
+    return (
+        isinstance(x, str) and len(x) < 4096 and "<" not in x and ("://" in x or x.startswith("/"))
+    )
 
 
 def _as_pages(pages: Iterable[Any], page_options: dict[str, Any]) -> list[Page]:
@@ -1024,7 +1131,9 @@ def _as_pages(pages: Iterable[Any], page_options: dict[str, Any]) -> list[Page]:
     return out
 
 
-def _page_field_features(ctx: _Ctx, exclude: Sequence[tuple[int, int]]) -> dict[tuple[str, str], str]:
+def _page_field_features(
+    ctx: _Ctx, exclude: Sequence[tuple[int, int]]
+) -> dict[tuple[str, str], str]:
     """Page-level leaves outside the records: (kind, anchored positional xpath) -> value."""
     page = ctx.page
     out: dict[tuple[str, str], str] = {}
@@ -1189,7 +1298,11 @@ def intersect_induce(
     mains: list[list[tuple[int, ...]]] = []
     main_regions: list[Region | None] = []
     for k, p in enumerate(pages):
-        page_regions = list(regions[k]) if regions is not None else _mined_regions(p, extractor, extractor_options)
+        page_regions = (
+            list(regions[k])
+            if regions is not None
+            else _mined_regions(p, extractor, extractor_options)
+        )
         page_regions = [r for r in page_regions if len(r.records) >= 2]
         mains.append(_record_groups(p, page_regions[0]) if page_regions else [])
         main_regions.append(page_regions[0] if page_regions else None)
@@ -1219,7 +1332,10 @@ def intersect_induce(
                 if want or sel:
                     overlap += len(want & set(sel)) / max(1, len(want | set(sel)))
             if " | " in xp and len(pages) > 1:
-                exact, overlap = exact - 0.5, overlap - 0.5  # a union of absolute paths never generalises
+                exact, overlap = (
+                    exact - 0.5,
+                    overlap - 0.5,
+                )  # a union of absolute paths never generalises
             score = (exact, overlap, -pi, -rank_)
             if best is None or score > best[0]:
                 best = (score, xp, css, layouts[pi], pi)
@@ -1231,7 +1347,9 @@ def intersect_induce(
     selected: list[list[tuple[int, ...]]] = [[] for _ in pages]
     if best is not None:
         _score, xp, css, (size, span), pi = best
-        record = RecordSelector(xp, _css_matches(ctxs[pi], css, sorted(g[0] for g in mains[pi])), size, span)
+        record = RecordSelector(
+            xp, _css_matches(ctxs[pi], css, sorted(g[0] for g in mains[pi])), size, span
+        )
         per_page = []
         for k, ctx in enumerate(ctxs):
             sel = sorted(ctx.select(xp) or [])
@@ -1240,10 +1358,15 @@ def intersect_induce(
             selected[k] = groups
             counts.append(len(groups))
             if groups:
-                per_page.append(build_fields(ctx, groups, size, min_fill=min_fill, max_fields=max_fields * 2))
+                per_page.append(
+                    build_fields(ctx, groups, size, min_fill=min_fill, max_fields=max_fields * 2)
+                )
         # intersection by (xpath, attribute)
         if per_page:
-            keyed = [{(f.xpath, f.attribute): (f, fl[f.name]) for f in fs} for fs, _ls, fl, _v in per_page]
+            keyed = [
+                {(f.xpath, f.attribute): (f, fl[f.name]) for f in fs}
+                for fs, _ls, fl, _v in per_page
+            ]
             # nested lists: those whose record selector holds on every page
             lkeyed = [{x.record.xpath: x for x in ls} for _fs, ls, _fl, _v in per_page]
             lcommon = set(lkeyed[0])
@@ -1271,7 +1394,9 @@ def intersect_induce(
                         k2 += 1
                         name = f"{f.name}_{k2}"
                     names.add(name)
-                    fields.append(FieldSpec(name, f.type, f.xpath, f.css, f.attribute, rate < 1.0, multiple))
+                    fields.append(
+                        FieldSpec(name, f.type, f.xpath, f.css, f.attribute, rate < 1.0, multiple)
+                    )
                     fill[name] = rate
             fields = fields[:max_fields]
             fill = {f.name: fill[f.name] for f in fields}
@@ -1288,7 +1413,9 @@ def intersect_induce(
         order = [k for k in per[0] if k in common_keys]
         used: dict[str, int] = {}
         taken_vals: set[tuple[str, ...]] = set()
-        all_ranges = [[(g[0], ctx.page.end[g[-1]]) for g in groups] for ctx, groups in zip(ctxs, selected)]
+        all_ranges = [
+            [(g[0], ctx.page.end[g[-1]]) for g in groups] for ctx, groups in zip(ctxs, selected)
+        ]
         for label, xp, vals in _label_fields(ctxs, all_ranges, max_fields):
             base = _slug(label)[:30] or "value"
             used[base] = used.get(base, 0) + 1
@@ -1301,8 +1428,10 @@ def intersect_induce(
                 continue  # template text, or already anchored on a label
             ftype = _guess_type(vals)
             tail = re.findall(r"([a-z0-9]+)(?:\[[^\]]*\])?(?:/text\(\)(?:\[\d+\])?)?$", xp)
-            base = (tail[0] if tail else "value")
-            base = {"h1": "title", "h2": "heading", "h3": "heading", "title": "page_title"}.get(base, base)
+            base = tail[0] if tail else "value"
+            base = {"h1": "title", "h2": "heading", "h3": "heading", "title": "page_title"}.get(
+                base, base
+            )
             used[base] = used.get(base, 0) + 1
             name = base if used[base] == 1 else f"{base}_{used[base]}"
             pfields.append(FieldSpec(name, ftype, xp, None, None, False, False))
@@ -1317,8 +1446,13 @@ def intersect_induce(
         )
     nonzero = [c for c in counts if c] or [0]
     w = Wrapper(
-        id=Wrapper.make_id(site, record.xpath if record else None, [f.xpath for f in fields],
-                           [x.record.xpath for x in lists], [f.xpath for f in pfields]),
+        id=Wrapper.make_id(
+            site,
+            record.xpath if record else None,
+            [f.xpath for f in fields],
+            [x.record.xpath for x in lists],
+            [f.xpath for f in pfields],
+        ),
         record=record,
         fields=fields if record else [],
         lists=lists if record else [],
@@ -1328,8 +1462,14 @@ def intersect_induce(
         provenance=Provenance(
             extractor=extractor,
             sample_urls=urls,
-            options=_json_ready({"min_fill": min_fill, "max_fields": max_fields,
-                                 "page_fields": page_fields, **extractor_options}),
+            options=_json_ready(
+                {
+                    "min_fill": min_fill,
+                    "max_fields": max_fields,
+                    "page_fields": page_fields,
+                    **extractor_options,
+                }
+            ),
         ),
         health=Health(expected_records=(min(nonzero), max(nonzero)), fill_rates=fill),
     )
@@ -1381,8 +1521,12 @@ def _get_inducer(name: str) -> Callable[..., Wrapper] | None:
         from .extractors import BUILTIN_EXTRACTORS
 
         if name in BUILTIN_EXTRACTORS:  # a single-page extractor without its pattern inducer
-            logger.warning("inducer %s unavailable (%s): intersection induction over %r regions",
-                           spec, exc, name)
+            logger.warning(
+                "inducer %s unavailable (%s): intersection induction over %r regions",
+                spec,
+                exc,
+                name,
+            )
             return None
         raise WrapperError(f"inducer {name!r} ({spec}) is not available: {exc}") from exc
     return fn

@@ -57,7 +57,15 @@ from .errors import EmptyDocumentError, NotHTMLError, PageTooLargeError
 if TYPE_CHECKING:  # pragma: no cover
     pass
 
-__all__ = ["Page", "as_page", "parse_html", "decode_html", "sniff_encoding", "DROPPED_TAGS", "LEAF_TAGS"]
+__all__ = [
+    "Page",
+    "as_page",
+    "parse_html",
+    "decode_html",
+    "sniff_encoding",
+    "DROPPED_TAGS",
+    "LEAF_TAGS",
+]
 
 #: Elements removed with their whole sub-tree before any algorithm sees the page.
 DROPPED_TAGS = frozenset({"script", "style", "noscript", "template"})
@@ -93,9 +101,11 @@ IMPLIED_CLOSE: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 # block start tags close an open ``<p>`` ("close a p element" in button scope)
 _P_ONLY = frozenset({"p"})
 _BUTTON_SCOPE = frozenset("applet caption html table td th marquee object template button".split())
-for _t in ("address article aside blockquote center details dialog dir div dl fieldset figcaption "
-           "figure footer header hgroup main menu nav ol p search section summary ul h1 h2 h3 h4 "
-           "h5 h6 pre listing form hr xmp").split():
+for _t in (
+    "address article aside blockquote center details dialog dir div dl fieldset figcaption "
+    "figure footer header hgroup main menu nav ol p search section summary ul h1 h2 h3 h4 "
+    "h5 h6 pre listing form hr xmp"
+).split():
     IMPLIED_CLOSE.setdefault(_t, (_P_ONLY, _BUTTON_SCOPE))
 #: How many open elements a start tag looks through for one it closes. Real markup closes
 #: an item within a few levels; the bound keeps hostile nesting linear (a failed look-up
@@ -108,9 +118,22 @@ DEFAULT_MAX_NODES = 150_000
 DEFAULT_MAX_DEPTH = 512
 
 _BINARY_MAGIC: tuple[bytes, ...] = (
-    b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"%PDF", b"PK\x03\x04", b"\x1f\x8b",
-    b"BM", b"RIFF", b"\x00\x00\x01\x00", b"OggS", b"ID3", b"fLaC", b"wOFF", b"wOF2",
-    b"\x7fELF", b"MZ",
+    b"\x89PNG",
+    b"GIF8",
+    b"\xff\xd8\xff",
+    b"%PDF",
+    b"PK\x03\x04",
+    b"\x1f\x8b",
+    b"BM",
+    b"RIFF",
+    b"\x00\x00\x01\x00",
+    b"OggS",
+    b"ID3",
+    b"fLaC",
+    b"wOFF",
+    b"wOF2",
+    b"\x7fELF",
+    b"MZ",
 )
 _TAG_RE = re.compile(r"<\s*[a-zA-Z!?/]")
 _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*>", re.I)
@@ -169,7 +192,11 @@ def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]
             pass
         return "cp1252"
 
-    ct = f"text/html; charset={content_type}" if content_type and "/" not in content_type else content_type
+    ct = (
+        f"text/html; charset={content_type}"
+        if content_type and "/" not in content_type
+        else content_type
+    )
     encoding, text = html_to_unicode(ct, data, auto_detect_fun=_auto_detect)
     return text, encoding
 
@@ -205,12 +232,15 @@ def _sniff(data: bytes) -> tuple[str | None, bool]:
 #: Codecs that decode every ASCII byte to that character, in Python and in libxml2's
 #: iconv alike (not Shift_JIS: iconv reads 0x5C as a yen sign): pure-ASCII input in one
 #: of them is the same text as UTF-8.
-_ASCII_SAFE = frozenset(codecs.lookup(_n).name for _n in (
-    "utf-8 ascii cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 cp1257 cp1258 "
-    "latin-1 iso-8859-2 iso-8859-3 iso-8859-4 iso-8859-5 iso-8859-6 iso-8859-7 iso-8859-8 "
-    "iso-8859-9 iso-8859-10 iso-8859-13 iso-8859-14 iso-8859-15 iso-8859-16 koi8-r koi8-u "
-    "gb18030 gbk gb2312 big5 euc-jp euc-kr cp949"
-).split())
+_ASCII_SAFE = frozenset(
+    codecs.lookup(_n).name
+    for _n in (
+        "utf-8 ascii cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 cp1257 cp1258 "
+        "latin-1 iso-8859-2 iso-8859-3 iso-8859-4 iso-8859-5 iso-8859-6 iso-8859-7 iso-8859-8 "
+        "iso-8859-9 iso-8859-10 iso-8859-13 iso-8859-14 iso-8859-15 iso-8859-16 koi8-r koi8-u "
+        "gb18030 gbk gb2312 big5 euc-jp euc-kr cp949"
+    ).split()
+)
 
 
 class HtmlElementParser(etree.HTMLParser):
@@ -227,8 +257,10 @@ class HtmlElementParser(etree.HTMLParser):
 
 
 _HTML_LOOKUP = etree.ElementDefaultClassLookup(
-    element=lxml.html.HtmlElement, comment=lxml.html.HtmlComment,
-    pi=lxml.html.HtmlProcessingInstruction, entity=lxml.html.HtmlEntity,
+    element=lxml.html.HtmlElement,
+    comment=lxml.html.HtmlComment,
+    pi=lxml.html.HtmlProcessingInstruction,
+    entity=lxml.html.HtmlEntity,
 )
 
 _PARSERS: dict[tuple[type, str], Any] = {}
@@ -385,7 +417,7 @@ def _drop_premature_end_tags(text: str) -> str:
     m = _END_HTML_RE.search(text)
     if m is None:
         return text
-    tail = text[m.end():]
+    tail = text[m.end() :]
     n = 0
     for _ in _START_TAG_RE.finditer(tail):
         n += 1
@@ -503,11 +535,34 @@ class Page:
     """
 
     __slots__ = (
-        "root", "url", "base_url", "encoding", "el", "tag", "tag_id", "parent", "children",
-        "depth", "end", "path_id", "leaves", "leaf_owner", "leaf_elem", "leaf_lo", "leaf_hi",
-        "tag_names", "path_keys", "body", "_index", "_xpaths", "_treeroot", "_classes",
-        "_rparent", "_rchildren",
-        "truncated", "__weakref__",
+        "root",
+        "url",
+        "base_url",
+        "encoding",
+        "el",
+        "tag",
+        "tag_id",
+        "parent",
+        "children",
+        "depth",
+        "end",
+        "path_id",
+        "leaves",
+        "leaf_owner",
+        "leaf_elem",
+        "leaf_lo",
+        "leaf_hi",
+        "tag_names",
+        "path_keys",
+        "body",
+        "_index",
+        "_xpaths",
+        "_treeroot",
+        "_classes",
+        "_rparent",
+        "_rchildren",
+        "truncated",
+        "__weakref__",
     )
 
     def __init__(
@@ -537,8 +592,13 @@ class Page:
         # a Scrapy response: its selector's tree, built once and shared with the spider;
         # raw markup: parsed here, with the C-level element class lookup
         response = hasattr(source, "body") and hasattr(source, "url") and hasattr(source, "headers")
-        return parse_html(source, url, encoding=encoding, max_bytes=max_bytes,
-                          parser_cls=lxml.html.HTMLParser if response else HtmlElementParser)
+        return parse_html(
+            source,
+            url,
+            encoding=encoding,
+            max_bytes=max_bytes,
+            parser_cls=lxml.html.HTMLParser if response else HtmlElementParser,
+        )
 
     # ----------------------------------------------------------------- flatten
     def _build(self, max_nodes: int | None, max_depth: int) -> None:
@@ -658,14 +718,16 @@ class Page:
             t, tid, scan, always, kind = info
             i = last + 1
             if i >= limit:
-                raise PageTooLargeError(
-                    f"page has more than max_nodes={max_nodes} elements"
-                )
+                raise PageTooLargeError(f"page has more than max_nodes={max_nodes} elements")
             n_open = len(stack)
             if n_open > 1:
                 # most start tags close nothing: the scan stops at the innermost open
                 # element (td under tr, li under ul), so that one is tested first
-                if scan is not None and (always or open_p) and scan.get(tag[stack[-1]]) is not False:
+                if (
+                    scan is not None
+                    and (always or open_p)
+                    and scan.get(tag[stack[-1]]) is not False
+                ):
                     # the innermost open element this tag closes, unless a stop comes first
                     k = n_open - 1
                     floor = k - _SCAN_LIMIT if k > _SCAN_LIMIT else 0
@@ -850,7 +912,7 @@ class Page:
 
     def text(self, i: int, sep: str = " ") -> str:
         """Whitespace-normalised text of node ``i``'s sub-tree."""
-        return sep.join(self.leaves[self.leaf_lo[i]:self.leaf_hi[i]])
+        return sep.join(self.leaves[self.leaf_lo[i] : self.leaf_hi[i]])
 
     def texts(self, nodes: Iterable[int], sep: str = " ") -> str:
         """Text of several sub-trees, joined (text between them is not included)."""
@@ -869,7 +931,7 @@ class Page:
             nodes = list(nodes)
         if len(nodes) == 1:  # (most records: the text of one sub-tree)
             i = nodes[0]
-            return sep.join(self.leaves[self.leaf_lo[i]:self.leaf_hi[i]])
+            return sep.join(self.leaves[self.leaf_lo[i] : self.leaf_hi[i]])
         if len(nodes) > 1:
             parent = self.parent
             p = parent[nodes[0]]
@@ -877,7 +939,7 @@ class Page:
                 if parent[i] != p:
                     break
             else:
-                return sep.join(self.leaves[self.leaf_lo[nodes[0]]:self.leaf_hi[nodes[-1]]])
+                return sep.join(self.leaves[self.leaf_lo[nodes[0]] : self.leaf_hi[nodes[-1]]])
         return self.texts(nodes, sep)
 
     def own_text(self, i: int) -> str:
@@ -909,7 +971,7 @@ class Page:
 
     def tag_string(self, i: int) -> list[int]:
         """MDR tag string: pre-order tag ids of the sub-tree (opening tags only)."""
-        return self.tag_id[i:self.end[i] + 1]
+        return self.tag_id[i : self.end[i] + 1]
 
     def is_ancestor(self, a: int, b: int) -> bool:
         """True when ``a`` is ``b`` or one of its ancestors (O(1) by pre-order ranges)."""
@@ -921,7 +983,9 @@ class Page:
             return None
         href = href.strip()
         if not href or href.lower().startswith(("javascript:", "data:", "#")):
-            return None if not href or not href.startswith("#") else urljoin(self.base_url or "", href)
+            return (
+                None if not href or not href.startswith("#") else urljoin(self.base_url or "", href)
+            )
         return urljoin(self.base_url or "", href)
 
     @property

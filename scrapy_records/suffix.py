@@ -55,7 +55,9 @@ def _single_thread_divsufsort() -> None:  # pragma: no cover - depends on the wh
 
     import pydivsufsort
 
-    libs = os.path.join(os.path.dirname(os.path.dirname(pydivsufsort.__file__)), "pydivsufsort.libs")
+    libs = os.path.join(
+        os.path.dirname(os.path.dirname(pydivsufsort.__file__)), "pydivsufsort.libs"
+    )
     for path in glob.glob(os.path.join(libs, "libgomp*.so*")):
         try:
             ctypes.CDLL(path).omp_set_num_threads(1)
@@ -293,7 +295,9 @@ class SuffixIndex:
         One left-to-right stack pass over the LCP array: O(n)."""
         return [(lb, rb, d) for lb, d, rb in self.intervals(min_depth, max_depth)[0]]
 
-    def intervals(self, min_depth: int = 1, max_depth: int | None = None) -> tuple[list[tuple[int, int, int]], int]:
+    def intervals(
+        self, min_depth: int = 1, max_depth: int | None = None
+    ) -> tuple[list[tuple[int, int, int]], int]:
         """:meth:`nodes` as ``(lb, depth, rb)`` triples (pre-order is then their natural order:
         no sort key), and the number of internal nodes of depth >= 1 whatever their depth."""
         lcp = self.lcp
@@ -337,18 +341,18 @@ class SuffixIndex:
 
     def node_sequence(self, lb: int, depth: int) -> tuple[int, ...]:
         p = self.sa[lb]
-        return self.text[p:p + depth]
+        return self.text[p : p + depth]
 
     def occurrences(self, lb: int, rb: int) -> list[int]:
         """Start positions of the node's (overlapping) occurrences, sorted."""
-        return sorted(self.sa[lb:rb + 1])
+        return sorted(self.sa[lb : rb + 1])
 
     def small_lcp_positions(self, lb: int, rb: int, bound: int) -> list[int]:
         """Indices ``k`` in ``lb+1..rb`` with ``lcp[k] < bound`` (group boundaries inside a node)."""
         if rb - lb > 64 and _np is not None:
             if self._lcp_np is None:
                 self._lcp_np = _np.asarray(self.lcp, dtype=_np.int64)
-            idx = _np.flatnonzero(self._lcp_np[lb + 1:rb + 1] < bound)
+            idx = _np.flatnonzero(self._lcp_np[lb + 1 : rb + 1] < bound)
             return (idx + (lb + 1)).tolist()
         lcp = self.lcp
         return [k for k in range(lb + 1, rb + 1) if lcp[k] < bound]
@@ -364,7 +368,7 @@ class SuffixIndex:
         text, sa = self.text, self.sa
 
         def key(p: int) -> tuple[int, ...]:
-            return text[p:p + k]
+            return text[p : p + k]
 
         lo = bisect_left(sa, pat, key=key)
         hi = bisect_right(sa, pat, lo=lo, key=key)
@@ -377,7 +381,7 @@ class SuffixIndex:
         iv = self.find(pattern)
         if iv is None:
             return []
-        return sorted(self.sa[iv[0]:iv[1] + 1])
+        return sorted(self.sa[iv[0] : iv[1] + 1])
 
     def greedy_find(self, pattern: Sequence[int] | str) -> list[int]:
         """Lemma 1's leftmost non-overlapping matches of ``pattern`` (digest D12), i.e.
@@ -413,4 +417,3 @@ def greedy_matches(positions: Sequence[int], length: int) -> list[int]:
             out.append(p)
             nxt = p + length
     return out
-

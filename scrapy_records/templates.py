@@ -106,19 +106,28 @@ class Signature:
             h = _mix(h ^ x)
         return f"t-{h & 0xFFFFFFFFFF:010x}"
 
-    def similarity(self, other: "Signature") -> float:
+    def similarity(self, other: Signature) -> float:
         return similarity(self, other)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "k": self.k, "features": self.features, "sketch": list(self.sketch)}
+        return {
+            "method": self.method,
+            "k": self.k,
+            "features": self.features,
+            "sketch": list(self.sketch),
+        }
 
     @classmethod
-    def from_dict(cls, d: Any) -> "Signature":
+    def from_dict(cls, d: Any) -> Signature:
         if not isinstance(d, dict) or d.get("method") not in COMPATIBLE_METHODS:
-            raise WrapperError(f"unsupported template signature: {d.get('method') if isinstance(d, dict) else d!r}")
+            raise WrapperError(
+                f"unsupported template signature: {d.get('method') if isinstance(d, dict) else d!r}"
+            )
         try:
             sk = tuple(int(x) for x in d["sketch"])
-            return cls(sketch=sk, features=int(d["features"]), method=str(d["method"]), k=int(d["k"]))
+            return cls(
+                sketch=sk, features=int(d["features"]), method=str(d["method"]), k=int(d["k"])
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise WrapperError(f"invalid template signature: {exc}") from exc
 
@@ -156,7 +165,9 @@ def _page_paths(page: Page) -> tuple[dict[tuple[int, str], int], list[int]]:
     return keys, counts
 
 
-def _tree_paths(root: Any, max_nodes: int | None = None) -> tuple[dict[tuple[int, str], int], list[int]]:
+def _tree_paths(
+    root: Any, max_nodes: int | None = None
+) -> tuple[dict[tuple[int, str], int], list[int]]:
     """:func:`_page_paths` of the page model ``root`` would give, by one walk over the lxml
     tree (the same elements: dropped tags and the inside of leaf tags are skipped).
 
@@ -195,8 +206,9 @@ def _tree_paths(root: Any, max_nodes: int | None = None) -> tuple[dict[tuple[int
     return keys, counts
 
 
-def page_signature(page: Any, k: int = 128, max_depth: int = DEPTH, *,
-                   max_nodes: int | None = None) -> Signature:
+def page_signature(
+    page: Any, k: int = 128, max_depth: int = DEPTH, *, max_nodes: int | None = None
+) -> Signature:
     """The structural signature of a page (module docstring).
 
     ``page`` is a :class:`~scrapy_records.page.Page` (its path table is read) or anything
@@ -321,14 +333,20 @@ class TemplateGrouper:
     # ---------------------------------------------------------------- storage
     def to_json(self) -> str:
         return json.dumps(
-            {"method": METHOD, "threshold": self.threshold, "k": self.k,
-             "clusters": [{"id": t, "signature": s.to_dict(), "pages": self.counts.get(t, 0)}
-                          for t, s in self._clusters]},
+            {
+                "method": METHOD,
+                "threshold": self.threshold,
+                "k": self.k,
+                "clusters": [
+                    {"id": t, "signature": s.to_dict(), "pages": self.counts.get(t, 0)}
+                    for t, s in self._clusters
+                ],
+            },
             sort_keys=True,
         )
 
     @classmethod
-    def from_json(cls, text: str) -> "TemplateGrouper":
+    def from_json(cls, text: str) -> TemplateGrouper:
         try:
             d = json.loads(text)
             g = cls(threshold=float(d["threshold"]), k=int(d["k"]))

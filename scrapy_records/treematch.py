@@ -113,8 +113,9 @@ class Shapes:
             sz.append(n)
         return s
 
-    def intern_elements(self, labels: Sequence[int], children: Sequence[Sequence[int]],
-                        end: Sequence[int]) -> tuple[list[int], dict[int, int]]:
+    def intern_elements(
+        self, labels: Sequence[int], children: Sequence[Sequence[int]], end: Sequence[int]
+    ) -> tuple[list[int], dict[int, int]]:
         """Shapes of every element of a page given its pre-order arrays (elements only, no
         text; ``end[i]`` the last pre-order index of ``i``'s sub-tree), bottom-up in
         reverse pre-order. Returns ``(shape of each element, {new shape: an element of
@@ -168,7 +169,9 @@ class Shapes:
         return out
 
 
-def diagonal_first_traceback(W: list[list[Any]], m: list[list[Any]], k: int, n: int) -> list[tuple[int, int]]:
+def diagonal_first_traceback(
+    W: list[list[Any]], m: list[list[Any]], k: int, n: int
+) -> list[tuple[int, int]]:
     """Matched child pairs ``(i, j)`` of an STM/G-STM table, walking back from ``(k, n)``:
     a pair whose weight ``W[i][j] > 0`` explains ``m`` is taken first, then a skip of a
     row, then of a column (digest gstm.md R-11). In document order."""
@@ -253,9 +256,23 @@ class STM:
     between every region and extractor of a page, MiBAT between the parents of one run).
     """
 
-    __slots__ = ("shapes", "unit", "sig_bonus", "tie", "symmetric", "approx",
-                 "max_size_product", "max_node_cells", "max_cells", "seq", "eager", "memo", "tb",
-                 "cells", "approximated")
+    __slots__ = (
+        "shapes",
+        "unit",
+        "sig_bonus",
+        "tie",
+        "symmetric",
+        "approx",
+        "max_size_product",
+        "max_node_cells",
+        "max_cells",
+        "seq",
+        "eager",
+        "memo",
+        "tb",
+        "cells",
+        "approximated",
+    )
 
     def __init__(
         self,
@@ -398,13 +415,18 @@ class STM:
                 stack.pop()
                 continue
             cand = None
-            if pairs_mode and ((lim_node is not None and len(ka) * len(kb) > lim_node)
-                               or (cap is not None and self.cells > cap)):
+            if pairs_mode and (
+                (lim_node is not None and len(ka) * len(kb) > lim_node)
+                or (cap is not None and self.cells > cap)
+            ):
                 cand = seen if isinstance(seen, list) else self._lcs_pairs(ka, kb)
             if seen is None:  # first visit: expand
                 if cand is not None:
-                    need = [(ka[i], kb[j], None) for i, j in cand
-                            if ka[i] != kb[j] and (ka[i], kb[j]) not in memo]
+                    need = [
+                        (ka[i], kb[j], None)
+                        for i, j in cand
+                        if ka[i] != kb[j] and (ka[i], kb[j]) not in memo
+                    ]
                 else:
                     need = []
                     for x in ka:
@@ -477,7 +499,9 @@ class STM:
         W = self._weights(ka, kb)
         return self._trace(W, _stm_rows(W, n), k, n)
 
-    def _trace(self, W: list[list[int]], m: list[list[int]], k: int, n: int) -> tuple[tuple[int, int], ...]:
+    def _trace(
+        self, W: list[list[int]], m: list[list[int]], k: int, n: int
+    ) -> tuple[tuple[int, int], ...]:
         """Walk the DP rows ``m`` back from ``(k, n)`` in ``tie`` order."""
         out: list[tuple[int, int]] = []
         i, j = k, n
@@ -608,6 +632,7 @@ def render(g: Grammar, names: Any = None, only: set[Any] | None = None) -> str:
     :param names: optional mapping or callable symbol -> display string.
     :param only: render only these edge symbols (used by the literal R-2 comparison).
     """
+
     def name(s: Any) -> str:
         if names is None:
             return str(s)
@@ -634,9 +659,13 @@ def render(g: Grammar, names: Any = None, only: set[Any] | None = None) -> str:
                         break
                     depth -= 1
                 j -= 1
-            if j >= 0 and body_start - j == 1 and not out[body_start].endswith("?") and len(
-                out[body_start]
-            ) == 1 and out[body_start] != ")+":
+            if (
+                j >= 0
+                and body_start - j == 1
+                and not out[body_start].endswith("?")
+                and len(out[body_start]) == 1
+                and out[body_start] != ")+"
+            ):
                 out.pop(j)
                 out.append("+")
             else:
@@ -655,7 +684,9 @@ def render(g: Grammar, names: Any = None, only: set[Any] | None = None) -> str:
     return s
 
 
-def segment(g: Grammar, lo: int = 0, hi: int | None = None, scope: tuple[int, int] | None = None) -> list[Any]:
+def segment(
+    g: Grammar, lo: int = 0, hi: int | None = None, scope: tuple[int, int] | None = None
+) -> list[Any]:
     """Record segmentation from the grammar's back edges (digest §3.9, R-7).
 
     Returns the items of input positions ``lo..hi-1``: an ``int`` (a position outside any
@@ -686,8 +717,11 @@ def segment(g: Grammar, lo: int = 0, hi: int | None = None, scope: tuple[int, in
         q = p
         while q < hi and gg <= pe[q] < f:
             q += 1
-        starts = [p] + [r for r in range(p + 1, q) if g.back[r] is not None
-                        and g.back[r][1] <= gg and g.back[r][0] >= f]
+        starts = [p] + [
+            r
+            for r in range(p + 1, q)
+            if g.back[r] is not None and g.back[r][1] <= gg and g.back[r][0] >= f
+        ]
         starts.append(q)
         insts = [segment(g, a, b, L) for a, b in zip(starts, starts[1:])]
         items.append(insts)
@@ -1036,7 +1070,7 @@ class Matcher:
             missing = []
             for u, p in enumerate(ux):
                 lp = lab[p]
-                for q in (uy[u:] if x == y else uy):
+                for q in uy[u:] if x == y else uy:
                     if lab[q] == lp and (p, q) not in memo and not (sym and (q, p) in memo):
                         missing.append((p, q))
             if missing:
@@ -1175,7 +1209,7 @@ class Matcher:
             if ru <= t1:
                 continue
             row_n = cwn[u]
-            for v in (range(u, db) if same else range(db)):
+            for v in range(u, db) if same else range(db):
                 sc = row_n[v]
                 if sc > t1 and sc / ru > t2 and sc / cmax[v] > t2:
                     if uf is None:
@@ -1230,15 +1264,23 @@ class Matcher:
             listed = False
             if L:
                 if self.r2 == "literal":
-                    listed = bool(gA.loops) and bool(gB.loops) and render(gA, only=L) == render(gB, only=L)
+                    listed = (
+                        bool(gA.loops)
+                        and bool(gB.loops)
+                        and render(gA, only=L) == render(gB, only=L)
+                    )
                 else:
                     if self.r2 == "lenient":
                         L = L & set(sym_a) & set(sym_b)
-                    listed = bool(L) and [x for x in gA.edges if x in L] == [x for x in gB.edges if x in L]
+                    listed = bool(L) and [x for x in gA.edges if x in L] == [
+                        x for x in gB.edges if x in L
+                    ]
             if listed:
                 # ---- UpdateW (Figure 9), per symbol (R-8), averages from class counts
                 ea = set(gA.edges)
-                order = [x for x in gA.edges if x in L] + [x for x in gB.edges if x in L and x not in ea]
+                order = [x for x in gA.edges if x in L] + [
+                    x for x in gB.edges if x in L and x not in ea
+                ]
                 for sy in order:
                     ia = [i for i in range(k) if sym_a[i] == sy]
                     ib = [j for j in range(n) if sym_b[j] == sy]
@@ -1286,8 +1328,9 @@ class Matcher:
                 if v > 0:
                     pairs.append((i, i))
                     tot += v
-            return self._finish(a, b, want, tot + 1.0, pairs, groups, cw, cwn, cls_a, cls_b,
-                                sym_a, sym_b, gA, gB)
+            return self._finish(
+                a, b, want, tot + 1.0, pairs, groups, cw, cwn, cls_a, cls_b, sym_a, sym_b, gA, gB
+            )
         zero = [0.0] * n
         rows_s: list[list[float]] = []
         for i in range(k):
@@ -1306,12 +1349,27 @@ class Matcher:
         score = m_rows[k][n] + 1.0
         # ---- traceback (R-11)
         pairs = diagonal_first_traceback(rows_s, m_rows, k, n)
-        return self._finish(a, b, want, score, pairs, groups, cw, cwn, cls_a, cls_b, sym_a, sym_b,
-                            gA, gB)
+        return self._finish(
+            a, b, want, score, pairs, groups, cw, cwn, cls_a, cls_b, sym_a, sym_b, gA, gB
+        )
 
-    def _finish(self, a: int, b: int, want: bool, score: float, pairs: list[tuple[int, int]],
-                groups: list[ListGroup], cw: Any, cwn: Any, cls_a: list[int], cls_b: list[int],
-                sym_a: list[int], sym_b: list[int], gA: Grammar | None, gB: Grammar | None) -> Any:
+    def _finish(
+        self,
+        a: int,
+        b: int,
+        want: bool,
+        score: float,
+        pairs: list[tuple[int, int]],
+        groups: list[ListGroup],
+        cw: Any,
+        cwn: Any,
+        cls_a: list[int],
+        cls_b: list[int],
+        sym_a: list[int],
+        sym_b: list[int],
+        gA: Grammar | None,
+        gB: Grammar | None,
+    ) -> Any:
         ca, cb = self.s_children[a], self.s_children[b]
         k, n = len(ca), len(cb)
         sz = self.s_size
@@ -1337,5 +1395,6 @@ class Matcher:
                         nb += cw[cls_a[alB[j]]][cls_b[j]][2] if j in alB else sz[cb[j]]
         if not want:
             return (score, na, nb)
-        return Detail(score, na, nb, cls_a, cls_b, cw, cwn, sym_a, sym_b, gA, gB, bool(groups),
-                      groups, pairs)
+        return Detail(
+            score, na, nb, cls_a, cls_b, cw, cwn, sym_a, sym_b, gA, gB, bool(groups), groups, pairs
+        )

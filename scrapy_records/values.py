@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
-from typing import Any, Callable
+from typing import Any
 
 from .dates import is_date_candidate, is_pure_date, iso_date, parse_date
 
@@ -60,14 +60,58 @@ __all__ = [
 #: Currency markers -> ISO 4217 code, or the marker itself when it is ambiguous.
 #: Longer markers are tried first (``US$`` before ``$``).
 CURRENCY_SYMBOLS: dict[str, str] = {
-    "US$": "USD", "U$S": "USD", "C$": "CAD", "CA$": "CAD", "A$": "AUD", "AU$": "AUD",
-    "NZ$": "NZD", "HK$": "HKD", "S$": "SGD", "R$": "BRL", "MX$": "MXN", "NT$": "TWD",
-    "€": "EUR", "£": "GBP", "₹": "INR", "₽": "RUB", "₩": "KRW", "₺": "TRY", "₪": "ILS",
-    "฿": "THB", "₫": "VND", "₴": "UAH", "₦": "NGN", "₱": "PHP", "₡": "CRC", "₲": "PYG",
-    "₸": "KZT", "₼": "AZN", "₾": "GEL", "zł": "PLN", "Kč": "CZK", "Ft": "HUF", "lei": "RON",
-    "руб": "RUB", "руб.": "RUB", "р.": "RUB", "Rs": "INR", "Rs.": "INR", "CHF": "CHF",
-    "Fr.": "CHF", "fr.": "CHF", "$": "$", "¥": "¥", "円": "JPY", "元": "CNY", "kr": "kr",
-    "kr.": "kr", "R": "ZAR", "RM": "MYR", "Rp": "IDR", "lv": "BGN", "лв": "BGN",
+    "US$": "USD",
+    "U$S": "USD",
+    "C$": "CAD",
+    "CA$": "CAD",
+    "A$": "AUD",
+    "AU$": "AUD",
+    "NZ$": "NZD",
+    "HK$": "HKD",
+    "S$": "SGD",
+    "R$": "BRL",
+    "MX$": "MXN",
+    "NT$": "TWD",
+    "€": "EUR",
+    "£": "GBP",
+    "₹": "INR",
+    "₽": "RUB",
+    "₩": "KRW",
+    "₺": "TRY",
+    "₪": "ILS",
+    "฿": "THB",
+    "₫": "VND",
+    "₴": "UAH",
+    "₦": "NGN",
+    "₱": "PHP",
+    "₡": "CRC",
+    "₲": "PYG",
+    "₸": "KZT",
+    "₼": "AZN",
+    "₾": "GEL",
+    "zł": "PLN",
+    "Kč": "CZK",
+    "Ft": "HUF",
+    "lei": "RON",
+    "руб": "RUB",
+    "руб.": "RUB",
+    "р.": "RUB",
+    "Rs": "INR",
+    "Rs.": "INR",
+    "CHF": "CHF",
+    "Fr.": "CHF",
+    "fr.": "CHF",
+    "$": "$",
+    "¥": "¥",
+    "円": "JPY",
+    "元": "CNY",
+    "kr": "kr",
+    "kr.": "kr",
+    "R": "ZAR",
+    "RM": "MYR",
+    "Rp": "IDR",
+    "lv": "BGN",
+    "лв": "BGN",
 }
 _ISO_CODES = frozenset(
     "USD EUR GBP JPY CNY RMB CHF CAD AUD NZD HKD SGD SEK NOK DKK ISK PLN CZK HUF RON BGN "
@@ -77,9 +121,7 @@ _ISO_CODES = frozenset(
 
 _SPACES = "\u00a0\u202f\u2009\u2007\u200a "
 _NUM = r"[+\-\u2212]?\d[\d.,'’" + _SPACES + r"]*"
-_sym_alt = "|".join(
-    re.escape(s) for s in sorted(CURRENCY_SYMBOLS, key=len, reverse=True)
-)
+_sym_alt = "|".join(re.escape(s) for s in sorted(CURRENCY_SYMBOLS, key=len, reverse=True))
 _code_alt = "|".join(sorted(_ISO_CODES))
 # A currency marker: an ISO code (a whole word) or a symbol.
 _CUR = rf"(?:(?<![A-Za-z])(?:{_code_alt})(?![A-Za-z])|{_sym_alt})"
@@ -159,7 +201,9 @@ def decimal_style(texts: Sequence[str]) -> str | None:
     return "." if votes["."] > votes[","] else ","
 
 
-def parse_number(text: str, decimal: str | None = None, *, prefer_thousands: bool = False) -> int | float | None:
+def parse_number(
+    text: str, decimal: str | None = None, *, prefer_thousands: bool = False
+) -> int | float | None:
     """Parse a whole-string number with thousands separators; ``None`` if it is not one.
 
     :param decimal: the column's decimal separator (:func:`decimal_style`), used only for
@@ -320,7 +364,9 @@ _MISS = object()
 _ASCII_DIGIT_RE = re.compile(r"[0-9]")
 
 
-def infer_column(values: Sequence[str], languages: Sequence[str] | None = None) -> tuple[str, list[Any], list[str | None] | None]:
+def infer_column(
+    values: Sequence[str], languages: Sequence[str] | None = None
+) -> tuple[str, list[Any], list[str | None] | None]:
     """Decide a text slot's type from its raw values and convert them.
 
     Returns ``(type, converted, currencies)``: ``type`` is ``price``, ``number``, ``date``
@@ -335,7 +381,9 @@ def infer_column(values: Sequence[str], languages: Sequence[str] | None = None) 
     if not vals:
         return "text", [], None
     for v in vals:  # fast path: every typed value holds a digit and is short
-        if len(v) > 64 or not (_ASCII_DIGIT_RE.search(v) if v.isascii() else any(c.isdigit() for c in v)):
+        if len(v) > 64 or not (
+            _ASCII_DIGIT_RE.search(v) if v.isascii() else any(c.isdigit() for c in v)
+        ):
             return "text", vals, None
     v0 = vals[0]
     if _PRICE_RE.match(v0.strip()) or _NUMBER_RE.match(_clean_number(v0)):

@@ -123,7 +123,6 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-
 from . import page as page_mod
 from .errors import WrapperError
 from .results import Column, PageResult, Record, Region
@@ -187,7 +186,7 @@ class RecordSelector:
         return {"xpath": self.xpath, "css": self.css, "size": int(self.size), "span": self.span}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "RecordSelector":
+    def from_dict(cls, d: dict[str, Any]) -> RecordSelector:
         return cls(xpath=d["xpath"], css=d["css"], size=d["size"], span=d.get("span", "fixed"))
 
 
@@ -215,10 +214,15 @@ class FieldSpec:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "FieldSpec":
+    def from_dict(cls, d: dict[str, Any]) -> FieldSpec:
         return cls(
-            name=d["name"], type=d["type"], xpath=d["xpath"], css=d["css"],
-            attribute=d["attribute"], optional=d["optional"], multiple=d["multiple"],
+            name=d["name"],
+            type=d["type"],
+            xpath=d["xpath"],
+            css=d["css"],
+            attribute=d["attribute"],
+            optional=d["optional"],
+            multiple=d["multiple"],
         )
 
 
@@ -229,7 +233,7 @@ class ListSpec:
     name: str
     record: RecordSelector
     fields: list[FieldSpec] = field(default_factory=list)
-    lists: list["ListSpec"] = field(default_factory=list)
+    lists: list[ListSpec] = field(default_factory=list)
     optional: bool = True
 
     def to_dict(self) -> dict[str, Any]:
@@ -242,7 +246,7 @@ class ListSpec:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "ListSpec":
+    def from_dict(cls, d: dict[str, Any]) -> ListSpec:
         return cls(
             name=d["name"],
             record=RecordSelector.from_dict(d["record"]),
@@ -264,7 +268,7 @@ class TemplateInfo:
         return {"id": self.id, "method": self.method, "signature": [int(x) for x in self.signature]}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "TemplateInfo":
+    def from_dict(cls, d: dict[str, Any]) -> TemplateInfo:
         return cls(id=d["id"], method=d["method"], signature=list(d["signature"]))
 
 
@@ -288,10 +292,13 @@ class Provenance:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Provenance":
+    def from_dict(cls, d: dict[str, Any]) -> Provenance:
         return cls(
-            extractor=d["extractor"], sample_urls=list(d["sample_urls"]), created=d["created"],
-            library_version=d["library_version"], options=dict(d["options"]),
+            extractor=d["extractor"],
+            sample_urls=list(d["sample_urls"]),
+            created=d["created"],
+            library_version=d["library_version"],
+            options=dict(d["options"]),
         )
 
 
@@ -322,9 +329,11 @@ class Health:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Health":
+    def from_dict(cls, d: dict[str, Any]) -> Health:
         lo, hi = d["expected_records"]
-        return cls(expected_records=(lo, hi), fill_rates=dict(d["fill_rates"]), min_fit=d["min_fit"])
+        return cls(
+            expected_records=(lo, hi), fill_rates=dict(d["fill_rates"]), min_fit=d["min_fit"]
+        )
 
 
 # ---------------------------------------------------------------- validation
@@ -445,8 +454,23 @@ class _V:
                 f"unsupported wrapper version {version!r}: this library (scrapy_records "
                 f"{_library_version()}) reads version {WRAPPER_VERSION}; re-induce the wrapper"
             )
-        cls.obj(d, "$", ("format", "version", "id", "site", "template", "record", "fields",
-                         "lists", "page_fields", "provenance", "health"))
+        cls.obj(
+            d,
+            "$",
+            (
+                "format",
+                "version",
+                "id",
+                "site",
+                "template",
+                "record",
+                "fields",
+                "lists",
+                "page_fields",
+                "provenance",
+                "health",
+            ),
+        )
         cls.typ(d["id"], "$.id", (str,))
         if not d["id"]:
             cls.fail("$.id", "empty id")
@@ -466,7 +490,9 @@ class _V:
         if d["record"] is None and (d["fields"] or d["lists"]):
             cls.fail("$.record", "null record selector but record fields/lists are given")
         p = d["provenance"]
-        cls.obj(p, "$.provenance", ("extractor", "sample_urls", "created", "library_version", "options"))
+        cls.obj(
+            p, "$.provenance", ("extractor", "sample_urls", "created", "library_version", "options")
+        )
         cls.typ(p["extractor"], "$.provenance.extractor", (str,))
         cls.typ(p["sample_urls"], "$.provenance.sample_urls", (list,))
         for k, u in enumerate(p["sample_urls"]):
@@ -557,7 +583,7 @@ class Wrapper:
         return json.dumps(d, sort_keys=True, indent=indent, ensure_ascii=False)
 
     @classmethod
-    def from_dict(cls, d: Any) -> "Wrapper":
+    def from_dict(cls, d: Any) -> Wrapper:
         """Validate a decoded document fully, then build the wrapper (never half-loads)."""
         _V.document(d)
         try:
@@ -576,7 +602,7 @@ class Wrapper:
             raise WrapperError(f"invalid wrapper document: {exc}") from exc
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> "Wrapper":
+    def from_json(cls, text: str | bytes) -> Wrapper:
         """Parse and validate a wrapper document.
 
         :raises WrapperError: truncated/invalid JSON, another format or version, missing or
@@ -595,13 +621,13 @@ class Wrapper:
             raise WrapperError(f"wrapper document is not valid JSON: {exc}") from exc
         return cls.from_dict(d)
 
-    def validate(self) -> "Wrapper":
+    def validate(self) -> Wrapper:
         """Raise :class:`WrapperError` if this wrapper would not serialise to a valid document."""
         _V.document(self.to_dict())
         return self
 
     # ----------------------------------------------------------- application
-    def _compile(self) -> "_Compiled":
+    def _compile(self) -> _Compiled:
         if self._compiled is None:
             self._compiled = _Compiled(self)
         return self._compiled
@@ -635,13 +661,23 @@ class Wrapper:
         region = result.regions[0] if result.regions else None
         h = region.meta.get("health") if region is not None else None
         if h is None:
-            h = {"records": 0, "expected_records": list(self.health.expected_records),
-                 "records_fit": 0.0, "required_fill": 0.0, "missing_required": [],
-                 "fit": 0.0, "fits": False}
+            h = {
+                "records": 0,
+                "expected_records": list(self.health.expected_records),
+                "records_fit": 0.0,
+                "required_fill": 0.0,
+                "missing_required": [],
+                "fit": 0.0,
+                "fits": False,
+            }
         if not h["fits"]:
             if not self.stale:
-                logger.info("wrapper %s: page %s does not fit (fit=%.2f): marked stale",
-                            self.id, result.url, h["fit"])
+                logger.info(
+                    "wrapper %s: page %s does not fit (fit=%.2f): marked stale",
+                    self.id,
+                    result.url,
+                    h["fit"],
+                )
             self.stale = True
         return h
 
@@ -663,12 +699,14 @@ class Wrapper:
             out["expected"] = len(want)
             out["records_exact"] = want == have
             wt = {r.text for r in got}
-            out["same_text"] = (sum(1 for r in region.records if r.text in wt) / len(want)) if want else 1.0
+            out["same_text"] = (
+                (sum(1 for r in region.records if r.text in wt) / len(want)) if want else 1.0
+            )
         return out
 
     # ---------------------------------------------------------------- induction
     @classmethod
-    def from_region(cls, region: Region, page: Any, **options: Any) -> "Wrapper":
+    def from_region(cls, region: Region, page: Any, **options: Any) -> Wrapper:
         """A wrapper from any extractor's region on one page (see :mod:`scrapy_records.induce`).
 
         Selectors are generated robust-first and verified on ``page``: the record
@@ -773,7 +811,8 @@ def _root_of(source: Any, url: str | None, page_options: dict[str, Any]):
     # per-element Python class lookup costs more than the selectors themselves. A Scrapy
     # response's existing selector tree is reused.
     root, url, _enc = parse_html(
-        source, url,
+        source,
+        url,
         encoding=page_options.get("encoding"),
         max_bytes=page_options.get("max_bytes", page_mod.DEFAULT_MAX_BYTES),
         parser_cls=etree.HTMLParser,
@@ -795,7 +834,7 @@ def _fast_join(base: str, raw: str) -> str | None:
         parts = None
         m = _ORIGIN_RX.match(base)
         if m:
-            rest = base[m.end():].split("#", 1)[0].split("?", 1)[0]
+            rest = base[m.end() :].split("#", 1)[0].split("?", 1)[0]
             if "/." not in rest:
                 directory = rest[: rest.rfind("/") + 1] if "/" in rest else "/"
                 parts = (m.group(1), m.group(1) + (directory or "/"))
@@ -820,8 +859,13 @@ def _to_value(ftype: str, raw: str, base: str | None) -> Any:
         raw = raw.strip()
         if not raw or raw.lower().startswith(("javascript:", "data:")):
             return None
-        if (_ABS_RX.match(raw) and " " not in raw and ".." not in raw and raw[-1] not in "#?"
-                and raw[: raw.index(":")].islower()):
+        if (
+            _ABS_RX.match(raw)
+            and " " not in raw
+            and ".." not in raw
+            and raw[-1] not in "#?"
+            and raw[: raw.index(":")].islower()
+        ):
             return raw  # already absolute (urljoin would return it unchanged)
         if base:
             j = _fast_join(base, raw)
@@ -831,7 +875,9 @@ def _to_value(ftype: str, raw: str, base: str | None) -> Any:
     return raw
 
 
-_NOT_BATCHABLE = re.compile(r"^\s*[/(]|\.\.|ancestor|preceding|parent::|\||\$|last\(\)|position\(\)")
+_NOT_BATCHABLE = re.compile(
+    r"^\s*[/(]|\.\.|ancestor|preceding|parent::|\||\$|last\(\)|position\(\)"
+)
 
 
 class _Field:
@@ -875,7 +921,11 @@ class _Field:
                 raw = n.get(self.attr) if isinstance(n, etree._Element) else None
                 if raw is None:
                     continue
-                v = _to_value(self.type, raw, base) if self.type in ("url", "image") else " ".join(raw.split())
+                v = (
+                    _to_value(self.type, raw, base)
+                    if self.type in ("url", "image")
+                    else " ".join(raw.split())
+                )
             else:
                 v = node_text(n, dirty)
                 if self.type in ("url", "image"):
@@ -1015,8 +1065,12 @@ def _type_values(fields: list[_Field], rows: list[dict[str, Any]]) -> int:
 
 
 def _eval_fields(
-    fields: list["_Field"], firsts: list[Any], root: Any, base: str | None,
-    dirty: set[Any] | None, values: list[dict[str, Any]],
+    fields: list[_Field],
+    firsts: list[Any],
+    root: Any,
+    base: str | None,
+    dirty: set[Any] | None,
+    values: list[dict[str, Any]],
 ) -> None:
     """Fill ``values[k]`` with the fields of record ``k`` (first elements ``firsts``).
 
@@ -1071,7 +1125,11 @@ def _eval_fields(
                     raw = node.get(attr) if not isinstance(node, str) else None
                     if raw is None:
                         continue
-                    v = _to_value(ftype, raw, base) if ftype in ("url", "image") else " ".join(raw.split())
+                    v = (
+                        _to_value(ftype, raw, base)
+                        if ftype in ("url", "image")
+                        else " ".join(raw.split())
+                    )
                 else:
                     v = node_text(node, dirty)
                     if ftype in ("url", "image"):
@@ -1102,8 +1160,9 @@ class _List:
         """Rows of this list inside one record (``ctx``: the record's first element)."""
         return self.read_many([ctx], ctx, base, None)[0]
 
-    def read_many(self, parents: list[Any], root: Any, base: str | None,
-                  dirty: set[Any] | None) -> list[list[dict[str, Any]]]:
+    def read_many(
+        self, parents: list[Any], root: Any, base: str | None, dirty: set[Any] | None
+    ) -> list[list[dict[str, Any]]]:
         """Rows of this list inside each of ``parents`` (batched like record fields)."""
         per_parent: list[list[Any]] = [[] for _ in parents]
         if self.batch is not None and len(parents) > 1:
@@ -1142,7 +1201,7 @@ class _List:
         out: list[list[dict[str, Any]]] = []
         at = 0
         for lst in per_parent:
-            out.append([r for r in rows[at:at + len(lst)] if r])
+            out.append([r for r in rows[at : at + len(lst)] if r])
             at += len(lst)
         return out
 
@@ -1176,8 +1235,11 @@ class _Compiled:
         self.until_next = bool(w.record) and w.record.span == "until_next"
         self.fields = [_Field(f, w.record.xpath if w.record else None) for f in w.fields]
         self.typed = [f for f in self.fields if f.type in _TYPED]
-        self.order = [x for f in self.fields
-                      for x in ((f.name, f.name + "_currency") if f.type == "price" else (f.name,))]
+        self.order = [
+            x
+            for f in self.fields
+            for x in ((f.name, f.name + "_currency") if f.type == "price" else (f.name,))
+        ]
         self.lists = [_List(x) for x in w.lists]
         self.page_fields = [_Field(f) for f in w.page_fields]
         # label-anchored page fields (see scrapy_records.induce._label_fields) share one
@@ -1245,7 +1307,11 @@ class _Compiled:
             if n_rec:
                 _eval_fields(self.fields, firsts, root, base, dirty, values)
             type_errors += _type_values(self.typed, values)
-            list_rows = [(sub.name, sub.read_many(firsts, root, base, dirty)) for sub in self.lists] if n_rec else []
+            list_rows = (
+                [(sub.name, sub.read_many(firsts, root, base, dirty)) for sub in self.lists]
+                if n_rec
+                else []
+            )
             paths = _record_paths(tree, groups)
             for k, (e, els) in enumerate(zip(firsts, groups)):
                 fields = values[k]
@@ -1270,8 +1336,11 @@ class _Compiled:
                     except KeyError:
                         nodes = ()
                 nxt = firsts[k + 1] if k + 1 < n_rec else None
-                if nxt is not None and nxt.getparent() is not e.getparent() and any(
-                        a is els[-1] for a in nxt.iterancestors()):
+                if (
+                    nxt is not None
+                    and nxt.getparent() is not e.getparent()
+                    and any(a is els[-1] for a in nxt.iterancestors())
+                ):
                     text = _text_until(els[0], nxt) if len(els) == 1 else _group_text(els, dirty)
                 else:
                     text = _group_text(els, dirty)
@@ -1326,10 +1395,16 @@ class _Compiled:
             confidence=fit,
             xpath=tree.getpath(parent_el) if parent_el is not None else "/",
             columns=list(self.columns),
-            meta={"health": health, "page": page_vals,
-                  "wrapper": {"id": w.id, "version": WRAPPER_VERSION}},
-            parent=(page.index(parent_el) if (page is not None and parent_el is not None
-                                              and _safe_index(page, parent_el)) else -1),
+            meta={
+                "health": health,
+                "page": page_vals,
+                "wrapper": {"id": w.id, "version": WRAPPER_VERSION},
+            },
+            parent=(
+                page.index(parent_el)
+                if (page is not None and parent_el is not None and _safe_index(page, parent_el))
+                else -1
+            ),
         )
         return PageResult(url=url, regions=[region])
 

@@ -78,8 +78,9 @@ RUNNER = textwrap.dedent(
 
 def subprocess_env(**extra: str) -> dict[str, str]:
     """The environment of a child Python process: the repository importable, plus ``extra``."""
-    return dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                **extra)
+    return dict(
+        os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""), **extra
+    )
 
 
 def start_crawl(tmp_path: Path, site: Any, name: str, **cfg: Any) -> subprocess.Popen:
@@ -94,13 +95,19 @@ def start_crawl(tmp_path: Path, site: Any, name: str, **cfg: Any) -> subprocess.
     cfg.update(base=site.url, log=str(tmp_path / f"{name}.log"), out=str(tmp_path / f"{name}.json"))
     cfg_path = tmp_path / f"{name}.cfg.json"
     cfg_path.write_text(json.dumps(cfg))
-    return subprocess.Popen([sys.executable, str(runner), str(cfg_path)], cwd=tmp_path,
-                            env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    return subprocess.Popen(
+        [sys.executable, str(runner), str(cfg_path)],
+        cwd=tmp_path,
+        env=subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
-def finish_crawl(tmp_path: Path, name: str, proc: subprocess.Popen,
-                 timeout: float = 300) -> tuple[list, dict, str]:
+def finish_crawl(
+    tmp_path: Path, name: str, proc: subprocess.Popen, timeout: float = 300
+) -> tuple[list, dict, str]:
     """Wait for a crawl started by :func:`start_crawl`; return ``(items, stats, log text)``
     (each item a dict with its class name under ``__class__``)."""
     _out, err = proc.communicate(timeout=timeout)
@@ -114,8 +121,9 @@ def wait_for_log(path: Path, text: str, proc: subprocess.Popen, timeout: float =
     deadline = time.monotonic() + timeout
     while text not in (path.read_text() if path.exists() else ""):
         if proc.poll() is not None:
-            raise AssertionError(f"the crawl ended before logging {text!r}: "
-                                 + proc.stderr.read()[-3000:])
+            raise AssertionError(
+                f"the crawl ended before logging {text!r}: " + proc.stderr.read()[-3000:]
+            )
         assert time.monotonic() < deadline, f"{text!r} not logged within {timeout} s"
         time.sleep(0.05)
 

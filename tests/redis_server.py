@@ -51,8 +51,9 @@ class RedisServer:
     :param unix_socket: also listen on ``<tmpdir>/redis.sock`` (:attr:`unix_url`).
     """
 
-    def __init__(self, port: int | None = None, *, password: str | None = None,
-                 unix_socket: bool = False) -> None:
+    def __init__(
+        self, port: int | None = None, *, password: str | None = None, unix_socket: bool = False
+    ) -> None:
         self.port = port or free_port()
         self.password = password
         self.dir = tempfile.mkdtemp(prefix="records-redis-")
@@ -74,13 +75,30 @@ class RedisServer:
         """A redis-py client of this server (for assertions on the raw keys)."""
         import redis
 
-        return redis.Redis(host="127.0.0.1", port=self.port, db=db, password=self.password,
-                           socket_timeout=5)
+        return redis.Redis(
+            host="127.0.0.1", port=self.port, db=db, password=self.password, socket_timeout=5
+        )
 
-    def start(self) -> "RedisServer":
-        args = [redis_server_binary(), "--port", str(self.port), "--bind", "127.0.0.1",
-                "--dir", self.dir, "--save", "", "--appendonly", "no", "--daemonize", "no",
-                "--protected-mode", "no", "--logfile", os.path.join(self.dir, "redis.log")]
+    def start(self) -> RedisServer:
+        args = [
+            redis_server_binary(),
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            self.dir,
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+            "--protected-mode",
+            "no",
+            "--logfile",
+            os.path.join(self.dir, "redis.log"),
+        ]
         if self.password:
             args += ["--requirepass", self.password]
         if self.socket_path:
@@ -127,7 +145,7 @@ class RedisServer:
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def __enter__(self) -> "RedisServer":
+    def __enter__(self) -> RedisServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -16,8 +16,7 @@ from scrapy_records.values import infer_column, parse_date_iso, parse_number, pa
 # ----------------------------------------------------------------------------- helpers
 def nodes(page: Page, tag: str, cls: str | None = None) -> list[int]:
     return [
-        i for i, t in enumerate(page.tag)
-        if t == tag and (cls is None or cls in page.classes(i))
+        i for i, t in enumerate(page.tag) if t == tag and (cls is None or cls in page.classes(i))
     ]
 
 
@@ -34,7 +33,9 @@ def column_of(columns, values, wanted):
     for c in columns:
         if [v.get(c.name) for v in values] == wanted:
             return c
-    raise AssertionError(f"no column with values {wanted!r}; columns: {[c.name for c in columns]}\n{values}")
+    raise AssertionError(
+        f"no column with values {wanted!r}; columns: {[c.name for c in columns]}\n{values}"
+    )
 
 
 # --------------------------------------------------------------------------- products
@@ -89,19 +90,27 @@ def test_missing_and_optional_fields_align_to_their_columns(products):
 
 def test_urls_and_images_are_absolute_against_base_href(products):
     _, cols, vals = products
-    link = column_of(cols, vals, [
-        "https://shop.example/catalog/red.html",
-        "https://shop.example/catalog/blue.html",
-        "https://shop.example/green.html",
-        "https://other.example/black",
-    ])
+    link = column_of(
+        cols,
+        vals,
+        [
+            "https://shop.example/catalog/red.html",
+            "https://shop.example/catalog/blue.html",
+            "https://shop.example/green.html",
+            "https://other.example/black",
+        ],
+    )
     assert link.type == "url" and link.name == "title_url"
-    image = column_of(cols, vals, [
-        "https://shop.example/catalog/img/red.jpg",
-        "https://shop.example/catalog/img/blue.jpg",  # data: src skipped for data-src
-        "https://shop.example/catalog/img/green-320.jpg",  # first srcset candidate
-        "https://shop.example/catalog/img/black.jpg",
-    ])
+    image = column_of(
+        cols,
+        vals,
+        [
+            "https://shop.example/catalog/img/red.jpg",
+            "https://shop.example/catalog/img/blue.jpg",  # data: src skipped for data-src
+            "https://shop.example/catalog/img/green-320.jpg",  # first srcset candidate
+            "https://shop.example/catalog/img/black.jpg",
+        ],
+    )
     assert image.type == "image" and image.name == "thumb"
 
 
@@ -319,7 +328,11 @@ def test_multi_root_records_two_sibling_rows():
     assert [c.name for c in cols] == ["name", "name_url", "score", "updated", "field_5"]
     assert [c.evidence for c in cols][:4] == ["header"] * 4
     assert [v["name"] for v in vals] == ["Ann", "Bob", "Cid"]
-    assert [v["name_url"] for v in vals] == ["https://ex.com/u/1", "https://ex.com/u/2", "https://ex.com/u/3"]
+    assert [v["name_url"] for v in vals] == [
+        "https://ex.com/u/1",
+        "https://ex.com/u/2",
+        "https://ex.com/u/3",
+    ]
     assert [v["score"] for v in vals] == [1234.5, 12.5, 7]
     assert [v["updated"] for v in vals] == ["2020-01-05", "2021-03-04", "2022-12-31"]
     assert [v["field_5"] for v in vals] == ["first comment", "second comment", "third comment"]
@@ -344,9 +357,15 @@ def test_variable_inline_markup_is_one_text_value():
     page = Page(SNIPPETS)
     cols, vals = align(page, nodes(page, "div", "g"))
     title = column_of(cols, vals, ["Best shoes 2024", "Shoe shop", "Running"])
-    snippet = column_of(cols, vals, [
-        "Buy shoes online and more shoes here", "Shoes for everyone", "Nothing highlighted",
-    ])
+    snippet = column_of(
+        cols,
+        vals,
+        [
+            "Buy shoes online and more shoes here",
+            "Shoes for everyone",
+            "Nothing highlighted",
+        ],
+    )
     assert title.name == "title" and title.xpath == "h3/a"
     assert snippet.xpath == "p"
     assert len(cols) == 4  # title, title_url, snippet, cite
@@ -391,9 +410,11 @@ def test_nested_roots_in_a_group_are_ignored():
 def test_deep_records_do_not_recurse():
     depth = 400
     rec = "<div>" * depth + "v{}" + "</div>" * depth
-    html = "<html><body><section>" + "".join(
-        f"<article>{rec.format(k)}<i>t</i></article>" for k in range(3)
-    ) + "</section></body></html>"
+    html = (
+        "<html><body><section>"
+        + "".join(f"<article>{rec.format(k)}<i>t</i></article>" for k in range(3))
+        + "</section></body></html>"
+    )
     page = Page(html)
     cols, vals = align(page, nodes(page, "article"))
     assert [v[cols[0].name] for v in vals] == ["v0", "v1", "v2"]
@@ -477,11 +498,15 @@ def test_flowing_text_with_highlights_is_one_value_but_labels_stay_apart():
     </div>"""
     page = Page(html, url="https://s.example/")
     cols, vals = align(page, nodes(page, "li", "hit"))
-    column_of(cols, vals, [
-        "The rust compiler and the rust book",
-        "Rust by example, a long description of it",
-        "Nothing highlighted in this one at all",
-    ])
+    column_of(
+        cols,
+        vals,
+        [
+            "The rust compiler and the rust book",
+            "Rust by example, a long description of it",
+            "Nothing highlighted in this one at all",
+        ],
+    )
     price = column_of(cols, vals, [5.0, 7.0, 9.0])
     assert (price.name, price.evidence, price.type) == ("price", "label", "price")
     assert len(cols) == 5  # title, title link, snippet, price, currency
@@ -495,18 +520,24 @@ def test_user_generated_post_bodies_become_one_text_column():
         "<p>Just one paragraph here.</p>",
         "<div class='quote'><p>quoted</p></div><p>reply text</p><img src='/smile.gif'><p>x</p>",
     ]
-    html = "<div id='posts'>" + "".join(
-        f"<div class='post'><span class='author'>user{k}</span><span class='date'>2020-01-0{k + 1}</span>"
-        f"<div class='content'>{b}</div></div>"
-        for k, b in enumerate(bodies)
-    ) + "</div>"
+    html = (
+        "<div id='posts'>"
+        + "".join(
+            f"<div class='post'><span class='author'>user{k}</span><span class='date'>2020-01-0{k + 1}</span>"
+            f"<div class='content'>{b}</div></div>"
+            for k, b in enumerate(bodies)
+        )
+        + "</div>"
+    )
     page = Page(html, url="https://forum.example/t/1")
     cols, vals = align(page, nodes(page, "div", "post"))
     assert [c.name for c in cols] == ["author", "date", "content"]
     assert vals[1]["content"] == "First line one two Thanks, ann"
     assert vals[3]["content"] == "Just one paragraph here."
     assert by_name(cols)["content"].xpath == "div"
-    cols2, _ = align_records(page, [(i,) for i in nodes(page, "div", "post")], collapse_variable=False)
+    cols2, _ = align_records(
+        page, [(i,) for i in nodes(page, "div", "post")], collapse_variable=False
+    )
     assert len(cols2) > 6
 
 
@@ -515,7 +546,9 @@ def test_align_region_fills_a_region_built_without_alignment():
 
     page = Page(PRODUCTS, url="https://shop.example/list")
     ul = nodes(page, "ul")[0]
-    region = build_region(page, "test", ul, [(i,) for i in nodes(page, "li", "product")], 0.9, align=False)
+    region = build_region(
+        page, "test", ul, [(i,) for i in nodes(page, "li", "product")], 0.9, align=False
+    )
     assert region.columns == [] and region.records[0].fields == {}
     align_region(page, region)
     assert [c.name for c in region.columns][:3] == ["title", "title_url", "price"]
@@ -570,7 +603,10 @@ def test_value_first_labels_and_constant_link_text():
     cols, vals = align(page, nodes(page, "tr", "r"))
     assert column_of(cols, vals, [7, 5]).name == "food"
     assert column_of(cols, vals, [9, 8]).name == "decor"
-    assert column_of(cols, vals, ["https://r.example/c/1", "https://r.example/c/2"]).name == "cached_url"
+    assert (
+        column_of(cols, vals, ["https://r.example/c/1", "https://r.example/c/2"]).name
+        == "cached_url"
+    )
 
 
 def test_slots_without_any_value_are_not_columns():

@@ -56,7 +56,9 @@ def test_registered_extractor_runs_through_the_public_api():
     result = extract(LIST_PAGE, url="https://shop.example/", extractor="toy-li")
     assert result.main is not None
     assert [r.text for r in result.main.records] == [
-        "Red kettle $19.99", "Blue kettle $24.50", "Green kettle $9.00",
+        "Red kettle $19.99",
+        "Blue kettle $24.50",
+        "Green kettle $9.00",
     ]
     assert result.main.records[1].xpaths == ["/html/body/ul/li[2]"]
     assert result.main.xpath == "/html/body/ul"
@@ -68,10 +70,14 @@ def test_registered_extractor_runs_through_the_public_api():
 
 
 def test_entry_point_extractors_are_found(monkeypatch):
-    ep = EntryPoint(name="toy-ep", value="tests.test_api:LiExtractor", group="scrapy_records.extractors")
+    ep = EntryPoint(
+        name="toy-ep", value="tests.test_api:LiExtractor", group="scrapy_records.extractors"
+    )
     import scrapy_records.extractors as reg
 
-    monkeypatch.setattr(reg, "entry_points", lambda group: [ep] if group == reg.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(
+        reg, "entry_points", lambda group: [ep] if group == reg.ENTRY_POINT_GROUP else []
+    )
     assert "toy-ep" in scrapy_records.available_extractors()
     assert get_extractor("toy-ep").extract.__qualname__ == "LiExtractor.extract"
 
@@ -91,7 +97,8 @@ def test_bad_input_through_the_api():
 
 
 FOUR_PRODUCTS = LIST_PAGE.replace(
-    "</ul>", '<li class="product"><a href="/p/4">Steel kettle</a> <span class="price">$31.00</span></li></ul>'
+    "</ul>",
+    '<li class="product"><a href="/p/4">Steel kettle</a> <span class="price">$31.00</span></li></ul>',
 )
 
 
@@ -109,15 +116,20 @@ def test_cli_extract_csv_and_errors(tmp_path):
     page.write_text(FOUR_PRODUCTS)
     out = subprocess.run(
         [sys.executable, "-m", "scrapy_records", "extract", str(page), "--format", "json"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     rows = json.loads(out.stdout)
     assert len(rows) == 4
     assert "Red kettle" in json.dumps(rows[0])
     bad = tmp_path / "img.png"
     bad.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
-    res = subprocess.run([sys.executable, "-m", "scrapy_records", "extract", str(bad)],
-                         capture_output=True, text=True)
+    res = subprocess.run(
+        [sys.executable, "-m", "scrapy_records", "extract", str(bad)],
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 2
     assert "binary data" in res.stderr and "Traceback" not in res.stderr
 
@@ -126,7 +138,6 @@ def test_induce_is_the_function_even_after_the_submodule_is_imported():
     import types
 
     import scrapy_records.induce  # noqa: F401 - the submodule of the same name
-
     from scrapy_records import induce
 
     assert isinstance(induce, types.FunctionType)
@@ -136,7 +147,8 @@ def test_induce_is_the_function_even_after_the_submodule_is_imported():
 def _shop_page(offset: int) -> str:
     items = "".join(
         f"<li class='product'><a href='/p/{k}'>Product number {k} with a long name</a>"
-        f" <span class='price'>${k}.99</span></li>" for k in range(offset, offset + 6)
+        f" <span class='price'>${k}.99</span></li>"
+        for k in range(offset, offset + 6)
     )
     return f"<html><body><h1>Shop</h1><ul id='results'>{items}</ul><p>Footer</p></body></html>"
 
@@ -149,12 +161,20 @@ def test_cli_induce_then_apply(tmp_path):
         pages.append(str(p))
     wrapper = tmp_path / "wrapper.json"
     run = [sys.executable, "-m", "scrapy_records"]
-    subprocess.run(run + ["induce", pages[0], pages[1], "-o", str(wrapper)],
-                   capture_output=True, text=True, check=True)
+    subprocess.run(
+        run + ["induce", pages[0], pages[1], "-o", str(wrapper)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     doc = json.loads(wrapper.read_text())
     assert doc["format"] == "scrapy-records-wrapper" and doc["record"]["xpath"]
-    out = subprocess.run(run + ["apply", str(wrapper), pages[2], "--format", "csv"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        run + ["apply", str(wrapper), pages[2], "--format", "csv"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     lines = out.stdout.strip().splitlines()
     assert len(lines) == 7  # header + 6 records
     assert "Product number 45 with a long name" in out.stdout

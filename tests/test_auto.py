@@ -19,17 +19,24 @@ def wrap(body: str) -> str:
 
 
 def results(n: int) -> str:
-    return "<div id='results'>" + "".join(
-        f"<div class='r'><h3><a href='/doc/{i}'>Result title number {i}</a></h3>"
-        f"<p>A snippet of text for result {i} that describes the document in a few words.</p>"
-        f"<span class='url'>www.example.com/doc/{i}</span></div>"
-        for i in range(n)
-    ) + "</div>"
+    return (
+        "<div id='results'>"
+        + "".join(
+            f"<div class='r'><h3><a href='/doc/{i}'>Result title number {i}</a></h3>"
+            f"<p>A snippet of text for result {i} that describes the document in a few words.</p>"
+            f"<span class='url'>www.example.com/doc/{i}</span></div>"
+            for i in range(n)
+        )
+        + "</div>"
+    )
 
 
 ARTICLE = wrap(
     "<div id='article'><h1>An article</h1>"
-    + "".join(f"<p>Paragraph {i} of a long article about nothing in particular, with some words.</p>" for i in range(4))
+    + "".join(
+        f"<p>Paragraph {i} of a long article about nothing in particular, with some words.</p>"
+        for i in range(4)
+    )
     + "<ul class='menu'><li><a href='/a'>News</a></li><li><a href='/b'>Sport</a></li>"
     "<li><a href='/c'>Weather</a></li></ul></div>"
 )
@@ -67,7 +74,11 @@ def test_list_found_by_both_extractors_is_reported_once_with_full_confidence():
     assert main.confidence > 0.8
     other = {"mdr": "stem", "stem": "mdr"}[main.extractor]
     assert main.meta["confirmed_by"] == [other]
-    same = [r for r in regions if [rec.nodes for rec in r.records] == [rec.nodes for rec in main.records]]
+    same = [
+        r
+        for r in regions
+        if [rec.nodes for rec in r.records] == [rec.nodes for rec in main.records]
+    ]
     assert same == [main]
 
 
@@ -95,8 +106,12 @@ def test_agreement_is_shared_record_starts_over_the_larger_region():
     page = Page(wrap(results(6)))
     kids = page.children[page.index(page.root.xpath("//div[@id='results']")[0])]
     full = build_region(page, "mdr", page.parent[kids[0]], [(k,) for k in kids], 0.9, align=False)
-    part = build_region(page, "stem", page.parent[kids[0]], [(k,) for k in kids[:3]], 0.9, align=False)
-    other = build_region(page, "stem", page.body, [(page.body + 1,), (page.body + 2,)], 0.9, align=False)
+    part = build_region(
+        page, "stem", page.parent[kids[0]], [(k,) for k in kids[:3]], 0.9, align=False
+    )
+    other = build_region(
+        page, "stem", page.body, [(page.body + 1,), (page.body + 2,)], 0.9, align=False
+    )
     ag = agreement({"mdr": [full], "stem": [part, other]})
     assert ag[id(full)] == (0.5, part)
     assert ag[id(part)] == (0.5, full)
@@ -129,26 +144,40 @@ def test_options_go_to_the_extractors_that_accept_them():
 
 def test_count_exponent_of_the_ranking():
     page = Page(wrap(results(8)))
-    r = build_region(page, "x", page.body, [(page.body + 1,), (page.body + 2,), (page.body + 3,)], 1.0, align=False)
+    r = build_region(
+        page,
+        "x",
+        page.body,
+        [(page.body + 1,), (page.body + 2,), (page.body + 3,)],
+        1.0,
+        align=False,
+    )
     one = region_score(page, r)
     half = region_score(page, r, count_exponent=0.5)
-    assert one == pytest.approx(half * 2.0 ** 0.5)  # log2(1 + 3) = 2
+    assert one == pytest.approx(half * 2.0**0.5)  # log2(1 + 3) = 2
     assert rank(page, [r], count_exponent=0.5)[0].score == pytest.approx(half)
 
 
 def _menu(n: int) -> str:
-    return "<ul>" + "".join(
-        f"<li><a href='/section/{i}'>Section number {i}</a><ul><li><a href='/section/{i}/a'>Latest "
-        f"news of section {i}</a></li><li><a href='/section/{i}/b'>Archive of section {i}</a></li></ul></li>"
-        for i in range(n)) + "</ul>"
+    return (
+        "<ul>"
+        + "".join(
+            f"<li><a href='/section/{i}'>Section number {i}</a><ul><li><a href='/section/{i}/a'>Latest "
+            f"news of section {i}</a></li><li><a href='/section/{i}/b'>Archive of section {i}</a></li></ul></li>"
+            for i in range(n)
+        )
+        + "</ul>"
+    )
 
 
 def test_a_menu_in_page_chrome_is_no_main_region_but_the_list_is():
     from scrapy_records.auto import chrome_of
 
     # a big menu of 30 sections outranks a list of 4 results by size alone
-    page = Page("<html><body class='home custom-header'><nav class='main-nav'>" + _menu(30) + "</nav>"
-                "<main>" + results(4) + "</main></body></html>")
+    page = Page(
+        "<html><body class='home custom-header'><nav class='main-nav'>" + _menu(30) + "</nav>"
+        "<main>" + results(4) + "</main></body></html>"
+    )
     result = extract(page)
     assert result.main is not None and result.main.xpath.endswith("div")
     assert [r.text.split(" ")[3] for r in result.main.records] == ["0", "1", "2", "3"]
@@ -156,18 +185,26 @@ def test_a_menu_in_page_chrome_is_no_main_region_but_the_list_is():
     assert menus and all(r.meta["chrome"] in ("nav", "class=main-nav") for r in menus)
     # the body's CMS classes say nothing; a wrapper named after content and sidebar neither
     assert chrome_of(page, page.body) is None
-    wrap_page = Page("<html><body><div class='content-sidebar-wrap'>" + results(3) + "</div></body></html>")
+    wrap_page = Page(
+        "<html><body><div class='content-sidebar-wrap'>" + results(3) + "</div></body></html>"
+    )
     assert chrome_of(wrap_page, wrap_page.tag.index("div")) is None
-    aside = Page("<html><body><main>" + results(8) + "</main><div role='complementary'>"
-                 "<div class='widget-list'>" + results(2) + "</div></div></body></html>")
+    aside = Page(
+        "<html><body><main>" + results(8) + "</main><div role='complementary'>"
+        "<div class='widget-list'>" + results(2) + "</div></div></body></html>"
+    )
     outer = [i for i, t in enumerate(aside.tag) if t == "div" and aside.attr(i, "role")][0]
     assert chrome_of(aside, outer) == "role=complementary"
     assert chrome_of(aside, outer + 1) == "class=widget-list"  # the nearest reason
 
 
 def test_a_page_whose_only_list_is_its_menu_has_no_main_region():
-    page = Page("<html><body><header><nav>" + _menu(10) + "</nav></header>"
-                "<article><h1>A story</h1><p>" + "Words of the story. " * 40 + "</p></article></body></html>")
+    page = Page(
+        "<html><body><header><nav>" + _menu(10) + "</nav></header>"
+        "<article><h1>A story</h1><p>"
+        + "Words of the story. " * 40
+        + "</p></article></body></html>"
+    )
     result = extract(page)
     assert result.main is None
     assert result.regions and result.regions[0].meta.get("chrome") in ("nav", "header")
@@ -178,29 +215,44 @@ def test_share_buttons_of_an_article_are_chrome():
     no main region on the article page, as on BBC's story pages."""
     from scrapy_records.auto import chrome_of
 
-    share = "".join(f"<li class='sharetools__item'><a href='https://share.example/{n}'>"
-                    f"<span>Share this with {n}</span></a></li>" for n in
-                    ("Facebook", "Twitter", "Messenger", "Email", "Pinterest", "LinkedIn"))
-    page = Page("<html><body><div class='story-body'><h1>A story</h1>"
-                "<p>" + "Words of the story, told at length. " * 40 + "</p>"
-                "<div class='share-tools--event-tag'><ul class='sharetools'>" + share + "</ul></div>"
-                "<p>" + "More words of the story. " * 30 + "</p></div></body></html>")
+    share = "".join(
+        f"<li class='sharetools__item'><a href='https://share.example/{n}'>"
+        f"<span>Share this with {n}</span></a></li>"
+        for n in ("Facebook", "Twitter", "Messenger", "Email", "Pinterest", "LinkedIn")
+    )
+    page = Page(
+        "<html><body><div class='story-body'><h1>A story</h1>"
+        "<p>" + "Words of the story, told at length. " * 40 + "</p>"
+        "<div class='share-tools--event-tag'><ul class='sharetools'>" + share + "</ul></div>"
+        "<p>" + "More words of the story. " * 30 + "</p></div></body></html>"
+    )
     ul = page.tag.index("ul")
     assert chrome_of(page, ul) == "class=share-tools--event-tag"
     result = extract(page)
     assert result.main is None
-    assert [r.meta.get("chrome") for r in result.regions if r.parent == ul] == ["class=share-tools--event-tag"]
+    assert [r.meta.get("chrome") for r in result.regions if r.parent == ul] == [
+        "class=share-tools--event-tag"
+    ]
 
 
 def test_a_main_column_named_after_its_sidebar_is_no_chrome():
     from scrapy_records.auto import chrome_of
 
     # WordPress-style layout classes on the wrapper of the page's main content
-    page = Page("<html><body><div id='primary' class='content-area with-sidebar'>" + results(6)
-                + "</div><div class='sidebar'><ul><li><a href='/a'>About</a></li></ul></div></body></html>")
+    page = Page(
+        "<html><body><div id='primary' class='content-area with-sidebar'>"
+        + results(6)
+        + "</div><div class='sidebar'><ul><li><a href='/a'>About</a></li></ul></div></body></html>"
+    )
     wrapper = page.tag.index("div")
     assert chrome_of(page, wrapper) is None
-    sidebar = [i for i, t in enumerate(page.tag) if t == "div" and page.attr(i, "class") == "sidebar"][0]
+    sidebar = [
+        i for i, t in enumerate(page.tag) if t == "div" and page.attr(i, "class") == "sidebar"
+    ][0]
     assert chrome_of(page, sidebar) == "class=sidebar"
     result = extract(page)
-    assert result.main is not None and len(result.main.records) == 6 and "chrome" not in result.main.meta
+    assert (
+        result.main is not None
+        and len(result.main.records) == 6
+        and "chrome" not in result.main.meta
+    )

@@ -89,8 +89,16 @@ def test_iso_timestamp_keeps_timezone():
 @pytest.mark.parametrize(
     "text",
     [
-        "Home", "Reply", "May I ask something?", "hier ist es schön", "ich bin hier",
-        "v1.2.3.4", "I have 30 out of 50", "Posts: 1234", "", "Page 2 of 7",
+        "Home",
+        "Reply",
+        "May I ask something?",
+        "hier ist es schön",
+        "ich bin hier",
+        "v1.2.3.4",
+        "I have 30 out of 50",
+        "Posts: 1234",
+        "",
+        "Page 2 of 7",
     ],
 )
 def test_not_dates(text):
@@ -130,10 +138,20 @@ def test_is_pure_date():
 @pytest.mark.parametrize(
     "text, is_date",
     [
-        ("Yesterday", True), ("gestern", True), ("just now", True), ("aujourd'hui", True),
-        ("an hour ago", True), ("Heute", True), ("ayer", True), ("vandaag", True),
-        ("Сегодня", True), ("Hace un momento", True), ("à l'instant", True),
-        ("Thanks everyone", False), ("Quote", False), ("Beiträge", False),
+        ("Yesterday", True),
+        ("gestern", True),
+        ("just now", True),
+        ("aujourd'hui", True),
+        ("an hour ago", True),
+        ("Heute", True),
+        ("ayer", True),
+        ("vandaag", True),
+        ("Сегодня", True),
+        ("Hace un momento", True),
+        ("à l'instant", True),
+        ("Thanks everyone", False),
+        ("Quote", False),
+        ("Beiträge", False),
     ],
 )
 def test_digit_free_texts_pass_the_prefilter_only_with_a_date_word(text, is_date):
@@ -146,14 +164,24 @@ def test_http_date_base_and_relative_to():
     from scrapy_records.dates import current_relative_base, http_date_base, relative_to
 
     base = http_date_base(b"Tue, 03 Mar 2020 12:00:42 GMT")  # to the minute
-    assert base == datetime(2020, 3, 3, 12, 0, tzinfo=timezone.utc).astimezone().replace(tzinfo=None)
-    for bad in (None, "", "yesterday", "Tue, 03 Mar 1980 12:00:00 GMT", "Tue, 03 Mar 2099 12:00:00 GMT"):
+    assert base == datetime(2020, 3, 3, 12, 0, tzinfo=timezone.utc).astimezone().replace(
+        tzinfo=None
+    )
+    for bad in (
+        None,
+        "",
+        "yesterday",
+        "Tue, 03 Mar 1980 12:00:00 GMT",
+        "Tue, 03 Mar 2099 12:00:00 GMT",
+    ):
         assert http_date_base(bad) is None
     with relative_to(datetime(2020, 6, 15, 12, 0)):
         assert current_relative_base() == datetime(2020, 6, 15, 12, 0)
         assert parse_date("3 hours ago") == datetime(2020, 6, 15, 9, 0)
         # an explicit base still wins
-        assert parse_date("3 hours ago", relative_base=datetime(2021, 1, 1, 12, 0)) == datetime(2021, 1, 1, 9, 0)
+        assert parse_date("3 hours ago", relative_base=datetime(2021, 1, 1, 12, 0)) == datetime(
+            2021, 1, 1, 9, 0
+        )
     assert current_relative_base() is None
     assert parse_date("3 hours ago") > datetime(2024, 1, 1)
 

@@ -22,9 +22,11 @@ from scrapy_records.page import Page
 
 
 def page(body: str, url: str = "http://shop.example/p") -> Page:
-    return Page(f"<html><head><title>Shop</title></head><body><div id='main'>{body}</div>"
-                f"<div class='foot'><a href='/help'>Help</a> <span>Contact us</span></div></body></html>",
-                url=url)
+    return Page(
+        f"<html><head><title>Shop</title></head><body><div id='main'>{body}</div>"
+        f"<div class='foot'><a href='/help'>Help</a> <span>Contact us</span></div></body></html>",
+        url=url,
+    )
 
 
 def data_values(schema):
@@ -38,18 +40,27 @@ def col_with(schema, value):
     return hits[0]
 
 
-PRODUCTS = [("Alpha phone", "$10.50", "Acme"), ("Beta tablet", "$220", "Zeta"),
-            ("Gamma watch", "$5", "Orbit"), ("Delta TV", "$999", "Nova"), ("Epsilon radio", "$45", "Volt")]
+PRODUCTS = [
+    ("Alpha phone", "$10.50", "Acme"),
+    ("Beta tablet", "$220", "Zeta"),
+    ("Gamma watch", "$5", "Orbit"),
+    ("Delta TV", "$999", "Nova"),
+    ("Epsilon radio", "$45", "Volt"),
+]
 
 
 def product(t, p, b, extra=""):
-    return page(f"<h1>{t}</h1><table><tr><th>Price:</th><td>{p}</td></tr>{extra}"
-                f"<tr><th>Brand:</th><td>{b}</td></tr></table>")
+    return page(
+        f"<h1>{t}</h1><table><tr><th>Price:</th><td>{p}</td></tr>{extra}"
+        f"<tr><th>Brand:</th><td>{b}</td></tr></table>"
+    )
 
 
 # --------------------------------------------------------------------- primitives
 def test_tc1_similarity_primitives():
-    assert seq_sim(["html", "body", "div", "span"], ["html", "body", "div", "div", "span"]) == pytest.approx(0.8)
+    assert seq_sim(
+        ["html", "body", "div", "span"], ["html", "body", "div", "div", "span"]
+    ) == pytest.approx(0.8)
     assert seq_sim([], []) == 1.0 and seq_sim([], ["x"]) == 0.0
     a = (["html", "body", "div", "span"], ["main"], [])
     b = (["html", "body", "div", "div", "span"], ["main", "side"], [])
@@ -69,14 +80,24 @@ def test_tc2_type_sets_and_parent_types():
 
 def test_tc3_fig6_alignment_golden():
     cols = align_codes(["ABABA", "", "BABAB", "AB"], mode="tec")
-    rows = ["".join("-" if c[r] < 0 else "ABABA BABAB AB".split()[[0, 0, 1, 2][r]][c[r]] for c in cols)
-            for r in range(4)]
+    rows = [
+        "".join("-" if c[r] < 0 else "ABABA BABAB AB".split()[[0, 0, 1, 2][r]][c[r]] for c in cols)
+        for r in range(4)
+    ]
     assert rows == ["ABABA-", "------", "-BABAB", "AB----"]
     # pinned with the Fig. 6 leaf indexes: the LM table of §3.10
     leafidx = {0: [53, 54, 56, 57, 59], 2: [57, 59, 60, 62, 63], 3: [53, 54]}
-    lm = [[leafidx[r][c[r]] if (r in leafidx and c[r] >= 0) else -1 for r in range(4)] for c in cols]
-    assert lm == [[53, -1, -1, 53], [54, -1, 57, 54], [56, -1, 59, -1], [57, -1, 60, -1],
-                  [59, -1, 62, -1], [-1, -1, 63, -1]]
+    lm = [
+        [leafidx[r][c[r]] if (r in leafidx and c[r] >= 0) else -1 for r in range(4)] for c in cols
+    ]
+    assert lm == [
+        [53, -1, -1, 53],
+        [54, -1, 57, 54],
+        [56, -1, 59, -1],
+        [57, -1, 60, -1],
+        [59, -1, 62, -1],
+        [-1, -1, 63, -1],
+    ]
 
 
 def test_tc4_gap_filter_golden_fig5b():
@@ -105,9 +126,16 @@ def test_tc5_record_detection_example8():
 # ------------------------------------------------------------------ detail pages
 def test_tc6_labels_are_mandatory_templates_values_mandatory_data():
     s = induce_schema([product(*x) for x in PRODUCTS])
-    main = [c for c in s.columns if c.values[0] in ("Alpha phone", "Price:", "$10.50", "Brand:", "Acme")]
+    main = [
+        c for c in s.columns if c.values[0] in ("Alpha phone", "Price:", "$10.50", "Brand:", "Acme")
+    ]
     assert [(c.label, c.values[0]) for c in main] == [
-        ("MD", "Alpha phone"), ("MT", "Price:"), ("MD", "$10.50"), ("MT", "Brand:"), ("MD", "Acme")]
+        ("MD", "Alpha phone"),
+        ("MT", "Price:"),
+        ("MD", "$10.50"),
+        ("MT", "Brand:"),
+        ("MD", "Acme"),
+    ]
     assert col_with(s, "$10.50").values == [p for _, p, _ in PRODUCTS]
     assert col_with(s, "$10.50").name == "price" and col_with(s, "Acme").name == "brand"
     assert s.recordsets == []
@@ -115,8 +143,12 @@ def test_tc6_labels_are_mandatory_templates_values_mandatory_data():
 
 
 def test_tc7_optional_field_above_support():
-    pages = [product(*x, extra=("<tr><th>Discount:</th><td>%d%%</td></tr>" % (10 + i)) if i in (0, 2) else "")
-             for i, x in enumerate(PRODUCTS)]
+    pages = [
+        product(
+            *x, extra=("<tr><th>Discount:</th><td>%d%%</td></tr>" % (10 + i)) if i in (0, 2) else ""
+        )
+        for i, x in enumerate(PRODUCTS)
+    ]
     s = induce_schema(pages)
     lab = col_with(s, "Discount:")
     assert lab.label == "OT" and lab.values == ["Discount:", None, "Discount:", None, None]
@@ -128,8 +160,10 @@ def test_tc7_optional_field_above_support():
 
 
 def test_tc8_optional_field_below_support():
-    pages = [product(*x, extra="<tr><th>Discount:</th><td>15%</td></tr>" if i == 1 else "")
-             for i, x in enumerate(PRODUCTS)]
+    pages = [
+        product(*x, extra="<tr><th>Discount:</th><td>15%</td></tr>" if i == 1 else "")
+        for i, x in enumerate(PRODUCTS)
+    ]
     s = induce_schema(pages)
     assert col_with(s, "Discount:").values == [None, "Discount:", None, None, None]
     assert col_with(s, "15%").values == [None, "15%", None, None, None]
@@ -141,21 +175,31 @@ def test_tc13_label_glued_to_value_is_one_data_leaf():
     s = induce_schema([page(f"<h1>{t}</h1><span>Price: {p}</span>") for t, p, _ in PRODUCTS])
     c = col_with(s, "Price: $10.50")
     assert c.label == "MD"
-    s2 = induce_schema([page(f"<h1>{t}</h1><span>Price:</span><span>{p}</span>") for t, p, _ in PRODUCTS])
+    s2 = induce_schema(
+        [page(f"<h1>{t}</h1><span>Price:</span><span>{p}</span>") for t, p, _ in PRODUCTS]
+    )
     assert col_with(s2, "Price:").label == "MT" and col_with(s2, "$10.50").label == "MD"
 
 
 def test_tc14_constant_value_is_labelled_template():
-    s = induce_schema([page(f"<h1>{t}</h1><table><tr><td>Country:</td><td>USA</td></tr></table>")
-                       for t, _, _ in PRODUCTS])
+    s = induce_schema(
+        [
+            page(f"<h1>{t}</h1><table><tr><td>Country:</td><td>USA</td></tr></table>")
+            for t, _, _ in PRODUCTS
+        ]
+    )
     assert col_with(s, "USA").label == "MT"
 
 
 def test_tc15_coinciding_value_is_not_a_false_template():
     countries = ["USA", "USA", "USA", "USA", "UK", "France", "Japan", "Italy", "Spain", "Brazil"]
-    pages = [page(f"<h2>Info</h2><div class=meta><span>{1990 + i}</span><span>{c}</span>"
-                  f"<span>{90 + i} min</span></div><h2>Cast</h2><p>Star {chr(65 + i)}son</p>")
-             for i, c in enumerate(countries)]
+    pages = [
+        page(
+            f"<h2>Info</h2><div class=meta><span>{1990 + i}</span><span>{c}</span>"
+            f"<span>{90 + i} min</span></div><h2>Cast</h2><p>Star {chr(65 + i)}son</p>"
+        )
+        for i, c in enumerate(countries)
+    ]
     s = induce_schema(pages)
     c = col_with(s, "UK")
     assert c.values == countries and c.label == "MD"
@@ -174,9 +218,17 @@ def test_tc17_inconsistent_landmark_order():
 
 
 def test_tc19_low_density_block_collapses_to_one_column():
-    bodies = ["Great", "Good <b>value</b>", "A <b>b</b> c <i>d</i> e <b>f</b>", "x <b>y</b> z", "Fine"]
-    pages = [page(f"<h1>{t}</h1><h3>Review</h3><div class=rv>{b}</div><h3>End</h3>")
-             for (t, _, _), b in zip(PRODUCTS, bodies)]
+    bodies = [
+        "Great",
+        "Good <b>value</b>",
+        "A <b>b</b> c <i>d</i> e <b>f</b>",
+        "x <b>y</b> z",
+        "Fine",
+    ]
+    pages = [
+        page(f"<h1>{t}</h1><h3>Review</h3><div class=rv>{b}</div><h3>End</h3>")
+        for (t, _, _), b in zip(PRODUCTS, bodies)
+    ]
     # the inline <b>/<i> leaves share the SimSeqId of the div text (path Sim 5/6 > 0.7), so
     # the paper's mining sees a regular repeat (RefGap 1) in the long review; the "plain"
     # trial (no split, then re-arrangement) has fewer columns and wins
@@ -189,8 +241,13 @@ def test_tc19_low_density_block_collapses_to_one_column():
 
 
 def test_tc20_recursive_mandatory_templates():
-    pages = [page(f"<div class=box><h3>Details</h3><p>{t}</p></div><h2>Seller information</h2>"
-                  f"<div class=box><h3>Details</h3><p>{b}</p></div>") for t, _, b in PRODUCTS]
+    pages = [
+        page(
+            f"<div class=box><h3>Details</h3><p>{t}</p></div><h2>Seller information</h2>"
+            f"<div class=box><h3>Details</h3><p>{b}</p></div>"
+        )
+        for t, _, b in PRODUCTS
+    ]
     s = induce_schema(pages)
     details = [c for c in s.columns if c.values[0] == "Details"]
     assert len(details) == 2 and all(c.label == "MT" for c in details)
@@ -198,9 +255,13 @@ def test_tc20_recursive_mandatory_templates():
 
 
 # ----------------------------------------------------------------------- sets
-STARS = [["Judie Foster", "Tom Hanks", "Meg Ryan"], ["Al Pacino", "Diane Keaton"], ["Kevin Bacon"],
-         ["Tim Robbins", "Morgan Freeman", "Bob Gunton", "William Sadler"],
-         ["Keanu Reeves", "Laurence Fishburne", "Carrie Moss"]]
+STARS = [
+    ["Judie Foster", "Tom Hanks", "Meg Ryan"],
+    ["Al Pacino", "Diane Keaton"],
+    ["Kevin Bacon"],
+    ["Tim Robbins", "Morgan Freeman", "Bob Gunton", "William Sadler"],
+    ["Keanu Reeves", "Laurence Fishburne", "Carrie Moss"],
+]
 
 
 def stars_page(i, names):
@@ -247,8 +308,11 @@ def test_tc11_maxrep_two_edge_is_configurable():
 
 
 def list_page(i, n, extra=""):
-    rows = "".join(f"<div class=r><a href='/item/{i}-{k}'>Item {chr(65 + i)}{k}</a>"
-                   f"<span>${10 + k}.{i}9</span><button>Add to cart</button></div>" for k in range(n))
+    rows = "".join(
+        f"<div class=r><a href='/item/{i}-{k}'>Item {chr(65 + i)}{k}</a>"
+        f"<span>${10 + k}.{i}9</span><button>Add to cart</button></div>"
+        for k in range(n)
+    )
     return page(f"<h1>Results page {i}</h1>{extra}<div id=results>{rows}</div>")
 
 
@@ -268,22 +332,35 @@ RESULTS = ["1ST", "2ND", "3RD", "4TH", "QF", "SF", "RUP", "WON"]
 def results_page(i, years):
     """A year-by-year results table: the "-" cell recurs inside rows (a record value, not a set)."""
     import random
+
     rnd = random.Random(i)
     rows = "".join(
-        f"<tr><td><b>{y}</b></td>" + "".join(
+        f"<tr><td><b>{y}</b></td>"
+        + "".join(
             f"<td>{'-' if rnd.random() < 0.6 else rnd.choice(RESULTS) + str(rnd.randint(1, 99))}</td>"
-            for _ in range(4)) + "</tr>"
-        for y in years)
-    return page(f"<h1>Player {chr(65 + i)}</h1><h2>Grand Slam Results</h2><table>"
-                f"<tr><th>Year</th><th>AO</th><th>FO</th><th>W</th><th>US</th></tr>{rows}</table>"
-                f"<p>WON = Champion</p>")
+            for _ in range(4)
+        )
+        + "</tr>"
+        for y in years
+    )
+    return page(
+        f"<h1>Player {chr(65 + i)}</h1><h2>Grand Slam Results</h2><table>"
+        f"<tr><th>Year</th><th>AO</th><th>FO</th><th>W</th><th>US</th></tr>{rows}</table>"
+        f"<p>WON = Champion</p>"
+    )
 
 
 def test_repeated_cell_values_inside_records_do_not_fragment_the_set():
     """[R] ``inner_repeats=False``: between two sub-landmarks of a data region (one record)
     no nested RT/RD is mined, so "-" cells recurring inside a row do not split the record;
     ``record_profile``: the record bodies share one column layout."""
-    spans = [range(1960, 1965), range(1971, 1975), range(1980, 1987), range(1990, 1993), range(2000, 2006)]
+    spans = [
+        range(1960, 1965),
+        range(1971, 1975),
+        range(1980, 1987),
+        range(1990, 1993),
+        range(2000, 2006),
+    ]
     pages = [results_page(i, ys) for i, ys in enumerate(spans)]
     truth = {(i, str(y)) for i, ys in enumerate(spans) for y in ys}
     s = induce_schema(pages)
@@ -293,7 +370,7 @@ def test_repeated_cell_values_inside_records_do_not_fragment_the_set():
     years = [c for c in rs.columns if "1960" in c.values]
     assert len(years) == 1 and years[0].label == "MD"
     got = {(r, v) for (r, _k), v in zip(rs.rows, years[0].values) if v is not None}
-    assert got <= truth                          # the record starts at the year: no shifted cells
+    assert got <= truth  # the record starts at the year: no shifted cells
     assert all({(i, str(y)) for y in list(ys)[:3]} <= got for i, ys in enumerate(spans))
     assert len(got) >= 15
     # [R] record_profile: the record bodies are aligned together, so the "-" cells of the
@@ -304,20 +381,34 @@ def test_repeated_cell_values_inside_records_do_not_fragment_the_set():
     # the paper-literal setting mines the "-" repeat inside the records: the year is no
     # longer one field of the set (the record period is cut at the wrong column)
     lit = induce_schema(pages, inner_repeats=True, record_profile=False)
-    best = max((len({(r, v) for (r, _k), v in zip(rs2.rows, c.values)} & truth)
-                for rs2 in lit.recordsets for c in rs2.columns), default=0)
+    best = max(
+        (
+            len({(r, v) for (r, _k), v in zip(rs2.rows, c.values)} & truth)
+            for rs2 in lit.recordsets
+            for c in rs2.columns
+        ),
+        default=0,
+    )
     assert best < 10
 
 
 def test_tc16_rank_numbers_and_the_numeric_mt_switch():
     def ranked(i, n):
-        rows = "".join(f"<li><i>{k + 1}.</i> <a href='/j/{i}{k}'>Job {chr(65 + i)}{k}</a> "
-                       f"<span>Firm {k}{i}</span></li>" for k in range(n))
+        rows = "".join(
+            f"<li><i>{k + 1}.</i> <a href='/j/{i}{k}'>Job {chr(65 + i)}{k}</a> "
+            f"<span>Firm {k}{i}</span></li>"
+            for k in range(n)
+        )
         return page(f"<h1>Jobs {i}</h1><ol>{rows}</ol>")
+
     pages = [ranked(0, 6), ranked(1, 5), ranked(2, 7)]
     literal = induce_schema(pages)
-    rank_mts = [c for c in literal.columns if c.label == "MT" and c.values[0] in ("1.", "2.", "3.", "4.", "5.")]
-    assert len(rank_mts) == 5          # paper behaviour (L2): ranks fragment the region
+    rank_mts = [
+        c
+        for c in literal.columns
+        if c.label == "MT" and c.values[0] in ("1.", "2.", "3.", "4.", "5.")
+    ]
+    assert len(rank_mts) == 5  # paper behaviour (L2): ranks fragment the region
     fixed = induce_schema(pages, mt_exclude_numeric=True)
     assert len(fixed.recordsets) == 1
     assert len(fixed.recordsets[0].rows) == 18
@@ -327,11 +418,16 @@ def test_tc12_nested_list_characterisation():
     """Skewed records (variable inner skill lists) are an admitted weakness (L1, L4):
     the record period is not regular, so no clean title column comes out. Characterisation:
     when this starts passing differently, the behaviour changed."""
+
     def jobs(i, n):
-        recs = "".join(f"<div class=job><h3>Job {i}{k}</h3><span>Co {k}{i}</span><ul>"
-                       + "".join(f"<li>skill {i}{k}{j}</li>" for j in range((k % 4) + 1))
-                       + f"</ul><a href='/apply/{i}{k}'>Apply</a></div>" for k in range(n))
+        recs = "".join(
+            f"<div class=job><h3>Job {i}{k}</h3><span>Co {k}{i}</span><ul>"
+            + "".join(f"<li>skill {i}{k}{j}</li>" for j in range((k % 4) + 1))
+            + f"</ul><a href='/apply/{i}{k}'>Apply</a></div>"
+            for k in range(n)
+        )
         return page(f"<h1>Listing {i}</h1>{recs}")
+
     s = induce_schema([jobs(0, 5), jobs(1, 8), jobs(2, 6)])
     titles = {f"Job {i}{k}" for i, n in ((0, 5), (1, 8), (2, 6)) for k in range(n)}
     columns = list(s.columns) + [c for rs in s.recordsets for c in rs.columns]
@@ -348,8 +444,9 @@ def test_wrapper_for_detail_pages_applies_to_a_new_page():
     assert w.record is not None and w.record.xpath == "/html"
     names = [f.name for f in w.fields]
     assert "price" in names and "brand" in names
-    new = product("Zeta fridge", "$1,299", "Frost",
-                  extra="<tr><th>Warranty:</th><td>2 years</td></tr>")
+    new = product(
+        "Zeta fridge", "$1,299", "Frost", extra="<tr><th>Warranty:</th><td>2 years</td></tr>"
+    )
     res = w.extract(new)
     rec = res.regions[0].records[0].fields
     assert rec["brand"] == "Frost"

@@ -101,8 +101,14 @@ TABLE1 = {
     ("S4", "S6"): (2, 4, 7),
     ("S4", "S7"): (4, 4, 4),
 }
-TABLE1_NORM = {("S2", "S6"): 0.75, ("S2", "S7"): 0.25, ("S3", "S6"): 0.75, ("S3", "S7"): 0.25,
-               ("S4", "S6"): 2 / 7, ("S4", "S7"): 1.0}
+TABLE1_NORM = {
+    ("S2", "S6"): 0.75,
+    ("S2", "S7"): 0.25,
+    ("S3", "S6"): 0.75,
+    ("S3", "S7"): 0.25,
+    ("S4", "S6"): 2 / 7,
+    ("S4", "S7"): 1.0,
+}
 
 
 @pytest.mark.parametrize("sizes", ["r3", "literal"])
@@ -211,9 +217,13 @@ def test_t4_multiple_detail_pages():
 
 def test_t5_nested_lists_across_two_pages():
     M = Matcher()
-    p1 = M.from_spec("div(div(h2(t),ul(%s)),div(h2(t),ul(%s)))" % (rep("li(t)", 2), rep("li(t)", 4)))
-    p2 = M.from_spec("div(div(h2(t),ul(li(t))),div(h2(t),ul(%s)),div(h2(t),ul(%s)))"
-                     % (rep("li(t)", 3), rep("li(t)", 6)))
+    p1 = M.from_spec(
+        "div(div(h2(t),ul(%s)),div(h2(t),ul(%s)))" % (rep("li(t)", 2), rep("li(t)", 4))
+    )
+    p2 = M.from_spec(
+        "div(div(h2(t),ul(li(t))),div(h2(t),ul(%s)),div(h2(t),ul(%s)))"
+        % (rep("li(t)", 3), rep("li(t)", 6))
+    )
     assert M.stm(p1, p2) == 21
     assert M.match(p1, p2) == (7.0, 7.0, 7.0)
     d = M.detail(p1, p2)
@@ -242,8 +252,10 @@ def test_t7_non_record_siblings_are_lists_but_filtered():
     _, _, div, form = M.s_children[t]
     assert M.detail(div, div).grammar_a() == "a+"  # a+
     assert M.detail(form, form).grammar_a() == "a+b"  # input+ button
-    html = ("<html><body><h1>Title</h1><p>Para</p><div><a href='/1'>one</a><a href='/2'>two</a>"
-            "</div><form><input name='q'><input name='r'><button>Go</button></form></body></html>")
+    html = (
+        "<html><body><h1>Title</h1><p>Para</p><div><a href='/1'>one</a><a href='/2'>two</a>"
+        "</div><form><input name='q'><input name='r'><button>Go</button></form></body></html>"
+    )
     page = Page(html)
     found, _, _ = find_lists(page)
     assert sorted(page.tag[lf.records[0][0]] for lf in found) == ["a", "input"]
@@ -303,9 +315,14 @@ def test_extractor_finds_the_product_list():
 
 
 def test_extractor_multi_symbol_records():
-    html = "<html><body><div>" + "".join(
-        f"<h3><a href='/{i}'>Result number {i} title</a></h3><p>Snippet text of result {i} with words</p>"
-        for i in range(3)) + "<h3><a href='/9'>Last result title here</a></h3></div></body></html>"
+    html = (
+        "<html><body><div>"
+        + "".join(
+            f"<h3><a href='/{i}'>Result number {i} title</a></h3><p>Snippet text of result {i} with words</p>"
+            for i in range(3)
+        )
+        + "<h3><a href='/9'>Last result title here</a></h3></div></body></html>"
+    )
     page = Page(html)
     (r,) = GSTMExtractor().extract(page)
     assert [len(rec.xpaths) for rec in r.records] == [2, 2, 2, 1]
@@ -317,7 +334,9 @@ def test_extractor_nested_lists_t2_as_html():
     rows = []
     for k, n in enumerate((2, 3, 1)):
         inner = "".join(f"<tr><td>Size {k}.{j}</td><td>${j + 4}.95</td></tr>" for j in range(n))
-        rows.append(f"<tr><td>Product {k} canning jars by Ball</td><td><table>{inner}</table></td></tr>")
+        rows.append(
+            f"<tr><td>Product {k} canning jars by Ball</td><td><table>{inner}</table></td></tr>"
+        )
     page = Page("<html><body><table>" + "".join(rows) + "</table></body></html>")
     regions = GSTMExtractor().extract(page)
     by_xpath = {r.xpath: r for r in regions}
@@ -344,7 +363,9 @@ def test_extractor_budget_bounds_work_and_still_answers():
 def test_extractor_bad_input():
     with pytest.raises(TypeError):
         GSTMExtractor().extract(Page(LIST_PAGE), bogus=1)
-    assert GSTMExtractor().extract(Page("<html><body><p>just one paragraph</p></body></html>")) == []
+    assert (
+        GSTMExtractor().extract(Page("<html><body><p>just one paragraph</p></body></html>")) == []
+    )
     deep = "<div>" * 3000 + "x" + "</div>" * 3000
     assert GSTMExtractor().extract(Page("<html><body>" + deep + "</body></html>")) == []
 
@@ -358,9 +379,9 @@ def test_registry_finds_gstm():
 # --------------------------------------------------------------- Problem 1: pattern + wrapper
 from scrapy_records.errors import WrapperError  # noqa: E402
 from scrapy_records.extractors.gstm import (  # noqa: E402
+    Pattern,
     PList,
     PNode,
-    Pattern,
     induce_pattern,
     induce_wrapper,
 )
@@ -400,7 +421,11 @@ def test_t4_pattern_has_list_optional_and_slots():
     div = _find(pat.root, "div")
     assert [c.optional for c in div.children] == [False, False, True, False, False, False]
     h1_text = _find(pat.root, "h1").children[0].text
-    assert h1_text.distinct and not h1_text.constant and h1_text.samples == ["Camera model A", "Camera model B"]
+    assert (
+        h1_text.distinct
+        and not h1_text.constant
+        and h1_text.samples == ["Camera model A", "Camera model B"]
+    )
     em_text = _find(pat.root, "em").children[0].text
     assert em_text.constant and em_text.samples[0] == "Description:"
 
@@ -420,8 +445,10 @@ def test_pattern_json_round_trip_and_corrupt_documents():
 def test_t5_pattern_nested_lists_across_pages():
     def page(counts, tag):
         body = "".join(
-            "<div><h2>Group %s%d</h2><ul>%s</ul></div>" % (tag, k, "".join(f"<li>item {tag}{k}.{j}</li>" for j in range(n)))
-            for k, n in enumerate(counts))
+            "<div><h2>Group %s%d</h2><ul>%s</ul></div>"
+            % (tag, k, "".join(f"<li>item {tag}{k}.{j}</li>" for j in range(n)))
+            for k, n in enumerate(counts)
+        )
         return Page(f"<html><body><div>{body}</div></body></html>")
 
     pat = induce_pattern([page((2, 4), "A"), page((1, 3, 6), "B")])
@@ -434,8 +461,10 @@ def test_t5_pattern_nested_lists_across_pages():
 def test_list_on_one_page_aligns_with_single_instance_on_the_other():
     # R-2's X+Y vs XY: page B has one record only; it still joins the list
     def page(n, tag):
-        recs = "".join(f"<div class='r'><a href='/{tag}{i}'>Title {tag}{i}</a><p>Text {tag}{i}</p></div>"
-                       for i in range(n))
+        recs = "".join(
+            f"<div class='r'><a href='/{tag}{i}'>Title {tag}{i}</a><p>Text {tag}{i}</p></div>"
+            for i in range(n)
+        )
         return Page(f"<html><body><div id='res'>{recs}<p>footer</p></div></body></html>")
 
     pat = induce_pattern([page(3, "A"), page(1, "B")])
@@ -447,20 +476,29 @@ def test_list_on_one_page_aligns_with_single_instance_on_the_other():
 def test_t10_wrapper_reuse_and_rejection():
     w = induce_wrapper([detail_page("A", 3, True), detail_page("B", 5, False)])
     assert w.provenance.extractor == "gstm"
-    assert w.record.xpath == ("/html/body/div[contains(concat(' ', normalize-space(@class), ' '), ' product ')]"
-                              "/ul[contains(concat(' ', normalize-space(@class), ' '), ' features ')]/li")
+    assert w.record.xpath == (
+        "/html/body/div[contains(concat(' ', normalize-space(@class), ' '), ' product ')]"
+        "/ul[contains(concat(' ', normalize-space(@class), ' '), ' features ')]/li"
+    )
     assert w.health.expected_records == (3, 5)
     names = {f.name: f for f in w.page_fields}
     assert set(names) == {"product_h1", "price", "product_b", "product_p"}
     assert names["product_b"].optional and not names["price"].optional
     res = w.extract(detail_page("C", 4, False))
     region = res.regions[0]
-    assert [r.fields for r in region.records] == [{"features_li": f"Feature C number {i}"} for i in range(4)]
-    assert region.meta["page"] == {"product_h1": "Camera model C", "price": "$C99.00",
-                                   "product_p": "About camera C."}
+    assert [r.fields for r in region.records] == [
+        {"features_li": f"Feature C number {i}"} for i in range(4)
+    ]
+    assert region.meta["page"] == {
+        "product_h1": "Camera model C",
+        "price": "$C99.00",
+        "product_p": "About camera C.",
+    }
     assert region.meta["health"]["fits"] and not w.stale
-    other = Page("<html><body><div><table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr>"
-                 "</table></div></body></html>")
+    other = Page(
+        "<html><body><div><table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr>"
+        "</table></div></body></html>"
+    )
     assert not w.extract(other).regions[0].meta["health"]["fits"]
     assert w.stale
     assert Wrapper.from_json(w.to_json()).to_json() == w.to_json()
@@ -469,18 +507,26 @@ def test_t10_wrapper_reuse_and_rejection():
 def shop_page(counts, tag):
     rows = []
     for k, n in enumerate(counts):
-        inner = "".join(f"<tr><td class='size'>Size {tag}{k}.{j}</td><td class='price'>${j + 4}.9{k}</td></tr>"
-                        for j in range(n))
-        rows.append(f"<tr class='product'><td class='name'><a href='/p/{tag}{k}'>Product {tag}{k} jars</a></td>"
-                    f"<td><table class='variants'>{inner}</table></td></tr>")
-    return Page("<html><body><h1>Shop</h1><table id='products'>" + "".join(rows) + "</table></body></html>",
-                url=f"http://shop.example/{tag}")
+        inner = "".join(
+            f"<tr><td class='size'>Size {tag}{k}.{j}</td><td class='price'>${j + 4}.9{k}</td></tr>"
+            for j in range(n)
+        )
+        rows.append(
+            f"<tr class='product'><td class='name'><a href='/p/{tag}{k}'>Product {tag}{k} jars</a></td>"
+            f"<td><table class='variants'>{inner}</table></td></tr>"
+        )
+    return Page(
+        "<html><body><h1>Shop</h1><table id='products'>" + "".join(rows) + "</table></body></html>",
+        url=f"http://shop.example/{tag}",
+    )
 
 
 def test_wrapper_nested_lists_and_fixed_arity_columns():
     w = induce_wrapper([shop_page((2, 3, 1), "A"), shop_page((1, 2), "B")])
-    assert w.record.xpath == ("//table[@id='products']/tr[contains(concat(' ', normalize-space(@class), ' '), "
-                              "' product ')]")
+    assert w.record.xpath == (
+        "//table[@id='products']/tr[contains(concat(' ', normalize-space(@class), ' '), "
+        "' product ')]"
+    )
     assert [f.name for f in w.fields] == ["name_a_url", "name_a"]
     (nested,) = w.lists
     assert [f.name for f in nested.fields] == ["size", "price"]  # A-15: td+ of fixed arity 2
@@ -490,15 +536,19 @@ def test_wrapper_nested_lists_and_fixed_arity_columns():
     assert recs[0].fields["name_a"] == "Product C0 jars"
     rows = recs[0].fields["tr_list"]
     assert [r["size"] for r in rows] == [f"Size C0.{j}" for j in range(3)]
-    assert [str(r["price"]).lstrip("$") for r in rows] == ["4.9", "5.9", "6.9"] or \
-        [str(r["price"]) for r in rows] == [f"${j + 4}.90" for j in range(3)]
+    assert [str(r["price"]).lstrip("$") for r in rows] == ["4.9", "5.9", "6.9"] or [
+        str(r["price"]) for r in rows
+    ] == [f"${j + 4}.90" for j in range(3)]
     assert [r["size"] for r in recs[1].fields["tr_list"]] == ["Size C1.0"]
 
 
 def test_induce_api_uses_gstm_inducer():
     from scrapy_records.induce import induce
 
-    pages = [("http://shop.example/A", LIST_PAGE), ("http://shop.example/B", LIST_PAGE.replace("Canon", "Pentax"))]
+    pages = [
+        ("http://shop.example/A", LIST_PAGE),
+        ("http://shop.example/B", LIST_PAGE.replace("Canon", "Pentax")),
+    ]
     w = induce(pages, extractor="gstm")
     assert w.provenance.extractor == "gstm"
     out = w.extract(LIST_PAGE, url="http://shop.example/C")
@@ -507,11 +557,16 @@ def test_induce_api_uses_gstm_inducer():
 
 def test_induce_wrapper_single_page_is_problem_2():
     w = induce_wrapper([Page(LIST_PAGE, url="http://shop.example/")])
-    assert w.record.xpath == "/html/body/ul[contains(concat(' ', normalize-space(@class), ' '), ' results ')]/li"
+    assert (
+        w.record.xpath
+        == "/html/body/ul[contains(concat(' ', normalize-space(@class), ' '), ' results ')]/li"
+    )
     assert w.page_fields == []  # one page cannot tell data from template text
     recs = w.extract(LIST_PAGE).regions[0].records
     assert len(recs) == 4
-    assert "179" in str(recs[2].fields.get("price"))  # (typed price values are the wrapper's business)
+    assert "179" in str(
+        recs[2].fields.get("price")
+    )  # (typed price values are the wrapper's business)
     assert "results_p" not in recs[2].fields  # the optional description is absent
 
 
@@ -542,7 +597,9 @@ def test_literal_r2_misses_outer_list_when_an_inner_list_has_one_item():
     rows = []
     for k, n in enumerate((2, 3, 1)):
         inner = "".join(f"<tr><td>Size {k}.{j}</td><td>${j + 4}.95</td></tr>" for j in range(n))
-        rows.append(f"<tr><td>Product {k} canning jars by Ball</td><td><table>{inner}</table></td></tr>")
+        rows.append(
+            f"<tr><td>Product {k} canning jars by Ball</td><td><table>{inner}</table></td></tr>"
+        )
     page = Page("<html><body><table>" + "".join(rows) + "</table></body></html>")
     outer = {r.xpath: len(r.records) for r in GSTMExtractor().extract(page)}["/html/body/table"]
     lit = {r.xpath: len(r.records) for r in GSTMExtractor().extract(page, r2="literal")}
@@ -550,19 +607,35 @@ def test_literal_r2_misses_outer_list_when_an_inner_list_has_one_item():
 
 
 def bio_page(name, rows):
-    body = "".join(f"<tr><td class='k'>{k}</td><td>&nbsp;</td><td class='v'>{v}</td></tr><tr><td colspan='3'></td></tr>"
-                   for k, v in rows)
-    return Page(f"<html><body><h1>{name}</h1><table id='bio'>{body}</table></body></html>",
-                url=f"http://tennis.example/{name.replace(' ', '_')}")
+    body = "".join(
+        f"<tr><td class='k'>{k}</td><td>&nbsp;</td><td class='v'>{v}</td></tr><tr><td colspan='3'></td></tr>"
+        for k, v in rows
+    )
+    return Page(
+        f"<html><body><h1>{name}</h1><table id='bio'>{body}</table></body></html>",
+        url=f"http://tennis.example/{name.replace(' ', '_')}",
+    )
 
 
 def test_wrapper_label_anchored_fields_of_key_value_tables():
-    p1 = bio_page("Alex Corretja", [("Born:", "1974-04-11"), ("Height:", "1.80 m"), ("Plays:", "Right")])
-    p2 = bio_page("Pete Sampras", [("Born:", "1971-08-12"), ("Turned pro:", "1988"), ("Height:", "1.85 m"),
-                                   ("Plays:", "Right"), ("Titles:", "64")])
+    p1 = bio_page(
+        "Alex Corretja", [("Born:", "1974-04-11"), ("Height:", "1.80 m"), ("Plays:", "Right")]
+    )
+    p2 = bio_page(
+        "Pete Sampras",
+        [
+            ("Born:", "1971-08-12"),
+            ("Turned pro:", "1988"),
+            ("Height:", "1.85 m"),
+            ("Plays:", "Right"),
+            ("Titles:", "64"),
+        ],
+    )
     w = induce_wrapper([p1, p2])
-    p3 = bio_page("Andre Agassi", [("Born:", "1970-04-29"), ("Height:", "1.80 m"), ("Plays:", "Right"),
-                                   ("Titles:", "60")])
+    p3 = bio_page(
+        "Andre Agassi",
+        [("Born:", "1970-04-29"), ("Height:", "1.80 m"), ("Plays:", "Right"), ("Titles:", "60")],
+    )
     got = w.extract(p3).regions[0].meta["page"]
     assert got["born"] == "1970-04-29" or str(got["born"]).startswith("1970-04-29")
     assert got["height"] == "1.80 m"
@@ -570,8 +643,10 @@ def test_wrapper_label_anchored_fields_of_key_value_tables():
 
 
 def test_huge_list_against_its_copy_uses_class_level_lists_and_the_diagonal():
-    items = "".join(f"<li><a href='/{i}'>Item number {i}</a> <span>{i % 7} left</span>{'<b>new</b>' if i % 3 == 0 else ''}</li>"
-                    for i in range(150))
+    items = "".join(
+        f"<li><a href='/{i}'>Item number {i}</a> <span>{i % 7} left</span>{'<b>new</b>' if i % 3 == 0 else ''}</li>"
+        for i in range(150)
+    )
     page = Page(f"<html><body><ul>{items}</ul></body></html>")
     capped = GSTMExtractor().extract(page, max_node_cells=10_000)  # 150 * 150 > 10,000
     full = GSTMExtractor().extract(page)
@@ -582,8 +657,13 @@ def test_huge_list_against_its_copy_uses_class_level_lists_and_the_diagonal():
 
 def test_pattern_of_very_deep_pages_is_bounded_and_serialisable():
     def deep(t):
-        return Page("<html><body>" + "<div>" * 600 + f"<ul><li>a {t}</li><li>b {t}</li></ul>" + "</div>" * 600
-                    + "</body></html>")
+        return Page(
+            "<html><body>"
+            + "<div>" * 600
+            + f"<ul><li>a {t}</li><li>b {t}</li></ul>"
+            + "</div>" * 600
+            + "</body></html>"
+        )
 
     pat = induce_pattern([deep("x"), deep("y")])
     assert Pattern.from_json(pat.to_json()).to_json() == pat.to_json()

@@ -54,9 +54,13 @@ def tokens(*names):
 def test_tc18_normalized_distance_values():
     nd = normalized_distance(tokens("tr", "td", "td"), tokens("tr", "td", "td", "td"))
     assert nd == pytest.approx(0.2857, abs=1e-4)
-    assert normalized_distance(tokens("tr", "td", "b"), tokens("tr", "td", "i")) == pytest.approx(0.3333, abs=1e-4)
+    assert normalized_distance(tokens("tr", "td", "b"), tokens("tr", "td", "i")) == pytest.approx(
+        0.3333, abs=1e-4
+    )
     # dissimilar under T = 0.3 (0.333 > 0.3): reported as inf by the cut-off version
-    assert normalized_distance(tokens("tr", "td", "b"), tokens("tr", "td", "i"), 0.3) == float("inf")
+    assert normalized_distance(tokens("tr", "td", "b"), tokens("tr", "td", "i"), 0.3) == float(
+        "inf"
+    )
     assert normalized_distance(tokens("a"), tokens("b", "c", "d")) == pytest.approx(1.5)
     assert normalized_distance([], []) == 0.0
 
@@ -74,15 +78,20 @@ def test_tc18_length_bound_prunes_without_edit_distance(monkeypatch):
     monkeypatch.setattr(mdr_mod, "Levenshtein", Spy)
     assert normalized_distance(tokens("a"), tokens("a", "b", "c"), 0.3) == float("inf")
     assert calls == []
-    assert normalized_distance(tokens("a", "b", "c"), tokens("a", "b", "d"), 0.7) == pytest.approx(1 / 3)
+    assert normalized_distance(tokens("a", "b", "c"), tokens("a", "b", "d"), 0.7) == pytest.approx(
+        1 / 3
+    )
     assert len(calls) == 1
 
 
 def test_tc19_combcomp_enumeration_matches_paper_example():
     # paper's worked example, 10 children, K = 3 (1-based in the paper)
     expected = (
-        [(1, a) for a in range(9)] + [(2, a) for a in (0, 2, 4, 6)] + [(3, a) for a in (0, 3)]
-        + [(2, a) for a in (1, 3, 5)] + [(3, a) for a in (1, 4)]
+        [(1, a) for a in range(9)]
+        + [(2, a) for a in (0, 2, 4, 6)]
+        + [(3, a) for a in (0, 3)]
+        + [(2, a) for a in (1, 3, 5)]
+        + [(3, a) for a in (1, 4)]
         + [(3, 2)]
     )
     got = comb_comp_pairs(10, 3)
@@ -135,7 +144,9 @@ def cell(k: int) -> str:
 
 
 def test_tc2_two_objects_per_row_are_cells():
-    page, regions = run(doc(f"<table><tr>{cell(1)}{cell(2)}</tr><tr>{cell(3)}{cell(4)}</tr></table>"))
+    page, regions = run(
+        doc(f"<table><tr>{cell(1)}{cell(2)}</tr><tr>{cell(3)}{cell(4)}</tr></table>")
+    )
     assert triples(page, regions) == [("table", 1, 0, 2)]
     r = regions[0]
     assert rec_tags(page, r) == [("td",)] * 4
@@ -167,21 +178,26 @@ def test_tc3b_td_header_is_included():
 def test_data_table_rule_keeps_rows_when_cells_are_similar():
     # cells all alike (td>span) with one piece of text each: a data table, rows are records
     rows = "".join(
-        "<tr>" + "".join(f"<td><span>v{k}{j}</span></td>" for j in range(4)) + "</tr>" for k in range(3)
+        "<tr>" + "".join(f"<td><span>v{k}{j}</span></td>" for j in range(4)) + "</tr>"
+        for k in range(3)
     )
     page, regions = run(doc(f"<table>{rows}</table>"))
     assert triples(page, regions) == [("table", 1, 0, 3)]
     assert rec_tags(page, regions[0]) == [("tr",)] * 3
     # the same cells with two pieces of text each are objects: the cells are the records
     rows2 = "".join(
-        "<tr>" + "".join(f"<td><span>v{k}{j}</span> more</td>" for j in range(4)) + "</tr>" for k in range(3)
+        "<tr>" + "".join(f"<td><span>v{k}{j}</span> more</td>" for j in range(4)) + "</tr>"
+        for k in range(3)
     )
     page, regions = run(doc(f"<table>{rows2}</table>"))
     assert rec_tags(page, regions[0]) == [("td",)] * 12
 
 
-TC4 = doc("<table>" + "".join(
-    f"<tr><td><b>item {k}</b><br><a href='/{k}'>more {k}</a></td></tr>" for k in range(3)) + "</table>")
+TC4 = doc(
+    "<table>"
+    + "".join(f"<tr><td><b>item {k}</b><br><a href='/{k}'>more {k}</a></td></tr>" for k in range(3))
+    + "</table>"
+)
 
 
 def test_tc4_one_object_per_row():
@@ -214,12 +230,24 @@ def name_row(*ks: int) -> str:
 
 
 def desc_row(*ks: int) -> str:
-    return "<tr>" + "".join(
-        f"<td><img src='{k}.png'><br><a href='/{k}'>description {k}</a></td>" for k in ks) + "</tr>"
+    return (
+        "<tr>"
+        + "".join(f"<td><img src='{k}.png'><br><a href='/{k}'>description {k}</a></td>" for k in ks)
+        + "</tr>"
+    )
 
 
 def test_tc6_noncontiguous_case1():
-    page, regions = run(doc("<table>" + name_row(1, 2) + desc_row(1, 2) + name_row(3, 4) + desc_row(3, 4) + "</table>"))
+    page, regions = run(
+        doc(
+            "<table>"
+            + name_row(1, 2)
+            + desc_row(1, 2)
+            + name_row(3, 4)
+            + desc_row(3, 4)
+            + "</table>"
+        )
+    )
     assert triples(page, regions) == [("table", 2, 0, 4)]
     r = regions[0]
     assert r.meta["kind"] == "noncontiguous"
@@ -260,7 +288,9 @@ def test_tc7b_chain_of_three_rows_merges():
     assert all(len(rec.nodes) == 3 for rec in r.records)
 
 
-TC8 = doc(f"<table><tr>{cell(1)}{cell(2)}</tr><tr>{cell(3)}{cell(4)}</tr><tr>{cell(5)}</tr></table>")
+TC8 = doc(
+    f"<table><tr>{cell(1)}{cell(2)}</tr><tr>{cell(3)}{cell(4)}</tr><tr>{cell(5)}</tr></table>"
+)
 
 
 def test_tc8_odd_count_orphan_recovered():
@@ -298,8 +328,12 @@ def test_tc9_several_regions_under_one_parent_and_pairs():
     assert all(x_node not in rec.nodes for r in regions for rec in r.records)
 
 
-TC10 = doc("<div>" + "<p><b>k</b></p><h3><i>1</i><u>2</u><s>3</s></h3>" * 2
-           + "<span><em>e</em><b>b</b></span>" * 6 + "</div>")
+TC10 = doc(
+    "<div>"
+    + "<p><b>k</b></p><h3><i>1</i><u>2</u><s>3</s></h3>" * 2
+    + "<span><em>e</em><b>b</b></span>" * 6
+    + "</div>"
+)
 
 
 def test_tc10_left_region_recovered():
@@ -339,17 +373,23 @@ def test_tc11_keep_nested():
 
 
 def test_tc12_deep_uncovered_region():
-    rows = "".join(f"<tr><td><a href='/{k}'>row {k}</a></td><td><b>{k}</b></td></tr>" for k in range(3))
-    html = doc(f"<div><h1>Top</h1><div><p>intro</p><table>{rows}</table></div>"
-               f"<div><form><input name=q></form></div></div>")
+    rows = "".join(
+        f"<tr><td><a href='/{k}'>row {k}</a></td><td><b>{k}</b></td></tr>" for k in range(3)
+    )
+    html = doc(
+        f"<div><h1>Top</h1><div><p>intro</p><table>{rows}</table></div>"
+        f"<div><form><input name=q></form></div></div>"
+    )
     page, regions = run(html)
     assert triples(page, regions) == [("table", 1, 0, 3)]
     assert rec_tags(page, regions[0]) == [("tr",)] * 3
 
 
 def test_tc13_navigation_reported_single_product_not():
-    html = doc("<ul><li><a href='/1'>Home</a></li><li><a href='/2'>News</a></li>"
-               "<li><a href='/3'>About</a></li></ul><div><h2>Product</h2><p><b>$ 10</b></p></div>")
+    html = doc(
+        "<ul><li><a href='/1'>Home</a></li><li><a href='/2'>News</a></li>"
+        "<li><a href='/3'>About</a></li></ul><div><h2>Product</h2><p><b>$ 10</b></p></div>"
+    )
     page, regions = run(html)
     assert triples(page, regions) == [("ul", 1, 0, 3)]
     assert rec_texts(regions[0]) == ["Home", "News", "About"]
@@ -357,8 +397,15 @@ def test_tc13_navigation_reported_single_product_not():
 
 def test_tc14_script_and_comment_change_nothing():
     r = "<tr><td><b>item {k}</b><br><a href='/{k}'>more</a></td></tr>"
-    html = doc("<table>" + r.format(k=1).replace("<br>", "<script>var x = '<b>';</script><br>")
-               + "<!-- comment -->" + r.format(k=2) + "<!-- another -->" + r.format(k=3) + "</table>")
+    html = doc(
+        "<table>"
+        + r.format(k=1).replace("<br>", "<script>var x = '<b>';</script><br>")
+        + "<!-- comment -->"
+        + r.format(k=2)
+        + "<!-- another -->"
+        + r.format(k=3)
+        + "</table>"
+    )
     page, regions = run(html)
     assert triples(page, regions) == [("table", 1, 0, 3)]
     assert [t.split()[1] for t in rec_texts(regions[0])] == ["1", "2", "3"]
@@ -387,9 +434,11 @@ def test_tc15b_trailing_record_recovered():
 
 
 def three_row_record(k: int) -> str:
-    return (f"<tr><td><b>name {k}</b></td></tr>"
-            f"<tr><td><img src='{k}.png'></td><td><a href='/{k}'>page {k}</a></td></tr>"
-            f"<tr><td><a href='/buy/{k}'>buy</a><br></td></tr>")
+    return (
+        f"<tr><td><b>name {k}</b></td></tr>"
+        f"<tr><td><img src='{k}.png'></td><td><a href='/{k}'>page {k}</a></td></tr>"
+        f"<tr><td><a href='/buy/{k}'>buy</a><br></td></tr>"
+    )
 
 
 TC16 = doc("<table>" + "".join(three_row_record(k) for k in range(3)) + "</table>")
@@ -412,7 +461,9 @@ def test_tc17_depth_two_list_needs_min_depth_2():
 
 
 # ------------------------------------------------------------------------- TC-21 .. TC-25
-TC21 = doc("<div>" + "".join(f"<span><em>a{k}</em><em>b{k}</em></span>" for k in range(6)) + "</div>")
+TC21 = doc(
+    "<div>" + "".join(f"<span><em>a{k}</em><em>b{k}</em></span>" for k in range(6)) + "</div>"
+)
 
 
 def test_tc21_split_guard():
@@ -422,9 +473,14 @@ def test_tc21_split_guard():
     assert rec_tags(page, regions[0]) == [("em",)] * 12
 
 
-TC22 = doc("<ul>" + "".join(
-    f"<li><div><a href='/{k}'><img src='{k}.png'></a><h3><a href='/{k}'>item {k}</a></h3><span>$ {k}</span></div></li>"
-    for k in range(4)) + "</ul>")
+TC22 = doc(
+    "<ul>"
+    + "".join(
+        f"<li><div><a href='/{k}'><img src='{k}.png'></a><h3><a href='/{k}'>item {k}</a></h3><span>$ {k}</span></div></li>"
+        for k in range(4)
+    )
+    + "</ul>"
+)
 
 
 def test_tc22_non_table_listing():
@@ -459,8 +515,15 @@ def test_tc24_large_synthetic_page_is_deterministic():
 
 
 def test_tc25_malformed_html_balanced_by_the_parser():
-    html = doc("<table><tr>" + cell(1).replace("</td>", "") + cell(2).replace("</td>", "")
-               + "<tr>" + cell(3).replace("</td>", "") + cell(4).replace("</td>", "") + "</table>")
+    html = doc(
+        "<table><tr>"
+        + cell(1).replace("</td>", "")
+        + cell(2).replace("</td>", "")
+        + "<tr>"
+        + cell(3).replace("</td>", "")
+        + cell(4).replace("</td>", "")
+        + "</table>"
+    )
     page, regions = run(html)
     assert triples(page, regions) == [("table", 1, 0, 2)]
     assert [t.split()[1] for t in rec_texts(regions[0])] == ["1", "2", "3", "4"]
@@ -471,8 +534,11 @@ def test_harmonic_guard_prefers_single_records_over_padded_combinations():
     # 8 identical records between a heading and a trailer: a g=3 combination could absorb
     # the heading and the trailer and "cover more" (paper rule); the guard keeps g=1.
     item = "<p><b>{k}.</b><a href='/{k}'>title {k}</a><br><font>snippet {k}</font></p>"
-    html = doc("<blockquote><h3>Results</h3>" + "".join(item.format(k=k) for k in range(8))
-               + "<p><br></p><center><br></center></blockquote>")
+    html = doc(
+        "<blockquote><h3>Results</h3>"
+        + "".join(item.format(k=k) for k in range(8))
+        + "<p><br></p><center><br></center></blockquote>"
+    )
     page, regions = run(html)
     main = rank(page, regions)[0]
     assert (main.meta["g"], len(main.records)) == (1, 8)
@@ -511,7 +577,9 @@ def test_no_resplit_into_units_without_text():
     # record = (font>a, br, empty font, br): the (font, br) units alternate with and
     # without text; the records stay the 4-node generalized nodes
     item = "<font><a href='/{k}'>title {k}</a></font><br><font></font><br>"
-    html = doc("<table><tr><td>" + "".join(item.format(k=k) for k in range(6)) + "</td></tr></table>")
+    html = doc(
+        "<table><tr><td>" + "".join(item.format(k=k) for k in range(6)) + "</td></tr></table>"
+    )
     page, regions = run(html)
     main = rank(page, regions)[0]
     assert main.meta["g"] == 4 and "resplit_from" not in main.meta
@@ -602,7 +670,9 @@ def test_confidence_menu_lower_than_rich_records():
 
 # ------------------------------------------------------------------------------ ranking
 def test_ranking_prefers_content_list_over_navigation():
-    nav = "<ul>" + "".join(f"<li><a href='/c{k}'>Category {k}</a></li>" for k in range(12)) + "</ul>"
+    nav = (
+        "<ul>" + "".join(f"<li><a href='/c{k}'>Category {k}</a></li>" for k in range(12)) + "</ul>"
+    )
     items = "".join(
         f"<div><h3><a href='/p{k}'>Product number {k}</a></h3><p>A long description of product {k} "
         f"with several words of text.</p><span>$ {k}.50</span></div>"
@@ -623,8 +693,11 @@ def test_harmonic_guard_holds_against_every_overlapping_run():
     # combination (heading + 5 results / 5 results + trailer) overlaps the ten results and
     # covers less than ten plus one whole generalized node; it must not win because the
     # run of links became the best run in between
-    res = "".join(f"<dl><dt><strong><a href='/r{k}'>Result {k}</a></strong></dt>"
-                  f"<dd>Snippet {k} <tt>/r{k}</tt></dd></dl>" for k in range(10))
+    res = "".join(
+        f"<dl><dt><strong><a href='/r{k}'>Result {k}</a></strong></dt>"
+        f"<dd>Snippet {k} <tt>/r{k}</tt></dd></dl>"
+        for k in range(10)
+    )
     links = "".join(f"<a href='/p{k}'>{k}</a><a href='/q{k}'>q</a>" for k in range(6))
     html = doc(f"<b>Documents 1 - 10</b><hr>{res}<hr><br>{links}")
     page, regions = run(html)
@@ -636,7 +709,9 @@ def test_harmonic_guard_holds_against_every_overlapping_run():
 def test_bridge_needs_a_list_on_one_side():
     # two pairs of footer link columns (4 and 7 links): the pairs differ by more than T,
     # less than 2T; neither side is a list of 3, so they stay two regions
-    col = lambda k, n: "<div>" + "".join(f"<a href='/{k}/{i}'>City {k}.{i}</a>" for i in range(n)) + "</div>"
+    col = lambda k, n: (
+        "<div>" + "".join(f"<a href='/{k}/{i}'>City {k}.{i}</a>" for i in range(n)) + "</div>"
+    )
     html = doc("<div id='footer'>" + col(1, 4) + col(2, 4) + col(3, 7) + col(4, 7) + "</div>")
     page, regions = run(html)
     footer = [r for r in regions if page.attr(r.parent, "id") == "footer"]

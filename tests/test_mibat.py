@@ -51,7 +51,9 @@ def table_post(n, body, date="01-05-2010, 10:32 AM"):
 
 
 def test_case1_table_per_post_heterogeneous_bodies():
-    html = wrap("<div id='posts'>" + "".join(table_post(i, b) for i, b in enumerate(BODIES)) + "</div>")
+    html = wrap(
+        "<div id='posts'>" + "".join(table_post(i, b) for i, b in enumerate(BODIES)) + "</div>"
+    )
     page, regions, main = run(html)
     assert main is not None
     assert len(main.records) == 4
@@ -65,14 +67,18 @@ def test_case1_table_per_post_heterogeneous_bodies():
     assert rec.fields["author_url"] == "https://forum.example.org/thread/member.php?u=1"
     assert rec.fields["date"] == "2010-01-05T10:32:00"
     assert rec.fields["date_raw"] == "01-05-2010, 10:32 AM"
-    assert rec.fields["permalink"] == "https://forum.example.org/thread/showthread.php?p=101#post101"
+    assert (
+        rec.fields["permalink"] == "https://forum.example.org/thread/showthread.php?p=101#post101"
+    )
     assert rec.fields["text"].startswith("Long one: first second")
     assert "bob" not in rec.fields["text"]
     assert main.confidence >= 0.8
 
 
 def test_case1_pm_measure_also_finds_the_posts():
-    html = wrap("<div id='posts'>" + "".join(table_post(i, b) for i, b in enumerate(BODIES)) + "</div>")
+    html = wrap(
+        "<div id='posts'>" + "".join(table_post(i, b) for i, b in enumerate(BODIES)) + "</div>"
+    )
     _, _, main = run(html, measure="pm")
     assert len(main.records) == 4
 
@@ -86,7 +92,12 @@ def test_case2_multi_sibling_records_anchor_left():
     )
     page, _, main = run(wrap(f"<div id='thread'>{posts}</div>"))
     assert len(main.records) == 5
-    assert (main.meta["k"], main.meta["offset"], main.meta["anchor_gap"], main.meta["expan_len"]) == (3, 0, 3, 3)
+    assert (
+        main.meta["k"],
+        main.meta["offset"],
+        main.meta["anchor_gap"],
+        main.meta["expan_len"],
+    ) == (3, 0, 3, 3)
     assert classes_of(page, main) == [("postheader", "postbody", "spacer")] * 5
     assert main.records[2].fields["date"] == "2010-01-03T22:32:00"
     assert main.records[2].fields["author"] == "carol"
@@ -104,7 +115,9 @@ def test_case3_anchor_on_the_right_uses_fixed_offset_loop():
     # the literal printed pseudocode would give (p, next h3, next div)
     assert classes_of(page, main) == [("title", "body", "meta")] * 3
     assert [r.fields["date"] for r in main.records] == [
-        "2010-01-05", "2010-01-06", "2010-01-07"  # no time of day in the page: dates alone
+        "2010-01-05",
+        "2010-01-06",
+        "2010-01-07",  # no time of day in the page: dates alone
     ]
 
 
@@ -135,7 +148,16 @@ def div_post(i, date=None, extra=""):
 
 def test_case5_non_consecutive_records_skip_the_ad():
     ad = "<div class='ad'><img src='ad.png'><p>Buy now!</p></div>"
-    html = wrap("<div id='posts'>" + div_post(0) + div_post(1) + ad + div_post(2) + div_post(3) + div_post(4) + "</div>")
+    html = wrap(
+        "<div id='posts'>"
+        + div_post(0)
+        + div_post(1)
+        + ad
+        + div_post(2)
+        + div_post(3)
+        + div_post(4)
+        + "</div>"
+    )
     page, _, main = run(html)
     assert main.meta["anchors"] == [0, 1, 3, 4, 5]
     assert main.meta["k"] == 1
@@ -149,7 +171,15 @@ def test_case6_multi_sibling_records_with_interposed_ad():
         "<div class='body'><p>text of {n}</p><p>second paragraph</p></div>"
     )
     parts = [pair.format(n=NAMES[i], d=f"2010-01-0{i + 1} 10:00") for i in range(4)]
-    html = wrap("<div id='t'>" + parts[0] + parts[1] + "<aside class='ad'>advert</aside>" + parts[2] + parts[3] + "</div>")
+    html = wrap(
+        "<div id='t'>"
+        + parts[0]
+        + parts[1]
+        + "<aside class='ad'>advert</aside>"
+        + parts[2]
+        + parts[3]
+        + "</div>"
+    )
     page, _, main = run(html)
     assert main.meta["k"] == 2
     assert len(main.records) == 4
@@ -170,7 +200,10 @@ def test_case7_quoted_posts_nested_in_posts():
     assert main.xpath.endswith("/div")
     assert "quoted text" in main.records[1].text  # the whole post, quote included
     assert [r.fields["date"] for r in main.records] == [
-        "2010-01-01T10:00:00", "2010-01-02T10:01:00", "2010-01-03T10:02:00", "2010-01-04T10:03:00"
+        "2010-01-01T10:00:00",
+        "2010-01-02T10:01:00",
+        "2010-01-03T10:02:00",
+        "2010-01-04T10:03:00",
     ]
     # the author is the poster, not the quoted user
     assert [r.fields["author"] for r in main.records] == ["alice", "bob", "carol", "dave"]
@@ -182,7 +215,12 @@ def test_case7_quoted_posts_nested_in_posts():
 
 
 def test_case8_ugc_dates_at_random_positions():
-    extras = ["<p>I bought it on 2009-12-01</p>", "<div><p>see <b>3.10.12</b> release</p></div>", "", "<p>back in March 2008</p>"]
+    extras = [
+        "<p>I bought it on 2009-12-01</p>",
+        "<div><p>see <b>3.10.12</b> release</p></div>",
+        "",
+        "<p>back in March 2008</p>",
+    ]
     posts = [div_post(i, extra=e) for i, e in enumerate(extras)]
     _, _, main = run(wrap("<div id='posts'>" + "".join(posts) + "</div>"))
     assert len(main.records) == 4
@@ -205,7 +243,9 @@ def test_case9_first_post_styled_differently_is_lost_faithfully():
 
 
 def test_case9_milder_variant_body_difference_only():
-    first = div_post(0, extra="<div class='banner'><h2>Big title</h2><ul><li>a</li><li>b</li></ul></div>")
+    first = div_post(
+        0, extra="<div class='banner'><h2>Big title</h2><ul><li>a</li><li>b</li></ul></div>"
+    )
     html = wrap("<div id='posts'>" + first + "".join(div_post(i) for i in range(1, 6)) + "</div>")
     _, _, main = run(html, first_post_recovery=False)
     assert len(main.records) == 6
@@ -213,8 +253,11 @@ def test_case9_milder_variant_body_difference_only():
 
 def test_case10_first_post_under_a_different_parent():
     html = wrap(
-        "<div id='firstpost'>" + div_post(0) + "</div><div id='replies'>"
-        + "".join(div_post(i) for i in range(1, 6)) + "</div>"
+        "<div id='firstpost'>"
+        + div_post(0)
+        + "</div><div id='replies'>"
+        + "".join(div_post(i) for i in range(1, 6))
+        + "</div>"
     )
     _, _, faithful = run(html, first_post_recovery=False)
     assert len(faithful.records) == 5
@@ -234,10 +277,29 @@ def blog_page():
         f"<p>Comment text number {i}, with an opinion about the article.</p></li>"
         for i in range(6)
     )
-    archives = "".join(f"<li><a href='/2010/{m:02d}/'>{name} 2010</a></li>" for m, name in enumerate(
-        ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-         "November", "December"], start=1))
-    recent = "".join(f"<li><a href='/p/{i}'>Recent post {i}</a> Jan {i + 1}, 2010</li>" for i in range(5))
+    archives = "".join(
+        f"<li><a href='/2010/{m:02d}/'>{name} 2010</a></li>"
+        for m, name in enumerate(
+            [
+                "January",
+                "February",
+                "March",
+                "April",
+                "May",
+                "June",
+                "July",
+                "August",
+                "September",
+                "October",
+                "November",
+                "December",
+            ],
+            start=1,
+        )
+    )
+    recent = "".join(
+        f"<li><a href='/p/{i}'>Recent post {i}</a> Jan {i + 1}, 2010</li>" for i in range(5)
+    )
     return wrap(
         "<div id='content'><article><h1>Article</h1><p>Article text is long enough to read.</p></article>"
         f"<ol class='commentlist'>{comments}</ol></div>"
@@ -260,12 +322,21 @@ def test_case11_blog_comments_with_date_laden_sidebar():
 
 # --------------------------------------------------------------- §7 case 12 and 13
 def test_case12_relative_and_mixed_date_formats():
-    dates = ["Today, 10:32 AM", "Yesterday, 09:00 PM", "3 hours ago", "01-02-2010, 08:15 AM", "vor 2 Tagen"]
+    dates = [
+        "Today, 10:32 AM",
+        "Yesterday, 09:00 PM",
+        "3 hours ago",
+        "01-02-2010, 08:15 AM",
+        "vor 2 Tagen",
+    ]
     posts = [div_post(i, date=d) for i, d in enumerate(dates)]
     _, _, main = run(wrap("<div id='posts'>" + "".join(posts) + "</div>"))
     assert len(main.records) == 5
     assert [r.fields["date"] for r in main.records] == [
-        "2020-06-15T10:32:00", "2020-06-14T21:00:00", "2020-06-15T09:00:00", "2010-01-02T08:15:00",
+        "2020-06-15T10:32:00",
+        "2020-06-14T21:00:00",
+        "2020-06-15T09:00:00",
+        "2010-01-02T08:15:00",
         "2020-06-13T12:00:00",
     ]
     assert main.records[2].fields["date_raw"] == "3 hours ago"
@@ -292,9 +363,15 @@ def test_case14_single_post_thread_has_no_main_region():
 
 
 def test_case15_two_posts_beat_a_sidebar_of_small_dated_items():
-    side = "<ul class='recent'>" + "".join(f"<li><a href='/p/{i}'>Topic {i}</a> {i + 1} Feb 2010</li>" for i in range(6)) + "</ul>"
+    side = (
+        "<ul class='recent'>"
+        + "".join(f"<li><a href='/p/{i}'>Topic {i}</a> {i + 1} Feb 2010</li>" for i in range(6))
+        + "</ul>"
+    )
     # real posts carry a profile block and a signature: structurally larger than sidebar items
-    profile = "<dl class='profile'><dd>Posts: 12</dd><dd>Location: here</dd><dd>Rank: member</dd></dl>"
+    profile = (
+        "<dl class='profile'><dd>Posts: 12</dd><dd>Location: here</dd><dd>Rank: member</dd></dl>"
+    )
     sig = "<div class='signature'><p>my sig</p></div>"
     html = wrap(
         "<div id='posts'>"
@@ -315,7 +392,13 @@ def test_case16_threaded_comments_top_level_records_include_replies():
             f"<p>words of {NAMES[n]}</p>{inner}</li>"
         )
 
-    html = wrap("<ol class='comments'>" + li(0, "<ul class='children'>" + li(1) + li(2) + "</ul>") + li(3) + li(4) + "</ol>")
+    html = wrap(
+        "<ol class='comments'>"
+        + li(0, "<ul class='children'>" + li(1) + li(2) + "</ul>")
+        + li(3)
+        + li(4)
+        + "</ol>"
+    )
     page, regions, main = run(html)
     assert main.xpath.endswith("/ol")
     assert len(main.records) == 3
@@ -355,7 +438,9 @@ def test_custom_anchor_object_and_union_combination():
         def candidates(self, page):
             return [i for i in range(len(page.el)) if "num" in page.classes(i)]
 
-    html = wrap("<div id='posts'>" + "".join(table_post(i, b) for i, b in enumerate(BODIES)) + "</div>")
+    html = wrap(
+        "<div id='posts'>" + "".join(table_post(i, b) for i, b in enumerate(BODIES)) + "</div>"
+    )
     _, _, main = run(html, anchors=(ClassAnchor(),))
     assert main.meta["anchor"] == "postnum" and len(main.records) == 4
     _, _, main = run(html, anchors=("date", "author"), combine="union")
@@ -364,15 +449,19 @@ def test_custom_anchor_object_and_union_combination():
 
 
 def test_archive_only_page_has_no_region():
-    archives = "".join(f"<li><a href='/2010/{m:02d}/'>{name} 2010</a></li>" for m, name in enumerate(
-        ["January", "February", "March", "April", "May", "June"], start=1))
+    archives = "".join(
+        f"<li><a href='/2010/{m:02d}/'>{name} 2010</a></li>"
+        for m, name in enumerate(["January", "February", "March", "April", "May", "June"], start=1)
+    )
     _, regions, _ = run(wrap(f"<ul class='archives'>{archives}</ul>"))
     assert regions == []
 
 
 def test_anchor_classifiers_mark_lowest_nodes():
-    html = wrap("<div><span class='d'>Posted <b>Jan 5, 2010</b></span><time datetime='2010-01-05'>x</time>"
-                "<a href='memberlist.php?mode=viewprofile&u=2'>bob</a></div>")
+    html = wrap(
+        "<div><span class='d'>Posted <b>Jan 5, 2010</b></span><time datetime='2010-01-05'>x</time>"
+        "<a href='memberlist.php?mode=viewprofile&u=2'>bob</a></div>"
+    )
     page = Page(html)
     assert [page.tag[i] for i in DateAnchor().candidates(page)] == ["b", "time"]
     assert [page.text(i) for i in AuthorLinkAnchor().candidates(page)] == ["bob"]
@@ -391,10 +480,14 @@ def test_unknown_option_and_registry():
 def test_tau_threshold_is_strict():
     # posts whose headers share exactly half of their siblings: PS = 0.5, not > 0.5
     def post(i, extra):
-        return (f"<div class='post'><div class='head'><a href='/u/{i}'>u{i}</a><span>{i + 1} Jan 2010</span>{extra}</div>"
-                f"<div class='content'><p>text</p></div></div>")
+        return (
+            f"<div class='post'><div class='head'><a href='/u/{i}'>u{i}</a><span>{i + 1} Jan 2010</span>{extra}</div>"
+            f"<div class='content'><p>text</p></div></div>"
+        )
 
-    html = wrap("<div id='p'>" + post(0, "<i>a</i><i>b</i>") + post(1, "<b>c</b><u>d</u>") + "</div>")
+    html = wrap(
+        "<div id='p'>" + post(0, "<i>a</i><i>b</i>") + post(1, "<b>c</b><u>d</u>") + "</div>"
+    )
     _, regions, _ = run(html, tau=0.5, anchors=("date",))
     assert regions == []
     _, regions, main = run(html, tau=0.4, anchors=("date",))
@@ -402,9 +495,22 @@ def test_tau_threshold_is_strict():
 
 
 def test_is_ugc_page_routing_rule():
-    forum = Page(wrap("<div id='posts'>" + "".join(table_post(i, b) for i, b in enumerate(BODIES)) + "</div>"))
+    forum = Page(
+        wrap(
+            "<div id='posts'>" + "".join(table_post(i, b) for i, b in enumerate(BODIES)) + "</div>"
+        )
+    )
     assert is_ugc_page(forum)
-    shop = Page(wrap("<ul>" + "".join(f"<li><a href='/p/{i}'>Product {i}</a> <span>$ {i}9.99</span></li>" for i in range(8)) + "</ul>"))
+    shop = Page(
+        wrap(
+            "<ul>"
+            + "".join(
+                f"<li><a href='/p/{i}'>Product {i}</a> <span>$ {i}9.99</span></li>"
+                for i in range(8)
+            )
+            + "</ul>"
+        )
+    )
     assert not is_ugc_page(shop)
 
 
@@ -415,7 +521,14 @@ def test_empty_and_deep_pages_do_not_crash():
 
 
 def test_case18_performance_guard_150_posts():
-    posts = "".join(div_post(i, date=f"{(i % 28) + 1} Feb 2010, 10:{i % 60:02d}", extra="<p>" + "lorem ipsum " * 150 + "</p>") for i in range(150))
+    posts = "".join(
+        div_post(
+            i,
+            date=f"{(i % 28) + 1} Feb 2010, 10:{i % 60:02d}",
+            extra="<p>" + "lorem ipsum " * 150 + "</p>",
+        )
+        for i in range(150)
+    )
     _, _, main = run(wrap(f"<div id='posts'>{posts}</div>"), align=False)
     assert len(main.records) == 150
 
@@ -436,8 +549,17 @@ def test_xenforo_like_thread():
             f"</div></div></article>"
         )
 
-    bodies = ["Hallo zusammen.", "<blockquote class='bbCodeBlock--quote'>Quote of eve</blockquote>Ja!", "Danke.", "Gern geschehen, viel Erfolg."]
-    html = wrap("<div class='block-body'>" + "".join(msg(i, NAMES[i], b) for i, b in enumerate(bodies)) + "</div>")
+    bodies = [
+        "Hallo zusammen.",
+        "<blockquote class='bbCodeBlock--quote'>Quote of eve</blockquote>Ja!",
+        "Danke.",
+        "Gern geschehen, viel Erfolg.",
+    ]
+    html = wrap(
+        "<div class='block-body'>"
+        + "".join(msg(i, NAMES[i], b) for i, b in enumerate(bodies))
+        + "</div>"
+    )
     page, _, main = run(html)
     assert len(main.records) == 4
     rec = main.records[2]
@@ -464,12 +586,23 @@ def test_vbulletin_like_thread_with_relative_dates():
 
     dates = ["Today, 10:32 AM", "Yesterday, 09:00 PM", "06-12-2020, 08:15 AM"]
     bodies = ["First question about the thing.", "Second: an answer.", "Third reply, thanks"]
-    html = wrap("<ol id='posts' class='posts'>" + "".join(post(i, NAMES[i], d, b) for i, (d, b) in enumerate(zip(dates, bodies))) + "</ol>")
+    html = wrap(
+        "<ol id='posts' class='posts'>"
+        + "".join(post(i, NAMES[i], d, b) for i, (d, b) in enumerate(zip(dates, bodies)))
+        + "</ol>"
+    )
     page, _, main = run(html)
     assert len(main.records) == 3
-    assert [r.fields["date"] for r in main.records] == ["2020-06-15T10:32:00", "2020-06-14T21:00:00", "2020-06-12T08:15:00"]
+    assert [r.fields["date"] for r in main.records] == [
+        "2020-06-15T10:32:00",
+        "2020-06-14T21:00:00",
+        "2020-06-12T08:15:00",
+    ]
     assert [r.fields["author"] for r in main.records] == ["alice", "bob", "carol"]
-    assert main.records[1].fields["permalink"] == "https://forum.example.org/thread/showthread.php?t=5&p=101#post101"
+    assert (
+        main.records[1].fields["permalink"]
+        == "https://forum.example.org/thread/showthread.php?t=5&p=101#post101"
+    )
     assert main.records[1].fields["text"] == "Second: an answer."
 
 
@@ -493,8 +626,15 @@ def phpbb_post(i, body, extra=""):
 
 
 def test_record_text_leaves_out_profile_and_signature_chrome():
-    bodies = ["I could also possibly help!", "Links still work for me.", "Thanks, solved.", "Me too."]
-    html = wrap("<div id='page-body'>" + "".join(phpbb_post(i, b) for i, b in enumerate(bodies)) + "</div>")
+    bodies = [
+        "I could also possibly help!",
+        "Links still work for me.",
+        "Thanks, solved.",
+        "Me too.",
+    ]
+    html = wrap(
+        "<div id='page-body'>" + "".join(phpbb_post(i, b) for i, b in enumerate(bodies)) + "</div>"
+    )
     page, _, main = run(html)
     assert len(main.records) == 4
     rec = main.records[1]
@@ -516,8 +656,11 @@ def test_record_text_leaves_out_profile_and_signature_chrome():
 def test_body_consensus_placeholder_post_beats_its_edit_notice():
     bodies = ["A first answer with some words.", ".", "Another reply here.", "And the last one."]
     notice = "<div class='notice'>Last edited by bob on 13 Jan 2018, 12:42, edited 1 time in total.</div>"
-    html = wrap("<div id='page-body'>" + "".join(
-        phpbb_post(i, b, notice if i == 1 else "") for i, b in enumerate(bodies)) + "</div>")
+    html = wrap(
+        "<div id='page-body'>"
+        + "".join(phpbb_post(i, b, notice if i == 1 else "") for i, b in enumerate(bodies))
+        + "</div>"
+    )
     page, _, main = run(html)
     assert len(main.records) == 4
     assert main.records[1].fields["text"] == "."
@@ -526,8 +669,14 @@ def test_body_consensus_placeholder_post_beats_its_edit_notice():
 
 
 def test_body_consensus_image_only_post_has_empty_text():
-    bodies = ["A first answer with some words.", "<img src='funny.gif' alt=''>", "Another reply here."]
-    html = wrap("<div id='page-body'>" + "".join(phpbb_post(i, b) for i, b in enumerate(bodies)) + "</div>")
+    bodies = [
+        "A first answer with some words.",
+        "<img src='funny.gif' alt=''>",
+        "Another reply here.",
+    ]
+    html = wrap(
+        "<div id='page-body'>" + "".join(phpbb_post(i, b) for i, b in enumerate(bodies)) + "</div>"
+    )
     page, _, main = run(html)
     assert len(main.records) == 3
     # not the post title, the author or the signature: the body is there, without text
@@ -548,11 +697,16 @@ def test_body_keeps_a_quote_next_to_the_reply():
             f"<span>#{i + 1}</span></span></div><div class='post' itemprop='articleBody'>{body}</div></div>"
         )
 
-    quote = ("<aside class='quote no-group'><div class='title'>alice:</div><blockquote><p>ich finde die "
-             "prada etwas zu elegant.</p></blockquote></aside>")
-    bodies = ["<p>Welche Tasche soll ich kaufen? Die prada oder eine andere?</p>",
-              quote + "<p>Die Befürchtung habe ich auch ein bisschen. Naja ich muss sie mir mal ansehen und probetragen.</p>",
-              "<p>Sehr cool.</p>"]
+    quote = (
+        "<aside class='quote no-group'><div class='title'>alice:</div><blockquote><p>ich finde die "
+        "prada etwas zu elegant.</p></blockquote></aside>"
+    )
+    bodies = [
+        "<p>Welche Tasche soll ich kaufen? Die prada oder eine andere?</p>",
+        quote
+        + "<p>Die Befürchtung habe ich auch ein bisschen. Naja ich muss sie mir mal ansehen und probetragen.</p>",
+        "<p>Sehr cool.</p>",
+    ]
     html = wrap("<div id='posts'>" + "".join(post(i, b) for i, b in enumerate(bodies)) + "</div>")
     page, _, main = run(html)
     assert len(main.records) == 3
@@ -576,11 +730,20 @@ def test_body_consensus_first_post_without_own_date_skips_the_answer_box():
             f"<div class='post__footer'><div class='signature'>sig of {NAMES[i]}</div><ul class='post__actions'><li>Like</li><li>Quote</li></ul></div></div>"
         )
 
-    answer = ("<div class='answer-field'><p><strong>Best answer by bob</strong> <span class='text--meta'>31 January 2020, 12:29</span></p>"
-              "<div><p>Please reinstall the program and reboot.</p></div></div>")
-    first = post(0, "<p>Hi,</p><p>the rootkit scan never runs on my machine, any idea how to get this working?</p>" + answer, meta=False)
+    answer = (
+        "<div class='answer-field'><p><strong>Best answer by bob</strong> <span class='text--meta'>31 January 2020, 12:29</span></p>"
+        "<div><p>Please reinstall the program and reboot.</p></div></div>"
+    )
+    first = post(
+        0,
+        "<p>Hi,</p><p>the rootkit scan never runs on my machine, any idea how to get this working?</p>"
+        + answer,
+        meta=False,
+    )
     rest = [post(i, f"<p>Reply number {i} with a few words of content.</p>") for i in range(1, 4)]
-    html = wrap("<div class='question'>" + first + "</div><div class='replies'>" + "".join(rest) + "</div>")
+    html = wrap(
+        "<div class='question'>" + first + "</div><div class='replies'>" + "".join(rest) + "</div>"
+    )
     page, _, main = run(html)
     assert main.meta.get("first_post_recovered") is True
     assert len(main.records) == 4
@@ -591,7 +754,9 @@ def test_body_consensus_first_post_without_own_date_skips_the_answer_box():
 
 def test_record_text_without_fields_still_drops_chrome():
     bodies = ["I could also possibly help!", "Links still work for me.", "Thanks, solved."]
-    html = wrap("<div id='page-body'>" + "".join(phpbb_post(i, b) for i, b in enumerate(bodies)) + "</div>")
+    html = wrap(
+        "<div id='page-body'>" + "".join(phpbb_post(i, b) for i, b in enumerate(bodies)) + "</div>"
+    )
     page, _, main = run(html, fields=False)
     rec = main.records[2]
     assert "author_url" not in rec.fields and "date_raw" not in rec.fields  # no MiBAT fields
@@ -632,8 +797,16 @@ def test_record_text_wordpress_comments_drop_edit_and_reply_links():
             f"<a class='comment-reply-link' href='?replytocom={i}'>Reply</a></div></article></li>"
         )
 
-    bodies = ["<p>Great article, thanks.</p>", "<p>I disagree with point two.</p><p>Here is why: reasons.</p>", "<p>Me too!</p>"]
-    html = wrap("<div id='comments'><h2>3 comments</h2><ol class='comment-list'>" + "".join(c(i, b) for i, b in enumerate(bodies)) + "</ol></div>")
+    bodies = [
+        "<p>Great article, thanks.</p>",
+        "<p>I disagree with point two.</p><p>Here is why: reasons.</p>",
+        "<p>Me too!</p>",
+    ]
+    html = wrap(
+        "<div id='comments'><h2>3 comments</h2><ol class='comment-list'>"
+        + "".join(c(i, b) for i, b in enumerate(bodies))
+        + "</ol></div>"
+    )
     page, _, main = run(html)
     assert [r.text for r in main.records] == [
         "alice says: January 1, 2010 at 10:30 am Great article, thanks.",

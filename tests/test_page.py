@@ -61,8 +61,10 @@ def test_absolute_urls_and_base():
     a = [i for i, t in enumerate(page.tag) if t == "a"]
     assert page.absolute(page.attr(a[0], "href")) == "https://shop.example/p/1"
     assert page.absolute(page.attr(a[1], "href")) == "https://shop.example/cat/p/2"
-    based = Page('<html><head><base href="https://cdn.example/x/"></head><body><a href="y">y</a></body></html>',
-                 url="https://other.example/")
+    based = Page(
+        '<html><head><base href="https://cdn.example/x/"></head><body><a href="y">y</a></body></html>',
+        url="https://other.example/",
+    )
     assert based.absolute("y") == "https://cdn.example/x/y"
     assert page.absolute("javascript:void(0)") is None
 
@@ -77,7 +79,7 @@ def test_bytes_charset_detection_like_a_browser():
     assert Page("<p>Grüße</p>".encode()).text(0) == "Grüße"
     # UTF-16 with BOM
     assert Page("\ufeff<p>naïve</p>".encode("utf-16")).text(0) == "naïve"
-    text, enc = decode_html("<p>x</p>".encode("utf-8"))
+    text, enc = decode_html(b"<p>x</p>")
     assert enc == "utf-8" and text == "<p>x</p>"
 
 
@@ -137,7 +139,9 @@ def test_deep_nesting_is_folded_not_recursed():
     page = Page(deep)
     assert max(page.depth) <= 512
     assert page.truncated
-    page = Page("<html><body>" + "<span>" * 600 + "x" + "</span>" * 600 + "</body></html>", max_depth=100)
+    page = Page(
+        "<html><body>" + "<span>" * 600 + "x" + "</span>" * 600 + "</body></html>", max_depth=100
+    )
     assert max(page.depth) == 100
     assert page.text(page.body) == "x"  # text below the fold is kept
 
@@ -149,15 +153,23 @@ def test_broken_markup_is_balanced():
 
 
 def test_json_text_response_is_not_html():
-    resp = TextResponse("https://x.test/a.json", body=b'[{"a": 1}]',
-                        headers={"Content-Type": "application/json"}, encoding="utf-8")
+    resp = TextResponse(
+        "https://x.test/a.json",
+        body=b'[{"a": 1}]',
+        headers={"Content-Type": "application/json"},
+        encoding="utf-8",
+    )
     with pytest.raises(NotHTMLError, match="json"):
         Page(resp)
 
 
 def test_content_after_a_premature_html_end_tag_is_kept_as_browsers_do():
-    probe = ("<noscript><!-- js probe --><html><head><title>x</title></head><body></body></html>"
-             "</noscript>\n<HTML><BODY>" + "".join(f"<p>item {k}</p>" for k in range(30)) + "</BODY></HTML>")
+    probe = (
+        "<noscript><!-- js probe --><html><head><title>x</title></head><body></body></html>"
+        "</noscript>\n<HTML><BODY>"
+        + "".join(f"<p>item {k}</p>" for k in range(30))
+        + "</BODY></HTML>"
+    )
     page = Page(probe)
     assert page.tag.count("p") == 30
     assert page.text(page.body).startswith("item 0 item 1")
@@ -167,10 +179,14 @@ def test_content_after_a_premature_html_end_tag_is_kept_as_browsers_do():
 
 
 def test_noscript_notice_dropped_but_noscript_content_kept():
-    notice = Page("<html><body><noscript><p>Enable JavaScript</p><img src='/px.gif'></noscript>"
-                  "<p>real</p></body></html>")
+    notice = Page(
+        "<html><body><noscript><p>Enable JavaScript</p><img src='/px.gif'></noscript>"
+        "<p>real</p></body></html>"
+    )
     assert "noscript" not in notice.tag and notice.text(notice.body) == "real"
-    posts = "".join(f"<div class='post'><a href='/u/{k}'>user{k}</a><p>post {k}</p></div>" for k in range(8))
+    posts = "".join(
+        f"<div class='post'><a href='/u/{k}'>user{k}</a><p>post {k}</p></div>" for k in range(8)
+    )
     app = Page(f"<html><body><div id='app'></div><noscript>{posts}</noscript></body></html>")
     assert app.tag.count("div") == 9
     assert "post 7" in app.text(app.body)
@@ -188,10 +204,14 @@ def test_record_text_keeps_the_text_between_sibling_roots():
 
 # An old results page (yamada/17 of TBDW has this shape): ``<dd>`` items never closed, each
 # ending in an open ``<p>``. libxml2 nests every item inside the previous one.
-UNCLOSED_DD = ("<html><body><p>Your search returned 4 items<hr><dl><dt>"
-               + "".join(f'<dd>{k} -- <b>Title {k}</b> -- {k}0 Bytes<br>'
-                         f'<a href="/doc/{k}">/doc/{k}</a><br><p>\n' for k in range(1, 5))
-               + "</dl></body></html>")
+UNCLOSED_DD = (
+    "<html><body><p>Your search returned 4 items<hr><dl><dt>"
+    + "".join(
+        f'<dd>{k} -- <b>Title {k}</b> -- {k}0 Bytes<br><a href="/doc/{k}">/doc/{k}</a><br><p>\n'
+        for k in range(1, 5)
+    )
+    + "</dl></body></html>"
+)
 
 
 def test_unclosed_list_items_become_siblings_as_in_a_browser():
@@ -214,8 +234,10 @@ def test_unclosed_list_items_become_siblings_as_in_a_browser():
 
 
 def test_repaired_arrays_stay_consistent():
-    page = Page("<table><tr><td><b>a<tr><td>b<td><font>c<td>d</table>"
-                "<ul><li><span>x<li><b>y<li>z</ul><p>p1<font>f<p>p2</font>")
+    page = Page(
+        "<table><tr><td><b>a<tr><td>b<td><font>c<td>d</table>"
+        "<ul><li><span>x<li><b>y<li>z</ul><p>p1<font>f<p>p2</font>"
+    )
     for i in range(len(page)):
         for c in page.children[i]:
             assert page.parent[c] == i and page.depth[c] == page.depth[i] + 1
@@ -238,7 +260,9 @@ def test_repaired_arrays_stay_consistent():
 
 def test_content_after_the_body_end_tag_belongs_to_the_body_as_in_a_browser():
     rows = "".join(f"<tr><td><a href='/b{i}'>Book {i}</a> $1{i}.99</td></tr>" for i in range(5))
-    html = f"<html><body><h1>Shop</h1></body><form action='/buy'><table>{rows}</table></form></html>"
+    html = (
+        f"<html><body><h1>Shop</h1></body><form action='/buy'><table>{rows}</table></form></html>"
+    )
     page = Page(html)
     form = page.tag.index("form")
     assert page.xpath(form) == "/html/form"  # libxml2's tree, what response.xpath sees
@@ -253,8 +277,12 @@ def test_content_after_the_body_end_tag_belongs_to_the_body_as_in_a_browser():
 def test_implied_closes_stay_linear_on_hostile_nesting():
     # an open <p> below a table cell, 400 inline levels, then 20,000 blocks: every block
     # start looks for a <p> to close; the look is bounded, not the depth of the stack
-    html = ("<html><body><p>x<table><tr><td>" + "<span>" * 400 + "<div>a</div>" * 20000
-            + "</td></tr></table></body></html>")
+    html = (
+        "<html><body><p>x<table><tr><td>"
+        + "<span>" * 400
+        + "<div>a</div>" * 20000
+        + "</td></tr></table></body></html>"
+    )
     page = Page(html)
     assert page.tag.count("div") == 20000
     div = page.tag.index("div")
@@ -271,9 +299,13 @@ def test_page_from_markup_has_lxml_html_elements_and_shares_a_responses_tree():
 
 
 def test_xpath_of_a_kept_noscript_counts_its_dropped_noscript_siblings():
-    posts = "".join(f"<div class='post'><a href='/u/{k}'>user{k}</a><p>post {k}</p></div>" for k in range(8))
-    html = (f"<html><body><div id='app'><noscript><img src='/px.gif'></noscript>"
-            f"<noscript>{posts}</noscript></div></body></html>")
+    posts = "".join(
+        f"<div class='post'><a href='/u/{k}'>user{k}</a><p>post {k}</p></div>" for k in range(8)
+    )
+    html = (
+        f"<html><body><div id='app'><noscript><img src='/px.gif'></noscript>"
+        f"<noscript>{posts}</noscript></div></body></html>"
+    )
     page = Page(html)
     kept = page.tag.index("noscript")
     assert page.xpath(kept) == "/html/body/div/noscript[2]"
@@ -291,7 +323,9 @@ def test_windows_1252_and_ascii_bytes_read_as_declared():
     assert page.text(page.body) == "“Smart” quotes, 10 €, café™ – Œuvre"
     given = Page(f"<html><body>{body}</body></html>".encode("cp1252"), encoding="windows-1252")
     assert given.encoding == "windows-1252" and given.leaves == page.leaves
-    ascii_gb = Page(b"<html><head><meta charset=gb18030></head><body><p>plain a\\b~c</p></body></html>")
+    ascii_gb = Page(
+        b"<html><head><meta charset=gb18030></head><body><p>plain a\\b~c</p></body></html>"
+    )
     assert ascii_gb.encoding == "gb18030" and ascii_gb.leaves == ["plain a\\b~c"]
     # a byte windows-1252 leaves undefined (0x81): Python decides (a replacement character)
     odd = Page(b"<html><head><meta charset=windows-1252></head><body><p>a\x81b</p></body></html>")
@@ -299,8 +333,10 @@ def test_windows_1252_and_ascii_bytes_read_as_declared():
 
 
 def test_folded_subtree_keeps_its_text_in_document_order():
-    deep = ("<html><body><div><div><span>a<script>s()</script>b<!--c-->c<i>d<b>e</b>f</i>g</span>h"
-            "</div>i</div>j</body></html>")
+    deep = (
+        "<html><body><div><div><span>a<script>s()</script>b<!--c-->c<i>d<b>e</b>f</i>g</span>h"
+        "</div>i</div>j</body></html>"
+    )
     page = Page(deep, max_depth=3)
     assert page.truncated
     assert page.tag == ["html", "body", "div", "div"]
@@ -312,14 +348,17 @@ def test_folded_subtree_keeps_its_text_in_document_order():
 
 
 def test_skipped_subtrees_and_a_sub_element_root():
-    page = Page("<html><body><div><svg><g><path/><text>s</text></g></svg>t<span>a</span></div>"
-                "<p>b<math><mi>x</mi></math></p>c</body></html>")
+    page = Page(
+        "<html><body><div><svg><g><path/><text>s</text></g></svg>t<span>a</span></div>"
+        "<p>b<math><mi>x</mi></math></p>c</body></html>"
+    )
     assert page.tag == ["html", "body", "div", "svg", "span", "p", "math"]
     assert page.parent == [-1, 0, 1, 2, 2, 1, 5]
     assert page.end == [6, 6, 4, 3, 4, 6, 6]
     assert page.leaves == ["t", "a", "b", "c"] and page.leaf_owner == [2, 4, 5, 1]
-    doc = lxml.html.fromstring("<html><body><div><p>x<b>y</b>z</p>t<ul><li>1<li>2</ul></div>"
-                               "tail<p>after</p></body></html>")
+    doc = lxml.html.fromstring(
+        "<html><body><div><p>x<b>y</b>z</p>t<ul><li>1<li>2</ul></div>tail<p>after</p></body></html>"
+    )
     sub = Page(doc.body[0])  # an element inside a tree: its sub-tree only, not its tail
     assert sub.tag == ["div", "p", "b", "ul", "li", "li"]
     assert sub.parent == [-1, 0, 1, 0, 3, 3]

@@ -35,23 +35,33 @@ from scrapy_records.scrapy.settings import SETTINGS, RecordsConfig
 from scrapy_records.scrapy.store import StoreError, VersionConflict, open_store
 from scrapy_records.scrapy.store.memory import MemoryStore
 
-
-LIST_PAGE = """<html><head><title>Shop</title><script>alert('x')</script>
+LIST_PAGE = (
+    """<html><head><title>Shop</title><script>alert('x')</script>
 <meta http-equiv="refresh" content="0;url=http://evil.example/"></head>
 <body onload="steal()"><h1>Products</h1><div class="products">
-""" + "".join(
-    f'<div class="product"><h3><a href="/p/{i}">Lamp model {i}</a></h3>'
-    f'<span class="price">${10 + i}.50</span><span class="stock">In stock</span></div>'
-    for i in range(1, 9)
-) + """</div><a href="javascript:alert(1)">bad</a>
+"""
+    + "".join(
+        f'<div class="product"><h3><a href="/p/{i}">Lamp model {i}</a></h3>'
+        f'<span class="price">${10 + i}.50</span><span class="stock">In stock</span></div>'
+        for i in range(1, 9)
+    )
+    + """</div><a href="javascript:alert(1)">bad</a>
 <div class="pagination"><a href="/list/1">1</a> <span>2</span> <a href="/list/3">3</a>
 <a href="/list/4">4</a></div></body></html>"""
+)
 
 
-def html_response(url: str, body: str, ctype: str = "text/html; charset=utf-8", meta=None) -> HtmlResponse:
+def html_response(
+    url: str, body: str, ctype: str = "text/html; charset=utf-8", meta=None
+) -> HtmlResponse:
     req = Request(url, meta=meta or {})
-    return HtmlResponse(url, body=body.encode("utf-8"), headers={"Content-Type": ctype},
-                        encoding="utf-8", request=req)
+    return HtmlResponse(
+        url,
+        body=body.encode("utf-8"),
+        headers={"Content-Type": ctype},
+        encoding="utf-8",
+        request=req,
+    )
 
 
 # ------------------------------------------------------------------------ stores
@@ -64,8 +74,11 @@ def store(request, tmp_path):
         request.addfinalizer(server.cleanup)
         uri = server.url
     else:
-        uri = {"sqlite": f"sqlite:///{tmp_path / 'w.sqlite'}", "dir": f"dir://{tmp_path / 'wrappers'}",
-               "memory": "memory:"}[request.param]
+        uri = {
+            "sqlite": f"sqlite:///{tmp_path / 'w.sqlite'}",
+            "dir": f"dir://{tmp_path / 'wrappers'}",
+            "memory": "memory:",
+        }[request.param]
     s = open_store(uri)
     yield s
     s.close()
@@ -112,8 +125,12 @@ def _hammer(uri: str, n: int) -> None:
     while done < n:
         cur = s.get("a.com", "t")
         try:
-            s.put("a.com", "t", json.dumps({"n": (cur.version if cur else 0)}),
-                  expected_version=cur.version if cur else None)
+            s.put(
+                "a.com",
+                "t",
+                json.dumps({"n": (cur.version if cur else 0)}),
+                expected_version=cur.version if cur else None,
+            )
             done += 1
         except VersionConflict:
             pass
@@ -187,7 +204,9 @@ def test_every_setting_documented_and_parsed():
     doc = (REPO / "README.md").read_text()
     for name, (_default, text) in SETTINGS.items():
         assert text and name in doc, name
-    cfg = RecordsConfig.from_settings(Settings({"RECORDS_REGIONS": "all", "RECORDS_CONTENT_TYPES": "text/html"}))
+    cfg = RecordsConfig.from_settings(
+        Settings({"RECORDS_REGIONS": "all", "RECORDS_CONTENT_TYPES": "text/html"})
+    )
     assert cfg.regions == "all" and cfg.content_types == ["text/html"]
     with pytest.raises(ValueError):
         RecordsConfig.from_settings(Settings({"RECORDS_REGIONS": "some"}))
@@ -221,7 +240,12 @@ def test_downloader_decisions():
     mw.process_response(big.request, big)
     assert big.request.meta[MINE_KEY] == "too_large"
     req = Request("http://a.com/x.json")
-    js = TextResponse("http://a.com/x.json", body=b'{"a": 1}', headers={"Content-Type": "application/json"}, request=req)
+    js = TextResponse(
+        "http://a.com/x.json",
+        body=b'{"a": 1}',
+        headers={"Content-Type": "application/json"},
+        request=req,
+    )
     mw.process_response(req, js)
     assert req.meta[MINE_KEY] == "non_html"
     req = Request("http://a.com/i.png")
@@ -260,7 +284,9 @@ def test_playwright_on_request():
 
 # ------------------------------------------------------------------- engine
 def test_runtime_mines_and_uses_meta_template():
-    crawler = get_crawler(settings_dict={"RECORDS_WRAPPER_STORE": "memory:", "RECORDS_INDUCTION_SAMPLES": 1})
+    crawler = get_crawler(
+        settings_dict={"RECORDS_WRAPPER_STORE": "memory:", "RECORDS_INDUCTION_SAMPLES": 1}
+    )
     rt = RecordsRuntime.for_crawler(crawler)
     assert RecordsRuntime.for_crawler(crawler) is rt
     resp = html_response("http://www.a.com/list", LIST_PAGE, meta={"records_template": "lists"})
@@ -274,14 +300,19 @@ def test_runtime_mines_and_uses_meta_template():
     assert again.stats["records/wrapper/reused"] == 1
 
 
-NEWS_PAGE = "<html><body><h1>News</h1><ul class='news'>" + "".join(
-    f'<li class="item"><h3><a href="/n/{i}">Story number {i} about things</a></h3>'
-    f'<span class="posted">{i} hours ago</span><p>Summary of story {i}, long enough to read.</p></li>'
-    for i in range(1, 9)) + "</ul></body></html>"
+NEWS_PAGE = (
+    "<html><body><h1>News</h1><ul class='news'>"
+    + "".join(
+        f'<li class="item"><h3><a href="/n/{i}">Story number {i} about things</a></h3>'
+        f'<span class="posted">{i} hours ago</span><p>Summary of story {i}, long enough to read.</p></li>'
+        for i in range(1, 9)
+    )
+    + "</ul></body></html>"
+)
 
 
 def test_runtime_dates_relative_to_the_response_date_header():
-    """"3 hours ago" counts from when the server sent the page (its ``Date`` header), on the
+    """ "3 hours ago" counts from when the server sent the page (its ``Date`` header), on the
     unsupervised path and on the wrapper path, so a page replayed from the HTTP cache keeps
     its dates; without the header it counts from now."""
     from datetime import datetime, timedelta, timezone
@@ -290,8 +321,9 @@ def test_runtime_dates_relative_to_the_response_date_header():
         headers = {"Content-Type": "text/html; charset=utf-8"}
         if date:
             headers["Date"] = date
-        return HtmlResponse(url, body=NEWS_PAGE.encode(), headers=headers, encoding="utf-8",
-                            request=Request(url))
+        return HtmlResponse(
+            url, body=NEWS_PAGE.encode(), headers=headers, encoding="utf-8", request=Request(url)
+        )
 
     sent = datetime(2020, 3, 3, 12, 0, tzinfo=timezone.utc).astimezone().replace(tzinfo=None)
     want = [(sent - timedelta(hours=i)).isoformat() for i in range(1, 9)]
@@ -318,9 +350,13 @@ def test_wrapper_pages_emit_the_fields_mined_pages_emit():
         reviews = "".join(
             f'<li class="review"><span class="author">{names[(i + k) % 6]}</span> '
             f'<span class="date">Jan {i + k + 1}, 2025</span><p>Review {i} of product {k}: it '
-            f'works as described, arrived on time and the box was intact.</p></li>' for i in range(5))
-        body = (f"<html><body><h1>Product {k}</h1><p class='desc'>A product.</p>"
-                f"<ul class='reviews'>{reviews}</ul></body></html>")
+            f"works as described, arrived on time and the box was intact.</p></li>"
+            for i in range(5)
+        )
+        body = (
+            f"<html><body><h1>Product {k}</h1><p class='desc'>A product.</p>"
+            f"<ul class='reviews'>{reviews}</ul></body></html>"
+        )
         return html_response(f"http://a.com/p/{k}", body)
 
     rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", induction_samples=1))
@@ -331,9 +367,13 @@ def test_wrapper_pages_emit_the_fields_mined_pages_emit():
     assert again.source == "wrapper"
     mined = RecordsRuntime(RecordsConfig(wrapper_store="memory:", wrappers=False)).mine(product(2))
     want = [{k: v for k, v in r.fields.items() if v is not None} for r in mined.result.main.records]
-    assert want[0] == {"date": "2025-01-03", "date_raw": "Jan 3, 2025", "author": "erin",
-                       "text": "Review 0 of product 2: it works as described, arrived on time "
-                               "and the box was intact."}
+    assert want[0] == {
+        "date": "2025-01-03",
+        "date_raw": "Jan 3, 2025",
+        "author": "erin",
+        "text": "Review 0 of product 2: it works as described, arrived on time "
+        "and the box was intact.",
+    }
     assert [r.fields for r in again.result.records] == want
 
 
@@ -360,7 +400,8 @@ def test_runtime_wrapper_path_builds_no_page_model(monkeypatch):
     assert len(again.result.records) == 8 and again.page is None
     assert len(built) == 1  # no page model for the wrapper page
     assert [r.text for r in again.result.records] == [
-        r.text.replace("Lamp", "Desk") for r in first.result.main.records]
+        r.text.replace("Lamp", "Desk") for r in first.result.main.records
+    ]
     assert again.result.records[0].fields["title"] == "Desk model 1"
     assert again.result.records[0].fields["title_url"] == "http://a.com/p/1"
 
@@ -382,12 +423,19 @@ def test_site_of():
 def test_next_page_from_numbers_and_rel():
     resp = html_response("http://a.com/list/2", LIST_PAGE)
     assert next_page_urls(resp) == ["http://a.com/list/3"]
-    rel = html_response("http://a.com/x", '<html><head><link rel="next" href="/x?p=2"></head><body>'
-                        '<a href="/other">Next</a></body></html>')
+    rel = html_response(
+        "http://a.com/x",
+        '<html><head><link rel="next" href="/x?p=2"></head><body>'
+        '<a href="/other">Next</a></body></html>',
+    )
     assert next_page_urls(rel) == ["http://a.com/x?p=2"]
-    word = html_response("http://a.com/x", '<body><a href="/a">About</a><a href="/x?page=2">Next ›</a></body>')
+    word = html_response(
+        "http://a.com/x", '<body><a href="/a">About</a><a href="/x?page=2">Next ›</a></body>'
+    )
     assert next_page_urls(word) == ["http://a.com/x?page=2"]
-    offsite = html_response("http://a.com/x", '<body><a rel="next" href="http://b.com/2">next</a></body>')
+    offsite = html_response(
+        "http://a.com/x", '<body><a rel="next" href="http://b.com/2">next</a></body>'
+    )
     assert next_page_urls(offsite) == []
     none = html_response("http://a.com/x", "<body><a href='/1'>1</a><a href='/2'>2</a></body>")
     assert next_page_urls(none) == []  # no current page marked: no guess
@@ -412,9 +460,20 @@ def _pipeline(**settings):
 
 
 def _record(conf=0.9, **fields):
-    return RecordItem(url="http://a.com/", site="a.com", template="t", wrapper_id=None,
-                      wrapper_version=None, region=0, index=0, fields=fields or {"price": "$1"},
-                      text="x", xpaths=["/html/body/div"], confidence=conf, extractor="mdr")
+    return RecordItem(
+        url="http://a.com/",
+        site="a.com",
+        template="t",
+        wrapper_id=None,
+        wrapper_version=None,
+        region=0,
+        index=0,
+        fields=fields or {"price": "$1"},
+        text="x",
+        xpaths=["/html/body/div"],
+        confidence=conf,
+        extractor="mdr",
+    )
 
 
 def test_pipeline_drops_low_confidence_and_flattens():
@@ -431,13 +490,29 @@ def test_pipeline_drops_low_confidence_and_flattens():
 def test_pipeline_stores_and_emits_wrapper_once():
     pipe, crawler = _pipeline()
     doc = {"format": "x"}
-    item = WrapperItem(wrapper_id="a.com/t", site="a.com", template="t", version=None,
-                       status="new", sample_urls=[], document=doc, stored=False)
+    item = WrapperItem(
+        wrapper_id="a.com/t",
+        site="a.com",
+        template="t",
+        version=None,
+        status="new",
+        sample_urls=[],
+        document=doc,
+        stored=False,
+    )
     out = pipe.process_item(item)
     assert out["stored"] is True and out["version"] == 1
     assert json.loads(pipe.runtime.store.get("a.com", "t").document) == doc
-    dup = WrapperItem(wrapper_id="a.com/t", site="a.com", template="t", version=1,
-                      status="new", sample_urls=[], document=doc, stored=True)
+    dup = WrapperItem(
+        wrapper_id="a.com/t",
+        site="a.com",
+        template="t",
+        version=1,
+        status="new",
+        sample_urls=[],
+        document=doc,
+        stored=True,
+    )
     with pytest.raises(DropItem):
         pipe.process_item(dup)
 
@@ -466,7 +541,10 @@ def test_pipeline_csv_per_template_keeps_fields_that_appear_later(tmp_path):
     with open(tmp_path / "a.com-t.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert [(r["name"], r["price"], r["old_price"]) for r in rows] == [
-        ("Lamp", "$2", ""), ("Mug", "$3", "$4"), ("Cup", "$1", "")]
+        ("Lamp", "$2", ""),
+        ("Mug", "$3", "$4"),
+        ("Cup", "$1", ""),
+    ]
     assert not (tmp_path / "a.com-t.csv.tmp").exists()
 
 
@@ -476,7 +554,10 @@ def _scrapy_command(capsys, *argv: str) -> tuple[int, str]:
     from scrapy.cmdline import execute
 
     with pytest.raises(SystemExit) as ei:
-        execute(["scrapy", *argv], settings=Settings({"COMMANDS_MODULE": "scrapy_records.scrapy.commands"}))
+        execute(
+            ["scrapy", *argv],
+            settings=Settings({"COMMANDS_MODULE": "scrapy_records.scrapy.commands"}),
+        )
     return ei.value.code, capsys.readouterr().out
 
 
@@ -484,9 +565,23 @@ def test_records_and_wrappers_commands(tmp_path, capsys):
     page = tmp_path / "list.html"
     page.write_text(LIST_PAGE)
     # `scrapy records` end to end, as a user runs it in the example project
-    out = subprocess.run([sys.executable, "-m", "scrapy", "records", str(page), "--main",
-                          "--preview", str(tmp_path / "p.html")], cwd=REPO / "example_project",
-                         env=subprocess_env(), capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "records",
+            str(page),
+            "--main",
+            "--preview",
+            str(tmp_path / "p.html"),
+        ],
+        cwd=REPO / "example_project",
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert "Lamp model 1" in out.stdout and "(main)" in out.stdout and "8 records" in out.stdout
     assert "<script" not in (tmp_path / "p.html").read_text().lower()
@@ -510,9 +605,15 @@ def test_runtime_stale_wrapper_is_reinduced():
     first = rt.mine(html_response("http://a.com/1", LIST_PAGE), meta)
     assert first.stats["records/wrapper/induced"] == 1
     # the site changed its layout: the same records now sit in table rows
-    table = "<html><body><table class='grid'>" + "".join(
-        f"<tr class='row'><td><a href='/p/{i}'>Lamp model {i}</a></td><td>${10 + i}.50</td>"
-        f"<td>In stock</td></tr>" for i in range(1, 9)) + "</table></body></html>"
+    table = (
+        "<html><body><table class='grid'>"
+        + "".join(
+            f"<tr class='row'><td><a href='/p/{i}'>Lamp model {i}</a></td><td>${10 + i}.50</td>"
+            f"<td>In stock</td></tr>"
+            for i in range(1, 9)
+        )
+        + "</table></body></html>"
+    )
     second = rt.mine(html_response("http://a.com/2", table), meta)
     assert second.source == "auto" and "records/wrapper/stale" not in second.stats
     assert second.stats["records/wrapper/misfit"] == 1
@@ -527,11 +628,16 @@ def test_runtime_stale_wrapper_is_reinduced():
 
 
 def test_runtime_never_reinduce_policy():
-    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", induction_samples=1, stale_after=1,
-                                      reinduce="never"))
+    rt = RecordsRuntime(
+        RecordsConfig(wrapper_store="memory:", induction_samples=1, stale_after=1, reinduce="never")
+    )
     meta = {"records_template": "lists"}
     rt.mine(html_response("http://a.com/1", LIST_PAGE), meta)
-    other = "<html><body><ol>" + "".join(f"<li><b>Item {i}</b> <i>{i} EUR</i></li>" for i in range(6)) + "</ol></body></html>"
+    other = (
+        "<html><body><ol>"
+        + "".join(f"<li><b>Item {i}</b> <i>{i} EUR</i></li>" for i in range(6))
+        + "</ol></body></html>"
+    )
     for k in range(3):
         out = rt.mine(html_response(f"http://a.com/x{k}", other), meta)
         assert out.source == "auto" and not out.new_wrappers
@@ -555,10 +661,24 @@ def test_meta_extractor_and_options():
 def test_records_command_screenshot(tmp_path):
     page = tmp_path / "list.html"
     page.write_text(LIST_PAGE)
-    out = subprocess.run([sys.executable, "-m", "scrapy", "records", str(page), "--preview",
-                          str(tmp_path / "p.html"), "--screenshot", str(tmp_path / "p.png")],
-                         cwd=REPO / "example_project", env=subprocess_env(), capture_output=True,
-                         text=True, timeout=180)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "records",
+            str(page),
+            "--preview",
+            str(tmp_path / "p.html"),
+            "--screenshot",
+            str(tmp_path / "p.png"),
+        ],
+        cwd=REPO / "example_project",
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert out.returncode == 0, out.stderr
     png = (tmp_path / "p.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 5000
@@ -579,8 +699,9 @@ class QueueingStore(MemoryStore):
         if self.down:
             self.queued.append((site, template, document, expected_version))
             raise StoreError(f"store down: wrapper {site}/{template} queued")
-        return super().put(site, template, document, expected_version=expected_version,
-                           signature=signature)
+        return super().put(
+            site, template, document, expected_version=expected_version, signature=signature
+        )
 
     def replay(self) -> None:
         for site, template, document, expected in self.queued:
@@ -596,8 +717,15 @@ class QueueingStore(MemoryStore):
 
 
 def _wrapper_item(**kw):
-    item = dict(wrapper_id="a.com/t", site="a.com", template="t", version=None,
-                status="new", sample_urls=[], document={"by": "me"})
+    item = dict(
+        wrapper_id="a.com/t",
+        site="a.com",
+        template="t",
+        version=None,
+        status="new",
+        sample_urls=[],
+        document={"by": "me"},
+    )
     item.update(kw)
     return WrapperItem(**item)
 
@@ -611,16 +739,25 @@ def test_pipeline_never_overwrites_a_newer_wrapper():
     out = pipe.process_item(_wrapper_item(base_version=1, status="updated"))
     assert not out.get("stored") and "expected version 1, store has 2" in out["store_error"]
     # an engine wrapper the store did not take (queued during an outage): not written again
-    out = pipe.process_item(_wrapper_item(template="t2", base_version=None, stored=False,
-                                          store_error="queued", document={"by": "engine"}))
+    out = pipe.process_item(
+        _wrapper_item(
+            template="t2",
+            base_version=None,
+            stored=False,
+            store_error="queued",
+            document={"by": "engine"},
+        )
+    )
     assert out["store_error"] == "queued" and store.get("a.com", "t2") is None
     got = store.get("a.com", "t")
     assert (got.version, json.loads(got.document)) == (2, {"by": "other, newer"})
 
 
 def test_wrapper_store_password_is_never_logged(caplog):
-    for uri in ("redis://:s3cret@127.0.0.1:1/0?history=many",
-                "ftp://user:s3cret@host/x?password=s3cret"):
+    for uri in (
+        "redis://:s3cret@127.0.0.1:1/0?history=many",
+        "ftp://user:s3cret@host/x?password=s3cret",
+    ):
         rt = RecordsRuntime(RecordsConfig(wrapper_store=uri))
         with caplog.at_level("INFO"):
             assert type(rt.store).__name__ == "MemoryStore"  # this crawl only
@@ -706,7 +843,9 @@ def test_csv_cells_of_dicts_and_lists_are_json(tmp_path):
 
     item = _record(0.9, date="2026-01-10", author=None, tags=["a", "b"])
     buf = io.BytesIO()
-    exporter = JsonCellCsvItemExporter(buf, fields_to_export=["url", "fields", "xpaths", "confidence"])
+    exporter = JsonCellCsvItemExporter(
+        buf, fields_to_export=["url", "fields", "xpaths", "confidence"]
+    )
     exporter.start_exporting()
     exporter.export_item(item)
     exporter.finish_exporting()

@@ -22,8 +22,10 @@ def site():
 
 
 def store_setting(tmp_path: Path) -> dict:
-    return {"RECORDS_WRAPPER_STORE": f"sqlite:///{tmp_path / 'wrappers.sqlite'}",
-            "RECORDS_INDUCTION_SAMPLES": 2}
+    return {
+        "RECORDS_WRAPPER_STORE": f"sqlite:///{tmp_path / 'wrappers.sqlite'}",
+        "RECORDS_INDUCTION_SAMPLES": 2,
+    }
 
 
 def test_records_next_to_spider_items_and_wrapper_reuse(tmp_path, site):
@@ -34,7 +36,9 @@ def test_records_next_to_spider_items_and_wrapper_reuse(tmp_path, site):
     n_pages = (N_PRODUCTS + PER_PAGE - 1) // PER_PAGE
     # the spider's own items pass through untouched, one per list page
     own = [i for i in items if i["__class__"] == "dict"]
-    assert sorted(i["url"] for i in own) == sorted(f"{site.url}shop/page/{k}" for k in range(1, n_pages + 1))
+    assert sorted(i["url"] for i in own) == sorted(
+        f"{site.url}shop/page/{k}" for k in range(1, n_pages + 1)
+    )
     assert all(set(i) == {"kind", "url", "__class__"} for i in own)
     # every product of the shop is a record, with its price as a field
     recs = records(items)
@@ -74,7 +78,7 @@ def test_corrupt_store_entry_is_reinduced(tmp_path, site):
     with sqlite3.connect(db) as conn:
         (n,) = conn.execute("SELECT count(*) FROM wrappers").fetchone()
         assert n == 1
-        conn.execute("UPDATE wrappers SET document = '{\"format\": \"scrapy-records-wr'")
+        conn.execute('UPDATE wrappers SET document = \'{"format": "scrapy-records-wr\'')
     items, stats, log = crawl(tmp_path, site, "second", settings=settings)
     assert stats["records/wrapper/corrupt"] == 1
     assert stats["records/wrapper/induced"] == 1
@@ -90,8 +94,12 @@ def test_corrupt_store_entry_is_reinduced(tmp_path, site):
 def test_non_html_and_oversized_responses_are_skipped(tmp_path, site):
     settings = dict(store_setting(tmp_path), RECORDS_MAX_PAGE_BYTES=100_000)
     items, stats, _ = crawl(
-        tmp_path, site, "skip", follow=False,
-        start=["data.json", "img/1.png", "huge", "shop/page/1"], settings=settings,
+        tmp_path,
+        site,
+        "skip",
+        follow=False,
+        start=["data.json", "img/1.png", "huge", "shop/page/1"],
+        settings=settings,
     )
     assert stats["records/skipped/non_html"] == 2
     assert stats["records/skipped/too_large"] == 1
@@ -119,13 +127,17 @@ def test_templates_get_separate_wrappers(tmp_path, site):
 
 
 def test_pagination_following_and_previews(tmp_path, site):
-    settings = dict(store_setting(tmp_path), RECORDS_FOLLOW_PAGINATION=True,
-                    RECORDS_PREVIEW_DIR=str(tmp_path / "previews"))
+    settings = dict(
+        store_setting(tmp_path),
+        RECORDS_FOLLOW_PAGINATION=True,
+        RECORDS_PREVIEW_DIR=str(tmp_path / "previews"),
+    )
     items, stats, _ = crawl(tmp_path, site, "pages", follow=False, settings=settings)
     # the spider follows nothing itself: pages 2..5 come from the detected pagination
     assert stats["records/pagination/followed"] == 4
     assert sorted({r["url"] for r in records(items)}) == sorted(
-        f"{site.url}shop/page/{k}" for k in range(1, 6))
+        f"{site.url}shop/page/{k}" for k in range(1, 6)
+    )
     assert len(records(items)) == N_PRODUCTS
     previews = sorted((tmp_path / "previews").iterdir())
     assert len(previews) == 5

@@ -44,11 +44,13 @@ def test_version_conflict_keeps_the_newer_wrapper(redis_server):
 
 
 def test_killed_workers_lease_expires(redis_server):
-    code = ("import sys, time; sys.path.insert(0, %r)\n"
-            "from scrapy_records.scrapy.store import open_store\n"
-            "s = open_store(%r)\n"
-            "assert s.acquire_lease('x.com', 't', 'dead-worker', ttl=1.0)\n"
-            "print('held', flush=True); time.sleep(60)\n") % (str(REPO), redis_server.url)
+    code = (
+        "import sys, time; sys.path.insert(0, %r)\n"
+        "from scrapy_records.scrapy.store import open_store\n"
+        "s = open_store(%r)\n"
+        "assert s.acquire_lease('x.com', 't', 'dead-worker', ttl=1.0)\n"
+        "print('held', flush=True); time.sleep(60)\n"
+    ) % (str(REPO), redis_server.url)
     worker = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     assert worker.stdout.readline().strip() == "held"
     worker.send_signal(signal.SIGKILL)
@@ -66,11 +68,15 @@ def test_two_crawler_processes_share_one_wrapper(tmp_path, redis_server):
     from demo.site import N_PRODUCTS, DemoSite
 
     # mining in the reactor thread: each worker's page 3 comes after its page 2 was mined
-    settings = {"RECORDS_WRAPPER_STORE": redis_server.url, "RECORDS_INDUCTION_SAMPLES": 2,
-                "RECORDS_THREADED": False}
+    settings = {
+        "RECORDS_WRAPPER_STORE": redis_server.url,
+        "RECORDS_INDUCTION_SAMPLES": 2,
+        "RECORDS_THREADED": False,
+    }
     with DemoSite() as site:
-        procs = {n: start_crawl(tmp_path, site, n, settings=settings, details=True)
-                 for n in ("w1", "w2")}
+        procs = {
+            n: start_crawl(tmp_path, site, n, settings=settings, details=True) for n in ("w1", "w2")
+        }
         results = {n: finish_crawl(tmp_path, n, p) for n, p in procs.items()}
     store = open_store(redis_server.url)
     entries = store.list()
@@ -83,7 +89,9 @@ def test_two_crawler_processes_share_one_wrapper(tmp_path, redis_server):
         recs = records(items)
         assert len(records(items, "/page/")) == N_PRODUCTS  # nothing lost
         assert stats["records/wrapper/reused"] >= 1
-        used = {(r["wrapper_id"], r["wrapper_version"]) for r in recs if r["extractor"] == "wrapper"}
+        used = {
+            (r["wrapper_id"], r["wrapper_version"]) for r in recs if r["extractor"] == "wrapper"
+        }
         assert used and used <= stored  # every worker used the shared wrappers
 
 
@@ -91,8 +99,12 @@ def test_redis_stopped_mid_crawl_does_not_stop_the_crawl(tmp_path):
     from demo.site import N_PRODUCTS, DemoSite
 
     # every page looks at the store (no read cache, wrapper refresh on every page)
-    settings = {"RECORDS_INDUCTION_SAMPLES": 2, "RECORDS_STORE_REFRESH": 0.01,
-                "DOWNLOAD_DELAY": 0.1, "CONCURRENT_REQUESTS": 1}
+    settings = {
+        "RECORDS_INDUCTION_SAMPLES": 2,
+        "RECORDS_STORE_REFRESH": 0.01,
+        "DOWNLOAD_DELAY": 0.1,
+        "CONCURRENT_REQUESTS": 1,
+    }
     with RedisServer() as server, DemoSite() as site:
         settings["RECORDS_WRAPPER_STORE"] = server.url + "?cache_seconds=0"
         proc = start_crawl(tmp_path, site, "down", settings=settings, details=True)

@@ -34,7 +34,9 @@ def li_records(k: int, bold_odd: bool = False) -> str:
     out = []
     for i in range(k):
         title = f"<b>Record {i}</b>" if bold_odd and i % 2 else f"Record {i}"
-        out.append(f"<li><a href='/r{i}'>{title}</a><div>Details of record {i}, a longer description</div></li>")
+        out.append(
+            f"<li><a href='/r{i}'>{title}</a><div>Details of record {i}, a longer description</div></li>"
+        )
     return "".join(out)
 
 
@@ -43,26 +45,41 @@ def drp_tags(analysis) -> list[tuple[str, ...]]:
 
 
 # Fig. 5/6 page as the paper numbers it: 1=/html 2=/html/div 3=/html/div/p 4=/html/div/a 5=/html/div/img
-FIG5 = ["/html"] + ["/html/div", "/html/div/p", "/html/div/a"] + [
-    "/html/div", "/html/div/p", "/html/div/a", "/html/div/img"] + [
-    "/html/div", "/html/div/p", "/html/div/a"] * 2 + ["/html/div"]
+FIG5 = (
+    ["/html"]
+    + ["/html/div", "/html/div/p", "/html/div/a"]
+    + ["/html/div", "/html/div/p", "/html/div/a", "/html/div/img"]
+    + ["/html/div", "/html/div/p", "/html/div/a"] * 2
+    + ["/html/div"]
+)
 # Fig. 7: 2=/html/div 3=/html/div/p, WPS (1,2,3,2,3,2,3,2)
 FIG7 = ["/html"] + ["/html/div", "/html/div/p"] * 3 + ["/html/div"]
 
 
 # ---------------------------------------------------------------- representation (cases 1-4)
 def test_table1_htpi_and_wps():
-    p = Page("<html><body><div>An example<ul><li><a>Record 1</a><div>Details</div></li>"
-             "<li><a>Record 2</a><div>Details</div></li></ul></div></body></html>")
+    p = Page(
+        "<html><body><div>An example<ul><li><a>Record 1</a><div>Details</div></li>"
+        "<li><a>Record 2</a><div>Details</div></li></ul></div></body></html>"
+    )
     tps = TagPathSequence.from_page(p)
     assert tps.ids == [1, 2, 3, 4, 5, 6, 7, 5, 6, 7]
     assert [tps.path(h) for h in range(1, 8)] == [
-        "/html", "/html/body", "/html/body/div", "/html/body/div/ul", "/html/body/div/ul/li",
-        "/html/body/div/ul/li/a", "/html/body/div/ul/li/div"]
+        "/html",
+        "/html/body",
+        "/html/body/div",
+        "/html/body/div/ul",
+        "/html/body/div/ul/li",
+        "/html/body/div/ul/li/a",
+        "/html/body/div/ul/li/div",
+    ]
 
 
 def test_htpi_monotone_and_consecutive():
-    p = page("<div><p><a>x</a><span>y</span></p><ul><li><a>1</a></li></ul></div><p><a>z</a></p>" + li_records(3))
+    p = page(
+        "<div><p><a>x</a><span>y</span></p><ul><li><a>1</a></li></ul></div><p><a>z</a></p>"
+        + li_records(3)
+    )
     tps = TagPathSequence.from_page(p)
     seen = []
     for h in tps.ids:
@@ -87,7 +104,9 @@ def test_decorative_tags_unwrapped_and_text_kept():
     assert "Record 1" in regions[0].records[1].text  # the <b> text survives
 
 
-def _reference_wps(p: Page, deco: frozenset[str]) -> tuple[list[int], list[int], list[int], list[int], list[str]]:
+def _reference_wps(
+    p: Page, deco: frozenset[str]
+) -> tuple[list[int], list[int], list[int], list[int], list[str]]:
     """Steps 1-2 element by element, as the digest describes them: (ids, parent_pos, nodes,
     subtree_end, paths)."""
     paths: dict[str, int] = {}
@@ -109,29 +128,45 @@ def _reference_wps(p: Page, deco: frozenset[str]) -> tuple[list[int], list[int],
         ids.append(paths.setdefault(path, len(paths) + 1))
         ppos.append(par_pos)
         nodes.append(i)
-    ends = [max([q] + [r for r in range(q, len(ids)) if p.is_ancestor(nodes[q], nodes[r])]) for q in range(len(ids))]
+    ends = [
+        max([q] + [r for r in range(q, len(ids)) if p.is_ancestor(nodes[q], nodes[r])])
+        for q in range(len(ids))
+    ]
     return ids, ppos, nodes, ends, list(paths)
 
 
 @pytest.mark.parametrize("deco", [DECORATIVE_PAPER, DECORATIVE_EXTENDED, frozenset()])
 def test_wps_from_page_equals_element_by_element_reference(deco):
-    html = ("<b>top</b><div><i><em>x</em><b><i>deep</i><p>in</p></b></i><p><b>y</b></p></div>"
-            "<ul><li><b>1 <li>2 <u><a>l</a></u></ul>"  # an unclosed li: repaired nesting
-            f"<ol>{li_records(5, bold_odd=True)}</ol><dl><dd>1 <p>t <dd>2</dl>")
+    html = (
+        "<b>top</b><div><i><em>x</em><b><i>deep</i><p>in</p></b></i><p><b>y</b></p></div>"
+        "<ul><li><b>1 <li>2 <u><a>l</a></u></ul>"  # an unclosed li: repaired nesting
+        f"<ol>{li_records(5, bold_odd=True)}</ol><dl><dd>1 <p>t <dd>2</dl>"
+    )
     p = page(html)
     tps = TagPathSequence.from_page(p, deco)
     ids, ppos, nodes, ends, paths = _reference_wps(p, deco)
     assert (tps.ids, tps.parent_pos, tps.nodes, tps.subtree_end) == (ids, ppos, nodes, ends)
     assert [tps.path(h) for h in range(1, len(tps.htpi_parent))] == paths
     assert tps.string == "".join(map(chr, ids))
-    assert all(tps.positions(h) == [q for q, x in enumerate(ids) if x == h] for h in range(len(paths) + 2))
+    assert all(
+        tps.positions(h) == [q for q, x in enumerate(ids) if x == h] for h in range(len(paths) + 2)
+    )
 
 
 def test_scripts_comments_dropped_and_componentwise_ancestry():
-    with_noise = page("<ul>" + "".join(
-        f"<li><a>R{i}</a><script>var x={i}</script><!-- c --><div>D{i} text here</div><style>p{{}}</style></li>"
-        for i in range(4)) + "</ul>")
-    clean = page("<ul>" + "".join(f"<li><a>R{i}</a><div>D{i} text here</div></li>" for i in range(4)) + "</ul>")
+    with_noise = page(
+        "<ul>"
+        + "".join(
+            f"<li><a>R{i}</a><script>var x={i}</script><!-- c --><div>D{i} text here</div><style>p{{}}</style></li>"
+            for i in range(4)
+        )
+        + "</ul>"
+    )
+    clean = page(
+        "<ul>"
+        + "".join(f"<li><a>R{i}</a><div>D{i} text here</div></li>" for i in range(4))
+        + "</ul>"
+    )
     assert TagPathSequence.from_page(with_noise).ids == TagPathSequence.from_page(clean).ids
     tps = TagPathSequence.from_paths(["/html", "/html/p", "/html/p/a", "/html/p/abbr"])
     a, abbr, p = tps.ids[2], tps.ids[3], tps.ids[1]
@@ -146,7 +181,7 @@ def _right_branching_repeats(w):
     for k in range(1, n + 1):
         occ: dict[tuple, list[int]] = {}
         for p in range(n - k + 1):
-            occ.setdefault(tuple(w[p:p + k]), []).append(p)
+            occ.setdefault(tuple(w[p : p + k]), []).append(p)
         for x, ps in occ.items():
             if len(ps) >= 2 and len({w[p + k] if p + k < n else None for p in ps}) >= 2:
                 res[x] = len(ps)
@@ -195,7 +230,9 @@ def test_greedy_find_is_lemma1_on_the_suffix_array():
         assert ix.string == as_string(w)
         for _ in range(6):
             a = rng.randrange(len(w))
-            pat = w[a:a + rng.randint(1, 6)] if rng.random() < 0.8 else [rng.randint(0, top + 300)]
+            pat = (
+                w[a : a + rng.randint(1, 6)] if rng.random() < 0.8 else [rng.randint(0, top + 300)]
+            )
             expected = greedy_matches(ix.find_all(pat), len(pat))
             assert ix.greedy_find(pat) == expected
             assert ix.greedy_find(tuple(pat)) == expected
@@ -214,7 +251,7 @@ def test_greedy_find_on_a_long_sequence_searches_the_suffix_array():
     for pat in ([1, 2, 1], [3], [2, 2, 2], w[100:108], [9]):
         want, k, i = [], len(pat), 0  # leftmost non-overlapping matches, by a plain scan
         while i + k <= len(w):
-            if w[i:i + k] == pat:
+            if w[i : i + k] == pat:
                 want.append(i)
                 i += k
             else:
@@ -239,12 +276,17 @@ def test_intervals_count_every_node_and_keep_the_length_bounds():
 def test_shortcuts_without_trace_keep_the_drps(profile):
     # without trace, nodes the tree filter rejects whatever the gap filter says skip the gap
     # filter (stats count them as "tree"); the DRPs and records are those of the paper's order
-    pages = [page(f"<ul>{li_records(6, bold_odd=True)}</ul><p>footer</p>"), _yahoo(), _nested_table(3),
-             page("<dl>" + "".join(f"<dt><a>t{i}</a></dt><dd>d{i}</dd>" for i in range(5)) + "</dl>")]
+    pages = [
+        page(f"<ul>{li_records(6, bold_odd=True)}</ul><p>footer</p>"),
+        _yahoo(),
+        _nested_table(3),
+        page("<dl>" + "".join(f"<dt><a>t{i}</a></dt><dd>d{i}</dd>" for i in range(5)) + "</dl>"),
+    ]
     for p in pages:
         fast, paper_order = analyze(p, profile=profile), analyze(p, profile=profile, trace=True)
-        assert [(d.pattern, d.nf, d.matches, d.records, d.groups) for d in fast.drps] == \
-            [(d.pattern, d.nf, d.matches, d.records, d.groups) for d in paper_order.drps]
+        assert [(d.pattern, d.nf, d.matches, d.records, d.groups) for d in fast.drps] == [
+            (d.pattern, d.nf, d.matches, d.records, d.groups) for d in paper_order.drps
+        ]
         assert fast.drps  # every page has a list
         assert fast.stats["nodes"] == paper_order.stats["nodes"]
         assert fast.stats["kept"] == paper_order.stats["kept"]
@@ -281,8 +323,10 @@ def test_fig5_node_table_paper_profile():
 
 
 def test_fig5_html_records_include_img_and_skip_empty_div():
-    p = page("<div><p>t1</p><a>l1</a></div><div><p>t2</p><a>l2</a><img src='x.png'></div>"
-             "<div><p>t3</p><a>l3</a></div><div><p>t4</p><a>l4</a></div><div></div>")
+    p = page(
+        "<div><p>t1</p><a>l1</a></div><div><p>t2</p><a>l2</a><img src='x.png'></div>"
+        "<div><p>t3</p><a>l3</a></div><div><p>t4</p><a>l4</a></div><div></div>"
+    )
     for profile in ("paper", "recommended"):
         regions = STEMExtractor().extract(p, profile=profile)
         assert len(regions) == 1
@@ -317,8 +361,9 @@ def test_tree_filter_roots_with_equal_paths():
     assert canonical_rotation(seq, tps) == (2, 3)
     assert canonical_rotation((3, 2), tps) == (2, 3)
     assert canonical_rotation((2, 3, 4, 2, 3, 4), TagPathSequence.from_paths(FIG5)) == (2, 3, 4)
-    assert canonical_rotation((2, 3, 4, 2, 3, 4), TagPathSequence.from_paths(FIG5),
-                              "delete_all_other") == (2, 3, 4, 3, 4)
+    assert canonical_rotation(
+        (2, 3, 4, 2, 3, 4), TagPathSequence.from_paths(FIG5), "delete_all_other"
+    ) == (2, 3, 4, 3, 4)
 
 
 def test_rotation_junk_guard_recommended():
@@ -329,11 +374,14 @@ def test_rotation_junk_guard_recommended():
 
 
 # ---------------------------------------------------------------- contiguity and counts (11-19)
-@pytest.mark.parametrize("html", [
-    "<html><body><ul><li><a>only</a><div>one</div></li></ul></body></html>",
-    "<html><body></body></html>",
-    "<p>x</p>",
-])
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<html><body><ul><li><a>only</a><div>one</div></li></ul></body></html>",
+        "<html><body></body></html>",
+        "<p>x</p>",
+    ],
+)
 def test_degenerate_pages_give_nothing(html):
     p = Page(html)
     assert STEMExtractor().extract(p) == []
@@ -341,8 +389,10 @@ def test_degenerate_pages_give_nothing(html):
 
 
 def test_two_records_paper_vs_nf_minus_1():
-    p = Page("<html><body><div>An example<ul><li><a>Record 1</a><div>Details</div></li>"
-             "<li><a>Record 2</a><div>Details</div></li></ul></div></body></html>")
+    p = Page(
+        "<html><body><div>An example<ul><li><a>Record 1</a><div>Details</div></li>"
+        "<li><a>Record 2</a><div>Details</div></li></ul></div></body></html>"
+    )
     a = analyze(p, trace=True, profile="paper")
     assert a.drps == []
     assert round(a.decision((5, 6, 7)).pvr, 2) == 0.5
@@ -350,7 +400,10 @@ def test_two_records_paper_vs_nf_minus_1():
     assert [d.pattern for d in b.drps] == [(5, 6, 7)] and len(b.drps[0].groups) == 2
     assert analyze(p).drps == []  # the recommended profile keeps Eq. (5) too (measured better)
     regions = STEMExtractor().extract(p, gap_denominator="nf_minus_1")
-    assert len(regions) == 1 and [r.text for r in regions[0].records] == ["Record 1 Details", "Record 2 Details"]
+    assert len(regions) == 1 and [r.text for r in regions[0].records] == [
+        "Record 1 Details",
+        "Record 2 Details",
+    ]
 
 
 @pytest.mark.parametrize("profile", ["paper", "recommended"])
@@ -360,9 +413,14 @@ def test_three_records_both_profiles(profile):
 
 
 def _yahoo() -> Page:
-    rec = "<div><h3><a href='/r{0}'>Result {0}</a></h3><p>Snippet for result {0} with words</p></div>"
-    body = "".join(rec.format(i) for i in range(2)) + "<hr><span>Ads related to: einstein</span>" + "".join(
-        rec.format(i) for i in range(2, 5))
+    rec = (
+        "<div><h3><a href='/r{0}'>Result {0}</a></h3><p>Snippet for result {0} with words</p></div>"
+    )
+    body = (
+        "".join(rec.format(i) for i in range(2))
+        + "<hr><span>Ads related to: einstein</span>"
+        + "".join(rec.format(i) for i in range(2, 5))
+    )
     return page(f"<div id='results'>{body}</div>")
 
 
@@ -376,7 +434,9 @@ def test_noise_separator_yahoo_like():
     regions = STEMExtractor().extract(_yahoo(), dedupe_regions=True)
     assert len(regions) == 1 and len(regions[0].records) == 5
     assert all("Ads related" not in r.text for r in regions[0].records)
-    main = extract(_yahoo(), extractor="stem").main  # default: sub-pattern kept, ranking picks the full one
+    main = extract(
+        _yahoo(), extractor="stem"
+    ).main  # default: sub-pattern kept, ranking picks the full one
     assert main.meta["drp_ids"] == list(rec.drps[0].pattern) and len(main.records) == 5
 
 
@@ -384,7 +444,9 @@ def test_rich_record_becomes_gap_record_google_like():
     recs = []
     for i in range(5):
         extra = "<img src='t.png'><video></video>" if i == 1 else ""
-        recs.append(f"<li><h3><a href='/{i}'>Title {i}</a></h3>{extra}<cite>site{i}.com</cite><p>Abstract {i}</p></li>")
+        recs.append(
+            f"<li><h3><a href='/{i}'>Title {i}</a></h3>{extra}<cite>site{i}.com</cite><p>Abstract {i}</p></li>"
+        )
     a = analyze(page("<ol>" + "".join(recs) + "</ol>"))
     assert drp_tags(a) == [("li", "h3", "a", "cite", "p")]
     d = a.drps[0]
@@ -395,7 +457,9 @@ def test_rich_record_becomes_gap_record_google_like():
 
 def test_variant_first_record_rvr_exactly_alpha():
     first = "<li><h3><a href='/v'>Variant</a></h3><table><tr><td><img src='a'></td><td><img src='b'></td></tr></table></li>"
-    normal = "".join(f"<li><h3><a href='/{i}'>T{i}</a></h3><cite>c{i}</cite><p>p{i}</p></li>" for i in range(5))
+    normal = "".join(
+        f"<li><h3><a href='/{i}'>T{i}</a></h3><cite>c{i}</cite><p>p{i}</p></li>" for i in range(5)
+    )
     p = page("<ol>" + first + normal + "</ol>")
     a = analyze(p)
     d = a.drps[0]
@@ -407,13 +471,17 @@ def test_variant_first_record_rvr_exactly_alpha():
 
 
 def _product_cell(k: int) -> str:
-    return (f"<td><a href='/p/{k}'><img src='/i/{k}.jpg'></a><br><a href='/p/{k}'>Product {k}</a>"
-            f"<br><font>${k}.99</font></td>")
+    return (
+        f"<td><a href='/p/{k}'><img src='/i/{k}.jpg'></a><br><a href='/p/{k}'>Product {k}</a>"
+        f"<br><font>${k}.99</font></td>"
+    )
 
 
 def test_table_grid_is_one_region_with_every_cell():
     """A 4 x 3 product table (the last row short): one region of 11 cells, not a region per row."""
-    rows = ["<tr>" + "".join(_product_cell(3 * r + c) for c in range(3)) + "</tr>" for r in range(3)]
+    rows = [
+        "<tr>" + "".join(_product_cell(3 * r + c) for c in range(3)) + "</tr>" for r in range(3)
+    ]
     rows.append("<tr>" + _product_cell(9) + _product_cell(10) + "</tr>")
     p = page("<h1>Shop</h1><table id='grid'>" + "".join(rows) + "</table><p>Contact us</p>")
     main = extract(p, extractor="stem").main
@@ -431,7 +499,9 @@ def test_rank_and_result_cells_stay_row_records():
         f"<tr><td valign=top><font size=-1>{k}.</font></td><td valign=top><font size=-1><table><tr>"
         f"<td><font><img src='/rank.gif'></font></td><td><font><a href='/r{k}'>Result {k} title words</a>"
         f" <font size=-2>[ Database: Departments ]</font><br>Snippet {k} says something longer here<br>"
-        f"<a href='/c{k}'>Directory page</a></font></td></tr></table></font></td></tr>" for k in range(1, 16))
+        f"<a href='/c{k}'>Directory page</a></font></td></tr></table></font></td></tr>"
+        for k in range(1, 16)
+    )
     p = page("<font><table>" + rows + "</table></font>")
     regions = extract(p, extractor="stem").regions
     assert len(regions[0].records) == 15
@@ -451,7 +521,11 @@ def test_two_lists_same_template_split_by_parent():
 
 # ---------------------------------------------------------------- structure variants (20-26)
 def test_case2_definition_list():
-    p = page("<dl>" + "".join(f"<dt><a href='/{i}'>Term {i}</a></dt><dd>Definition {i}</dd>" for i in range(5)) + "</dl>")
+    p = page(
+        "<dl>"
+        + "".join(f"<dt><a href='/{i}'>Term {i}</a></dt><dd>Definition {i}</dd>" for i in range(5))
+        + "</dl>"
+    )
     a = analyze(p)
     assert drp_tags(a) == [("dt", "a", "dd")]
     regions = STEMExtractor().extract(p)
@@ -461,8 +535,12 @@ def test_case2_definition_list():
 
 
 def _nested_table(groups: int) -> Page:
-    body = "".join("<tbody>" + "".join(f"<tr><td><a href='/{g}{k}'>Row {g}.{k}</a></td></tr>" for k in range(2)) + "</tbody>"
-                   for g in range(groups))
+    body = "".join(
+        "<tbody>"
+        + "".join(f"<tr><td><a href='/{g}{k}'>Row {g}.{k}</a></td></tr>" for k in range(2))
+        + "</tbody>"
+        for g in range(groups)
+    )
     return page(f"<table>{body}</table>")
 
 
@@ -483,7 +561,9 @@ def test_nested_records_two_subregions_gap_pruned():
 
 
 def test_table_rows_nested_repetition_false_positive():
-    rows = "".join(f"<tr><td>{i}</td><td>name {i}</td><td>{i * 10} units</td></tr>" for i in range(5))
+    rows = "".join(
+        f"<tr><td>{i}</td><td>name {i}</td><td>{i * 10} units</td></tr>" for i in range(5)
+    )
     p = page(f"<table>{rows}</table>")
     assert analyze(p, profile="paper").drps == []
     a = analyze(p)
@@ -491,7 +571,11 @@ def test_table_rows_nested_repetition_false_positive():
 
 
 def test_flat_same_path_case2_limitation():
-    p = page("<div>" + "".join(f"<p><a href='/{i}'>t{i}</a></p><p>desc {i}</p>" for i in range(5)) + "</div>")
+    p = page(
+        "<div>"
+        + "".join(f"<p><a href='/{i}'>t{i}</a></p><p>desc {i}</p>" for i in range(5))
+        + "</div>"
+    )
     a = analyze(p)
     assert drp_tags(a) == [("p", "a")] and len(a.drps[0].groups) == 5
 
@@ -535,9 +619,11 @@ def test_trim_edges_drops_header_and_footer_built_like_records():
     from scrapy_records.extractors.stem import PROFILES, _trim_edges
 
     def rec(i: int) -> str:
-        return (f"<table><tr><td><font><a href='/r{i}'>Title {i}</a></font><br><font>Snippet {i} of the "
-                f"result.</font><br><font color='green'>www.site{i}.com</font> <a href='/c{i}'>Cached</a>"
-                "</td></tr></table>")
+        return (
+            f"<table><tr><td><font><a href='/r{i}'>Title {i}</a></font><br><font>Snippet {i} of the "
+            f"result.</font><br><font color='green'>www.site{i}.com</font> <a href='/c{i}'>Cached</a>"
+            "</td></tr></table>"
+        )
 
     header = "<table><tr><td><font><a href='/p1'>1</a> results 1-6 of 60</font></td></tr></table>"
     footer = "<table><tr><td><font><a href='/terms'>Terms</a></font></td></tr></table>"
@@ -558,7 +644,9 @@ def test_demote_fillers_halves_a_region_padded_with_spacer_rows():
 
     rows = "".join(
         f"<tr><td><a href='/w{i}'>Wine number {i}</a> Red wine from region {i}, 75cl</td></tr>"
-        "<tr><td><img src='s.gif'></td></tr>" for i in range(6))
+        "<tr><td><img src='s.gif'></td></tr>"
+        for i in range(6)
+    )
     p = page(f"<table id='t'>{rows}</table>")
     table = p.index(p.root.xpath("//table")[0])
     kids = p.children[table]
@@ -571,12 +659,17 @@ def test_demote_fillers_halves_a_region_padded_with_spacer_rows():
     assert cands[0] == coarse and cands[2] == other
     assert cands[1][0] == 6.0 and cands[1][4] == 0.4 and cands[1][5]["fillers_of"] == 0
     # extra rows with as much text as the others are records, not fillers
-    rows2 = "".join(f"<tr><td><a href='/w{i}'>Wine number {i}</a> Red wine from region {i}</td></tr>" for i in range(12))
+    rows2 = "".join(
+        f"<tr><td><a href='/w{i}'>Wine number {i}</a> Red wine from region {i}</td></tr>"
+        for i in range(12)
+    )
     q = page(f"<table>{rows2}</table>")
     t2 = q.index(q.root.xpath("//table")[0])
     k2 = q.children[t2]
-    cands = [(10.0, t2, [(k,) for k in k2[0::2]], [1.0] * 6, 0.9, {"drp_index": 0}),
-             (12.0, t2, [(k,) for k in k2], [1.0] * 12, 0.8, {"drp_index": 1})]
+    cands = [
+        (10.0, t2, [(k,) for k in k2[0::2]], [1.0] * 6, 0.9, {"drp_index": 0}),
+        (12.0, t2, [(k,) for k in k2], [1.0] * 12, 0.8, {"drp_index": 1}),
+    ]
     _demote_fillers(q, cands, 0.25)
     assert cands[1][4] == 0.8 and "fillers_of" not in cands[1][5]
 
@@ -585,17 +678,27 @@ def test_trim_edges_keeps_a_last_record_that_swallowed_trailing_content():
     from scrapy_records.extractors.stem import _trim_edges
 
     def rec(i: int, extra: str = "") -> str:
-        return (f"<div class='r'><h3><a href='/r{i}'>Review {i}</a></h3><p>8 Food 7 Service</p>"
-                f"<p>Text of review {i}.</p>{extra}</div>")
+        return (
+            f"<div class='r'><h3><a href='/r{i}'>Review {i}</a></h3><p>8 Food 7 Service</p>"
+            f"<p>Text of review {i}.</p>{extra}</div>"
+        )
 
-    box = "<div class='more'><ul>" + "".join(f"<li><a href='/o{j}'>Other {j}</a></li>" for j in range(8)) + "</ul></div>"
+    box = (
+        "<div class='more'><ul>"
+        + "".join(f"<li><a href='/o{j}'>Other {j}</a></li>" for j in range(8))
+        + "</ul></div>"
+    )
     p = page("<div id='res'>" + "".join(rec(i) for i in range(5)) + rec(5, box) + "</div>")
     div = p.index(p.root.xpath("//div[@id='res']")[0])
     groups = [(k,) for k in p.children[div]]
     assert _trim_edges(p, groups, 0.5) == (0, 6)
     # the same box as the first record is not a record that holds a record: trimmed
-    q = page("<div id='res'>" + rec(9, box).replace("<h3>", "<h4>", 1).replace("</h3>", "</h4>", 1)
-             + "".join(rec(i) for i in range(5)) + "</div>")
+    q = page(
+        "<div id='res'>"
+        + rec(9, box).replace("<h3>", "<h4>", 1).replace("</h3>", "</h4>", 1)
+        + "".join(rec(i) for i in range(5))
+        + "</div>"
+    )
     div = q.index(q.root.xpath("//div[@id='res']")[0])
     groups = [(k,) for k in q.children[div]]
     assert _trim_edges(q, groups, 0.5) == (1, 6)
@@ -609,7 +712,8 @@ def _two_row_results(n: int, header: bool = True) -> str:
         f"<tr><td><font><b><a href='/dp/{i}'>{i}. Book title number {i}</a></b></font></td>"
         f"<td><font>by Author {i}</font></td></tr>"
         f"<tr><td><font>Our Price: ${i}.95</font><br><font>Usually ships in 24 hours</font></td></tr>"
-        for i in range(1, n + 1))
+        for i in range(1, n + 1)
+    )
     return f"<table id='results'>{head}{rows}</table>"
 
 
@@ -618,7 +722,10 @@ def test_systematic_gaps_join_the_record_before_them():
     main = extract(p, extractor="stem").main
     assert len(main.records) == 8
     assert all(len(r.xpaths) == 2 for r in main.records)
-    assert main.records[0].text == "1. Book title number 1 by Author 1 Our Price: $1.95 Usually ships in 24 hours"
+    assert (
+        main.records[0].text
+        == "1. Book title number 1 by Author 1 Our Price: $1.95 Usually ships in 24 hours"
+    )
     assert main.records[-1].text.endswith("Our Price: $8.95 Usually ships in 24 hours")
     assert all("Results 1 - 8" not in r.text for r in main.records)  # the header is no record
     # without the option (the paper's Eq. 2) every price row is a gap record of its own
@@ -632,15 +739,20 @@ def test_gaps_that_are_records_of_their_own_stay_records():
     recs = []
     for i in range(10):
         extra = "<img src='t.png'>" if i % 2 else ""
-        recs.append(f"<div class='r'><h3><a href='/r{i}'>Result {i}</a></h3>{extra}"
-                    f"<p>Snippet {i} with some words</p><span>site{i}.com</span></div>")
+        recs.append(
+            f"<div class='r'><h3><a href='/r{i}'>Result {i}</a></h3>{extra}"
+            f"<p>Snippet {i} with some words</p><span>site{i}.com</span></div>"
+        )
     main = extract(page("<div id='res'>" + "".join(recs) + "</div>"), extractor="stem").main
     assert len(main.records) == 10 and all(len(r.xpaths) == 1 for r in main.records)
 
 
 def test_separator_rows_do_not_swallow_the_records_between_them():
-    rows = "".join(f"<tr><td><a href='/b{i}'>Book {i}</a> by Author {i}, $1{i}.99</td></tr>"
-                   "<tr><td><img src='line.gif'></td></tr>" for i in range(10))
+    rows = "".join(
+        f"<tr><td><a href='/b{i}'>Book {i}</a> by Author {i}, $1{i}.99</td></tr>"
+        "<tr><td><img src='line.gif'></td></tr>"
+        for i in range(10)
+    )
     main = extract(page(f"<table>{rows}</table>"), extractor="stem").main
     texts = [r.text for r in main.records]
     assert len(texts) == 10 and texts[0].startswith("Book 0 by Author 0")
@@ -652,7 +764,9 @@ def test_prefer_core_halves_a_region_that_is_another_plus_chrome_at_its_edges():
     # a metasearch page (mamma.com, 2004): header boxes built with the same one-cell tables
     # as the results; a short DRP cuts them with the results, the full pattern the results only
     boxes = "".join(f"<table><tr><td>box {i}</td></tr></table>" for i in range(3))
-    res = "".join(f"<table><tr><td><a href='/r{k}'>Result {k}</a> snippet</td></tr></table>" for k in range(8))
+    res = "".join(
+        f"<table><tr><td><a href='/r{k}'>Result {k}</a> snippet</td></tr></table>" for k in range(8)
+    )
     p = page(boxes + res)
     kids = p.children[p.body]
     loose = (20.0, p.body, [(k,) for k in kids], [1.0] * 11, 0.8, {"drp_index": 0})
@@ -676,9 +790,12 @@ def test_runs_of_variant_records_between_exact_matches_stay_records():
     def card(i: int) -> str:
         old = f"<span class='old'>${50 + i}.99</span>" if i % 3 == 0 else ""
         badge = "<span class='badge'>New</span>" if i % 4 == 0 else ""
-        return (f"<li class='card'><a href='/p/{i}'><div class='img'><img src='/i/{i}.jpg'></div>"
-                f"<h2>Headphones model {i}</h2></a>{badge}<div class='rating'><span>({10 + i})</span></div>"
-                f"<div class='price'>{old}<span class='now'>${20 + i}.99</span></div><button>Add to cart</button></li>")
+        return (
+            f"<li class='card'><a href='/p/{i}'><div class='img'><img src='/i/{i}.jpg'></div>"
+            f"<h2>Headphones model {i}</h2></a>{badge}<div class='rating'><span>({10 + i})</span></div>"
+            f"<div class='price'>{old}<span class='now'>${20 + i}.99</span></div><button>Add to cart</button></li>"
+        )
+
     p = page("<main><ul class='products'>" + "".join(card(i) for i in range(24)) + "</ul></main>")
     main = extract(p, extractor="stem").main
     assert len(main.records) == 24 and all(len(r.xpaths) == 1 for r in main.records)

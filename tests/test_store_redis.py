@@ -22,8 +22,15 @@ import threading
 import time
 
 import pytest
-from crawl_helpers import (REPO, crawl, finish_crawl, records, start_crawl, subprocess_env,
-                           wait_for_log)
+from crawl_helpers import (
+    REPO,
+    crawl,
+    finish_crawl,
+    records,
+    start_crawl,
+    subprocess_env,
+    wait_for_log,
+)
 from redis_server import RedisServer
 
 from scrapy_records.scrapy.store import StoreError, VersionConflict, open_store
@@ -140,10 +147,21 @@ print(conflicts)
 
 def test_concurrent_writer_processes_never_lose_an_update(redis_server):
     n, workers = 15, 4
-    procs = [subprocess.Popen(
-        [sys.executable, "-c", _INCREMENTER.format(
-            repo=str(REPO), uri=redis_server.url + "?cache_seconds=0", n=n, who=f"w{k}")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(workers)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                _INCREMENTER.format(
+                    repo=str(REPO), uri=redis_server.url + "?cache_seconds=0", n=n, who=f"w{k}"
+                ),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k in range(workers)
+    ]
     outs = [p.communicate(timeout=120) for p in procs]
     assert all(p.returncode == 0 for p in procs), [e[-2000:] for _o, e in outs]
     got = open_store(redis_server.url).get("shop.com", "counter")
@@ -317,8 +335,11 @@ def test_worker_mines_unsupervised_while_another_holds_the_lease(tmp_path, redis
 
     from scrapy_records.scrapy.engine import LEASE_TEMPLATE, site_of
 
-    settings = {"RECORDS_WRAPPER_STORE": redis_server.url, "RECORDS_INDUCTION_SAMPLES": 2,
-                "RECORDS_THREADED": False}
+    settings = {
+        "RECORDS_WRAPPER_STORE": redis_server.url,
+        "RECORDS_INDUCTION_SAMPLES": 2,
+        "RECORDS_THREADED": False,
+    }
     raw = redis_server.client()
     with DemoSite() as site:
         lease = f"records:lease:{site_of(site.url)}:{LEASE_TEMPLATE}"
@@ -356,31 +377,58 @@ def test_example_project_with_scrapy_redis(tmp_path, redis_server):
     from demo.site import N_PRODUCTS, DemoSite
 
     # the project's own per-worker feeds go to tmp_path too, not into the repository
-    env = subprocess_env(SCRAPY_PROJECT="redis", REDIS_URL=redis_server.url, DEMO_RUN="t1",
-                         DEMO_OUTPUT_DIR=str(tmp_path / "output"))
+    env = subprocess_env(
+        SCRAPY_PROJECT="redis",
+        REDIS_URL=redis_server.url,
+        DEMO_RUN="t1",
+        DEMO_OUTPUT_DIR=str(tmp_path / "output"),
+    )
     with DemoSite() as site:
         procs = {}
         for w in ("w1", "w2"):
             procs[w] = subprocess.Popen(
-                [sys.executable, "-m", "scrapy", "crawl", "shop",
-                 "-O", str(tmp_path / f"{w}.jsonl"),
-                 "-s", f"DEMO_SITE_URL={site.url}", "-s", f"LOG_FILE={tmp_path / w}.log",
-                 "-s", "DOWNLOAD_DELAY=0.1", "-s", "WAIT_FOR_PEERS_SECONDS=2",
-                 "-s", "RECORDS_INDUCTION_SAMPLES=2", "-s", "TELNETCONSOLE_ENABLED=False"],
-                cwd=REPO / "example_project", env=env, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, text=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "scrapy",
+                    "crawl",
+                    "shop",
+                    "-O",
+                    str(tmp_path / f"{w}.jsonl"),
+                    "-s",
+                    f"DEMO_SITE_URL={site.url}",
+                    "-s",
+                    f"LOG_FILE={tmp_path / w}.log",
+                    "-s",
+                    "DOWNLOAD_DELAY=0.1",
+                    "-s",
+                    "WAIT_FOR_PEERS_SECONDS=2",
+                    "-s",
+                    "RECORDS_INDUCTION_SAMPLES=2",
+                    "-s",
+                    "TELNETCONSOLE_ENABLED=False",
+                ],
+                cwd=REPO / "example_project",
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
         for w, p in procs.items():
             _out, err = p.communicate(timeout=300)
             assert p.returncode == 0, err[-3000:]
-    items = {w: [json.loads(line) for line in (tmp_path / f"{w}.jsonl").read_text().splitlines()]
-             for w in procs}
+    items = {
+        w: [json.loads(line) for line in (tmp_path / f"{w}.jsonl").read_text().splitlines()]
+        for w in procs
+    }
     logs = {w: (tmp_path / f"{w}.log").read_text() for w in procs}
     assert all("Traceback" not in log for log in logs.values())
     products = [i["url"] for w in procs for i in items[w] if i.get("kind") == "product"]
     assert len(products) == len(set(products)) == N_PRODUCTS  # shared dupefilter: once each
     assert all(any(i.get("kind") == "product" for i in items[w]) for w in procs)  # both worked
-    recs = [i for w in procs for i in items[w]
-            if "/shop/page/" in i.get("url", "") and "fields" in i]
+    recs = [
+        i for w in procs for i in items[w] if "/shop/page/" in i.get("url", "") and "fields" in i
+    ]
     assert len(recs) == N_PRODUCTS  # each list page mined once, by one worker or the other
     # list pages and product pages: two templates, each induced once across both workers
     assert sum(_stat(log, "records/wrapper/induced") for log in logs.values()) == 2
@@ -397,9 +445,14 @@ def test_wrapper_induced_during_an_outage_is_stored_when_redis_is_back(tmp_path)
 
     server = RedisServer()  # not started yet: its port refuses connections
     # the store is refreshed on every page: the page after the replay looks at the store
-    settings = {"RECORDS_WRAPPER_STORE": server.url, "RECORDS_INDUCTION_SAMPLES": 2,
-                "RECORDS_THREADED": False, "RECORDS_STORE_REFRESH": 0.01,
-                "DOWNLOAD_DELAY": 0.15, "CONCURRENT_REQUESTS": 1}
+    settings = {
+        "RECORDS_WRAPPER_STORE": server.url,
+        "RECORDS_INDUCTION_SAMPLES": 2,
+        "RECORDS_THREADED": False,
+        "RECORDS_STORE_REFRESH": 0.01,
+        "DOWNLOAD_DELAY": 0.15,
+        "CONCURRENT_REQUESTS": 1,
+    }
     try:
         with DemoSite() as site:
             proc = start_crawl(tmp_path, site, "crawl", settings=settings, details=True)

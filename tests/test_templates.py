@@ -19,18 +19,28 @@ def list_page(n: int, offset: int = 0) -> str:
         f'<h3><a href="/p/{offset + k}">Product {offset + k}</a></h3><span class="price">${k}.99</span></li>'
         for k in range(n)
     )
-    return (HEAD.format(title="Products") + '<h1>Products</h1><ul class="products">' + items
-            + '</ul><div class="pager"><a href="?p=2">next</a></div>' + FOOT)
+    return (
+        HEAD.format(title="Products")
+        + '<h1>Products</h1><ul class="products">'
+        + items
+        + '</ul><div class="pager"><a href="?p=2">next</a></div>'
+        + FOOT
+    )
 
 
 def detail_page(k: int, reviews: int = 0) -> str:
-    rev = "".join(f'<blockquote class="review">Review {r} of {k}</blockquote>' for r in range(reviews))
-    return (HEAD.format(title=f"Product {k}")
-            + f'<div class="product-detail"><h1>Product {k}</h1><img class="hero" src="/i/{k}.jpg">'
-            + f'<table class="specs"><tr><th>Weight</th><td>{k} kg</td></tr>'
-            + '<tr><th>Colour</th><td>red</td></tr></table>'
-            + f'<p class="description">Product {k} is very good.</p>'
-            + f'<button class="buy">Add to cart</button>{rev}</div>' + FOOT)
+    rev = "".join(
+        f'<blockquote class="review">Review {r} of {k}</blockquote>' for r in range(reviews)
+    )
+    return (
+        HEAD.format(title=f"Product {k}")
+        + f'<div class="product-detail"><h1>Product {k}</h1><img class="hero" src="/i/{k}.jpg">'
+        + f'<table class="specs"><tr><th>Weight</th><td>{k} kg</td></tr>'
+        + "<tr><th>Colour</th><td>red</td></tr></table>"
+        + f'<p class="description">Product {k} is very good.</p>'
+        + f'<button class="buy">Add to cart</button>{rev}</div>'
+        + FOOT
+    )
 
 
 def forum_page(posts: int, topic: str = "Help") -> str:
@@ -40,8 +50,12 @@ def forum_page(posts: int, topic: str = "Help") -> str:
         f'<div class="post-body"><p>Message {p} about {topic}</p></div></div>'
         for p in range(posts)
     )
-    return (HEAD.format(title=f"Thread {topic}") + f'<h2 class="thread-title">{topic}</h2>'
-            + f'<div class="thread">{body}</div><form class="reply"><textarea></textarea></form>' + FOOT)
+    return (
+        HEAD.format(title=f"Thread {topic}")
+        + f'<h2 class="thread-title">{topic}</h2>'
+        + f'<div class="thread">{body}</div><form class="reply"><textarea></textarea></form>'
+        + FOOT
+    )
 
 
 SITE = {
@@ -107,8 +121,10 @@ def test_bad_inputs():
     with pytest.raises(WrapperError):
         TemplateGrouper.from_json("{not json")
     with pytest.raises(WrapperError):
-        TemplateGrouper.from_json('{"threshold": 0.6, "k": 128, "clusters": [{"id": "t", "pages": 1, '
-                                  '"signature": {"method": "other"}}]}')
+        TemplateGrouper.from_json(
+            '{"threshold": 0.6, "k": 128, "clusters": [{"id": "t", "pages": 1, '
+            '"signature": {"method": "other"}}]}'
+        )
 
 
 def test_signature_from_the_tree_equals_the_page_models_even_after_repairs():
@@ -119,8 +135,11 @@ def test_signature_from_the_tree_equals_the_page_models_even_after_repairs():
 
     from scrapy_records.templates import METHOD, Signature
 
-    unclosed = ("<html><body><ul>" + "".join(f"<li><font size=2><a href='/{k}'>item {k}</a> text" for k in range(6))
-                + "</ul><script>var x = '<div>';</script><svg><g><path/></g></svg></body></html>")
+    unclosed = (
+        "<html><body><ul>"
+        + "".join(f"<li><font size=2><a href='/{k}'>item {k}</a> text" for k in range(6))
+        + "</ul><script>var x = '<div>';</script><svg><g><path/></g></svg></body></html>"
+    )
     for html in (list_page(5), forum_page(3), unclosed):
         page = Page(html)
         sig = page_signature(page)

@@ -10,7 +10,9 @@ from scrapy_records.treematch import STM, Matcher, Shapes
 BIG = 1 << 20
 
 
-def build(shapes: Shapes, spec: str, labels: dict[str, int], sigs: dict[str, int] | None = None) -> int:
+def build(
+    shapes: Shapes, spec: str, labels: dict[str, int], sigs: dict[str, int] | None = None
+) -> int:
     """Shape of ``a(b(c),d)`` where a label may carry a sig: ``span.price``."""
     m = Matcher()
     tree = m.from_spec(spec.replace(".", "_"))
@@ -91,7 +93,9 @@ def test_score_budget_uses_lcs_of_preorder_labels():
     assert approx.approximated == 1 and exact.approximated == 0
     # a custom pre-order string source (MiBAT slices the page arrays)
     seen = []
-    custom = STM(S, approx="score", max_size_product=5, seq=lambda s: seen.append(s) or S.preorder(s))
+    custom = STM(
+        S, approx="score", max_size_product=5, seq=lambda s: seen.append(s) or S.preorder(s)
+    )
     assert custom.score(a, b) == 2 and sorted(seen) == sorted([a, b])
     # tracebacks stay exact at the level of children
     assert approx.pairs(a, b) == ()
@@ -144,8 +148,10 @@ def test_gstm_baseline_is_the_shared_stm():
 def test_intern_elements_gives_equal_shapes_to_equal_subtrees():
     from scrapy_records.page import Page
 
-    page = Page("<html><body><ul><li><a>x</a><b>1</b></li><li><a>y</a><b>2</b></li>"
-                "<li><a>z</a></li></ul></body></html>")
+    page = Page(
+        "<html><body><ul><li><a>x</a><b>1</b></li><li><a>y</a><b>2</b></li>"
+        "<li><a>z</a></li></ul></body></html>"
+    )
     S = Shapes()
     shape, rep = S.intern_elements(page.tag_id, page.children, page.end)
     lis = [i for i, t in enumerate(page.tag) if t == "li"]
@@ -154,4 +160,4 @@ def test_intern_elements_gives_equal_shapes_to_equal_subtrees():
     assert all(shape[i] == s for s, i in rep.items()) and len(rep) == len(S)
     ul = page.tag.index("ul")
     assert STM(S).score(shape[lis[0]], shape[lis[2]]) == 2
-    assert S.preorder(shape[ul]) == page.tag_id[ul:page.end[ul] + 1]
+    assert S.preorder(shape[ul]) == page.tag_id[ul : page.end[ul] + 1]

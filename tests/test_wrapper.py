@@ -65,7 +65,9 @@ def _region(page: Page, nodes_per_record, extractor="test"):
 
 
 def _nodes(page: Page, tag: str, cls: str | None = None):
-    return [i for i in range(page.n) if page.tag[i] == tag and (cls is None or cls in page.classes(i))]
+    return [
+        i for i in range(page.n) if page.tag[i] == tag and (cls is None or cls in page.classes(i))
+    ]
 
 
 def shop_wrapper():
@@ -89,8 +91,16 @@ def test_from_region_reextracts_same_records_and_values():
     assert [r.fields.get(price) for r in recs] == [10.0, 12.5, None]
     assert [r.fields.get(price + "_currency") for r in recs] == ["$", "$", None]
     assert [r.fields[url] for r in recs] == [
-        "http://shop.example/p/1", "http://shop.example/p/2", "http://shop.example/p/3"]
-    assert w.verify(page, region) == {"records": 3, "expected": 3, "records_exact": True, "same_text": 1.0}
+        "http://shop.example/p/1",
+        "http://shop.example/p/2",
+        "http://shop.example/p/3",
+    ]
+    assert w.verify(page, region) == {
+        "records": 3,
+        "expected": 3,
+        "records_exact": True,
+        "same_text": 1.0,
+    }
 
 
 def test_selectors_prefer_stable_ids_and_classes_and_skip_generated_tokens():
@@ -121,10 +131,16 @@ def test_from_region_table_rows_excludes_header_and_footer():
     res = w.extract(TABLE, url="http://ball.example/players")
     assert "position()" in w.record.xpath  # header and footer rows have the same tag
     assert [r.text for r in res.records] == [
-        "Babe Ruth NYY .342", "Ty Cobb DET .366", "Lou Gehrig NYY .340"]
+        "Babe Ruth NYY .342",
+        "Ty Cobb DET .366",
+        "Lou Gehrig NYY .340",
+    ]
     link = next(f for f in w.fields if f.type == "url")
     assert [r.fields[link.name] for r in res.records] == [
-        "http://ball.example/pl/ruth", "http://ball.example/pl/cobb", "http://ball.example/pl/gehrig"]
+        "http://ball.example/pl/ruth",
+        "http://ball.example/pl/cobb",
+        "http://ball.example/pl/gehrig",
+    ]
     team = next(f for f in w.fields if f.xpath == "td[2]")
     avg = next(f for f in w.fields if f.xpath == "td[3]")
     assert [r.fields[team.name] for r in res.records] == ["NYY", "DET", "NYY"]
@@ -138,7 +154,11 @@ def test_from_region_generalized_nodes_of_two_siblings():
     w = Wrapper.from_region(region, page)
     assert w.record.size == 2
     res = w.extract(DEFLIST)
-    assert [r.text for r in res.records] == ["Apple A red fruit", "Banana A yellow fruit", "Cherry A small fruit"]
+    assert [r.text for r in res.records] == [
+        "Apple A red fruit",
+        "Banana A yellow fruit",
+        "Cherry A small fruit",
+    ]
     assert [len(r.xpaths) for r in res.records] == [2, 2, 2]
     values = [sorted(v for v in r.fields.values()) for r in res.records]
     assert values[1] == ["A yellow fruit", "Banana"]
@@ -148,8 +168,10 @@ def test_from_region_generalized_nodes_of_two_siblings():
 def test_apply_to_another_page_of_the_template():
     w, _r, _p = shop_wrapper()
     res = w.extract(SHOP_PAGE2.encode("utf-8"), url="http://shop.example/list?page=2")
-    names = [r.fields[next(f.name for f in w.fields if f.type == "text" and f.xpath == "h3/a")]
-             for r in res.records]
+    names = [
+        r.fields[next(f.name for f in w.fields if f.type == "text" and f.xpath == "h3/a")]
+        for r in res.records
+    ]
     assert names == ["Delta phone", "Epsilon phone", "Zeta phone", "Eta phone"]
     h = res.regions[0].meta["health"]
     assert h["records"] == 4 and h["fits"] and h["missing_required"] == []
@@ -164,11 +186,16 @@ def test_raw_input_honours_base_href_like_the_page_model():
     from scrapy_records import Page
 
     w, _r, _p = shop_wrapper()
-    html = SHOP_PAGE2.replace("<html><body>", '<html><head><base href="http://cdn.example/shop/"></head><body>')
+    html = SHOP_PAGE2.replace(
+        "<html><body>", '<html><head><base href="http://cdn.example/shop/"></head><body>'
+    )
     link = next(f.name for f in w.fields if f.attribute == "href")
     raw = w.extract(html.encode("utf-8"), url="http://shop.example/list?page=2")
     via_page = w.extract(Page(html, url="http://shop.example/list?page=2"))
-    assert [r.fields[link] for r in raw.records][:2] == ["http://cdn.example/p/7", "http://cdn.example/p/8"]
+    assert [r.fields[link] for r in raw.records][:2] == [
+        "http://cdn.example/p/7",
+        "http://cdn.example/p/8",
+    ]
     assert [r.fields for r in raw.records] == [r.fields for r in via_page.records]
 
 
@@ -183,7 +210,12 @@ def test_changed_page_marks_wrapper_stale():
 
 def test_missing_required_fields_lower_fit():
     w, _r, _p = shop_wrapper()
-    broken = SHOP_PAGE2.replace("<h3>", "<h4>").replace("</h3>", "</h4>").replace("<p>", "<div>").replace("</p>", "</div>")
+    broken = (
+        SHOP_PAGE2.replace("<h3>", "<h4>")
+        .replace("</h3>", "</h4>")
+        .replace("<p>", "<div>")
+        .replace("</p>", "</div>")
+    )
     res = w.extract(broken)
     h = res.regions[0].meta["health"]
     assert h["records"] == 4
@@ -240,6 +272,7 @@ def _mutations():
     def drop(key):
         def f(d):
             del d[key]
+
         return f
 
     def setter(path, value):
@@ -248,6 +281,7 @@ def _mutations():
             for p in path[:-1]:
                 cur = cur[p]
             cur[path[-1]] = value
+
         return f
 
     return {
@@ -311,7 +345,11 @@ class _ItemsExtractor:
             for k in kids:
                 by_tag.setdefault(page.tag[k], []).append(k)
             for tag, ks in by_tag.items():
-                if tag in ("li", "tr", "div") and len(ks) >= 2 and (best is None or len(ks) > len(best[1])):
+                if (
+                    tag in ("li", "tr", "div")
+                    and len(ks) >= 2
+                    and (best is None or len(ks) > len(best[1]))
+                ):
                     best = (p, ks)
         if best is None:
             return []
@@ -323,7 +361,10 @@ register_extractor("testitems", _ItemsExtractor())
 
 
 def test_induce_from_two_pages_keeps_what_holds_on_both():
-    pages = [("http://shop.example/a", SHOP_PAGE2), ("http://shop.example/b", SHOP_PAGE2.replace("Delta", "Omega"))]
+    pages = [
+        ("http://shop.example/a", SHOP_PAGE2),
+        ("http://shop.example/b", SHOP_PAGE2.replace("Delta", "Omega")),
+    ]
     w = induce(pages, extractor="testitems", template_id="t-lists")
     assert w.template.id == "t-lists" and w.template.method == "bottomk-tagpath-v2"
     assert len(w.template.signature) > 10
@@ -344,7 +385,9 @@ def test_induce_detail_pages_learns_page_fields():
     a = DETAIL.format(title="Dune", author="Frank Herbert", price="$9.99")
     b = DETAIL.format(title="Emma", author="Jane Austen", price="$4.50")
     c = DETAIL.format(title="Ulysses", author="James Joyce", price="$12.00")
-    w = induce([("http://books.example/1", a), ("http://books.example/2", b)], extractor="testitems")
+    w = induce(
+        [("http://books.example/1", a), ("http://books.example/2", b)], extractor="testitems"
+    )
     res = w.extract(c)
     page_vals = res.regions[0].meta["page"]
     assert sorted(map(str, page_vals.values())) == ["$", "12.0", "James Joyce", "Ulysses"]
@@ -369,8 +412,12 @@ def test_induce_registry_and_errors():
 
 
 def test_hand_built_wrapper_validates():
-    w = Wrapper(id="x", record=RecordSelector("//li"), fields=[FieldSpec("a", "colour", "a")],
-                provenance=Provenance(extractor="gstm"))
+    w = Wrapper(
+        id="x",
+        record=RecordSelector("//li"),
+        fields=[FieldSpec("a", "colour", "a")],
+        provenance=Provenance(extractor="gstm"),
+    )
     with pytest.raises(WrapperError, match="colour"):
         w.validate()
 
@@ -410,11 +457,14 @@ def test_from_region_learns_nested_lists():
 def test_label_anchored_page_fields_survive_layout_shift():
     a = DETAIL.format(title="Dune", author="Frank Herbert", price="$9.99")
     b = DETAIL.format(title="Emma", author="Jane Austen", price="$4.50")
-    w = induce([("http://books.example/1", a), ("http://books.example/2", b)], extractor="testitems")
+    w = induce(
+        [("http://books.example/1", a), ("http://books.example/2", b)], extractor="testitems"
+    )
     labelled = [f for f in w.page_fields if "following::text()" in f.xpath]
     assert {"author", "price"} <= {f.name for f in labelled}
     shifted = DETAIL.format(title="Ulysses", author="James Joyce", price="$12.00").replace(
-        '<p class="info">', '<div class="banner"><p>Sale!</p></div><p class="info">')
+        '<p class="info">', '<div class="banner"><p>Sale!</p></div><p class="info">'
+    )
     res = w.extract(shifted)
     page_vals = res.regions[0].meta["page"]
     assert page_vals["author"] == "James Joyce" and page_vals["price"] == 12.0
@@ -433,7 +483,9 @@ def test_field_names_follow_the_extractor_columns_when_values_agree():
     shared = {f.name for f in w.fields} & {c.name for c in region.columns}
     assert shared
     for name in shared:
-        assert [str(r.fields.get(name)) for r in res.records] == [str(r.fields.get(name)) for r in region.records]
+        assert [str(r.fields.get(name)) for r in res.records] == [
+            str(r.fields.get(name)) for r in region.records
+        ]
     assert len({f.name for f in w.fields}) == len(w.fields)
 
 
@@ -455,7 +507,7 @@ def test_bad_and_extreme_inputs():
     with pytest.raises(NotHTMLError):
         w.extract(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100)
     w.stale = False
-    deep = "<html><body>" + "<div>" * 1500 + "x" + "</div>" * 1500 + SHOP[SHOP.index("<ul"):]
+    deep = "<html><body>" + "<div>" * 1500 + "x" + "</div>" * 1500 + SHOP[SHOP.index("<ul") :]
     res = w.extract(deep)
     assert [r.fields.get("price") for r in res.records] == [10.0, 12.5, None]
     assert not w.stale
@@ -465,19 +517,28 @@ def test_apply_to_scrapy_response_reuses_its_url():
     from scrapy.http import HtmlResponse
 
     w, _r, _p = shop_wrapper()
-    resp = HtmlResponse(url="http://shop.example/list?p=2", body=SHOP_PAGE2.encode(), encoding="utf-8")
+    resp = HtmlResponse(
+        url="http://shop.example/list?p=2", body=SHOP_PAGE2.encode(), encoding="utf-8"
+    )
     res = w.extract(resp)
     assert res.url == "http://shop.example/list?p=2"
     url_field = next(f.name for f in w.fields if f.type == "url")
-    assert [r.fields[url_field] for r in res.records][:2] == ["http://shop.example/p/7", "http://shop.example/p/8"]
+    assert [r.fields[url_field] for r in res.records][:2] == [
+        "http://shop.example/p/7",
+        "http://shop.example/p/8",
+    ]
 
 
 def test_response_tree_is_reused_when_it_exists():
     from scrapy.http import HtmlResponse
 
     w, _r, _p = shop_wrapper()
-    fresh = HtmlResponse(url="http://shop.example/l", body=SHOP_PAGE2.encode("cp1252"), encoding="cp1252")
-    used = HtmlResponse(url="http://shop.example/l", body=SHOP_PAGE2.encode("cp1252"), encoding="cp1252")
+    fresh = HtmlResponse(
+        url="http://shop.example/l", body=SHOP_PAGE2.encode("cp1252"), encoding="cp1252"
+    )
+    used = HtmlResponse(
+        url="http://shop.example/l", body=SHOP_PAGE2.encode("cp1252"), encoding="cp1252"
+    )
     assert len(used.css("li.item")) == 4  # the spider already built the selector tree
     a, b = w.extract(fresh), w.extract(used)
     assert [r.fields for r in a.records] == [r.fields for r in b.records]
@@ -500,23 +561,30 @@ def test_auto_induction_prefers_dcade_for_detail_pages_and_lists_for_list_pages(
 
     details = [
         (f"https://cars.example/car/{k}", _detail_page(n, p, m, y))
-        for k, (n, p, m, y) in enumerate([
-            ("Roadster", "$21,000", "Acme", "2019"), ("Wagon", "$18,500", "Bolt", "2017"),
-            ("Coupe", "$30,250", "Crux", "2021"), ("Van", "$16,100", "Euro", "2016"),
-            ("Sedan", "$19,990", "Fiat", "2018"),
-        ])
+        for k, (n, p, m, y) in enumerate(
+            [
+                ("Roadster", "$21,000", "Acme", "2019"),
+                ("Wagon", "$18,500", "Bolt", "2017"),
+                ("Coupe", "$30,250", "Crux", "2021"),
+                ("Van", "$16,100", "Euro", "2016"),
+                ("Sedan", "$19,990", "Fiat", "2018"),
+            ]
+        )
     ]
     w = induce(details, extractor="auto")
     assert w.provenance.extractor == "dcade"
     assert induce(details[:2], extractor="auto").provenance.extractor != "dcade"  # too few pages
-    got = w.extract(_detail_page("Pickup", "$25,900", "Dyna", "2020"), url="https://cars.example/car/9")
+    got = w.extract(
+        _detail_page("Pickup", "$25,900", "Dyna", "2020"), url="https://cars.example/car/9"
+    )
     values = " ".join(str(v) for r in got.regions for rec in r.records for v in rec.fields.values())
     assert "Pickup" in values and "Dyna" in values
 
     def list_page(offset: int) -> str:
         items = "".join(
             f"<li class='item'><a href='/p/{k}'>Product number {k} with a long name</a>"
-            f"<span class='price'>${k}.99</span></li>" for k in range(offset, offset + 6)
+            f"<span class='price'>${k}.99</span></li>"
+            for k in range(offset, offset + 6)
         )
         return f"<html><body><h1>Shop</h1><ul id='results'>{items}</ul></body></html>"
 
@@ -532,14 +600,18 @@ def test_records_of_varying_length_round_trip_with_until_next_span():
 
     items = []
     for k in range(5):
-        items.append(f"<table class='res'><tr><td><a href='/r/{k}'>Result {k}</a> snippet {k}</td></tr></table>")
+        items.append(
+            f"<table class='res'><tr><td><a href='/r/{k}'>Result {k}</a> snippet {k}</td></tr></table>"
+        )
         if k < 4:  # the last result has no separator
             items.append("<hr>")
-    html = f"<html><body><div class='results'>{''.join(items)}</div><p>footer text</p></body></html>"
+    html = (
+        f"<html><body><div class='results'>{''.join(items)}</div><p>footer text</p></body></html>"
+    )
     page = Page(html, url="https://s.example/")
     box = page.tag.index("div")
     kids = page.children[box]
-    groups = [kids[i:i + 2] for i in range(0, 8, 2)] + [[kids[8]]]
+    groups = [kids[i : i + 2] for i in range(0, 8, 2)] + [[kids[8]]]
     region = build_region(page, "test", box, groups, 0.9)
     w = Wrapper.from_region(region, page)
     assert w.record.span == "until_next" and w.record.size == 2
@@ -559,12 +631,14 @@ def test_until_next_records_whose_first_record_is_the_short_one():
 
     parts = ["<table class='res'><tr><td><a href='/r/0'>Result 0</a></td></tr></table>"]
     for k in range(1, 5):
-        parts.append(f"<table class='res'><tr><td><a href='/r/{k}'>Result {k}</a></td></tr></table>"
-                     f"<p class='note'>note {k}</p>")
+        parts.append(
+            f"<table class='res'><tr><td><a href='/r/{k}'>Result {k}</a></td></tr></table>"
+            f"<p class='note'>note {k}</p>"
+        )
     html = f"<html><body><div class='results'>{''.join(parts)}</div></body></html>"
     page = Page(html)
     kids = page.children[page.tag.index("div")]
-    groups = [[kids[0]]] + [kids[i:i + 2] for i in range(1, 9, 2)]
+    groups = [[kids[0]]] + [kids[i : i + 2] for i in range(1, 9, 2)]
     w = Wrapper.from_region(build_region(page, "test", page.tag.index("div"), groups, 0.9), page)
     recs = w.extract(html).regions[0].records
     assert [len(r.xpaths) for r in recs] == [1, 2, 2, 2, 2]
@@ -583,7 +657,9 @@ def test_records_with_gaps_span_to_their_last_element():
     page = Page(html)
     box = page.tag.index("div")
     kids = page.children[box]  # a br b br small br, per record
-    groups = [[kids[i], kids[i + 1], kids[i + 3], kids[i + 4], kids[i + 5]] for i in range(0, 24, 6)]  # <b> left out
+    groups = [
+        [kids[i], kids[i + 1], kids[i + 3], kids[i + 4], kids[i + 5]] for i in range(0, 24, 6)
+    ]  # <b> left out
     region = build_region(page, "test", box, groups, 0.9)
     assert region.records[1].text == "Result 1 hot snippet 1 site1.example"
     w = Wrapper.from_region(region, page)
@@ -596,13 +672,21 @@ def test_records_of_a_list_libxml2_nested_have_their_own_text():
     # unclosed <dd> items, each ending in an open <p>: libxml2 nests every item in the one
     # before; the wrapper's records carry one item's text each, as the page model's do
     from scrapy_records import extract as _extract
-    html = ("<html><body><h2>Results</h2><dl><dt>"
-            + "".join(f"<dd>{k} -- <b>Title {k}</b> -- {k}0 Bytes<br><a href='/doc/{k}'>/doc/{k}</a><br><p>\n"
-                      for k in range(1, 7))
-            + "</dl></body></html>")
+
+    html = (
+        "<html><body><h2>Results</h2><dl><dt>"
+        + "".join(
+            f"<dd>{k} -- <b>Title {k}</b> -- {k}0 Bytes<br><a href='/doc/{k}'>/doc/{k}</a><br><p>\n"
+            for k in range(1, 7)
+        )
+        + "</dl></body></html>"
+    )
     result = _extract(html, extractor="mdr")
     main = result.main
-    assert [r.text for r in main.records][:2] == ["1 -- Title 1 -- 10 Bytes /doc/1", "2 -- Title 2 -- 20 Bytes /doc/2"]
+    assert [r.text for r in main.records][:2] == [
+        "1 -- Title 1 -- 10 Bytes /doc/1",
+        "2 -- Title 2 -- 20 Bytes /doc/2",
+    ]
     w = Wrapper.from_region(main, Page(html))
     got = w.extract(html)
     assert [r.text for r in got.records] == [r.text for r in main.records]

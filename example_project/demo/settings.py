@@ -32,12 +32,25 @@ TELNETCONSOLE_ENABLED = False
 # where the feeds go: example_project/output, or $DEMO_OUTPUT_DIR (the tests use a temporary one)
 OUTPUT_DIR = os.environ.get("DEMO_OUTPUT_DIR") or os.path.join(os.path.dirname(_HERE), "output")
 FEEDS = {
-    os.path.join(OUTPUT_DIR, "%(name)s.jsonl"): {"format": "jsonlines", "overwrite": True, "encoding": "utf8"},
+    os.path.join(OUTPUT_DIR, "%(name)s.jsonl"): {
+        "format": "jsonlines",
+        "overwrite": True,
+        "encoding": "utf8",
+    },
     os.path.join(OUTPUT_DIR, "%(name)s.csv"): {
         "format": "csv",
         "overwrite": True,
         "item_classes": ["scrapy_records.scrapy.items.RecordItem"],
-        "fields": ["url", "template", "wrapper_id", "index", "extractor", "confidence", "text", "fields"],
+        "fields": [
+            "url",
+            "template",
+            "wrapper_id",
+            "index",
+            "extractor",
+            "confidence",
+            "text",
+            "fields",
+        ],
     },
 }
 

@@ -76,6 +76,9 @@ WAIT_FOR_PEERS_SECONDS = 10.0
 # One set of output files per worker (several workers may share a machine and a directory).
 FEEDS = {
     os.path.join(OUTPUT_DIR, f"%(name)s-worker{os.getpid()}.jsonl"): {
-        "format": "jsonlines", "overwrite": True, "encoding": "utf8"},
+        "format": "jsonlines",
+        "overwrite": True,
+        "encoding": "utf8",
+    },
 }
 RECORDS_CSV_PER_TEMPLATE = None

@@ -24,8 +24,10 @@ POSTS_PER_PAGE = 10
 ADJ = ["Red", "Blue", "Green", "Steel", "Oak", "Silver", "Compact", "Deluxe", "Classic", "Travel"]
 NOUN = ["Kettle", "Lamp", "Chair", "Backpack", "Teapot", "Desk", "Clock", "Blender", "Mug", "Radio"]
 USERS = ["alice", "bob", "carol", "dave", "erin", "frank"]
-WORDS = ("the quick brown fox jumps over a lazy dog while seven wizards box and judge quiet "
-         "vexing jumbo puzzles before lunch").split()
+WORDS = (
+    "the quick brown fox jumps over a lazy dog while seven wizards box and judge quiet "
+    "vexing jumbo puzzles before lunch"
+).split()
 
 
 def product(i: int) -> dict:
@@ -45,8 +47,13 @@ def _sentence(seed: int, n: int = 12) -> str:
 def layout(title: str, body: str, extra_head: str = "") -> str:
     nav = "".join(
         f'<li><a href="{u}">{t}</a></li>'
-        for u, t in [("/", "Home"), ("/shop/page/1", "Shop"), ("/forum/thread/1", "Forum"),
-                     ("/js/", "Live offers"), ("/about", "About")]
+        for u, t in [
+            ("/", "Home"),
+            ("/shop/page/1", "Shop"),
+            ("/forum/thread/1", "Forum"),
+            ("/js/", "Live offers"),
+            ("/about", "About"),
+        ]
     )
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
@@ -63,7 +70,11 @@ def pager(base: str, page: int, pages: int, sep: str = "/") -> str:
     if page > 1:
         items.append(f'<a class="prev" href="{base}{sep}{page - 1}">‹ Prev</a>')
     for k in range(1, pages + 1):
-        items.append(f'<span class="current">{k}</span>' if k == page else f'<a href="{base}{sep}{k}">{k}</a>')
+        items.append(
+            f'<span class="current">{k}</span>'
+            if k == page
+            else f'<a href="{base}{sep}{k}">{k}</a>'
+        )
     if page < pages:
         items.append(f'<a class="next" href="{base}{sep}{page + 1}">Next ›</a>')
     return f'<div class="pagination">{" ".join(items)}</div>'
@@ -94,13 +105,17 @@ def shop_product(i: int) -> str | None:
     if not 1 <= i <= N_PRODUCTS:
         return None
     p = product(i)
-    specs = [("Colour", ADJ[i % len(ADJ)]), ("Weight", f"{1 + i % 9}.{i % 10} kg"),
-             ("Warranty", f"{1 + i % 3} years"), ("SKU", f"DS-{1000 + i}")]
+    specs = [
+        ("Colour", ADJ[i % len(ADJ)]),
+        ("Weight", f"{1 + i % 9}.{i % 10} kg"),
+        ("Warranty", f"{1 + i % 3} years"),
+        ("SKU", f"DS-{1000 + i}"),
+    ]
     rows = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in specs)
     reviews = "".join(
         f'<li class="review"><span class="author">{USERS[(i + k) % len(USERS)]}</span>'
         f'<span class="date">2026-0{1 + k % 9}-{10 + k:02d}</span>'
-        f'<p>{_sentence(i + k)}</p></li>'
+        f"<p>{_sentence(i + k)}</p></li>"
         for k in range(3 + i % 3)
     )
     body = (
@@ -121,12 +136,14 @@ def forum_thread(page: int) -> str | None:
         posts.append(
             f'<div class="post" id="post-{k}"><div class="meta"><span class="user">'
             f'{USERS[k % len(USERS)]}</span> <span class="posted">2026-11-{1 + k % 28:02d} '
-            f'{8 + k % 12}:{(k * 7) % 60:02d}</span></div>'
+            f"{8 + k % 12}:{(k * 7) % 60:02d}</span></div>"
             f'<div class="content"><p>{_sentence(k, 10 + k % 15)}</p></div>'
             f'<div class="actions"><a href="/forum/reply?to={k}">Reply</a></div></div>'
         )
     body = (
-        '<h1>Which kettle should I buy?</h1><div class="thread">' + "".join(posts) + "</div>"
+        '<h1>Which kettle should I buy?</h1><div class="thread">'
+        + "".join(posts)
+        + "</div>"
         + pager("/forum/thread/1?page", page, pages, sep="=")
     )
     return layout("Forum: Which kettle should I buy?", body)
@@ -152,8 +169,11 @@ def js_page() -> str:
 
 
 def home() -> str:
-    return layout("Home", "<h1>Welcome</h1><p>Browse the <a href='/shop/page/1'>shop</a>, "
-                  "the <a href='/forum/thread/1'>forum</a> or the <a href='/js/'>live offers</a>.</p>")
+    return layout(
+        "Home",
+        "<h1>Welcome</h1><p>Browse the <a href='/shop/page/1'>shop</a>, "
+        "the <a href='/forum/thread/1'>forum</a> or the <a href='/js/'>live offers</a>.</p>",
+    )
 
 
 def route(path: str, query: dict) -> tuple[int, str, bytes]:
@@ -179,9 +199,14 @@ def route(path: str, query: dict) -> tuple[int, str, bytes]:
         return 200, "application/json", json.dumps([product(i) for i in range(1, 6)]).encode()
     elif parts[0] == "img":
         # a 1x1 PNG
-        return 200, "image/png", bytes.fromhex(
-            "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-            "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082")
+        return (
+            200,
+            "image/png",
+            bytes.fromhex(
+                "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082"
+            ),
+        )
     elif parts == ["huge"]:
         rows = "".join(f"<li><a href='/x{i}'>Item {i}</a> <b>{i}</b></li>" for i in range(60000))
         page = layout("Huge", f"<ul>{rows}</ul>")
@@ -218,7 +243,7 @@ class DemoSite:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/"
 
-    def start(self) -> "DemoSite":
+    def start(self) -> DemoSite:
         self.thread.start()
         return self
 
@@ -226,7 +251,7 @@ class DemoSite:
         self.server.shutdown()
         self.server.server_close()
 
-    def __enter__(self) -> "DemoSite":
+    def __enter__(self) -> DemoSite:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -63,7 +63,9 @@ def register_extractor(name: str, extractor: Any) -> None:
 
 
 def _instantiate(obj: Any) -> Extractor:
-    inst = obj() if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "extract")) else obj
+    inst = (
+        obj() if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "extract")) else obj
+    )
     if not hasattr(inst, "extract"):
         raise TypeError(f"{obj!r} is not an extractor: it has no extract(page, **options)")
     return inst

@@ -58,8 +58,11 @@ def build_region(
         else:
             conf = float(min(1.0, max(0.0, record_confidences[k])))
         # Record(xpaths, text, fields, confidence, nodes); most records have one root
-        records.append(Record([xpath(g[0])] if len(g) == 1 else [xpath(i) for i in g],
-                              record_text(g), {}, conf, g))
+        records.append(
+            Record(
+                [xpath(g[0])] if len(g) == 1 else [xpath(i) for i in g], record_text(g), {}, conf, g
+            )
+        )
     columns = []
     if align and records:
         from ..alignment import align_records

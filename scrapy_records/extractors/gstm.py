@@ -43,8 +43,8 @@ import re as _re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ranking import groups_link_share
 from ..page import Page, as_page
+from ..ranking import groups_link_share
 from ..results import Region
 from ..treematch import TEXT, Detail, Matcher, PageTree, flatten, segment
 from .base import build_region
@@ -63,7 +63,16 @@ __all__ = [
     "induce_wrapper",
 ]
 
-_MATCHER_OPTIONS = ("tau1", "tau2", "r2", "sizes", "grammar", "max_cells", "max_node_cells", "group_check")
+_MATCHER_OPTIONS = (
+    "tau1",
+    "tau2",
+    "r2",
+    "sizes",
+    "grammar",
+    "max_cells",
+    "max_node_cells",
+    "group_check",
+)
 
 
 def _matcher(options: dict[str, Any]) -> Matcher:
@@ -111,8 +120,9 @@ def _instance_similarity(d: Detail, insts: list[list[int]], cap: int = 24) -> fl
     return tot / cnt if cnt else 0.0
 
 
-def find_lists(page: Page, matcher: Matcher | None = None, tree: PageTree | None = None,
-               *, nested: bool = True) -> tuple[list[ListFound], Matcher, PageTree]:
+def find_lists(
+    page: Page, matcher: Matcher | None = None, tree: PageTree | None = None, *, nested: bool = True
+) -> tuple[list[ListFound], Matcher, PageTree]:
     """All lists of a page by ``G-STM(T, copy(T))`` (digest §1.4 Problem 2, §3.11).
 
     Every element's child sequence is examined once per distinct shape (the shape pair
@@ -161,15 +171,20 @@ def find_lists(page: Page, matcher: Matcher | None = None, tree: PageTree | None
                 recs = [T.kid_nodes(v, ps) for ps in insts]
                 sizes = [sum(M.s_size[M.s_children[h][p]] for p in ps) for ps in insts]
                 sim = _instance_similarity(d, insts)
-                out.append(ListFound(v, recs, insts, gtxt, sim, inner,
-                                     sum(sizes) / len(sizes) if sizes else 0.0))
+                out.append(
+                    ListFound(
+                        v, recs, insts, gtxt, sim, inner, sum(sizes) / len(sizes) if sizes else 0.0
+                    )
+                )
                 if nested:
                     for inst in it:
                         stack.append((inst, True))
     return out, M, T
 
 
-def _text_share(page: Page, T: PageTree, v: int, positions: list[int], elems: list[int]) -> tuple[int, int]:
+def _text_share(
+    page: Page, T: PageTree, v: int, positions: list[int], elems: list[int]
+) -> tuple[int, int]:
     """(chars of the instance, chars inside its elements): text leaves may sit between them."""
     kids = T.kids[v]
     tot = el = 0
@@ -231,7 +246,7 @@ class GSTMExtractor:
             return []
         found, M, T = find_lists(page, M, nested=nested)
         root = T.root
-        page_chars = sum(len(x) for x in page.leaves[page.leaf_lo[root]:page.leaf_hi[root]])
+        page_chars = sum(len(x) for x in page.leaves[page.leaf_lo[root] : page.leaf_hi[root]])
         regions: list[Region] = []
         seen: set[tuple[int, ...]] = set()
         for lf in found:
@@ -270,17 +285,25 @@ class GSTMExtractor:
                 "nested": lf.nested,
                 "approximated_pairs": M.approximated,
             }
-            regions.append(build_region(page, self.name, lf.parent, recs, conf, meta=meta, align=False))
+            regions.append(
+                build_region(page, self.name, lf.parent, recs, conf, meta=meta, align=False)
+            )
         if align and regions:
             from ..ranking import region_score
 
             scored = sorted(range(len(regions)), key=lambda x: -region_score(page, regions[x]))
-            for x in scored[:max(0, align_top)]:
+            for x in scored[: max(0, align_top)]:
                 r = regions[x]
-                regions[x] = build_region(page, self.name, r.parent, [rec.nodes for rec in r.records],
-                                          r.confidence,
-                                          record_confidences=[rec.confidence for rec in r.records],
-                                          meta=r.meta, align=True)
+                regions[x] = build_region(
+                    page,
+                    self.name,
+                    r.parent,
+                    [rec.nodes for rec in r.records],
+                    r.confidence,
+                    record_confidences=[rec.confidence for rec in r.records],
+                    meta=r.meta,
+                    align=True,
+                )
         return regions
 
 
@@ -309,9 +332,16 @@ class Slot:
     def constant(self) -> bool:
         return not self.distinct and self.count >= 2
 
-    def add(self, other: "Slot") -> "Slot":
-        s = Slot(list(self.samples), self.count + other.count, self.distinct or other.distinct, self.attr)
-        if not s.distinct and self.samples and other.samples and self.samples[0] != other.samples[0]:
+    def add(self, other: Slot) -> Slot:
+        s = Slot(
+            list(self.samples), self.count + other.count, self.distinct or other.distinct, self.attr
+        )
+        if (
+            not s.distinct
+            and self.samples
+            and other.samples
+            and self.samples[0] != other.samples[0]
+        ):
             s.distinct = True
         for v in other.samples:
             if len(s.samples) >= _MAX_SAMPLES:
@@ -320,11 +350,16 @@ class Slot:
         return s
 
     def to_dict(self) -> dict[str, Any]:
-        return {"samples": list(self.samples), "count": self.count, "constant": self.constant,
-                "distinct": self.distinct, "attr": self.attr}
+        return {
+            "samples": list(self.samples),
+            "count": self.count,
+            "constant": self.constant,
+            "distinct": self.distinct,
+            "attr": self.attr,
+        }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Slot":
+    def from_dict(cls, d: dict[str, Any]) -> Slot:
         return cls(list(d["samples"]), int(d["count"]), bool(d["distinct"]), d.get("attr"))
 
 
@@ -396,10 +431,15 @@ def _item_from_dict(d: dict[str, Any]) -> Any:
             raise ValueError("pattern item must be an object")
         if x.get("list"):
             return PList([], bool(x.get("optional", False)), [], int(x.get("records", 0)))
-        return PNode(str(x["tag"]), bool(x.get("optional", False)), [],
-                     Slot.from_dict(x["text"]) if x.get("text") else None,
-                     {k: Slot.from_dict(v) for k, v in (x.get("attrs") or {}).items()},
-                     list(x.get("classes") or []), x.get("id"))
+        return PNode(
+            str(x["tag"]),
+            bool(x.get("optional", False)),
+            [],
+            Slot.from_dict(x["text"]) if x.get("text") else None,
+            {k: Slot.from_dict(v) for k, v in (x.get("attrs") or {}).items()},
+            list(x.get("classes") or []),
+            x.get("id"),
+        )
 
     root = make(d)
     stack = [(root, d)]
@@ -419,7 +459,9 @@ def _regex(items: list[Any]) -> str:
     for it in items:
         if isinstance(it, PList):
             inner = _regex(it.record)
-            out.append(("(" + inner + ")+" if " " in inner else inner + "+") + ("?" if it.optional else ""))
+            out.append(
+                ("(" + inner + ")+" if " " in inner else inner + "+") + ("?" if it.optional else "")
+            )
         else:
             out.append(it.tag + ("?" if it.optional else ""))
     return " ".join(out)
@@ -490,7 +532,7 @@ class Pattern:
         return json.dumps(self.to_dict(), sort_keys=True, ensure_ascii=False)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Pattern":
+    def from_dict(cls, d: dict[str, Any]) -> Pattern:
         from ..errors import WrapperError
 
         if not isinstance(d, dict) or d.get("format") != "scrapy-records-gstm-pattern":
@@ -500,13 +542,18 @@ class Pattern:
         try:
             root = _item_from_dict(d["root"])
             sc = d.get("score")
-            return cls(root, int(d["pages"]), list(d.get("urls") or []),
-                       tuple(sc) if sc is not None else None, dict(d.get("options") or {}))
+            return cls(
+                root,
+                int(d["pages"]),
+                list(d.get("urls") or []),
+                tuple(sc) if sc is not None else None,
+                dict(d.get("options") or {}),
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise WrapperError(f"invalid G-STM pattern document: {exc}") from exc
 
     @classmethod
-    def from_json(cls, text: str) -> "Pattern":
+    def from_json(cls, text: str) -> Pattern:
         import json
 
         from ..errors import WrapperError
@@ -573,7 +620,9 @@ class _Builder:
         if not kids:
             return node
         d = self.detail(T.shape[v])
-        items: list[Any] = segment(d.gram_a) if d is not None and d.gram_a is not None else list(range(len(kids)))
+        items: list[Any] = (
+            segment(d.gram_a) if d is not None and d.gram_a is not None else list(range(len(kids)))
+        )
         node.children = self._items(T, pg, v, items, depth)
         return node
 
@@ -629,7 +678,11 @@ class _Builder:
             return PM.match(self.shape(p), self.shape(q))[0]
         if isinstance(p, PList) or isinstance(q, PList):
             lst, node = (p, q) if isinstance(p, PList) else (q, p)
-            if len(lst.record) == 1 and isinstance(lst.record[0], PNode) and lst.record[0].tag == node.tag:
+            if (
+                len(lst.record) == 1
+                and isinstance(lst.record[0], PNode)
+                and lst.record[0].tag == node.tag
+            ):
                 return PM.match(self.shape(lst.record[0]), self.shape(node))[0]
             return 0.0
         if p.tag != q.tag:
@@ -679,7 +732,9 @@ class _Builder:
 
     def merge(self, p: Any, q: Any) -> Any:
         if isinstance(p, PList) and isinstance(q, PList):
-            return PList(self.merge_seq(p.record, q.record), p.optional or q.optional, p.inst + q.inst)
+            return PList(
+                self.merge_seq(p.record, q.record), p.optional or q.optional, p.inst + q.inst
+            )
         if isinstance(p, PList) or isinstance(q, PList):
             lst, node = (p, q) if isinstance(p, PList) else (q, p)
             rec = [self.merge(lst.record[0], node)]
@@ -717,8 +772,13 @@ def induce_pattern(pages: list[Any], **options: Any) -> Pattern:
     opts = dict(options)
     M = _matcher(opts)
     kw = {k: getattr(M, k) for k in ("tau1", "tau2", "r2", "sizes", "max_cells", "max_node_cells")}
-    PM = Matcher(tau1=M.tau1, tau2=M.tau2, r2=M.r2, sizes=M.sizes,
-                 grammar="literal" if M.literal_grammar else "r6")
+    PM = Matcher(
+        tau1=M.tau1,
+        tau2=M.tau2,
+        r2=M.r2,
+        sizes=M.sizes,
+        grammar="literal" if M.literal_grammar else "r6",
+    )
     if opts:
         raise TypeError(f"unknown option(s) for the G-STM pattern: {', '.join(sorted(opts))}")
     plist = [as_page(p) for p in pages]
@@ -938,7 +998,9 @@ class _WrapperBuilder:
             s = self._list_info(L) * math.log2(1 + per_page) * (1.0 if per_page >= 1.5 else 0.1)
             # "records" holding a large share of their page are page parts (as in the extractor)
             share = self._record_share(L)
-            cells = all(x.tag in ("td", "th") for x in L.record if isinstance(x, PNode) and x.tag != TEXT)
+            cells = all(
+                x.tag in ("td", "th") for x in L.record if isinstance(x, PNode) and x.tag != TEXT
+            )
             if cells and share > 0.2:
                 continue  # the columns of a layout table, not records (a grid's cells are small)
             s *= 1.0 if share <= 0.25 else max(0.1, 1.0 - 2.0 * (share - 0.25))
@@ -950,8 +1012,14 @@ class _WrapperBuilder:
         from ..wrapper import RecordSelector
 
         items = L.record
-        r0 = next((k for k, x in enumerate(items) if isinstance(x, PNode) and x.tag != TEXT
-                   and not x.optional), None)
+        r0 = next(
+            (
+                k
+                for k, x in enumerate(items)
+                if isinstance(x, PNode) and x.tag != TEXT and not x.optional
+            ),
+            None,
+        )
         if r0 is None:
             r0 = next(k for k, x in enumerate(items) if isinstance(x, PNode) and x.tag != TEXT)
         R0 = items[r0]
@@ -963,7 +1031,7 @@ class _WrapperBuilder:
             st, _ = self.step(R0, self.elems(par) if par is not None else contexts)
             xp = (rel + "/" if rel and rel != "." else "") + st
         size = 1
-        for x in items[r0 + 1:]:
+        for x in items[r0 + 1 :]:
             if isinstance(x, PNode) and x.tag != TEXT and not x.optional:
                 size += 1
             else:
@@ -999,7 +1067,7 @@ class _WrapperBuilder:
             if k == r0:
                 prefix = ""
             elif k > r0:
-                between = items[r0 + 1:k]
+                between = items[r0 + 1 : k]
                 if all(isinstance(b, PNode) and b.tag != TEXT and not b.optional for b in between):
                     prefix = f"following-sibling::*[{k - r0}][self::{_tag_step(it.tag)}]"
                 else:
@@ -1024,16 +1092,24 @@ class _WrapperBuilder:
                 ctxs = self.elems(node)
                 texts = [c for c in node.children if isinstance(c, PNode) and c.tag == TEXT]
                 has_el = any(not (isinstance(c, PNode) and c.tag == TEXT) for c in node.children)
-                own = (node.classes[0] if node.classes else node.ident)
+                own = node.classes[0] if node.classes else node.ident
                 hint = own or (f"{up}_{node.tag}" if up else node.tag)
                 up = own or up
                 for name, slot in node.attrs.items():
                     if slot.constant or not slot.samples:
                         continue
                     ftype = _ATTR_SLOTS.get(node.tag, (name, "url"))[1]
-                    fields.append(FieldSpec(self.name(f"{hint}_{'url' if ftype == 'url' else 'image'}"),
-                                            ftype, path or ".", None, name,
-                                            opt or slot.count < n_rec, False))
+                    fields.append(
+                        FieldSpec(
+                            self.name(f"{hint}_{'url' if ftype == 'url' else 'image'}"),
+                            ftype,
+                            path or ".",
+                            None,
+                            name,
+                            opt or slot.count < n_rec,
+                            False,
+                        )
+                    )
                 for j, t in enumerate(texts, 1):
                     slot = t.text
                     if slot is None or slot.constant or not slot.samples:
@@ -1042,8 +1118,17 @@ class _WrapperBuilder:
                         xp = path or "."
                     else:
                         xp = (path + "/" if path else "") + f"text()[normalize-space()][{j}]"
-                    fields.append(FieldSpec(self.name(hint), _guess_type(slot.samples), xp, None, None,
-                                            opt or t.optional or slot.count < n_rec, False))
+                    fields.append(
+                        FieldSpec(
+                            self.name(hint),
+                            _guess_type(slot.samples),
+                            xp,
+                            None,
+                            None,
+                            opt or t.optional or slot.count < n_rec,
+                            False,
+                        )
+                    )
                 for c in reversed(node.children):
                     if isinstance(c, PList):
                         if not any(isinstance(x, PNode) and x.tag != TEXT for x in c.record):
@@ -1083,9 +1168,11 @@ class _WrapperBuilder:
         c = vals.pop()
         return c if 2 <= c <= max_arity else 0
 
-    def _arity_fields(self, L: PList, arity: int, path: str, opt: bool, up: str | None) -> list[Any]:
-        from ..wrapper import FieldSpec
+    def _arity_fields(
+        self, L: PList, arity: int, path: str, opt: bool, up: str | None
+    ) -> list[Any]:
         from ..induce import stable_token
+        from ..wrapper import FieldSpec
 
         r = L.record[0]
         by_pos: list[list[Any]] = [[] for _ in range(arity)]
@@ -1107,9 +1194,17 @@ class _WrapperBuilder:
             step = f"{tag}[{_cls_xp(cls[0])}]" if cls else f"{tag}[{k}]"
             samples = [" ".join(" ".join(e.itertext()).split()) for e in els[:_MAX_SAMPLES]]
             hint = cls[0] if cls else (f"{up}_{r.tag}{k}" if up else f"{r.tag}{k}")
-            out.append(FieldSpec(self.name(hint), _guess_type([x for x in samples if x]),
-                                 (path + "/" if path else "") + step, None, None,
-                                 opt or L.optional or r.optional, False))
+            out.append(
+                FieldSpec(
+                    self.name(hint),
+                    _guess_type([x for x in samples if x]),
+                    (path + "/" if path else "") + step,
+                    None,
+                    None,
+                    opt or L.optional or r.optional,
+                    False,
+                )
+            )
         return out
 
     def page_fields(self, exclude: PList | None) -> list[Any]:
@@ -1133,26 +1228,51 @@ class _WrapperBuilder:
                     if isinstance(c, PList) or c.tag != TEXT:
                         stack.append((c, True, up, True))
                 continue
-            own = (it.classes[0] if it.classes else it.ident)
+            own = it.classes[0] if it.classes else it.ident
             hint = own or (f"{up}_{it.tag}" if up else it.tag)
             up = own or up
             texts = [c for c in it.children if isinstance(c, PNode) and c.tag == TEXT]
             has_el = any(not (isinstance(c, PNode) and c.tag == TEXT) for c in it.children)
             # data: varies across pages, or seen on some pages only (R-10); one page cannot
             # tell data from template text, so a one-page wrapper has no page fields
-            data = [(j, t) for j, t in enumerate(texts, 1)
-                    if multi and t.text is not None and not t.text.constant and t.text.samples]
+            data = [
+                (j, t)
+                for j, t in enumerate(texts, 1)
+                if multi and t.text is not None and not t.text.constant and t.text.samples
+            ]
             attrs = [(k, s) for k, s in it.attrs.items() if multi and not s.constant and s.samples]
             if data or attrs:
                 base = self.abs_path(it)
                 for name, slot in attrs:
                     ftype = _ATTR_SLOTS.get(it.tag, (name, "url"))[1]
-                    out.append(FieldSpec(self.name(f"{hint}_{ftype}"), ftype, base, None, name,
-                                         opt or slot.count < self.P.pages, False))
+                    out.append(
+                        FieldSpec(
+                            self.name(f"{hint}_{ftype}"),
+                            ftype,
+                            base,
+                            None,
+                            name,
+                            opt or slot.count < self.P.pages,
+                            False,
+                        )
+                    )
                 for j, t in data:
-                    xp = base if (len(texts) == 1 and not has_el) else f"{base}/text()[normalize-space()][{j}]"
-                    out.append(FieldSpec(self.name(hint), _guess_type(t.text.samples), xp, None, None,  # type: ignore[union-attr]
-                                         opt or t.optional or t.text.count < self.P.pages, False))  # type: ignore[union-attr]
+                    xp = (
+                        base
+                        if (len(texts) == 1 and not has_el)
+                        else f"{base}/text()[normalize-space()][{j}]"
+                    )
+                    out.append(
+                        FieldSpec(
+                            self.name(hint),
+                            _guess_type(t.text.samples),
+                            xp,
+                            None,
+                            None,  # type: ignore[union-attr]
+                            opt or t.optional or t.text.count < self.P.pages,
+                            False,
+                        )
+                    )  # type: ignore[union-attr]
             for c in reversed(it.children):
                 if isinstance(c, PList) or c.tag != TEXT:
                     stack.append((c, opt or c.optional, up, False))
@@ -1194,8 +1314,11 @@ class _WrapperBuilder:
                     parents.setdefault(pg, set()).add(self.pages[pg].parent[n])
         out: list[Any] = []
         lens = {len(v) for v in seqs.values()}
-        fixed = (len(seqs) == self.P.pages and len(lens) == 1
-                 and all(len(v) == 1 for v in parents.values()))
+        fixed = (
+            len(seqs) == self.P.pages
+            and len(lens) == 1
+            and all(len(v) == 1 for v in parents.values())
+        )
         par = next((self.parent.get(id(x)) for x in items.values()), None)
         if fixed and par is not None and lens.pop() <= 60:
             cpath = self.abs_path(par)
@@ -1208,15 +1331,23 @@ class _WrapperBuilder:
                 idx = set()
                 for pg, seq in seqs.items():
                     e = self.pages[pg].el[seq[k]]
-                    idx.add(1 + sum(1 for sib in e.itersiblings(preceding=True) if sib.tag == e.tag))
+                    idx.add(
+                        1 + sum(1 for sib in e.itersiblings(preceding=True) if sib.tag == e.tag)
+                    )
                 if len(idx) != 1:
                     continue
                 prefix = f"{cpath}/{_tag_step(T.tag)}[{idx.pop()}]"
                 fields, _ = self.list_fields(PList([T], False, [], 1), 0, T)
                 for f in fields:
-                    f2 = FieldSpec(f"{f.name}_{k + 1}", f.type,
-                                   prefix + ("" if f.xpath == "." else "/" + f.xpath), None,
-                                   f.attribute, opt or f.optional or T.optional, False)
+                    f2 = FieldSpec(
+                        f"{f.name}_{k + 1}",
+                        f.type,
+                        prefix + ("" if f.xpath == "." else "/" + f.xpath),
+                        None,
+                        f.attribute,
+                        opt or f.optional or T.optional,
+                        False,
+                    )
                     self._row[id(f2)] = prefix
                     out.append(f2)
             return out
@@ -1233,8 +1364,9 @@ class _WrapperBuilder:
             out.append(FieldSpec(f.name, f.type, xp, None, f.attribute, True, True))
         return out
 
-    def _label_rows(self, items: dict[tuple[int, int], PNode], seqs: dict[int, list[int]],
-                    par: PNode, opt: bool) -> list[Any]:
+    def _label_rows(
+        self, items: dict[tuple[int, int], PNode], seqs: dict[int, list[int]], par: PNode, opt: bool
+    ) -> list[Any]:
         """Label-anchored fields of a variable-length key/value list: a row whose first text
         (its label) occurs once on every sample page gives fields selected by that label
         (``tr[.//text()[normalize-space()='Born:']]/td[2]``); values equal on every page are
@@ -1272,8 +1404,9 @@ class _WrapperBuilder:
                 self._label_cell(label, per, cpath, T, opt, out)
         return out
 
-    def _label_cell(self, label: str, per: dict[int, Any], cpath: str, T: PNode, opt: bool,
-                    out: list[Any]) -> None:
+    def _label_cell(
+        self, label: str, per: dict[int, Any], cpath: str, T: PNode, opt: bool, out: list[Any]
+    ) -> None:
         """The cell after the label's cell, when it is the same cell on every page."""
         from ..wrapper import FieldSpec
 
@@ -1281,10 +1414,13 @@ class _WrapperBuilder:
         vals = []
         for _, el in per.values():
             kids = [c for c in el if isinstance(c.tag, str)]
-            j = next((x for x, c in enumerate(kids) if label in " ".join("".join(c.itertext()).split())), None)
+            j = next(
+                (x for x, c in enumerate(kids) if label in " ".join("".join(c.itertext()).split())),
+                None,
+            )
             if j is None:
                 return
-            nxt = next((c for c in kids[j + 1:] if " ".join("".join(c.itertext()).split())), None)
+            nxt = next((c for c in kids[j + 1 :] if " ".join("".join(c.itertext()).split())), None)
             if nxt is None:
                 return
             idx = 1 + sum(1 for sib in nxt.itersiblings(preceding=True) if sib.tag == nxt.tag)
@@ -1295,11 +1431,28 @@ class _WrapperBuilder:
         tag, idx = where.pop()
         xp = f"({cpath}/{_tag_step(T.tag)}[.//text()[normalize-space()='{label}']])[1]/{_tag_step(tag)}[{idx}]"
         slug = _NAME_BAD.sub("_", label.lower()).strip("_-")[:30]
-        out.append(FieldSpec(self.name(slug if slug and slug[0].isalpha() else "value"),
-                             _guess_type(vals), xp, None, None, opt, False))
+        out.append(
+            FieldSpec(
+                self.name(slug if slug and slug[0].isalpha() else "value"),
+                _guess_type(vals),
+                xp,
+                None,
+                None,
+                opt,
+                False,
+            )
+        )
 
-    def _label_fields(self, label: str, per: dict[int, Any], cpath: str, T: PNode,
-                      fields: list[Any], opt: bool, out: list[Any]) -> None:
+    def _label_fields(
+        self,
+        label: str,
+        per: dict[int, Any],
+        cpath: str,
+        T: PNode,
+        fields: list[Any],
+        opt: bool,
+        out: list[Any],
+    ) -> None:
         from ..wrapper import FieldSpec
 
         for f in fields:
@@ -1311,8 +1464,13 @@ class _WrapperBuilder:
                     nodes = []
                 v = None
                 for nd in nodes if isinstance(nodes, list) else []:
-                    v = (nd.get(f.attribute) if f.attribute else
-                         " ".join(("".join(nd.itertext()) if hasattr(nd, "itertext") else str(nd)).split()))
+                    v = (
+                        nd.get(f.attribute)
+                        if f.attribute
+                        else " ".join(
+                            ("".join(nd.itertext()) if hasattr(nd, "itertext") else str(nd)).split()
+                        )
+                    )
                     if v:
                         break
                 vals.append(v)
@@ -1323,8 +1481,17 @@ class _WrapperBuilder:
             name = slug if slug and slug[0].isalpha() else f.name
             if f.attribute:
                 name = f"{name}_{f.attribute}"
-            out.append(FieldSpec(self.name(name), f.type, xp + ("" if f.xpath == "." else "/" + f.xpath),
-                                 None, f.attribute, opt or not all(vals), False))
+            out.append(
+                FieldSpec(
+                    self.name(name),
+                    f.type,
+                    xp + ("" if f.xpath == "." else "/" + f.xpath),
+                    None,
+                    f.attribute,
+                    opt or not all(vals),
+                    False,
+                )
+            )
 
     def _drop_constants(self, fields: list[Any]) -> list[Any]:
         """Evaluate page fields on the samples: a field with the same value on every page is a
@@ -1345,7 +1512,9 @@ class _WrapperBuilder:
                     if f.attribute:
                         v = nd.get(f.attribute) if hasattr(nd, "get") else None
                     else:
-                        v = " ".join(("".join(nd.itertext()) if hasattr(nd, "itertext") else str(nd)).split())
+                        v = " ".join(
+                            ("".join(nd.itertext()) if hasattr(nd, "itertext") else str(nd)).split()
+                        )
                     if v:
                         break
                 got.append(v or None)
@@ -1368,8 +1537,14 @@ class _WrapperBuilder:
         return keep
 
 
-def pattern_wrapper(pattern: Pattern, pages: list[Any], *, site: str | None = None,
-                    min_fit: float = 0.5, page_fields: bool = True) -> Any:
+def pattern_wrapper(
+    pattern: Pattern,
+    pages: list[Any],
+    *,
+    site: str | None = None,
+    min_fit: float = 0.5,
+    page_fields: bool = True,
+) -> Any:
     """Build a :class:`~scrapy_records.wrapper.Wrapper` from a pattern and its sample pages.
 
     The record selector comes from the pattern's main list (the one holding most data
@@ -1416,16 +1591,21 @@ def pattern_wrapper(pattern: Pattern, pages: list[Any], *, site: str | None = No
         opts["pattern_norm"] = round(pattern.norm, 4)
     opts["pattern_regexes"] = pattern.regexes()[:40]
     w = Wrapper(
-        id=Wrapper.make_id(site, record.xpath if record else None, [f.xpath for f in fields],
-                           [f.xpath for f in pfields]),
+        id=Wrapper.make_id(
+            site,
+            record.xpath if record else None,
+            [f.xpath for f in fields],
+            [f.xpath for f in pfields],
+        ),
         record=record,
         fields=fields,
         lists=lists,
         page_fields=pfields,
         site=site,
         template=tinfo,
-        provenance=Provenance(extractor="gstm", sample_urls=[p.url for p in plist if p.url],
-                              options=opts),
+        provenance=Provenance(
+            extractor="gstm", sample_urls=[p.url for p in plist if p.url], options=opts
+        ),
         health=Health(min_fit=min_fit),
     )
     # health from the samples: record counts and field fill rates of the wrapper's own output
@@ -1441,9 +1621,11 @@ def pattern_wrapper(pattern: Pattern, pages: list[Any], *, site: str | None = No
             for f in fields:
                 if f.name in r.fields:
                     have[f.name] = have.get(f.name, 0) + 1
-    w.health = Health(expected_records=(min(counts), max(counts)) if counts else (0, 0),
-                      fill_rates={f.name: (have.get(f.name, 0) / total if total else 0.0) for f in fields},
-                      min_fit=min_fit)
+    w.health = Health(
+        expected_records=(min(counts), max(counts)) if counts else (0, 0),
+        fill_rates={f.name: (have.get(f.name, 0) / total if total else 0.0) for f in fields},
+        min_fit=min_fit,
+    )
     w._compiled = None
     return w.validate()
 

@@ -88,8 +88,15 @@ from .base import build_region
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["MDRExtractor", "DEFAULTS", "PAPER_MODE", "TABLE_FORM_TAGS", "normalized_distance",
-           "comb_comp_pairs", "mine"]
+__all__ = [
+    "MDRExtractor",
+    "DEFAULTS",
+    "PAPER_MODE",
+    "TABLE_FORM_TAGS",
+    "normalized_distance",
+    "comb_comp_pairs",
+    "mine",
+]
 
 _INF = float("inf")
 _EPS = 1e-9
@@ -128,11 +135,30 @@ PAPER_MODE: dict[str, Any] = {
 }
 
 #: "table and form related tags, i.e., table, form, tr, td, etc." (paper §1, digest A16).
-TABLE_FORM_TAGS = frozenset({
-    "table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption", "colgroup", "col",
-    "form", "fieldset", "legend", "label", "input", "select", "option", "optgroup",
-    "textarea", "button",
-})
+TABLE_FORM_TAGS = frozenset(
+    {
+        "table",
+        "thead",
+        "tbody",
+        "tfoot",
+        "tr",
+        "td",
+        "th",
+        "caption",
+        "colgroup",
+        "col",
+        "form",
+        "fieldset",
+        "legend",
+        "label",
+        "input",
+        "select",
+        "option",
+        "optgroup",
+        "textarea",
+        "button",
+    }
+)
 
 _CELL_TAGS = frozenset({"td", "th"})
 
@@ -197,12 +223,23 @@ class _DR:
 class _Miner:
     """One MDR run over one page (holds the per-page arrays and distance tables)."""
 
-    def __init__(self, page: Page, K: int = 10, T: float = 0.3, min_depth: int = 3,
-                 recover_left: bool = True, harmonic_guard: bool = True,
-                 all_runs: bool = True,
-                 split_guard: bool = True, vacuous_split: bool = False, resplit: bool = True,
-                 resplit_outliers: float = 0.25, bridge: bool = True,
-                 table_tags_only: bool = False, max_tokens: int | None = None) -> None:
+    def __init__(
+        self,
+        page: Page,
+        K: int = 10,
+        T: float = 0.3,
+        min_depth: int = 3,
+        recover_left: bool = True,
+        harmonic_guard: bool = True,
+        all_runs: bool = True,
+        split_guard: bool = True,
+        vacuous_split: bool = False,
+        resplit: bool = True,
+        resplit_outliers: float = 0.25,
+        bridge: bool = True,
+        table_tags_only: bool = False,
+        max_tokens: int | None = None,
+    ) -> None:
         self.page = page
         self.tid = page.tag_id
         self.end = page.end
@@ -350,9 +387,13 @@ class _Miner:
                             if best is None:
                                 best = (g, cur_start, cur_cov)
                             elif cur_cov > best[2] and (all_runs or cur_start <= best[1]):
-                                if not (guard and g > best[0] and cur_cov < best[2] + g
-                                        and cur_start < best[1] + best[2]
-                                        and best[1] < cur_start + cur_cov):
+                                if not (
+                                    guard
+                                    and g > best[0]
+                                    and cur_cov < best[2] + g
+                                    and cur_start < best[1] + best[2]
+                                    and best[1] < cur_start + cur_cov
+                                ):
                                     best = (g, cur_start, cur_cov)
                             if not all_runs or not more:
                                 break
@@ -397,19 +438,27 @@ class _Miner:
         for r in regions[1:]:
             q = out[-1]
             gap = r.start - (q.start + q.covered)
-            if (q.g == r.g and 0 <= gap <= q.g and (gap == 0 or gap == q.g)
-                    and max(q.covered, r.covered) >= 3 * q.g):
+            if (
+                q.g == r.g
+                and 0 <= gap <= q.g
+                and (gap == 0 or gap == q.g)
+                and max(q.covered, r.covered) >= 3 * q.g
+            ):
                 lo, hi = q.start, r.start + r.covered
                 g = q.g
                 a0 = ch[q.start + q.covered - g]  # the last generalized node of q
                 b0 = ch[r.start]  # the first of r
                 a1, b1 = end[ch[q.start + q.covered - 1]] + 1, end[ch[r.start + g - 1]] + 1
-                gap_nodes = ch[q.start + q.covered:r.start]
-                if (all(tid[ch[k]] == tid[ch[lo + (k - lo) % g]] for k in range(lo, hi))
-                        and all(leaf_hi[x] > leaf_lo[x] for x in gap_nodes)
-                        and self.nd_range(a0, a1, b0, b1, T2) <= T2 + _EPS):
+                gap_nodes = ch[q.start + q.covered : r.start]
+                if (
+                    all(tid[ch[k]] == tid[ch[lo + (k - lo) % g]] for k in range(lo, hi))
+                    and all(leaf_hi[x] > leaf_lo[x] for x in gap_nodes)
+                    and self.nd_range(a0, a1, b0, b1, T2) <= T2 + _EPS
+                ):
                     vals_n = (q.covered - q.g) // q.g + (r.covered - r.g) // r.g
-                    score = (q.score * ((q.covered - q.g) // q.g) + r.score * ((r.covered - r.g) // r.g)) / max(1, vals_n)
+                    score = (
+                        q.score * ((q.covered - q.g) // q.g) + r.score * ((r.covered - r.g) // r.g)
+                    ) / max(1, vals_n)
                     out[-1] = _DR(v, g, lo, hi - lo, score=score)
                     continue
             out.append(r)
@@ -439,8 +488,12 @@ class _Miner:
             self.dist[v] = dist
             regs = self.ident_drs(v, dist, len(ch))
             if table_only:
-                regs = [r for r in regs if tag[v] in TABLE_FORM_TAGS and all(
-                    tag[c] in TABLE_FORM_TAGS for c in ch[r.start:r.start + r.covered])]
+                regs = [
+                    r
+                    for r in regs
+                    if tag[v] in TABLE_FORM_TAGS
+                    and all(tag[c] in TABLE_FORM_TAGS for c in ch[r.start : r.start + r.covered])
+                ]
             if regs:
                 own[v] = regs
         # UnCoveredDRs as a prefix sum: every child covered by a region of its parent adds
@@ -453,7 +506,7 @@ class _Miner:
         for v, regs in own.items():
             ch = children[v]
             for r in regs:
-                for c in ch[r.start:r.start + r.covered]:
+                for c in ch[r.start : r.start + r.covered]:
                     diff[c] += 1
                     diff[end[c] + 1] -= 1
                     cover_of[c] = r
@@ -526,7 +579,7 @@ class _Miner:
         (§3.5), so such a region is re-expressed with g'.
         """
         ch = self.children[r.parent]
-        span = ch[r.start:r.start + r.covered]
+        span = ch[r.start : r.start + r.covered]
         tags = [self.tid[x] for x in span]
         end = self.end
         T2 = 2 * self.T
@@ -543,8 +596,16 @@ class _Miner:
             allowed = int(self.resplit_outliers * len(pairs))
             bad = 0
             for a in pairs:
-                if self.nd_range(span[a], end[span[a + gp - 1]] + 1,
-                                 span[a + gp], end[span[a + 2 * gp - 1]] + 1, T2) > lim:
+                if (
+                    self.nd_range(
+                        span[a],
+                        end[span[a + gp - 1]] + 1,
+                        span[a + gp],
+                        end[span[a + 2 * gp - 1]] + 1,
+                        T2,
+                    )
+                    > lim
+                ):
                     bad += 1
                     if bad > allowed:
                         break
@@ -558,13 +619,16 @@ class _Miner:
         m >= 2 of children and those children are similar."""
         children = self.children
         m = len(children[G[0]])
-        return (m >= 2 and all(len(children[x]) == m for x in G)
-                and all(self.children_similar(x) for x in G))
+        return (
+            m >= 2
+            and all(len(children[x]) == m for x in G)
+            and all(self.children_similar(x) for x in G)
+        )
 
     def find_records(self, r: _DR) -> None:
         """FindRecords-1 / FindRecords-n (§3.7) for every generalized node of ``r``."""
         ch = self.children[r.parent]
-        if r.g > 1 and self.resplit and not self.noncontiguous(ch[r.start:r.start + r.g]):
+        if r.g > 1 and self.resplit and not self.noncontiguous(ch[r.start : r.start + r.g]):
             gp = self.resplit_period(r)
             if gp:
                 r.resplit_from = r.g
@@ -572,7 +636,7 @@ class _Miner:
         groups: list[tuple[int, ...]] = []
         kinds: set[str] = set()
         for s in range(r.start, r.start + r.covered, r.g):
-            G = ch[s:s + r.g]
+            G = ch[s : s + r.g]
             if r.g == 1:
                 x = G[0]
                 if self.children_similar(x) and not self.is_data_table_row(x):
@@ -606,7 +670,7 @@ class _Miner:
         exemplars: dict[tuple[int, ...], tuple[int, int]] = {}
         for grp in r.groups:
             x = grp[0]
-            key = tuple(tid[x:end[x] + 1])
+            key = tuple(tid[x : end[x] + 1])
             if key not in exemplars:
                 exemplars[key] = (x, end[x] + 1)
         ex = list(exemplars.values())
@@ -618,7 +682,7 @@ class _Miner:
             cands = self.children[S] if split else [S]
             for x in cands:
                 xe = end[x] + 1
-                for (q0, q1) in ex:
+                for q0, q1 in ex:
                     if self.nd_range(x, xe, q0, q1) <= T:
                         found.append(x)
                         break
@@ -631,7 +695,7 @@ class _Miner:
         tid, end = self.tid, self.end
         out: list[int] = []
         for x in grp:
-            out.extend(tid[x:end[x] + 1])
+            out.extend(tid[x : end[x] + 1])
         return out
 
 
@@ -647,8 +711,13 @@ def _merge_adjacent(miner: _Miner, regions: list[_DR]) -> list[_DR]:
     for r in regions:
         nper[r.parent] = nper.get(r.parent, 0) + 1
     for r in regions:
-        if (nper[r.parent] == 1 and r.start == 0 and r.covered == len(children[r.parent])
-                and r.groups and not r.recovered):
+        if (
+            nper[r.parent] == 1
+            and r.start == 0
+            and r.covered == len(children[r.parent])
+            and r.groups
+            and not r.recovered
+        ):
             full[r.parent] = r
     if len(full) < 2:
         return regions
@@ -671,8 +740,9 @@ def _merge_adjacent(miner: _Miner, regions: list[_DR]) -> list[_DR]:
             prev = chain[-1]
             if len(nxt.groups) != len(prev.groups):
                 break
-            d = normalized_distance(miner.group_string(prev.groups[0]),
-                                    miner.group_string(nxt.groups[0]), miner.T)
+            d = normalized_distance(
+                miner.group_string(prev.groups[0]), miner.group_string(nxt.groups[0]), miner.T
+            )
             if d <= T:
                 break
             chain.append(nxt)
@@ -682,8 +752,16 @@ def _merge_adjacent(miner: _Miner, regions: list[_DR]) -> list[_DR]:
         if len(chain) < 2:
             continue
         groups = [tuple(x for r in chain for x in r.groups[i]) for i in range(len(chain[0].groups))]
-        m = _DR(gp, 1, k, len(chain), score=sum(r.score for r in chain) / len(chain),
-                groups=groups, kinds={"merged_regions"}, kind="merged_regions")
+        m = _DR(
+            gp,
+            1,
+            k,
+            len(chain),
+            score=sum(r.score for r in chain) / len(chain),
+            groups=groups,
+            kinds={"merged_regions"},
+            kind="merged_regions",
+        )
         for r in chain:
             merged_away.add(id(r))
             m.nested.extend(r.nested)
@@ -691,7 +769,7 @@ def _merge_adjacent(miner: _Miner, regions: list[_DR]) -> list[_DR]:
     if not out_new:
         return regions
     res = [r for r in regions if id(r) not in merged_away] + out_new
-    res.sort(key=lambda r: (r.groups[0][0] if r.groups else r.parent))
+    res.sort(key=lambda r: r.groups[0][0] if r.groups else r.parent)
     return res
 
 
@@ -708,14 +786,21 @@ def _guarded_best(runs: list[tuple[int, int, int]]) -> tuple[int, int, int]:
     order = sorted(range(len(runs)), key=lambda k: (-runs[k][2], k))
     for k in order:
         g, st, cov = runs[k]
-        if not any(g2 < g and st < s2 + c2 and s2 < st + cov and cov < c2 + g
-                   for g2, s2, c2 in runs):
+        if not any(
+            g2 < g and st < s2 + c2 and s2 < st + cov and cov < c2 + g for g2, s2, c2 in runs
+        ):
             return runs[k]
     return runs[order[0]]
 
 
-def mine(page: Page, *, keep_nested: bool = False, merge_adjacent: bool = True,
-         recover_orphans: bool = True, **options: Any) -> tuple[_Miner, list[_DR]]:
+def mine(
+    page: Page,
+    *,
+    keep_nested: bool = False,
+    merge_adjacent: bool = True,
+    recover_orphans: bool = True,
+    **options: Any,
+) -> tuple[_Miner, list[_DR]]:
     """The MDR driver (§3.10) without Region building: returns the miner and the regions
     (with ``groups`` = records as tuples of node indices) in document order. ``options``
     are the remaining :data:`DEFAULTS` (K, T, min_depth, recover_left, ...)."""
@@ -786,8 +871,12 @@ def _confidence(page: Page, r: _DR, T: float) -> tuple[float, list[float]]:
         conf *= 0.8
     conf = max(0.0, min(1.0, conf))
     rec = set(r.recovered)
-    per = [conf * (0.8 if g[0] in rec and len(g) == 1 else 1.0) *
-           (1.0 if sum(hi[x] - lo[x] for x in g) else 0.5) for g in r.groups]
+    per = [
+        conf
+        * (0.8 if g[0] in rec and len(g) == 1 else 1.0)
+        * (1.0 if sum(hi[x] - lo[x] for x in g) else 0.5)
+        for g in r.groups
+    ]
     return conf, per
 
 
@@ -835,12 +924,27 @@ class MDRExtractor:
                 meta["recovered"] = [page.xpath(x) for x in r.recovered]
             if r.nested:
                 meta["nested"] = [
-                    {"xpath": page.xpath(n["parent"]), "g": n["g"], "start": n["start"],
-                     "covered": n["covered"], "record": _record_of(r, n["parent"], page)}
+                    {
+                        "xpath": page.xpath(n["parent"]),
+                        "g": n["g"],
+                        "start": n["start"],
+                        "covered": n["covered"],
+                        "record": _record_of(r, n["parent"], page),
+                    }
                     for n in r.nested
                 ]
-            out.append(build_region(page, self.name, r.parent, r.groups, conf,
-                                    record_confidences=per, meta=meta, align=align))
+            out.append(
+                build_region(
+                    page,
+                    self.name,
+                    r.parent,
+                    r.groups,
+                    conf,
+                    record_confidences=per,
+                    meta=meta,
+                    align=align,
+                )
+            )
         logger.debug("mdr: %d regions, %d edit distances on %r", len(out), miner.n_calls, page)
         return out
 

@@ -52,9 +52,9 @@ from __future__ import annotations
 import logging
 import re
 import time
-from functools import lru_cache
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..anchors import (
@@ -74,7 +74,14 @@ from .base import build_region
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["MiBATExtractor", "MiBATRegion", "is_ugc_page", "ugc_regions", "ugc_evidence", "DEFAULTS"]
+__all__ = [
+    "MiBATExtractor",
+    "MiBATRegion",
+    "is_ugc_page",
+    "ugc_regions",
+    "ugc_evidence",
+    "DEFAULTS",
+]
 
 #: Extractor options and their defaults (§3.11).
 DEFAULTS: dict[str, Any] = {
@@ -137,13 +144,19 @@ class _Ctx:
 
         def seq(s: int) -> list[int]:
             r = rep[s]
-            return tag_id[r:end[r] + 1]
+            return tag_id[r : end[r] + 1]
 
         #: the shared STM (:class:`~scrapy_records.treematch.STM`), memo per page run;
         #: a pair with ``size_a * size_b > exact_cells`` scores the LCS of the pre-order
         #: tag strings (§4), tracebacks diagonal > up > left (§3.4 MAPPING)
-        self.stm = STM(shapes, symmetric=True, approx="score",
-                       max_size_product=int(opts["exact_cells"]), seq=seq, tie="diagonal")
+        self.stm = STM(
+            shapes,
+            symmetric=True,
+            approx="score",
+            max_size_product=int(opts["exact_cells"]),
+            seq=seq,
+            tie="diagonal",
+        )
         self.align_memo: dict[tuple[int, int], dict[int, int]] = {}
         self.exact_cells = int(opts["exact_cells"])
         self.compares = 0
@@ -252,7 +265,12 @@ def _domain_compare(
 
 
 def _find_anchor_trees(
-    ctx: _Ctx, kids: list[int], has: list[bool], cands: list[int], cand_set: set[int], deadline: float
+    ctx: _Ctx,
+    kids: list[int],
+    has: list[bool],
+    cands: list[int],
+    cand_set: set[int],
+    deadline: float,
 ) -> list[tuple[list[int], list[int], dict[int, dict[int, tuple[int, float]]]]]:
     """Algorithm 2: anchor lists under one parent, with the seed's real pivots and the
     per-tree partners (``best_v``)."""
@@ -287,7 +305,9 @@ def _find_anchor_trees(
 
 
 # ------------------------------------------------------------------ Alg. 3 (§3.7)
-def _determine_boundary(ctx: _Ctx, kids: list[int], anchors: list[int]) -> tuple[int, int, int, int, float]:
+def _determine_boundary(
+    ctx: _Ctx, kids: list[int], anchors: list[int]
+) -> tuple[int, int, int, int, float]:
     """Algorithm 3 with the corrected offset loop (17'/18'): returns
     ``(k, offset, anchorGap, expanLen, score)``; ties keep the leftmost offset."""
     tag_id = ctx.page.tag_id
@@ -333,7 +353,9 @@ def _h2(ctx: _Ctx, groups: list[tuple[int, ...]]) -> float:
 
 
 # ------------------------------------------------------------------ one anchor kind
-def _run_kind(page: Page, ctx: _Ctx, anchor: AnchorClassifier, deadline: float) -> list[MiBATRegion]:
+def _run_kind(
+    page: Page, ctx: _Ctx, anchor: AnchorClassifier, deadline: float
+) -> list[MiBATRegion]:
     """Algorithm 1 for one anchor kind: every region (Ω)."""
     cands = ctx.candidates(anchor)
     if len(cands) < 2:
@@ -365,9 +387,11 @@ def _run_kind(page: Page, ctx: _Ctx, anchor: AnchorClassifier, deadline: float) 
         if time.perf_counter() > deadline:
             logger.info("mibat: time budget exhausted on %s", page.url)
             break
-        for anchors, real, partners in _find_anchor_trees(ctx, kids, has, cands, cand_set, deadline):
+        for anchors, real, partners in _find_anchor_trees(
+            ctx, kids, has, cands, cand_set, deadline
+        ):
             k, x, gap, expan, _ = _determine_boundary(ctx, kids, anchors)
-            groups = [tuple(kids[a + x:a + x + k]) for a in anchors]
+            groups = [tuple(kids[a + x : a + x + k]) for a in anchors]
             # the record's pivot (§3.9): u* for the seed, best_v for the others
             ustar = _choose_pivot(page, ctx, real, partners, anchors) if real else -1
             pivots = [ustar]
@@ -376,7 +400,19 @@ def _run_kind(page: Page, ctx: _Ctx, anchor: AnchorClassifier, deadline: float) 
                 got = partners.get(a, {}).get(ustar)
                 pivots.append(got[0] if got else -1)
                 sims.append(got[1] if got else 0.0)
-            reg = MiBATRegion(p, anchor.kind, anchors, k, x, groups, pivots, real, anchor_gap=gap, expan_len=expan, sims=sims)
+            reg = MiBATRegion(
+                p,
+                anchor.kind,
+                anchors,
+                k,
+                x,
+                groups,
+                pivots,
+                real,
+                anchor_gap=gap,
+                expan_len=expan,
+                sims=sims,
+            )
             reg.h2 = _h2(ctx, groups)
             out.append(reg)
     return out
@@ -392,7 +428,11 @@ _JOIN_RE = re.compile(
 
 
 def _choose_pivot(
-    page: Page, ctx: _Ctx, real: list[int], partners: dict[int, dict[int, tuple[int, float]]], anchors: list[int]
+    page: Page,
+    ctx: _Ctx,
+    real: list[int],
+    partners: dict[int, dict[int, tuple[int, float]]],
+    anchors: list[int],
 ) -> int:
     """Several real pivots survive (§3.9 "post date and edit date", and profile "Joined:"
     dates): drop the ones labelled as membership dates, then prefer the latest dates (a
@@ -439,7 +479,9 @@ def _pure_date_region(page: Page, reg: MiBATRegion, share: float) -> bool:
     return pure >= share * n
 
 
-def _select_main(page: Page, regions: list[MiBATRegion], opts: dict[str, Any]) -> MiBATRegion | None:
+def _select_main(
+    page: Page, regions: list[MiBATRegion], opts: dict[str, Any]
+) -> MiBATRegion | None:
     """Main region (§3.8): H1 (built in), drop date-only regions, argmax H2, then the
     §6.3 mitigation for a spurious 2-record high-level pair (``prefer_nested``)."""
     live = [r for r in regions if not r.pure_date and r.h2 > 0]
@@ -449,15 +491,22 @@ def _select_main(page: Page, regions: list[MiBATRegion], opts: dict[str, Any]) -
     if opts["prefer_nested"] and len(best.groups) == 2:
         end = page.end
         inner = [
-            r for r in live
-            if r is not best and len(r.groups) >= 3
+            r
+            for r in live
+            if r is not best
+            and len(r.groups) >= 3
             and any(g[0] <= r.parent <= end[g[-1]] for g in best.groups)
         ]
         # only when the pair's records are not themselves posts: one record holds the
         # nested list, the other holds no region of its kind
         if inner:
             cand = max(inner, key=lambda r: r.h2)
-            holders = {gi for gi, g in enumerate(best.groups) for r in inner if g[0] <= r.parent <= end[g[-1]]}
+            holders = {
+                gi
+                for gi, g in enumerate(best.groups)
+                for r in inner
+                if g[0] <= r.parent <= end[g[-1]]
+            }
             if len(holders) == 1:
                 best = cand
     return best
@@ -521,7 +570,10 @@ def _href_kind(href: str) -> tuple[bool, bool, bool]:
 def _in_quote(page: Page, i: int, root: int) -> bool:
     tag, parent = page.tag, page.parent
     while i > root:
-        if tag[i] == "blockquote" or (tag[i] in ("div", "table", "section") and _QUOTE_CLASS_RE.search(page.el[i].get("class") or "")):
+        if tag[i] == "blockquote" or (
+            tag[i] in ("div", "table", "section")
+            and _QUOTE_CLASS_RE.search(page.el[i].get("class") or "")
+        ):
             return True
         i = parent[i]
     return False
@@ -537,7 +589,13 @@ def _name_class(cls: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def _author_zone(cls: str) -> bool:
-    return bool(re.search(r"postleft|postprofile|userinfo|user-info|author|poster|profile|username|user\b", cls, re.I))
+    return bool(
+        re.search(
+            r"postleft|postprofile|userinfo|user-info|author|poster|profile|username|user\b",
+            cls,
+            re.I,
+        )
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -583,7 +641,15 @@ def _record_fields(
     date_iso = date_raw = None
     if pivot >= 0:
         el = page.el[pivot]
-        for name in ("datetime", "data-time", "data-timestamp", "data-datetime", "data-date", "data-utime", "title"):
+        for name in (
+            "datetime",
+            "data-time",
+            "data-timestamp",
+            "data-datetime",
+            "data-date",
+            "data-utime",
+            "title",
+        ):
             v = el.get(name)
             if v:
                 got = parse_timestamp(v, opts["languages"], relative_base=opts["relative_base"])
@@ -644,7 +710,9 @@ def _record_fields(
                 ps += 2
             if pivot >= 0 and (page.is_ancestor(i, pivot) or page.is_ancestor(pivot, i)):
                 ps += 2
-            if is_reply or (len(text) < 30 and REPLY_TEXT_RE.match(text) and "permalink" not in text.lower()):
+            if is_reply or (
+                len(text) < 30 and REPLY_TEXT_RE.match(text) and "permalink" not in text.lower()
+            ):
                 ps -= 4
             if is_profile and not is_perma:
                 ps -= 4
@@ -677,7 +745,9 @@ def _record_fields(
                     t = page.text(i)
                     if not (0 < len(t) <= 40 and any(ch.isalpha() for ch in t)):
                         continue
-                    if _author_zone(_ancestor_classes(page, i, root, 4)) and not _in_quote(page, i, root):
+                    if _author_zone(_ancestor_classes(page, i, root, 4)) and not _in_quote(
+                        page, i, root
+                    ):
                         author, author_node = t, i
                         break
                 if author:
@@ -708,7 +778,9 @@ def _record_fields(
             wgt = weight.get(parent[i], 1.0) if i != root else 1.0
             hw = None
             if el.attrib and i != root:  # the root's class names the whole post
-                hw = _hint_weight(" ".join(filter(None, (el.get("class"), el.get("id"), el.get("itemprop")))))
+                hw = _hint_weight(
+                    " ".join(filter(None, (el.get("class"), el.get("id"), el.get("itemprop"))))
+                )
                 if hw is not None:
                     if hw < 1:
                         wgt = hw
@@ -716,7 +788,9 @@ def _record_fields(
                         wgt = max(wgt, hw)
             if tag[i] in _HEADINGS:
                 wgt = min(wgt, 0.3)
-            elif hw is None and (tag[i] == "blockquote" or (el.attrib and _is_quote_hint(el.get("class") or ""))):
+            elif hw is None and (
+                tag[i] == "blockquote" or (el.attrib and _is_quote_hint(el.get("class") or ""))
+            ):
                 wgt = min(wgt, 0.6)  # quoted text belongs to the post, but is not its own words
             weight[i] = wgt
             order.append(i)
@@ -823,14 +897,18 @@ def _content_text(page: Page, group: tuple[int, ...], keep: tuple[int, ...]) -> 
                     # a wrapper around the pivot or the body is no chrome: look inside
             i += 1
         if not skip:
-            parts.extend(leaves[lo[root]:hi[root]])
+            parts.extend(leaves[lo[root] : hi[root]])
             continue
         si = 0
         for k in range(lo[root], hi[root]):
             o = owner[k]
             while si < len(skip) and skip[si][1] < o:
                 si += 1
-            if si < len(skip) and skip[si][0] <= o and not any(a <= o <= end[a] for a in skip[si][2]):
+            if (
+                si < len(skip)
+                and skip[si][0] <= o
+                and not any(a <= o <= end[a] for a in skip[si][2])
+            ):
                 continue
             parts.append(leaves[k])
     return " ".join(p for p in parts if p)
@@ -1043,13 +1121,21 @@ class MiBATExtractor:
             # field alignment only for the main region: aligning free-form post bodies of
             # secondary regions costs more than the whole of MiBAT
             region = build_region(
-                page, "mibat", reg.parent, reg.groups, conf, meta=meta, align=bool(opts["align"]) and (is_main or main is None)
+                page,
+                "mibat",
+                reg.parent,
+                reg.groups,
+                conf,
+                meta=meta,
+                align=bool(opts["align"]) and (is_main or main is None),
             )
             if opts["fields"] and (is_main or len(reg.groups) <= 200):
                 bodies: list[int] = []
                 keeps: list[tuple[int, ...]] = []
                 for rec, g, pv in zip(region.records, reg.groups, reg.pivots):
-                    f, body, author_node = _record_fields(page, g, pv, opts, links, reg.kind, date_cands)
+                    f, body, author_node = _record_fields(
+                        page, g, pv, opts, links, reg.kind, date_cands
+                    )
                     rec.fields.update(f)
                     bodies.append(body)
                     keeps.append((pv, author_node))
@@ -1070,7 +1156,14 @@ class MiBATExtractor:
 def _add_columns(region: Region) -> None:
     have = {c.name for c in region.columns}
     n = len(region.records) or 1
-    for name, typ in (("author", "text"), ("author_url", "url"), ("date", "date"), ("date_raw", "text"), ("text", "text"), ("permalink", "url")):
+    for name, typ in (
+        ("author", "text"),
+        ("author_url", "url"),
+        ("date", "date"),
+        ("date_raw", "text"),
+        ("text", "text"),
+        ("permalink", "url"),
+    ):
         fill = sum(1 for r in region.records if r.fields.get(name)) / n
         if name in have:
             for c in region.columns:
@@ -1088,7 +1181,9 @@ def _merge_union(regions: list[MiBATRegion]) -> list[MiBATRegion]:
     for r in sorted(regions, key=lambda r: (-len(r.groups), r.kind != "date")):
         dup = None
         for o in out:
-            if o.parent == r.parent and set(x for g in o.groups for x in g) & set(x for g in r.groups for x in g):
+            if o.parent == r.parent and set(x for g in o.groups for x in g) & set(
+                x for g in r.groups for x in g
+            ):
                 dup = o
                 break
         if dup is None:
@@ -1141,7 +1236,11 @@ def _recover_first_post(ctx: _Ctx, main: MiBATRegion, cands: list[int], levels: 
         if page.tag[i] != seed_tag and not (cls & seed_cls):
             i -= 1
             continue
-        same_style = page.tag[i] == seed_tag and len(cls & seed_cls) >= 0.6 * max(1, len(cls | seed_cls)) and len(seed_cls) >= 2
+        same_style = (
+            page.tag[i] == seed_tag
+            and len(cls & seed_cls) >= 0.6 * max(1, len(cls | seed_cls))
+            and len(seed_cls) >= 2
+        )
         if not same_style and not in_sorted(cands, i, end[i]):
             i -= 1
             continue
@@ -1150,7 +1249,11 @@ def _recover_first_post(ctx: _Ctx, main: MiBATRegion, cands: list[int], levels: 
             found = i
             # prefer an enclosing sub-tree that also qualifies (the whole post)
             p = page.parent[i]
-            while p > top and end[p] < first and (page.tag[p] == seed_tag or set(page.classes(p)) & seed_cls):
+            while (
+                p > top
+                and end[p] < first
+                and (page.tag[p] == seed_tag or set(page.classes(p)) & seed_cls)
+            ):
                 if _domain_compare(ctx, seed, p, main.real_pivots, cand_set, cands):
                     found = p
                 p = page.parent[p]
@@ -1176,7 +1279,9 @@ def _first_pivot(page: Page, root: int, cands: list[int], seed_pivot: int) -> in
     def key(c: int) -> tuple:
         same = seed_pivot >= 0 and page.tag[c] == page.tag[seed_pivot]
         same_cls = seed_pivot >= 0 and page.classes(c) == page.classes(seed_pivot)
-        labelled = bool(_JOIN_RE.search(page.text(page.parent[c])[:120] if page.parent[c] >= 0 else ""))
+        labelled = bool(
+            _JOIN_RE.search(page.text(page.parent[c])[:120] if page.parent[c] >= 0 else "")
+        )
         return (not same_cls, not same, labelled, c)
 
     return min(got, key=key)
@@ -1195,7 +1300,9 @@ def _ugc_hint(hint: str) -> bool:
     return bool(_UGC_HINT_RE.search(hint))
 
 
-def ugc_evidence(page: Page, groups: list[tuple[int, ...]], author_links: list[int] | None = None, scan: int = 80) -> float:
+def ugc_evidence(
+    page: Page, groups: list[tuple[int, ...]], author_links: list[int] | None = None, scan: int = 80
+) -> float:
     """Share of records that look like user posts: a profile link with a name-like text
     (1-40 characters, a letter), or a class / id naming
     posts, comments, reviews, authors... among the first ``scan`` elements of the record
@@ -1206,7 +1313,8 @@ def ugc_evidence(page: Page, groups: list[tuple[int, ...]], author_links: list[i
         from ..anchors import AuthorLinkAnchor
 
         author_links = [
-            i for i in AuthorLinkAnchor().candidates(page)
+            i
+            for i in AuthorLinkAnchor().candidates(page)
             if 0 < len(page.text(i)) <= 40 and any(ch.isalpha() for ch in page.text(i))
         ]
     hits = 0
@@ -1219,7 +1327,13 @@ def ugc_evidence(page: Page, groups: list[tuple[int, ...]], author_links: list[i
             for i in range(r, min(page.end[r], r + scan) + 1):
                 el = page.el[i]
                 if el.attrib:
-                    h = (el.get("class") or "") + " " + (el.get("id") or "") + " " + (el.get("itemprop") or "")
+                    h = (
+                        (el.get("class") or "")
+                        + " "
+                        + (el.get("id") or "")
+                        + " "
+                        + (el.get("itemprop") or "")
+                    )
                     if h.strip() and _ugc_hint(h):
                         found = True
                         break
@@ -1230,7 +1344,11 @@ def ugc_evidence(page: Page, groups: list[tuple[int, ...]], author_links: list[i
 
 
 def _ugc_decision(
-    page: Page, main: MiBATRegion | None, regions: list[Region] | None, min_text: int, min_evidence: float
+    page: Page,
+    main: MiBATRegion | None,
+    regions: list[Region] | None,
+    min_text: int,
+    min_evidence: float,
 ) -> bool:
     if main is None or len(main.groups) < 2:
         return False
@@ -1275,7 +1393,12 @@ def is_ugc_page(
     ``regions=None`` decides from MiBAT alone. See :func:`ugc_regions` to get MiBAT's
     regions in the same pass.
     """
-    return ugc_regions(page, regions, min_text=min_text, min_evidence=min_evidence, build=False, **options) is not None
+    return (
+        ugc_regions(
+            page, regions, min_text=min_text, min_evidence=min_evidence, build=False, **options
+        )
+        is not None
+    )
 
 
 def ugc_router(

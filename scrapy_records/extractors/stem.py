@@ -174,8 +174,21 @@ class TagPathSequence:
     (index 0 is the empty path above ``/html``).
     """
 
-    __slots__ = ("ids", "parent_pos", "nodes", "subtree_end", "htpi_parent", "htpi_tag", "htpi_depth",
-                 "chars", "_tin", "_tout", "_paths", "_positions", "_string")
+    __slots__ = (
+        "ids",
+        "parent_pos",
+        "nodes",
+        "subtree_end",
+        "htpi_parent",
+        "htpi_tag",
+        "htpi_depth",
+        "chars",
+        "_tin",
+        "_tout",
+        "_paths",
+        "_positions",
+        "_string",
+    )
 
     def __init__(self) -> None:
         self.ids: list[int] = []
@@ -401,7 +414,9 @@ def roots_of(seq: Sequence[int], tps: TagPathSequence) -> list[int]:
     return out
 
 
-def canonical_rotation(seq: Sequence[int], tps: TagPathSequence, mode: str = "truncate") -> tuple[int, ...]:
+def canonical_rotation(
+    seq: Sequence[int], tps: TagPathSequence, mode: str = "truncate"
+) -> tuple[int, ...]:
     """Tree filter rotation (§3.7, Eq. 6, A11): rotate to the first occurrence of the smallest-HTPI
     root; then ``truncate`` at the next occurrence of that root (keep one period) or, with
     ``delete_all_other``, delete the other occurrences of it."""
@@ -417,7 +432,7 @@ def canonical_rotation(seq: Sequence[int], tps: TagPathSequence, mode: str = "tr
         # (called for every suffix-tree node that passes the frequency filter)
         # (r is the first occurrence, so the next one can only lie after it)
         try:
-            return tuple(seq[r:seq.index(sr, r + 1)])
+            return tuple(seq[r : seq.index(sr, r + 1)])
         except ValueError:
             return tuple(seq[r:]) + tuple(seq[:r])
     rot = list(seq[r:]) + list(seq[:r])
@@ -484,7 +499,9 @@ class DRP:
     h: int = 0
     pvr: float = 0.0
     matches: list[int] = field(default_factory=list)  # WPS start positions of exact matches
-    records: list[tuple[int, int, float]] = field(default_factory=list)  # (start, end, rvr) WPS ranges
+    records: list[tuple[int, int, float]] = field(
+        default_factory=list
+    )  # (start, end, rvr) WPS ranges
     groups: list[tuple[int, ...]] = field(default_factory=list)  # record roots (WPS positions)
     source: tuple[int, ...] = ()  # the raw node sequence it came from
     attached: int = 0  # gaps attached to the record before them (_attach_gaps)
@@ -540,7 +557,9 @@ def _resolve_options(options: dict[str, Any]) -> dict[str, Any]:
         elif deco == "none":
             deco = frozenset()
         else:
-            raise ValueError(f"unknown decorative preset {deco!r} (paper, extended, none, or a set of tags)")
+            raise ValueError(
+                f"unknown decorative preset {deco!r} (paper, extended, none, or a set of tags)"
+            )
     opts["decorative"] = frozenset(deco)
     return opts
 
@@ -559,7 +578,7 @@ def _gap_h(
     if index.string is not None:  # the same comparisons on str slices: C-level, 4x quicker LCS
         text = index.string
         p = sa[lb]
-        s = text[p:p + l]
+        s = text[p : p + l]
     bound = 2 * l
     threshold = alpha * l - _EPS
     h = 0
@@ -585,7 +604,7 @@ def _gap_h(
         remaining -= size
         p = sa[k0]
         if p + bound <= n:
-            w = text[p + l:p + bound]
+            w = text[p + l : p + bound]
             if w == s or LCSseq.similarity(s, w) >= threshold:
                 h += size
         if early and (h >= need or h + remaining < need):
@@ -625,7 +644,7 @@ def _analyze_sequence(tps: TagPathSequence, opts: dict[str, Any], trace: bool) -
         m = pf_cache.get(c)
         if m is None:
             if interval:  # the node's own SA interval when c is its sequence (no search)
-                m = greedy_matches(sorted(index.sa[interval[0]:interval[1] + 1]), len(c))
+                m = greedy_matches(sorted(index.sa[interval[0] : interval[1] + 1]), len(c))
             else:
                 m = index.greedy_find(c)
             pf_cache[c] = m
@@ -669,7 +688,7 @@ def _analyze_sequence(tps: TagPathSequence, opts: dict[str, Any], trace: bool) -
             # canonical_rotation(s, tps, "truncate") from the ancestor's: s = s_a + t
             _, da, m, r0, r1, c0 = top
             p = sa[lb]
-            t = text[p + da:p + depth]
+            t = text[p + da : p + depth]
             mt = min(t)
             if mt < m:  # a smaller identifier first occurs in t (always below the root)
                 m = mt
@@ -679,14 +698,18 @@ def _analyze_sequence(tps: TagPathSequence, opts: dict[str, Any], trace: bool) -
                 except ValueError:
                     r1 = None
                 r0 += da
-                c0 = text[p + r0:p + r1] if r1 is not None else text[p + r0:p + depth] + text[p:p + r0]
+                c0 = (
+                    text[p + r0 : p + r1]
+                    if r1 is not None
+                    else text[p + r0 : p + depth] + text[p : p + r0]
+                )
             elif r1 is not None:
                 pass  # same smallest identifier, same first two occurrences: the same rotation
             elif mt > m:  # m still occurs once: the whole rotation
-                c0 = text[p + r0:p + depth] + text[p:p + r0]
+                c0 = text[p + r0 : p + depth] + text[p : p + r0]
             else:  # the second occurrence of m is in t
                 r1 = da + t.index(m)
-                c0 = text[p + r0:p + r1]
+                c0 = text[p + r0 : p + r1]
             top = (rb, depth, m, r0, r1, c0)
             stack.append(top)
             if c0 in extracted or len(c0) < min_len:
@@ -704,7 +727,8 @@ def _analyze_sequence(tps: TagPathSequence, opts: dict[str, Any], trace: bool) -
                 mm = pf_cache.get(c0)
                 if mm is None:  # matches_of(c0), searched for as the same rotation of the string
                     mm = pf_cache[c0] = index.greedy_find(
-                        c0 if st is None else st[p + r0:p + depth] + st[p:p + r0])
+                        c0 if st is None else st[p + r0 : p + depth] + st[p : p + r0]
+                    )
                 if len(mm) < 2:
                     n_tree += 1
                     continue
@@ -796,8 +820,15 @@ def _analyze_sequence(tps: TagPathSequence, opts: dict[str, Any], trace: bool) -
     attach = opts["attach_gaps"]
     for d in drps:
         gap_ok = len(d.pattern) >= int(opts["gap_min_length"])
-        _cut_records(d, tps, matches_of(d.pattern), alpha, bool(opts["chunk_gaps"]), gap_ok,
-                     float(attach) if attach else 0.0)
+        _cut_records(
+            d,
+            tps,
+            matches_of(d.pattern),
+            alpha,
+            bool(opts["chunk_gaps"]),
+            gap_ok,
+            float(attach) if attach else 0.0,
+        )
     drps = [d for d in drps if d.groups]
     if opts["dedupe_regions"]:
         drps = _dedupe(drps, tps)
@@ -805,7 +836,12 @@ def _analyze_sequence(tps: TagPathSequence, opts: dict[str, Any], trace: bool) -
 
 
 def _cut_records(
-    d: DRP, tps: TagPathSequence, matches: list[int], alpha: float, chunk: bool, gaps: bool = True,
+    d: DRP,
+    tps: TagPathSequence,
+    matches: list[int],
+    alpha: float,
+    chunk: bool,
+    gaps: bool = True,
     attach: float = 0.0,
 ) -> None:
     """Eq. (1)-(2): exact matches are records; a gap (or, chunked, each piece of a gap starting at
@@ -845,7 +881,7 @@ def _cut_records(
             if r >= threshold:
                 cand.append((a, b, r / l))
             return
-        starts = fp[bisect_left(fp, a):bisect_left(fp, b)]
+        starts = fp[bisect_left(fp, a) : bisect_left(fp, b)]
         last = len(starts) - 1
         for j, q in enumerate(starts):
             stop = starts[j + 1] if j < last else b
@@ -936,7 +972,7 @@ def _attach_gaps(
         # count stops once half the matches hold text
         need, texty = 0.5 * len(matches), 0
         for m in matches:
-            if any(chars[m:m + l]):
+            if any(chars[m : m + l]):
                 texty += 1
                 if texty >= need:
                     break
@@ -955,7 +991,7 @@ def _attach_gaps(
         badge between two exact matches), not the rest of the record before them."""
         if LCSseq.normalized_similarity(pat, seq[a:b]) >= 0.8:
             return True
-        starts = firsts[bisect_left(firsts, a):bisect_left(firsts, b)]
+        starts = firsts[bisect_left(firsts, a) : bisect_left(firsts, b)]
         if len(starts) < 2:
             return False  # one piece: the whole-gap test above decides
         for j, q in enumerate(starts):
@@ -1060,7 +1096,11 @@ def analyze(page: Page, *, trace: bool = False, **options: Any) -> STEMAnalysis:
 
 
 def _confidence(
-    page: Page, groups: list[tuple[int, ...]], rvrs: list[float], l: int, pvr: float,
+    page: Page,
+    groups: list[tuple[int, ...]],
+    rvrs: list[float],
+    l: int,
+    pvr: float,
     chars: int | None = None,
 ) -> tuple[float, int]:
     """``(confidence, record text chars)``. Confidence = how sure we are this is a list of data
@@ -1079,7 +1119,7 @@ def _confidence(
         lo_, hi_, leaves = page.leaf_lo, page.leaf_hi, page.leaves
         for g in groups:
             for x in g:
-                for t in leaves[lo_[x]:hi_[x]]:
+                for t in leaves[lo_[x] : hi_[x]]:
                     chars += len(t)
     avg = chars / k
     content = min(1.0, 0.2 + avg / 60.0)
@@ -1109,7 +1149,9 @@ class STEMExtractor:
         analysis = analyze(page, **options)
         opts = analysis.options
         tps = analysis.tps
-        cands: list[tuple[float, int, list[tuple[int, ...]], list[float], float, dict[str, Any]]] = []
+        cands: list[
+            tuple[float, int, list[tuple[int, ...]], list[float], float, dict[str, Any]]
+        ] = []
         nodes, parent_of, wchars = tps.nodes, page.parent, tps.chars
         node_of = nodes.__getitem__
         trim = opts["trim_edges"]
@@ -1162,8 +1204,16 @@ class STEMExtractor:
         if limit is not None:
             cands = cands[: int(limit)]
         return [
-            build_region(page, self.name, parent, groups, conf, record_confidences=rvrs, meta=meta,
-                         align=bool(opts["align"]))
+            build_region(
+                page,
+                self.name,
+                parent,
+                groups,
+                conf,
+                record_confidences=rvrs,
+                meta=meta,
+                align=bool(opts["align"]),
+            )
             for _, parent, groups, rvrs, conf, meta in cands
         ]
 
@@ -1187,10 +1237,10 @@ def _trim_edges(
 
     def tags(g: tuple[int, ...]) -> Sequence[int] | str:
         if tag_str is not None:
-            return "".join([tag_str[x:end[x] + 1] for x in g])
+            return "".join([tag_str[x : end[x] + 1] for x in g])
         out: list[int] = []
         for x in g:
-            out.extend(tid[x:end[x] + 1])
+            out.extend(tid[x : end[x] + 1])
         return out
 
     k = len(groups)
@@ -1269,8 +1319,14 @@ def _demote_fillers(page: Page, cands: list, frac: float) -> None:
                     mean_a = sum(chars(g) for g in ga) / len(ga)
                 if sum(chars(g) for g in extra) / len(extra) < frac * mean_a:
                     c = cands[b]
-                    cands[b] = (c[0] * 0.5, c[1], c[2], c[3], c[4] * 0.5,
-                                {**c[5], "fillers_of": cands[a][5]["drp_index"]})
+                    cands[b] = (
+                        c[0] * 0.5,
+                        c[1],
+                        c[2],
+                        c[3],
+                        c[4] * 0.5,
+                        {**c[5], "fillers_of": cands[a][5]["drp_index"]},
+                    )
                     demoted.add(b)
 
 
@@ -1306,7 +1362,14 @@ def _prefer_coarser(cands: list) -> None:
                 roots_a = {x for g in ga for x in g}
                 if len(roots_b & roots_a) >= 0.8 * len(roots_b):
                     c = cands[b]
-                    cands[b] = (pb * 0.5, c[1], c[2], c[3], conf_b * 0.5, {**mb, "finer_than": ma["drp_index"]})
+                    cands[b] = (
+                        pb * 0.5,
+                        c[1],
+                        c[2],
+                        c[3],
+                        conf_b * 0.5,
+                        {**mb, "finer_than": ma["drp_index"]},
+                    )
                     break
 
 
@@ -1332,12 +1395,22 @@ def _prefer_core(cands: list) -> None:
                 if any(lo < x < hi for x in sa.difference(fb)):
                     continue
                 c = cands[a]
-                cands[a] = (c[0] * 0.5, c[1], c[2], c[3], c[4] * 0.5, {**c[5], "chrome_of": cands[b][5]["drp_index"]})
+                cands[a] = (
+                    c[0] * 0.5,
+                    c[1],
+                    c[2],
+                    c[3],
+                    c[4] * 0.5,
+                    {**c[5], "chrome_of": cands[b][5]["drp_index"]},
+                )
                 break
 
 
 def _parts_by_parent(
-    page: Page, by_parent: dict[int, list[tuple[tuple[int, ...], float]]], nodes: list[int], grids: bool
+    page: Page,
+    by_parent: dict[int, list[tuple[tuple[int, ...], float]]],
+    nodes: list[int],
+    grids: bool,
 ) -> list[tuple[int, list[tuple[tuple[int, ...], float]]]]:
     """``split_regions``: the records of one DRP as regions, one per parent element (at least
     2 records), except table grids when ``grids`` (``merge_grids``, ours; digest TC-19 asks
@@ -1368,8 +1441,12 @@ def _parts_by_parent(
             cells = [it for p in ps for it in by_parent[p]]
             if any(len(g) != 1 or tag[nodes[g[0]]] not in ("td", "th") for g, _ in cells):
                 continue
-            if any(max(sizes) > 2 * min(sizes) for sizes in (
-                    [end[nodes[g[0]]] - nodes[g[0]] + 1 for g, _ in by_parent[p]] for p in ps)):
+            if any(
+                max(sizes) > 2 * min(sizes)
+                for sizes in (
+                    [end[nodes[g[0]]] - nodes[g[0]] + 1 for g, _ in by_parent[p]] for p in ps
+                )
+            ):
                 continue
             out.append((table, sorted(cells, key=lambda it: it[0][0])))
             done.update(ps)

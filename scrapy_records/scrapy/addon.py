@@ -49,7 +49,11 @@ def playwright_settings(settings: Any, browser_path: str | None) -> None:
         if browser_path:
             opts["executable_path"] = browser_path
         settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", opts, priority="addon")
-    settings.set("PLAYWRIGHT_BROWSER_TYPE", settings.get("PLAYWRIGHT_BROWSER_TYPE") or "chromium", priority="addon")
+    settings.set(
+        "PLAYWRIGHT_BROWSER_TYPE",
+        settings.get("PLAYWRIGHT_BROWSER_TYPE") or "chromium",
+        priority="addon",
+    )
 
 
 class Addon:
@@ -59,9 +63,14 @@ class Addon:
         for name in SETTINGS:
             settings.setdefault(name, default(name), priority="addon")
         settings.setdefault_in_component_priority_dict(
-            "DOWNLOADER_MIDDLEWARES", _load(DOWNLOADER_MW), PRIORITIES["downloader"])
-        settings.setdefault_in_component_priority_dict("SPIDER_MIDDLEWARES", _load(SPIDER_MW), PRIORITIES["spider"])
-        settings.setdefault_in_component_priority_dict("ITEM_PIPELINES", _load(PIPELINE), PRIORITIES["pipeline"])
+            "DOWNLOADER_MIDDLEWARES", _load(DOWNLOADER_MW), PRIORITIES["downloader"]
+        )
+        settings.setdefault_in_component_priority_dict(
+            "SPIDER_MIDDLEWARES", _load(SPIDER_MW), PRIORITIES["spider"]
+        )
+        settings.setdefault_in_component_priority_dict(
+            "ITEM_PIPELINES", _load(PIPELINE), PRIORITIES["pipeline"]
+        )
         if settings.getbool("RECORDS_PLAYWRIGHT") or settings.getbool("RECORDS_PLAYWRIGHT_AUTO"):
             playwright_settings(settings, settings.get("RECORDS_BROWSER_PATH"))
 

@@ -74,10 +74,13 @@ class LeaseKeeper:
         self._thread: threading.Thread | None = None
 
     def acquire(self) -> bool:
-        self.held = bool(self.store.acquire_lease(self.site, LEASE_TEMPLATE, self.owner, ttl=self.ttl))
+        self.held = bool(
+            self.store.acquire_lease(self.site, LEASE_TEMPLATE, self.owner, ttl=self.ttl)
+        )
         if self.held:
-            self._thread = threading.Thread(target=self._renew, daemon=True,
-                                            name=f"records-lease-{self.site}")
+            self._thread = threading.Thread(
+                target=self._renew, daemon=True, name=f"records-lease-{self.site}"
+            )
             self._thread.start()
         return self.held
 
@@ -86,12 +89,17 @@ class LeaseKeeper:
             try:
                 ok = self.store.acquire_lease(self.site, LEASE_TEMPLATE, self.owner, ttl=self.ttl)
             except Exception as exc:  # a store error: keep trying while the induction runs
-                logger.debug("scrapy_records: renewing the induction lease of %s: %s", self.site, exc)
+                logger.debug(
+                    "scrapy_records: renewing the induction lease of %s: %s", self.site, exc
+                )
                 continue
             if not ok:
-                logger.warning("scrapy_records: induction lease of %s lost to another worker"
-                               " during a slow induction (RECORDS_LEASE_SECONDS = %s)",
-                               self.site, self.ttl)
+                logger.warning(
+                    "scrapy_records: induction lease of %s lost to another worker"
+                    " during a slow induction (RECORDS_LEASE_SECONDS = %s)",
+                    self.site,
+                    self.ttl,
+                )
                 return
             self.renewals += 1
 
@@ -173,7 +181,7 @@ class RecordsRuntime:
 
     # ----------------------------------------------------------------- set-up
     @classmethod
-    def for_crawler(cls, crawler: Any) -> "RecordsRuntime":
+    def for_crawler(cls, crawler: Any) -> RecordsRuntime:
         """The runtime of ``crawler`` (created by whichever component asks first)."""
         rt = getattr(crawler, RUNTIME_ATTR, None)
         if rt is None:
@@ -195,7 +203,8 @@ class RecordsRuntime:
                         logger.error(
                             "scrapy_records: cannot open wrapper store %r (%s): wrappers are"
                             " induced and used for this crawl only",
-                            redact_uri(self.config.wrapper_store), exc,
+                            redact_uri(self.config.wrapper_store),
+                            exc,
                         )
                         from .store.memory import MemoryStore
 
@@ -227,8 +236,12 @@ class RecordsRuntime:
                             try:
                                 clusters.append((sw.template, Signature.from_dict(sw.signature)))
                             except WrapperError as exc:
-                                logger.warning("scrapy_records: bad template signature of"
-                                               " %s/%s: %s", site, sw.template, exc)
+                                logger.warning(
+                                    "scrapy_records: bad template signature of %s/%s: %s",
+                                    site,
+                                    sw.template,
+                                    exc,
+                                )
                 except Exception as exc:
                     logger.warning("scrapy_records: cannot list wrappers of %s: %s", site, exc)
             self._clusters[site] = clusters
@@ -266,7 +279,11 @@ class RecordsRuntime:
                 st = self._states[(site, template)] = TemplateState(site, template, signature)
             if st.loaded:
                 refresh = self.config.store_refresh
-                if refresh > 0 and st.wrapper is not None and time.monotonic() - st.checked > refresh:
+                if (
+                    refresh > 0
+                    and st.wrapper is not None
+                    and time.monotonic() - st.checked > refresh
+                ):
                     st.checked = time.monotonic()
                     store = self.store
                     if store is not None:
@@ -299,7 +316,11 @@ class RecordsRuntime:
         except (WrapperError, ValueError, TypeError) as exc:
             logger.warning(
                 "scrapy_records: stored wrapper %s/%s (version %s) is corrupt, ignoring it and"
-                " re-inducing: %s", site, template, version, exc,
+                " re-inducing: %s",
+                site,
+                template,
+                version,
+                exc,
             )
             out.inc("records/wrapper/corrupt")
             return None
@@ -371,7 +392,9 @@ class RecordsRuntime:
         if st is not None and st.wrapper is None and result.main is not None:
             self._sample_and_induce(st, response, page, result, extractor, opts, out)
 
-    def _extract(self, page: Page, extractor: str, min_records: int, opts: dict[str, Any]) -> PageResult:
+    def _extract(
+        self, page: Page, extractor: str, min_records: int, opts: dict[str, Any]
+    ) -> PageResult:
         from ..api import extract
 
         return extract(page, url=page.url, extractor=extractor, min_records=min_records, **opts)
@@ -386,12 +409,16 @@ class RecordsRuntime:
             health = wrapper.check(result)
         return bool(health.get("fits"))
 
-    def _apply_wrapper(self, st: TemplateState, root: Any, url: str, out: Outcome, min_records: int) -> bool:
+    def _apply_wrapper(
+        self, st: TemplateState, root: Any, url: str, out: Outcome, min_records: int
+    ) -> bool:
         wrapper = st.wrapper
         try:
             result = wrapper.extract(root, url=url)
         except Exception as exc:
-            logger.warning("scrapy_records: wrapper %s/%s failed on %s: %s", st.site, st.template, url, exc)
+            logger.warning(
+                "scrapy_records: wrapper %s/%s failed on %s: %s", st.site, st.template, url, exc
+            )
             out.inc("records/errors")
             result, fits = None, False
         else:
@@ -413,8 +440,12 @@ class RecordsRuntime:
                 out.inc("records/wrapper/stale")
                 logger.warning(
                     "scrapy_records: wrapper %s/%s (version %s) no longer fits the pages (%d"
-                    " misfits in a row, last %s)%s", st.site, st.template, st.version,
-                    st.misfits, url,
+                    " misfits in a row, last %s)%s",
+                    st.site,
+                    st.template,
+                    st.version,
+                    st.misfits,
+                    url,
                     ": re-inducing" if self.config.reinduce == "stale" else "",
                 )
                 if self.config.reinduce == "stale":
@@ -446,7 +477,9 @@ class RecordsRuntime:
             if lease is not None and not lease.acquire():
                 out.inc("records/wrapper/lease_busy")
                 return
-            if store is not None and (self._adopt_alias(st, store, out) or self._adopt_newer(st, store, out)):
+            if store is not None and (
+                self._adopt_alias(st, store, out) or self._adopt_newer(st, store, out)
+            ):
                 return
             wrapper = self._induce(samples, extractor, opts)
             if wrapper is None:
@@ -462,14 +495,22 @@ class RecordsRuntime:
             if store is not None:
                 try:
                     version = store.put(
-                        st.site, st.template, document,
+                        st.site,
+                        st.template,
+                        document,
                         expected_version=base,
-                        signature=st.signature.to_dict() if isinstance(st.signature, Signature) else None,
+                        signature=st.signature.to_dict()
+                        if isinstance(st.signature, Signature)
+                        else None,
                     )
                 except VersionConflict:
                     # another process stored one first: adopt it when it is valid
                     sw = store.get(st.site, st.template)
-                    other = self._load_wrapper(sw.document, st.site, st.template, sw.version, out) if sw else None
+                    other = (
+                        self._load_wrapper(sw.document, st.site, st.template, sw.version, out)
+                        if sw
+                        else None
+                    )
                     with self._lock:
                         st.stored_version = sw.version if sw else None
                         if other is not None:
@@ -482,9 +523,13 @@ class RecordsRuntime:
                     # queued the write and replays it (compare-and-set on ``base``) when
                     # Redis is back; ``_adopt_newer`` then recognises it as our own.
                     store_error = str(exc) or type(exc).__name__
-                    logger.warning("scrapy_records: wrapper %s/%s is used from memory, the"
-                                   " store did not take it: %s", st.site, st.template,
-                                   store_error)
+                    logger.warning(
+                        "scrapy_records: wrapper %s/%s is used from memory, the"
+                        " store did not take it: %s",
+                        st.site,
+                        st.template,
+                        store_error,
+                    )
                     out.inc("records/wrapper/not_stored")
             status = "updated" if base is not None else "new"
             with self._lock:
@@ -512,7 +557,13 @@ class RecordsRuntime:
             rec = getattr(getattr(wrapper, "record", None), "xpath", None)
             logger.info(
                 "scrapy_records: induced wrapper %s/%s version %s (%s) from %d pages: record %s,"
-                " fields %s", st.site, st.template, version, status, len(samples), rec,
+                " fields %s",
+                st.site,
+                st.template,
+                version,
+                status,
+                len(samples),
+                rec,
                 ", ".join(fields) or "-",
             )
         finally:
@@ -554,15 +605,26 @@ class RecordsRuntime:
             other = self._states.get((st.site, best.template))
             if other is None:
                 other = self._states[(st.site, best.template)] = TemplateState(
-                    st.site, best.template, Signature.from_dict(best.signature), loaded=True)
+                    st.site, best.template, Signature.from_dict(best.signature), loaded=True
+                )
             if other.wrapper is None or (other.version or 0) < best.version:
-                other.wrapper, other.version, other.stored_version = wrapper, best.version, best.version
+                other.wrapper, other.version, other.stored_version = (
+                    wrapper,
+                    best.version,
+                    best.version,
+                )
             other.checked = time.monotonic()
             st.samples.clear()
         out.inc("records/wrapper/adopted")
-        logger.info("scrapy_records: template %s/%s is %s/%s (version %s) stored by another"
-                    " process: using its wrapper", st.site, st.template, st.site, best.template,
-                    best.version)
+        logger.info(
+            "scrapy_records: template %s/%s is %s/%s (version %s) stored by another"
+            " process: using its wrapper",
+            st.site,
+            st.template,
+            st.site,
+            best.template,
+            best.version,
+        )
         return True
 
     def _adopt_newer(self, st: TemplateState, store: WrapperStore, out: Outcome) -> bool:
@@ -571,8 +633,10 @@ class RecordsRuntime:
             sw = store.get(st.site, st.template)
         except Exception:
             return False
-        if sw is None or sw.version == st.stored_version or (
-            st.version is not None and sw.version <= st.version
+        if (
+            sw is None
+            or sw.version == st.stored_version
+            or (st.version is not None and sw.version <= st.version)
         ):
             return False
         if st.document is not None and sw.document == st.document:
@@ -581,8 +645,13 @@ class RecordsRuntime:
             with self._lock:
                 st.version = st.stored_version = sw.version
                 st.document = None
-            logger.info("scrapy_records: wrapper %s/%s induced during the store outage is"
-                        " stored as version %s", st.site, st.template, sw.version)
+            logger.info(
+                "scrapy_records: wrapper %s/%s induced during the store outage is"
+                " stored as version %s",
+                st.site,
+                st.template,
+                sw.version,
+            )
             return False
         other = self._load_wrapper(sw.document, st.site, st.template, sw.version, out)
         with self._lock:
@@ -593,8 +662,12 @@ class RecordsRuntime:
             st.samples.clear()
             st.misfits = 0
         out.inc("records/wrapper/adopted")
-        logger.info("scrapy_records: using wrapper %s/%s version %s stored by another process",
-                    st.site, st.template, sw.version)
+        logger.info(
+            "scrapy_records: using wrapper %s/%s version %s stored by another process",
+            st.site,
+            st.template,
+            sw.version,
+        )
         return True
 
     def _induce(self, samples, extractor: str, opts: dict[str, Any]) -> Any:
@@ -610,10 +683,14 @@ class RecordsRuntime:
                 inducer = self.config.inducer or extractor
                 # the results already mined (what was emitted): not mined again, and the
                 # wrapper takes the field names those records carry
-                mined = [res.regions for _u, _r, _p, res in samples] if inducer == extractor else None
+                mined = (
+                    [res.regions for _u, _r, _p, res in samples] if inducer == extractor else None
+                )
                 return induce([p for _u, _r, p, _res in samples], extractor=inducer, regions=mined)
             except (RecordsError, ValueError) as exc:
-                logger.info("scrapy_records: induction failed (%s), trying single-page wrappers", exc)
+                logger.info(
+                    "scrapy_records: induction failed (%s), trying single-page wrappers", exc
+                )
         from ..wrapper import Wrapper
 
         if not hasattr(Wrapper, "from_region"):
@@ -655,8 +732,9 @@ class RecordsRuntime:
             prov.sample_urls = [s[0] for s in samples]
 
     # ---------------------------------------------------------------- emitting
-    def first_emission(self, site: str, template: str, version: int | None,
-                       by: str = "middleware") -> bool:
+    def first_emission(
+        self, site: str, template: str, version: int | None, by: str = "middleware"
+    ) -> bool:
         """True once per ``(site, template, version)`` and emitter (``by``: the spider
         middleware or the pipeline, which de-duplicates on its own): a wrapper is emitted once."""
         key = (site, template, version or 0)

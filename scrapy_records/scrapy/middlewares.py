@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 from scrapy import Request, signals
 from scrapy.exceptions import NotConfigured
@@ -45,7 +46,9 @@ def is_js_shell(body: bytes, max_text: int = 200) -> bool:
     return len(text) < max_text
 
 
-def mining_decision(response: Response, runtime: RecordsRuntime, meta: dict | None = None) -> tuple[bool, str]:
+def mining_decision(
+    response: Response, runtime: RecordsRuntime, meta: dict | None = None
+) -> tuple[bool, str]:
     """``(mine?, reason)`` for a response: ``meta["records"]``, content type, size."""
     cfg = runtime.config
     flag = (meta if meta is not None else response.meta).get("records", True)
@@ -53,9 +56,13 @@ def mining_decision(response: Response, runtime: RecordsRuntime, meta: dict | No
         return False, "disabled"
     if not isinstance(response, TextResponse):
         return False, "non_html"
-    ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
-    if ctype and ctype not in cfg.content_types and not (
-        isinstance(response, HtmlResponse) and ctype in ("", "application/octet-stream")
+    ctype = (
+        response.headers.get(b"Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
+    )
+    if (
+        ctype
+        and ctype not in cfg.content_types
+        and not (isinstance(response, HtmlResponse) and ctype in ("", "application/octet-stream"))
     ):
         return False, "non_html"
     if not ctype and not isinstance(response, HtmlResponse):
@@ -105,7 +112,9 @@ class RecordsDownloaderMiddleware(RecordsComponent):
             and is_js_shell(response.body, self.config.js_shell_max_text)
         ):
             self.stats.inc_value("records/playwright/rerequested")
-            logger.debug("scrapy_records: %s looks like a JavaScript shell: rendering it", response.url)
+            logger.debug(
+                "scrapy_records: %s looks like a JavaScript shell: rendering it", response.url
+            )
             meta = dict(request.meta)
             meta.update({"playwright": True, "_records_rendered": True})
             return request.replace(meta=meta, dont_filter=True)
@@ -145,9 +154,11 @@ class RecordsSpiderMiddleware(RecordsComponent):
 
     def _start(self, response: Response) -> Any:
         """Start mining (in a worker thread when ``RECORDS_THREADED``); return an awaitable."""
-        meta = {k: response.meta.get(k) for k in (
-            "records", "records_extractor", "records_template", "records_wrappers")
-            if k in response.meta}
+        meta = {
+            k: response.meta.get(k)
+            for k in ("records", "records_extractor", "records_template", "records_wrappers")
+            if k in response.meta
+        }
         # Build (or reuse) the response's lxml tree here, in the reactor thread: the
         # spider callback and the page model then share one parse.
         try:
@@ -173,13 +184,18 @@ class RecordsSpiderMiddleware(RecordsComponent):
             return []
         out: list[Any] = []
         for w in outcome.new_wrappers:
-            if self.config.emit_wrappers and self.runtime.first_emission(w["site"], w["template"], w["version"]):
+            if self.config.emit_wrappers and self.runtime.first_emission(
+                w["site"], w["template"], w["version"]
+            ):
                 out.append(WrapperItem(**w))
         result = outcome.result
         if result is None:
             return out
-        regions = result.regions if self.config.regions == "all" else (
-            [result.main] if result.main is not None else [])
+        regions = (
+            result.regions
+            if self.config.regions == "all"
+            else ([result.main] if result.main is not None else [])
+        )
         n = 0
         per_extractor: dict[str, int] = {}
         for rank, region in enumerate(regions):
@@ -238,8 +254,13 @@ class RecordsSpiderMiddleware(RecordsComponent):
         for url in next_page_urls(response):
             meta = dict(response.meta)
             for k in list(meta):
-                if k.startswith("_records") or k in ("download_slot", "download_latency", "depth",
-                                                     "download_timeout", "playwright_page"):
+                if k.startswith("_records") or k in (
+                    "download_slot",
+                    "download_latency",
+                    "depth",
+                    "download_timeout",
+                    "playwright_page",
+                ):
                     meta.pop(k, None)
             meta["records_pagination_hops"] = hops + 1
             reqs.append(response.request.replace(url=url, meta=meta, dont_filter=False))
@@ -255,11 +276,17 @@ class RecordsSpiderMiddleware(RecordsComponent):
             "scrapy_records summary: %d pages mined, %d records (%d dropped as low-confidence);"
             " wrappers: %d induced, %d pages extracted by a stored wrapper, %d stale, %d corrupt;"
             " %d skipped (non-HTML %d, too large %d); %d errors; %.2fs mining",
-            g("records/pages_mined"), g("records/records"), g("records/dropped/low_confidence"),
-            g("records/wrapper/induced"), g("records/wrapper/reused"), g("records/wrapper/stale"),
+            g("records/pages_mined"),
+            g("records/records"),
+            g("records/dropped/low_confidence"),
+            g("records/wrapper/induced"),
+            g("records/wrapper/reused"),
+            g("records/wrapper/stale"),
             g("records/wrapper/corrupt"),
             g("records/skipped/non_html") + g("records/skipped/too_large"),
-            g("records/skipped/non_html"), g("records/skipped/too_large"), g("records/errors"),
+            g("records/skipped/non_html"),
+            g("records/skipped/too_large"),
+            g("records/errors"),
             self._mining_seconds,
         )
         self.runtime.close()

@@ -12,9 +12,29 @@ from urllib.parse import urlsplit
 
 #: Anchor texts / labels that mean "next page" (lower-cased, stripped).
 NEXT_WORDS = {
-    "next", "next page", "next »", "next ›", "next >", "next>", "»", "›", ">", ">>", "→",
-    "older", "older posts", "more", "suivant", "weiter", "siguiente", "avanti", "volgende",
-    "próxima", "次へ", "下一页", "следующая",
+    "next",
+    "next page",
+    "next »",
+    "next ›",
+    "next >",
+    "next>",
+    "»",
+    "›",
+    ">",
+    ">>",
+    "→",
+    "older",
+    "older posts",
+    "more",
+    "suivant",
+    "weiter",
+    "siguiente",
+    "avanti",
+    "volgende",
+    "próxima",
+    "次へ",
+    "下一页",
+    "следующая",
 }
 _NEXT_CLASS = re.compile(r"(^|[\s_-])next([\s_-]|$)", re.I)
 _INT = re.compile(r"^\d{1,5}$")
@@ -47,9 +67,7 @@ def next_page_urls(response: Any, limit: int = 1) -> list[str]:
     if len(found) >= limit:
         return found[:limit]
     for a in response.xpath("//a[@href]"):
-        label = " ".join(
-            (a.xpath("normalize-space(string(.))").get() or "",)
-        ).strip().lower()
+        label = " ".join((a.xpath("normalize-space(string(.))").get() or "",)).strip().lower()
         aria = (a.attrib.get("aria-label") or a.attrib.get("title") or "").strip().lower()
         cls = a.attrib.get("class") or ""
         if label in NEXT_WORDS or aria in ("next", "next page") or _NEXT_CLASS.search(cls):
@@ -57,11 +75,15 @@ def next_page_urls(response: Any, limit: int = 1) -> list[str]:
     if len(found) >= limit:
         return found[:limit]
     # page-number lists: containers holding >= 2 numeric links
-    for box in response.xpath("//*[count(.//a[re:test(normalize-space(.), '^[0-9]{1,5}$')]) >= 2]"
-                              "[not(.//*[count(.//a[re:test(normalize-space(.), '^[0-9]{1,5}$')]) >= 2])]"):
+    for box in response.xpath(
+        "//*[count(.//a[re:test(normalize-space(.), '^[0-9]{1,5}$')]) >= 2]"
+        "[not(.//*[count(.//a[re:test(normalize-space(.), '^[0-9]{1,5}$')]) >= 2])]"
+    ):
         current = None
-        marked = box.xpath(".//*[@aria-current or contains(@class,'active') or contains(@class,'current')]"
-                           "[re:test(normalize-space(.), '^[0-9]{1,5}$')]/text()").get()
+        marked = box.xpath(
+            ".//*[@aria-current or contains(@class,'active') or contains(@class,'current')]"
+            "[re:test(normalize-space(.), '^[0-9]{1,5}$')]/text()"
+        ).get()
         if marked and _INT.match(marked.strip()):
             current = int(marked.strip())
         if current is None:

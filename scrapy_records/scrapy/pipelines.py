@@ -18,8 +18,17 @@ from .store import StoreError, VersionConflict
 logger = logging.getLogger(__name__)
 
 #: RecordItem columns kept in a flattened record, before the record's own fields.
-FLAT_BASE = ("url", "site", "template", "wrapper_id", "wrapper_version", "region", "index",
-             "confidence", "extractor")
+FLAT_BASE = (
+    "url",
+    "site",
+    "template",
+    "wrapper_id",
+    "wrapper_version",
+    "region",
+    "index",
+    "confidence",
+    "extractor",
+)
 
 
 def flatten_record(item: Any, prefix: str = "") -> dict[str, Any]:
@@ -45,8 +54,10 @@ def _widen_csv_header(path: str, first: int, header: list[str]) -> None:
     import csv
 
     tmp = f"{path}.tmp"
-    with open(path, newline="", encoding="utf-8") as src, \
-            open(tmp, "w", newline="", encoding="utf-8") as dst:
+    with (
+        open(path, newline="", encoding="utf-8") as src,
+        open(tmp, "w", newline="", encoding="utf-8") as dst,
+    ):
         reader = csv.reader(src)
         writer = csv.writer(dst)
         next(reader, None)
@@ -55,8 +66,12 @@ def _widen_csv_header(path: str, first: int, header: list[str]) -> None:
         for r in reader:
             writer.writerow(r + [""] * (width - len(r)) if len(r) < width else r)
     os.replace(tmp, path)
-    logger.info("scrapy_records: %s: %d columns appeared after the first records (%s);"
-                " header rewritten", path, width - first, ", ".join(header[first:]))
+    logger.info(
+        "scrapy_records: %s: %d columns appeared after the first records (%s); header rewritten",
+        path,
+        width - first,
+        ", ".join(header[first:]),
+    )
 
 
 class RecordsPipeline(RecordsComponent):
@@ -102,22 +117,28 @@ class RecordsPipeline(RecordsComponent):
         store = self.runtime.store
         if not item.get("stored") and not item.get("store_error") and store is not None:
             doc = item.get("document")
-            text = doc if isinstance(doc, str) else json.dumps(doc, sort_keys=True, ensure_ascii=False)
+            text = (
+                doc if isinstance(doc, str) else json.dumps(doc, sort_keys=True, ensure_ascii=False)
+            )
             try:
                 item["version"] = store.put(
-                    item["site"], item["template"], text,
+                    item["site"],
+                    item["template"],
+                    text,
                     expected_version=item.get("base_version"),
                 )
                 item["stored"] = True
             except VersionConflict as exc:
-                logger.warning("scrapy_records: wrapper not stored, the store has a newer"
-                               " one: %s", exc)
+                logger.warning(
+                    "scrapy_records: wrapper not stored, the store has a newer one: %s", exc
+                )
                 item["store_error"] = str(exc)
             except StoreError as exc:
                 logger.warning("scrapy_records: wrapper not stored: %s", exc)
                 item["store_error"] = str(exc)
-        if not self.runtime.first_emission(item["site"], item["template"], item.get("version"),
-                                           by="pipeline"):
+        if not self.runtime.first_emission(
+            item["site"], item["template"], item.get("version"), by="pipeline"
+        ):
             raise DropItem("wrapper already emitted", log_level="DEBUG")
         self.stats.inc_value("records/wrapper/emitted")
         return item
@@ -130,19 +151,24 @@ class RecordsPipeline(RecordsComponent):
         from .exporters import JsonCellCsvItemExporter
 
         path = self.config.csv_per_template % {
-            "site": item.get("site") or "site", "template": item.get("template") or "none"}
+            "site": item.get("site") or "site",
+            "template": item.get("template") or "none",
+        }
         row = flatten_record(item, self.config.flatten_prefix)
         entry = self._csv.get(path)
         if entry is None:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             f = open(path, "wb")
-            exporter = JsonCellCsvItemExporter(f, fields_to_export=list(row), include_headers_line=True)
+            exporter = JsonCellCsvItemExporter(
+                f, fields_to_export=list(row), include_headers_line=True
+            )
             exporter.start_exporting()
             entry = self._csv[path] = (f, exporter, list(row))
         exporter = entry[1]
         if any(k not in exporter.fields_to_export for k in row):
             exporter.fields_to_export = list(exporter.fields_to_export) + [
-                k for k in row if k not in exporter.fields_to_export]
+                k for k in row if k not in exporter.fields_to_export
+            ]
         exporter.export_item(row)
 
     def close_spider(self) -> None:

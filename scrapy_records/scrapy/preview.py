@@ -24,7 +24,17 @@ from parsel.selector import create_root_node
 #: Outline colours, one per region (cycled).
 COLOURS = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324"]
 CSP = "default-src 'none'; img-src * data:; style-src * 'unsafe-inline'; font-src * data:"
-_DANGEROUS = ("script", "noscript", "iframe", "frame", "frameset", "object", "embed", "applet", "base")
+_DANGEROUS = (
+    "script",
+    "noscript",
+    "iframe",
+    "frame",
+    "frameset",
+    "object",
+    "embed",
+    "applet",
+    "base",
+)
 _URL_ATTRS = ("href", "src", "action", "formaction", "xlink:href", "data", "poster", "srcdoc")
 
 
@@ -82,19 +92,39 @@ def render_preview(html: str, url: str | None, result: Any, title: str | None = 
     for r, parent, recs in located:
         colour = COLOURS[r % len(COLOURS)]
         if parent is not None:
-            parent.set("style", (parent.get("style") or "") + f";outline:3px dashed {colour};outline-offset:2px")
+            parent.set(
+                "style",
+                (parent.get("style") or "") + f";outline:3px dashed {colour};outline-offset:2px",
+            )
             parent.set("data-records-region", str(r))
         for i, els in enumerate(recs):
             for k, el in enumerate(els):
-                el.set("style", (el.get("style") or "") + f";outline:2px solid {colour};outline-offset:-1px")
+                el.set(
+                    "style",
+                    (el.get("style") or "") + f";outline:2px solid {colour};outline-offset:-1px",
+                )
                 if k == 0:
                     badge = etree.Element("span")
-                    badge.set("style", f"background:{colour};color:#fff;font:bold 11px sans-serif;"
-                              "padding:1px 4px;margin-right:4px;border-radius:3px")
+                    badge.set(
+                        "style",
+                        f"background:{colour};color:#fff;font:bold 11px sans-serif;"
+                        "padding:1px 4px;margin-right:4px;border-radius:3px",
+                    )
                     badge.text = f"R{r}.{i + 1}"
                     host = el
-                    if el.tag in ("tr", "table", "tbody", "thead", "ul", "ol", "dl", "select") and len(el):
-                        host = el[0]  # keep the markup valid: the badge goes into the first cell/item
+                    if el.tag in (
+                        "tr",
+                        "table",
+                        "tbody",
+                        "thead",
+                        "ul",
+                        "ol",
+                        "dl",
+                        "select",
+                    ) and len(el):
+                        host = el[
+                            0
+                        ]  # keep the markup valid: the badge goes into the first cell/item
                     host.insert(0, badge)
                     badge.tail, host.text = host.text, None
     head = root.find("head")
@@ -120,7 +150,7 @@ def _panel(url: str | None, result: Any, title: str | None) -> str:
     e = htmlmod.escape
     out = [
         '<div id="scrapy-records-preview" style="all:initial;display:block;font:13px sans-serif;'
-        'background:#fffbe6;color:#222;border-bottom:3px solid #333;padding:8px;'
+        "background:#fffbe6;color:#222;border-bottom:3px solid #333;padding:8px;"
         'max-height:45vh;overflow:auto;position:relative;z-index:2147483647">',
         f"<b>scrapy_records preview</b> {e(title or '')} — {e(url or '')}<br>",
         f"{len(result.regions)} region(s); main: {0 if result.main is not None else 'none'}",
@@ -128,20 +158,28 @@ def _panel(url: str | None, result: Any, title: str | None) -> str:
     for r, region in enumerate(result.regions):
         colour = COLOURS[r % len(COLOURS)]
         cols = [c.name for c in region.columns] or sorted(
-            {k for rec in region.records for k in rec.fields})
+            {k for rec in region.records for k in rec.fields}
+        )
         out.append(
             f'<div style="margin-top:6px"><span style="background:{colour};color:#fff;padding:1px 5px">'
             f"region {r}</span> {e(region.extractor)} · confidence {region.confidence:.2f} · "
             f"{len(region.records)} records · <code>{e(region.xpath)}</code></div>"
         )
         out.append('<table style="border-collapse:collapse;font-size:12px;margin:2px 0 0 8px">')
-        out.append("<tr><th style='text-align:left;padding:1px 6px'>#</th>" + "".join(
-            f"<th style='text-align:left;padding:1px 6px'>{e(c)}</th>" for c in cols) + "</tr>")
+        out.append(
+            "<tr><th style='text-align:left;padding:1px 6px'>#</th>"
+            + "".join(f"<th style='text-align:left;padding:1px 6px'>{e(c)}</th>" for c in cols)
+            + "</tr>"
+        )
         for i, rec in enumerate(region.records[:200]):
-            cells = "".join(
-                f"<td style='padding:1px 6px;border-top:1px solid #ddd'>{e(_short(rec.fields.get(c)))}</td>"
-                for c in cols
-            ) if cols else f"<td style='padding:1px 6px'>{e(_short(rec.text))}</td>"
+            cells = (
+                "".join(
+                    f"<td style='padding:1px 6px;border-top:1px solid #ddd'>{e(_short(rec.fields.get(c)))}</td>"
+                    for c in cols
+                )
+                if cols
+                else f"<td style='padding:1px 6px'>{e(_short(rec.text))}</td>"
+            )
             out.append(f"<tr><td style='padding:1px 6px'>R{r}.{i + 1}</td>{cells}</tr>")
         out.append("</table>")
     out.append("</div>")
@@ -157,8 +195,13 @@ def _short(v: Any, n: int = 80) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def screenshot(html_path: str, png_path: str, browser_path: str | None = None,
-               width: int = 1280, full_page: bool = True) -> str:
+def screenshot(
+    html_path: str,
+    png_path: str,
+    browser_path: str | None = None,
+    width: int = 1280,
+    full_page: bool = True,
+) -> str:
     """Render the preview file ``html_path`` to ``png_path`` with Chromium (Playwright)."""
     import os
 
@@ -173,7 +216,9 @@ def screenshot(html_path: str, png_path: str, browser_path: str | None = None,
             kw["executable_path"] = exe
         browser = p.chromium.launch(**kw)
         try:
-            page = browser.new_page(viewport={"width": width, "height": 900}, java_script_enabled=False)
+            page = browser.new_page(
+                viewport={"width": width, "height": 900}, java_script_enabled=False
+            )
             page.goto("file://" + os.path.abspath(html_path), wait_until="load", timeout=30000)
             page.screenshot(path=png_path, full_page=full_page)
         finally:

@@ -38,7 +38,7 @@ class DemoSpider(scrapy.Spider):
         if getattr(self, "_demo", None) is not None:
             self._demo.stop()
         outputs = []
-        for uri in (self.settings.getdict("FEEDS") or {}):
+        for uri in self.settings.getdict("FEEDS") or {}:
             path = str(uri) % {"name": self.name}
             if os.path.exists(path):
                 outputs.append(os.path.relpath(path))
@@ -49,4 +49,6 @@ class DemoSpider(scrapy.Spider):
                 if os.path.getmtime(path) >= started:
                     outputs.append(os.path.relpath(path) + "  (one template, one column per field)")
         if outputs:
-            print(f"\n[{self.name}] records written to:\n  " + "\n  ".join(outputs) + "\n", flush=True)
+            print(
+                f"\n[{self.name}] records written to:\n  " + "\n  ".join(outputs) + "\n", flush=True
+            )

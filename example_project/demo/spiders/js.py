@@ -18,4 +18,8 @@ class JsSpider(DemoSpider):
         yield scrapy.Request(self.demo_url("/js/"), callback=self.parse)
 
     def parse(self, response):
-        yield {"kind": "page", "url": response.url, "rendered": bool(response.meta.get("playwright"))}
+        yield {
+            "kind": "page",
+            "url": response.url,
+            "rendered": bool(response.meta.get("playwright")),
+        }

@@ -23,6 +23,7 @@ from w3lib.url import is_url
 
 def format_table(rows: list[list[str]], header: list[str], width: int = 40) -> str:
     """A plain-text table, cells cut to ``width`` characters."""
+
     def cut(v: Any) -> str:
         s = "" if v is None else (" | ".join(map(str, v)) if isinstance(v, list) else str(v))
         s = " ".join(s.split())
@@ -45,14 +46,18 @@ def describe(result: Any, main_only: bool = False, width: int = 40) -> str:
         return "no data region found"
     out = []
     for r, region in enumerate(regions):
-        cols = [c.name for c in region.columns] or sorted({k for rec in region.records for k in rec.fields})
+        cols = [c.name for c in region.columns] or sorted(
+            {k for rec in region.records for k in rec.fields}
+        )
         out.append(
             f"region {r}{' (main)' if region is result.main else ''}: {region.extractor}, "
             f"confidence {region.confidence:.2f}, {len(region.records)} records, {region.xpath}"
         )
         header = ["#"] + (cols or ["text"])
-        rows = [[str(i + 1)] + ([rec.fields.get(c) for c in cols] if cols else [rec.text])
-                for i, rec in enumerate(region.records)]
+        rows = [
+            [str(i + 1)] + ([rec.fields.get(c) for c in cols] if cols else [rec.text])
+            for i, rec in enumerate(region.records)
+        ]
         out.append(format_table(rows, header, width))
         out.append("")
     return "\n".join(out)
@@ -77,13 +82,26 @@ class Command(fetch.Command):
 
     def add_options(self, parser: ArgumentParser) -> None:
         super().add_options(parser)
-        parser.add_argument("--extractor", default=None, help="extractor name (default RECORDS_EXTRACTOR or auto)")
+        parser.add_argument(
+            "--extractor", default=None, help="extractor name (default RECORDS_EXTRACTOR or auto)"
+        )
         parser.add_argument("--main", action="store_true", help="show the main region only")
-        parser.add_argument("--json", action="store_true", help="print the result as JSON instead of tables")
-        parser.add_argument("--preview", metavar="FILE", help="preview path (default: RECORDS_PREVIEW_DIR or the current directory)")
+        parser.add_argument(
+            "--json", action="store_true", help="print the result as JSON instead of tables"
+        )
+        parser.add_argument(
+            "--preview",
+            metavar="FILE",
+            help="preview path (default: RECORDS_PREVIEW_DIR or the current directory)",
+        )
         parser.add_argument("--no-preview", action="store_true", help="do not write a preview")
-        parser.add_argument("--screenshot", nargs="?", const="", metavar="PNG",
-                            help="also render the preview to PNG (default: next to the preview)")
+        parser.add_argument(
+            "--screenshot",
+            nargs="?",
+            const="",
+            metavar="PNG",
+            help="also render the preview to PNG (default: next to the preview)",
+        )
         parser.add_argument("--width", type=int, default=40, help="table cell width")
 
     def process_options(self, args: list[str], opts: Namespace) -> None:
@@ -114,8 +132,10 @@ class Command(fetch.Command):
     def _print_response(self, response: Any, opts: Namespace) -> None:
         ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
         if not hasattr(response, "text") or (ctype and "html" not in ctype):
-            print(f"{response.url}: not an HTML response ({ctype or type(response).__name__})",
-                  file=sys.stderr)
+            print(
+                f"{response.url}: not an HTML response ({ctype or type(response).__name__})",
+                file=sys.stderr,
+            )
             self.exitcode = 1
             return
         self._report(response, response.url, opts, response)
@@ -131,7 +151,9 @@ class Command(fetch.Command):
         extractor = opts.extractor or es.get("RECORDS_EXTRACTOR") or "auto"
         min_records = int(es.get("RECORDS_MIN_RECORDS") or 2)
         try:
-            result = scrapy_records.extract(source, url=url, extractor=extractor, min_records=min_records)
+            result = scrapy_records.extract(
+                source, url=url, extractor=extractor, min_records=min_records
+            )
         except RecordsError as exc:
             print(f"{url}: {exc}", file=sys.stderr)
             self.exitcode = 1

@@ -44,12 +44,18 @@ class Command(ScrapyCommand):
     def add_options(self, parser: ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument("--store", help="wrapper store URI (default: RECORDS_WRAPPER_STORE)")
-        parser.add_argument("--history", action="store_true", help="show: list every stored version")
+        parser.add_argument(
+            "--history", action="store_true", help="show: list every stored version"
+        )
 
     def _store(self, opts: Namespace) -> Any:
         from ..store import open_store
 
-        uri = opts.store or (self.settings.get("RECORDS_WRAPPER_STORE") if self.settings else None) or "sqlite"
+        uri = (
+            opts.store
+            or (self.settings.get("RECORDS_WRAPPER_STORE") if self.settings else None)
+            or "sqlite"
+        )
         return open_store(uri)
 
     def run(self, args: list[str], opts: Namespace) -> None:
@@ -85,8 +91,15 @@ class Command(ScrapyCommand):
         rows = []
         for w in entries:
             rec, fields = _summary(w.document)
-            rows.append([w.wrapper_id, str(w.version),
-                         time.strftime("%Y-%m-%d %H:%M", time.localtime(w.updated)), rec, fields])
+            rows.append(
+                [
+                    w.wrapper_id,
+                    str(w.version),
+                    time.strftime("%Y-%m-%d %H:%M", time.localtime(w.updated)),
+                    rec,
+                    fields,
+                ]
+            )
         print(format_table(rows, ["wrapper", "version", "updated", "record", "fields"], width=60))
 
     def _show(self, store: Any, wid: str, history: bool) -> None:
@@ -98,7 +111,9 @@ class Command(ScrapyCommand):
             return
         if history and hasattr(store, "history"):
             for version, updated, _doc in store.history(site, template):
-                print(f"version {version}  {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(updated))}")
+                print(
+                    f"version {version}  {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(updated))}"
+                )
             return
         try:
             print(json.dumps(json.loads(w.document), indent=2, sort_keys=True, ensure_ascii=False))

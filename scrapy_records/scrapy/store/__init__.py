@@ -6,8 +6,14 @@ from urllib.parse import urlparse
 
 from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore, redact_uri
 
-__all__ = ["open_store", "WrapperStore", "StoredWrapper", "StoreError", "VersionConflict",
-           "redact_uri"]
+__all__ = [
+    "open_store",
+    "WrapperStore",
+    "StoredWrapper",
+    "StoreError",
+    "VersionConflict",
+    "redact_uri",
+]
 
 
 def open_store(uri: str | None) -> WrapperStore:
@@ -31,7 +37,7 @@ def open_store(uri: str | None) -> WrapperStore:
     if uri.startswith("sqlite://"):
         from .sqlite import SQLiteStore
 
-        path = uri[len("sqlite://"):]
+        path = uri[len("sqlite://") :]
         if path.startswith("/") and not path.startswith("//"):
             pass  # sqlite:///abs -> /abs
         return SQLiteStore(path or None)
@@ -42,7 +48,9 @@ def open_store(uri: str | None) -> WrapperStore:
     if uri.startswith(("dir://", "file://")):
         from .directory import DirectoryStore
 
-        return DirectoryStore(urlparse(uri).path if uri.startswith("file://") else uri.split("://", 1)[1])
+        return DirectoryStore(
+            urlparse(uri).path if uri.startswith("file://") else uri.split("://", 1)[1]
+        )
     if "://" not in uri:
         from .directory import DirectoryStore
 

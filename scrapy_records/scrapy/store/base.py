@@ -35,10 +35,13 @@ def redact_uri(uri: Any) -> str:
     try:
         parts = urlsplit(text)
         netloc = parts.netloc.rsplit("@", 1)[-1]
-        query = urlencode([
-            (k, "***" if any(s in k.lower() for s in SECRET_PARAMS) else v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        ], safe="*/:")
+        query = urlencode(
+            [
+                (k, "***" if any(s in k.lower() for s in SECRET_PARAMS) else v)
+                for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            ],
+            safe="*/:",
+        )
         return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
     except ValueError:
         return text.split("://", 1)[0] + "://..."
@@ -129,7 +132,7 @@ class WrapperStore(abc.ABC):
     def close(self) -> None:
         """Release resources."""
 
-    def __enter__(self) -> "WrapperStore":
+    def __enter__(self) -> WrapperStore:
         return self
 
     def __exit__(self, *exc: Any) -> None:

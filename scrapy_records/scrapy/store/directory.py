@@ -15,8 +15,9 @@ import re
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from .base import StoredWrapper, VersionConflict, WrapperStore
 

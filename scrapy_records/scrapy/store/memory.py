@@ -38,7 +38,9 @@ class MemoryStore(WrapperStore):
 
     def delete(self, site: str, template: str | None = None) -> int:
         with self._lock:
-            keys = [k for k in self._data if k[0] == site and (template is None or k[1] == template)]
+            keys = [
+                k for k in self._data if k[0] == site and (template is None or k[1] == template)
+            ]
             for k in keys:
                 del self._data[k]
             return len(keys)

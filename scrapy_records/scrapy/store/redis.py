@@ -65,7 +65,8 @@ import json
 import logging
 import threading
 import time
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore, redact_uri
@@ -167,10 +168,12 @@ class RedisStore(WrapperStore):
                 passed.append((k, v))
         try:
             self.prefix = prefix or own.get("prefix") or "records"
-            self.cache_seconds = float(cache_seconds if cache_seconds is not None
-                                       else own.get("cache_seconds", 1.0))
-            self.retry_seconds = float(retry_seconds if retry_seconds is not None
-                                       else own.get("retry_seconds", 5.0))
+            self.cache_seconds = float(
+                cache_seconds if cache_seconds is not None else own.get("cache_seconds", 1.0)
+            )
+            self.retry_seconds = float(
+                retry_seconds if retry_seconds is not None else own.get("retry_seconds", 5.0)
+            )
             self.history_length = int(history if history is not None else own.get("history", 20))
         except ValueError as exc:
             raise StoreError(f"bad Redis wrapper store URI {self._public(parts)}: {exc}") from exc
@@ -238,7 +241,11 @@ class RedisStore(WrapperStore):
                 logger.error(
                     "scrapy_records: Redis wrapper store %s unavailable (%s: %s: %s); the crawl"
                     " goes on with local extraction and wrappers kept in memory, reconnecting"
-                    " in the background", self.uri, what, type(exc).__name__, exc,
+                    " in the background",
+                    self.uri,
+                    what,
+                    type(exc).__name__,
+                    exc,
                 )
             else:
                 logger.debug("Redis wrapper store still down (%s): %s", what, exc)
@@ -255,8 +262,11 @@ class RedisStore(WrapperStore):
             self._pause = self.retry_seconds
             self._epoch_checked = float("-inf")  # the server may have lost or changed data
             n = len(self._pending)
-        logger.warning("scrapy_records: Redis wrapper store %s is back%s", self.uri,
-                       f"; writing {n} queued wrapper(s)" if n else "")
+        logger.warning(
+            "scrapy_records: Redis wrapper store %s is back%s",
+            self.uri,
+            f"; writing {n} queued wrapper(s)" if n else "",
+        )
         self.flush()
 
     def flush(self) -> int:
@@ -286,12 +296,20 @@ class RedisStore(WrapperStore):
                     self._cache.pop(key, None)
                 if int(ok):
                     stored += 1
-                    logger.info("scrapy_records: queued wrapper %s/%s stored as version %s",
-                                site, template, int(val))
+                    logger.info(
+                        "scrapy_records: queued wrapper %s/%s stored as version %s",
+                        site,
+                        template,
+                        int(val),
+                    )
                 else:
-                    logger.info("scrapy_records: queued wrapper %s/%s dropped: the store has"
-                                " version %s from another worker", site, template,
-                                val.decode() if isinstance(val, bytes) else val)
+                    logger.info(
+                        "scrapy_records: queued wrapper %s/%s dropped: the store has"
+                        " version %s from another worker",
+                        site,
+                        template,
+                        val.decode() if isinstance(val, bytes) else val,
+                    )
         finally:
             with self._lock:
                 self._flushing = False
@@ -316,9 +334,12 @@ class RedisStore(WrapperStore):
         except ValueError:
             signature = None
         return StoredWrapper(
-            site=site, template=template, version=int(h[b"version"]),
+            site=site,
+            template=template,
+            version=int(h[b"version"]),
             document=(h.get(b"document") or b"").decode("utf-8", "replace"),
-            signature=signature, updated=float(h.get(b"updated") or 0.0),
+            signature=signature,
+            updated=float(h.get(b"updated") or 0.0),
         )
 
     # ------------------------------------------------------------------ reads
@@ -343,8 +364,11 @@ class RedisStore(WrapperStore):
             with self._lock:
                 if key in self._cache:
                     return self._cache[key]
-            entry = self._entry(site, template, self._call(
-                "get", lambda: self.client.hgetall(self._k("w", site, template))))
+            entry = self._entry(
+                site,
+                template,
+                self._call("get", lambda: self.client.hgetall(self._k("w", site, template))),
+            )
             with self._lock:
                 self._cache[key] = entry
             return entry
@@ -360,8 +384,11 @@ class RedisStore(WrapperStore):
                     return list(self._lists[site])
 
             def fetch() -> list[StoredWrapper]:
-                sites = [site] if site is not None else sorted(
-                    s.decode() for s in self.client.smembers(f"{self.prefix}:sites"))
+                sites = (
+                    [site]
+                    if site is not None
+                    else sorted(s.decode() for s in self.client.smembers(f"{self.prefix}:sites"))
+                )
                 pairs = []
                 for s in sites:
                     pairs += [(s, t.decode()) for t in self.client.smembers(self._k("t", s))]
@@ -370,8 +397,9 @@ class RedisStore(WrapperStore):
                 for s, t in pairs:
                     pipe.hgetall(self._k("w", s, t))
                 hashes = pipe.execute() if pairs else []
-                return [e for (s, t), h in zip(pairs, hashes)
-                        if (e := self._entry(s, t, h)) is not None]
+                return [
+                    e for (s, t), h in zip(pairs, hashes) if (e := self._entry(s, t, h)) is not None
+                ]
 
             out = self._call("list", fetch)
             with self._lock:
@@ -383,9 +411,14 @@ class RedisStore(WrapperStore):
             with self._lock:
                 if site in self._lists:
                     return list(self._lists[site])
-                return sorted((e for (s, _t), e in self._cache.items()
-                               if e is not None and (site is None or s == site)),
-                              key=lambda e: (e.site, e.template))
+                return sorted(
+                    (
+                        e
+                        for (s, _t), e in self._cache.items()
+                        if e is not None and (site is None or s == site)
+                    ),
+                    key=lambda e: (e.site, e.template),
+                )
 
     def history(self, site: str, template: str) -> list[tuple[int, float, str]]:
         """``(version, updated, document)`` of the kept versions, oldest first."""
@@ -402,13 +435,27 @@ class RedisStore(WrapperStore):
 
     # ----------------------------------------------------------------- writes
     def _run_put(self, site, template, document, expected, signature, updated):
-        return self._call("put", lambda: self._put(
-            keys=[self._k("w", site, template), self._k("h", site, template),
-                  f"{self.prefix}:sites", self._k("t", site), f"{self.prefix}:epoch"],
-            args=["" if expected is None else str(int(expected)), document,
-                  json.dumps(signature) if signature is not None else "", repr(updated),
-                  site, template, self.history_length],
-        ))
+        return self._call(
+            "put",
+            lambda: self._put(
+                keys=[
+                    self._k("w", site, template),
+                    self._k("h", site, template),
+                    f"{self.prefix}:sites",
+                    self._k("t", site),
+                    f"{self.prefix}:epoch",
+                ],
+                args=[
+                    "" if expected is None else str(int(expected)),
+                    document,
+                    json.dumps(signature) if signature is not None else "",
+                    repr(updated),
+                    site,
+                    template,
+                    self.history_length,
+                ],
+            ),
+        )
 
     def put(self, site, template, document, *, expected_version=None, signature=None) -> int:
         key = (site, template)
@@ -422,8 +469,12 @@ class RedisStore(WrapperStore):
                 while len(self._pending) > MAX_PENDING:
                     dropped = next(iter(self._pending))
                     del self._pending[dropped]
-                    logger.warning("scrapy_records: Redis outage: queued wrapper %s/%s dropped"
-                                   " (more than %d queued)", *dropped, MAX_PENDING)
+                    logger.warning(
+                        "scrapy_records: Redis outage: queued wrapper %s/%s dropped"
+                        " (more than %d queued)",
+                        *dropped,
+                        MAX_PENDING,
+                    )
             raise StoreError(
                 f"Redis wrapper store {self.uri} unavailable: wrapper {site}/{template} queued,"
                 " stored when Redis is back"
@@ -440,8 +491,11 @@ class RedisStore(WrapperStore):
 
     def delete(self, site: str, template: str | None = None) -> int:
         def run() -> int:
-            templates = [template] if template is not None else [
-                t.decode() for t in self.client.smembers(self._k("t", site))]
+            templates = (
+                [template]
+                if template is not None
+                else [t.decode() for t in self.client.smembers(self._k("t", site))]
+            )
             pipe = self.client.pipeline()
             for t in templates:
                 pipe.delete(self._k("w", site, t))
@@ -457,7 +511,8 @@ class RedisStore(WrapperStore):
             n = self._call("delete", run)
         except _Unavailable as exc:
             raise StoreError(
-                f"Redis wrapper store {self.uri} unavailable: nothing deleted") from exc
+                f"Redis wrapper store {self.uri} unavailable: nothing deleted"
+            ) from exc
         with self._lock:
             self._cache.clear()
             self._lists.clear()
@@ -471,8 +526,15 @@ class RedisStore(WrapperStore):
         """Take (or renew, for its owner) the lease for ``ttl`` seconds; during an outage the
         lease is granted locally (no other worker can store a wrapper either)."""
         try:
-            got = bool(self._call("lease", lambda: self._lease(
-                keys=[self._k("lease", site, template)], args=[owner, max(1, int(ttl * 1000))])))
+            got = bool(
+                self._call(
+                    "lease",
+                    lambda: self._lease(
+                        keys=[self._k("lease", site, template)],
+                        args=[owner, max(1, int(ttl * 1000))],
+                    ),
+                )
+            )
         except _Unavailable:
             return True
         if got:
@@ -486,8 +548,10 @@ class RedisStore(WrapperStore):
         """Release the lease if ``owner`` still holds it (an expired lease taken over by
         another worker is left alone)."""
         try:
-            self._call("release", lambda: self._release(
-                keys=[self._k("lease", site, template)], args=[owner]))
+            self._call(
+                "release",
+                lambda: self._release(keys=[self._k("lease", site, template)], args=[owner]),
+            )
         except _Unavailable:
             pass  # it expires by itself
 
@@ -510,9 +574,13 @@ class RedisStore(WrapperStore):
                 pass
             self.flush()
             if self._pending:
-                logger.error("scrapy_records: Redis wrapper store %s: %d wrapper(s) could not be"
-                             " stored before the crawl ended (Redis still down): %s", self.uri,
-                             len(self._pending), ", ".join(f"{s}/{t}" for s, t in self._pending))
+                logger.error(
+                    "scrapy_records: Redis wrapper store %s: %d wrapper(s) could not be"
+                    " stored before the crawl ended (Redis still down): %s",
+                    self.uri,
+                    len(self._pending),
+                    ", ".join(f"{s}/{t}" for s, t in self._pending),
+                )
         try:
             self.client.close()
         except Exception:  # pragma: no cover - closing never matters
