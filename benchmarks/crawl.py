@@ -134,7 +134,7 @@ def mining_cost(repeat: int = 3) -> dict[str, float]:
     from demo.site import route
     from scrapy.http import HtmlResponse, Request
 
-    from scrapy_records.scrapy.engine import RecordsRuntime
+    from scrapy_records.scrapy.runtime import RecordsRuntime
     from scrapy_records.scrapy.settings import RecordsConfig
 
     bodies = []

@@ -98,7 +98,7 @@ def forum_fields_ok(
         )
         if not date_ok and rec_fields.get("date"):
             try:
-                from scrapy_records.dates import parse_date
+                from scrapy_records.fields.dates import parse_date
 
                 g = parse_date(gdate)
                 p = str(rec_fields.get("date"))[:16]  # a date alone when the page gave no time

@@ -55,7 +55,7 @@ def _safe(fn):
 
 
 def _page_job(job: tuple[str, str, bytes]) -> tuple[str, dict]:
-    from scrapy_records.dates import relative_to
+    from scrapy_records.fields.dates import relative_to
 
     key, url, body = job
     out: dict = {}
@@ -83,7 +83,7 @@ def _page_job(job: tuple[str, str, bytes]) -> tuple[str, dict]:
 def _template_job(
     job: tuple[str, list[tuple[str, bytes]], int, tuple[str, ...]],
 ) -> tuple[str, dict]:
-    from scrapy_records.dates import relative_to
+    from scrapy_records.fields.dates import relative_to
 
     key, pages, n_train, inducers = job
     out: dict = {}

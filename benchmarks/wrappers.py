@@ -54,8 +54,8 @@ from scrapy_records.page import (
     Page,  # noqa: E402
     parse_html,  # noqa: E402
 )
-from scrapy_records.templates import page_signature  # noqa: E402
-from scrapy_records.wrapper import Wrapper  # noqa: E402
+from scrapy_records.wrappers.templates import page_signature  # noqa: E402
+from scrapy_records.wrappers.wrapper import Wrapper  # noqa: E402
 
 #: application to an already parsed tree (a Scrapy response whose tree exists), per page
 TREE_RATIOS: list[float] = []
@@ -164,7 +164,7 @@ def output_columns(result, wrapper: Wrapper) -> dict[tuple[str, str], list[str]]
 
 
 def _gold_number(gold: str) -> float | None:
-    from scrapy_records import values as V
+    from scrapy_records.fields import values as V
 
     pr = V.parse_price(gold)
     if pr is not None:

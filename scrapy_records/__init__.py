@@ -8,10 +8,9 @@ Quick use::
         print(record.fields)
 """
 
-__version__ = "0.1.0"
-
-from .api import extract  # noqa: E402
-from .errors import (  # noqa: E402
+from scrapy_records._version import __version__
+from scrapy_records.api import extract
+from scrapy_records.errors import (
     EmptyDocumentError,
     NotHTMLError,
     PageTooLargeError,
@@ -19,26 +18,18 @@ from .errors import (  # noqa: E402
     UnknownExtractorError,
     WrapperError,
 )
-from .extractors import available_extractors, get_extractor, register_extractor  # noqa: E402
-
-# Bound eagerly: ``scrapy_records.induce`` is also a submodule, and a lazy attribute would
-# be replaced by the module as soon as anything imported ``scrapy_records.induce``.
-from .induce import induce  # noqa: E402
-from .page import Page, as_page  # noqa: E402
-from .results import Column, PageResult, Record, Region  # noqa: E402
+from scrapy_records.extractors import available_extractors, get_extractor, register_extractor
+from scrapy_records.page import Page, as_page
+from scrapy_records.results import Column, PageResult, Record, Region
+from scrapy_records.wrappers import Wrapper, induce
 
 
 def __getattr__(name: str):
-    # Heavier or optional parts are imported on first use, so ``import scrapy_records``
-    # stays cheap and does not import Scrapy's machinery for library users.
+    # The add-on is imported on first use: library users do not import Scrapy's machinery.
     if name == "Addon":
-        from .scrapy.addon import Addon
+        from scrapy_records.scrapy.addon import Addon
 
         return Addon
-    if name == "Wrapper":
-        from .wrapper import Wrapper
-
-        return Wrapper
     raise AttributeError(f"module 'scrapy_records' has no attribute {name!r}")
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .page import Page, as_page
-from .results import PageResult
+from scrapy_records.extractors.auto import main_threshold_for, run_extractor
+from scrapy_records.fields.alignment import align_region
+from scrapy_records.page import Page, as_page
+from scrapy_records.results import PageResult
 
 #: Options consumed by the page model rather than by extractors.
 PAGE_OPTIONS = ("encoding", "max_bytes", "max_nodes", "max_depth")
@@ -28,14 +30,14 @@ def extract(
 
     :param source: ``str``, ``bytes``, a Scrapy ``Response``, an lxml element or a :class:`Page`.
     :param url: the page URL (makes link and image URLs absolute).
-    :param extractor: ``"auto"`` (see :mod:`scrapy_records.auto`) or a registered name
+    :param extractor: ``"auto"`` (see :mod:`scrapy_records.extractors.auto`) or a registered name
         (:func:`~scrapy_records.available_extractors`).
     :param min_records: drop regions with fewer records.
     :param min_confidence: drop regions with a lower confidence.
     :param main_threshold: ``result.main`` is ``None`` when the best region's confidence
         is below this; default (``None``): 0.4 for ``auto``, whose confidences carry the
         evidence of two extractors agreeing, 0.0 for a single extractor
-        (:func:`scrapy_records.auto.main_threshold_for`).
+        (:func:`scrapy_records.extractors.auto.main_threshold_for`).
     :param fields: which regions get aligned, typed fields: ``"main"`` (default: the first
         region only; the others keep ``fields == {}``), ``"all"`` or ``"none"``. Field
         alignment is the costliest step on pages with many candidate regions, and ranking
@@ -47,20 +49,15 @@ def extract(
     page_opts = {k: options.pop(k) for k in PAGE_OPTIONS if k in options}
     page = as_page(source, url, **page_opts) if not isinstance(source, Page) else source
     if main_threshold is None:
-        from .auto import main_threshold_for
-
         main_threshold = main_threshold_for(extractor)
     if fields not in ("main", "all", "none"):
         raise ValueError(f"fields must be 'main', 'all' or 'none', not {fields!r}")
-    from .auto import run_extractor
 
     regions = run_extractor(page, extractor, defer_alignment=True, **options)
     regions = [
         r for r in regions if len(r.records) >= min_records and r.confidence >= min_confidence
     ]
     if fields != "none" and regions:
-        from .alignment import align_region
-
         for region in regions if fields == "all" else regions[:1]:
             if not region.columns and not any(rec.fields for rec in region.records):
                 align_region(page, region)

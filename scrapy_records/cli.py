@@ -21,8 +21,12 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
-from .errors import RecordsError
+from scrapy_records.api import extract
+from scrapy_records.errors import RecordsError
+from scrapy_records.wrappers.induce import induce
+from scrapy_records.wrappers.wrapper import Wrapper
 
 
 def read_source(spec: str, timeout: float = 30.0) -> tuple[bytes, str | None]:
@@ -38,8 +42,6 @@ def read_source(spec: str, timeout: float = 30.0) -> tuple[bytes, str | None]:
         with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - user-given URL
             return resp.read(), resp.geturl()
     if spec.startswith("file://"):
-        from urllib.parse import unquote, urlsplit
-
         path = Path(unquote(urlsplit(spec).path))
         return path.read_bytes(), spec
     path = Path(spec)
@@ -86,8 +88,6 @@ def write_rows(rows: list[dict[str, Any]], fmt: str, out) -> None:
 
 
 def cmd_extract(args) -> int:
-    from .api import extract
-
     body, url = read_source(args.source)
     options = json.loads(args.options) if args.options else {}
     result = extract(body, url=args.url or url, extractor=args.extractor, **options)
@@ -111,8 +111,6 @@ def _summary(result, out) -> None:
 
 
 def cmd_induce(args) -> int:
-    from .induce import induce
-
     pages = []
     for spec in args.pages:
         body, url = read_source(spec)
@@ -129,8 +127,6 @@ def cmd_induce(args) -> int:
 
 
 def cmd_apply(args) -> int:
-    from .wrapper import Wrapper
-
     wrapper = Wrapper.from_json(Path(args.wrapper).read_text(encoding="utf-8"))
     rows: list[dict[str, Any]] = []
     for spec in args.pages:

@@ -52,7 +52,7 @@ import lxml.html
 from lxml import etree
 from parsel.selector import create_root_node
 
-from .errors import EmptyDocumentError, NotHTMLError, PageTooLargeError
+from scrapy_records.errors import EmptyDocumentError, NotHTMLError, PageTooLargeError
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -435,7 +435,7 @@ def base_url_of(root: Any, url: str | None) -> str | None:
     return urljoin(url or "", base.get("href", "").strip())
 
 
-def _holds_content(noscript: Any) -> bool:
+def holds_content(noscript: Any) -> bool:
     """True for a ``<noscript>`` that holds the page rather than a notice or a pixel.
 
     JavaScript applications (Discourse, for one) serve their crawler view inside
@@ -702,7 +702,7 @@ class Page:
                     continue  # (entities: nothing)
                 t = t.lower()
                 if t in DROPPED_TAGS:
-                    if not (t == "noscript" and _holds_content(node)):
+                    if not (t == "noscript" and holds_content(node)):
                         # dropped with its sub-tree; its tail belongs to the open parent
                         if len(node):
                             _skip_descendants(nodes, node)

@@ -5,7 +5,7 @@
 JSON-ready data (str, int, float, bool, None, lists and dicts only).
 
 Ranking rule (which region is the page's *main content*) is implemented in
-:mod:`scrapy_records.ranking` and documented there and in the README.
+:mod:`scrapy_records.extractors.ranking` and documented there and in the README.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class Region:
 
     :param extractor: the name of the extractor (or ``wrapper:<id>``) that found it.
     :param xpath: absolute XPath of the region's parent element.
-    :param confidence: in ``[0, 1]``; comparable across extractors (see :mod:`~scrapy_records.ranking`).
+    :param confidence: in ``[0, 1]``; comparable across extractors (see :mod:`~scrapy_records.extractors.ranking`).
     :param meta: extractor-specific details (JSON-ready), e.g. MDR's ``g``/``start``/``covered``.
     :param parent: pre-order index of the parent in the page (not serialised).
     """

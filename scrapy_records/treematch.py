@@ -7,7 +7,7 @@ digest ``gstm.md`` (section numbers below refer to the digest):
 * §2.2 / §3.2 simple tree matching: :class:`Shapes` (shape interning) and :class:`STM`
   (memoised score, traceback, class tie-break and LCS budgets as parameters), the one STM
   of the project: G-STM's baseline (:meth:`Matcher.stm`), field alignment
-  (:mod:`scrapy_records.alignment`) and MiBAT (:mod:`scrapy_records.extractors.mibat`)
+  (:mod:`scrapy_records.fields.alignment`) and MiBAT (:mod:`scrapy_records.extractors.mibat`)
   all use it;
 * §3.3 G-STM, §3.4 Detect-Lists, §3.5 Grammar-Generation, §3.6 UpdateW, consolidated in
   §3.7 (:meth:`Matcher.match`, :meth:`Matcher.detail`, :func:`grammar_generation`);
@@ -219,7 +219,7 @@ def _stm_rows(W: list[list[int]], n: int) -> list[list[int]]:
 class STM:
     """Simple tree matching (Yang 1991; digest §2.2/§3.2) on interned :class:`Shapes`:
     the one implementation behind G-STM's baseline (:meth:`Matcher.stm`), field alignment
-    (:mod:`scrapy_records.alignment`) and MiBAT (:mod:`scrapy_records.extractors.mibat`).
+    (:mod:`scrapy_records.fields.alignment`) and MiBAT (:mod:`scrapy_records.extractors.mibat`).
 
     ``score(a, b)`` is the maximum top-down matching of shapes ``a`` and ``b`` (no level
     crossing, no relabelling), memoised per shape pair and evaluated with an explicit stack

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from scrapy_records import Page
-from scrapy_records.alignment import align_records
 from scrapy_records.extractors.base import build_region
-from scrapy_records.values import infer_column, parse_date_iso, parse_number, parse_price
+from scrapy_records.fields.alignment import align_records
+from scrapy_records.fields.values import infer_column, parse_date_iso, parse_number, parse_price
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -542,7 +542,7 @@ def test_user_generated_post_bodies_become_one_text_column():
 
 
 def test_align_region_fills_a_region_built_without_alignment():
-    from scrapy_records.alignment import align_region
+    from scrapy_records.fields.alignment import align_region
 
     page = Page(PRODUCTS, url="https://shop.example/list")
     ul = nodes(page, "ul")[0]
@@ -570,7 +570,7 @@ def test_heterogeneous_records_give_a_bounded_number_of_columns():
 def test_page_memo_does_not_keep_pages_alive():
     import gc
 
-    from scrapy_records import alignment
+    from scrapy_records.fields import alignment
 
     page = Page(PRODUCTS)
     align(page, nodes(page, "li", "product"))

@@ -137,7 +137,7 @@ def test_cli_extract_csv_and_errors(tmp_path):
 def test_induce_is_the_function_even_after_the_submodule_is_imported():
     import types
 
-    import scrapy_records.induce  # noqa: F401 - the submodule of the same name
+    import scrapy_records.wrappers.induce  # noqa: F401 - the submodule of the same name
     from scrapy_records import induce
 
     assert isinstance(induce, types.FunctionType)

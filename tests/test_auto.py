@@ -5,10 +5,15 @@ from __future__ import annotations
 import pytest
 
 from scrapy_records import extract
-from scrapy_records.auto import AUTO_MAIN_THRESHOLD, agreement, auto_extract, main_threshold_for
 from scrapy_records.extractors import build_region
+from scrapy_records.extractors.auto import (
+    AUTO_MAIN_THRESHOLD,
+    agreement,
+    auto_extract,
+    main_threshold_for,
+)
+from scrapy_records.extractors.ranking import rank, region_score
 from scrapy_records.page import Page
-from scrapy_records.ranking import rank, region_score
 
 
 def wrap(body: str) -> str:
@@ -171,7 +176,7 @@ def _menu(n: int) -> str:
 
 
 def test_a_menu_in_page_chrome_is_no_main_region_but_the_list_is():
-    from scrapy_records.auto import chrome_of
+    from scrapy_records.extractors.auto import chrome_of
 
     # a big menu of 30 sections outranks a list of 4 results by size alone
     page = Page(
@@ -213,7 +218,7 @@ def test_a_page_whose_only_list_is_its_menu_has_no_main_region():
 def test_share_buttons_of_an_article_are_chrome():
     """A row of share links ("Share this with Facebook"...) under an article is page chrome:
     no main region on the article page, as on BBC's story pages."""
-    from scrapy_records.auto import chrome_of
+    from scrapy_records.extractors.auto import chrome_of
 
     share = "".join(
         f"<li class='sharetools__item'><a href='https://share.example/{n}'>"
@@ -236,7 +241,7 @@ def test_share_buttons_of_an_article_are_chrome():
 
 
 def test_a_main_column_named_after_its_sidebar_is_no_chrome():
-    from scrapy_records.auto import chrome_of
+    from scrapy_records.extractors.auto import chrome_of
 
     # WordPress-style layout classes on the wrapper of the page's main content
     page = Page(

@@ -4,7 +4,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from scrapy_records.dates import (
+from scrapy_records.fields.dates import (
     date_substring,
     find_date,
     is_date_candidate,
@@ -161,7 +161,7 @@ def test_digit_free_texts_pass_the_prefilter_only_with_a_date_word(text, is_date
 
 
 def test_http_date_base_and_relative_to():
-    from scrapy_records.dates import current_relative_base, http_date_base, relative_to
+    from scrapy_records.fields.dates import current_relative_base, http_date_base, relative_to
 
     base = http_date_base(b"Tue, 03 Mar 2020 12:00:42 GMT")  # to the minute
     assert base == datetime(2020, 3, 3, 12, 0, tzinfo=timezone.utc).astimezone().replace(
@@ -190,7 +190,7 @@ def test_relative_dates_do_not_go_stale_in_the_cache(monkeypatch):
     """Without a base, "3 hours ago" counts from now (to the minute) at each call: the
     result cache is keyed by that minute, so a long-running process does not keep serving
     the reading of its first call."""
-    import scrapy_records.dates as D
+    import scrapy_records.fields.dates as D
 
     clock = [datetime(2021, 5, 1, 10, 0, 42)]
 

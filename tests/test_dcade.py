@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_records.dcade import (
+from scrapy_records.errors import RecordsError
+from scrapy_records.page import Page
+from scrapy_records.wrappers.inducers.dcade import (
     DEFAULT_OPTIONS,
     Pattern,
     align_codes,
@@ -17,8 +19,6 @@ from scrapy_records.dcade import (
     sim_tec,
     type_sets,
 )
-from scrapy_records.errors import RecordsError
-from scrapy_records.page import Page
 
 
 def page(body: str, url: str = "http://shop.example/p") -> Page:
@@ -450,7 +450,7 @@ def test_wrapper_for_detail_pages_applies_to_a_new_page():
     res = w.extract(new)
     rec = res.regions[0].records[0].fields
     assert rec["brand"] == "Frost"
-    # price fields come out typed by the wrapper model (scrapy_records.values)
+    # price fields come out typed by the wrapper model (scrapy_records.fields.values)
     assert rec["price"] in ("$1,299", 1299, 1299.0) or str(rec["price"]).startswith("1299")
     assert w.provenance.extractor == "dcade"
 

@@ -378,14 +378,14 @@ def test_registry_finds_gstm():
 
 # --------------------------------------------------------------- Problem 1: pattern + wrapper
 from scrapy_records.errors import WrapperError  # noqa: E402
-from scrapy_records.extractors.gstm import (  # noqa: E402
+from scrapy_records.wrappers.inducers.gstm import (
     Pattern,
     PList,
     PNode,
     induce_pattern,
     induce_wrapper,
 )
-from scrapy_records.wrapper import Wrapper  # noqa: E402
+from scrapy_records.wrappers.wrapper import Wrapper  # noqa: E402
 
 
 def detail_page(tag: str, bullets: int, badge: bool, url: str | None = None) -> Page:
@@ -543,7 +543,7 @@ def test_wrapper_nested_lists_and_fixed_arity_columns():
 
 
 def test_induce_api_uses_gstm_inducer():
-    from scrapy_records.induce import induce
+    from scrapy_records.wrappers.induce import induce
 
     pages = [
         ("http://shop.example/A", LIST_PAGE),

@@ -20,7 +20,6 @@ from scrapy.utils.test import get_crawler
 
 import scrapy_records
 from scrapy_records.scrapy.addon import Addon
-from scrapy_records.scrapy.engine import LEASE_TEMPLATE, RecordsRuntime, site_of
 from scrapy_records.scrapy.items import RecordItem, WrapperItem
 from scrapy_records.scrapy.middlewares import (
     MINE_KEY,
@@ -31,6 +30,7 @@ from scrapy_records.scrapy.middlewares import (
 from scrapy_records.scrapy.pagination import next_page_urls
 from scrapy_records.scrapy.pipelines import RecordsPipeline
 from scrapy_records.scrapy.preview import render_preview
+from scrapy_records.scrapy.runtime import LEASE_TEMPLATE, RecordsRuntime, site_of
 from scrapy_records.scrapy.settings import SETTINGS, RecordsConfig
 from scrapy_records.scrapy.store import StoreError, VersionConflict, open_store
 from scrapy_records.scrapy.store.memory import MemoryStore
@@ -380,7 +380,7 @@ def test_wrapper_pages_emit_the_fields_mined_pages_emit():
 def test_runtime_wrapper_path_builds_no_page_model(monkeypatch):
     """A page a stored wrapper extracts costs the signature walk and the selectors: the
     page model is built only for unsupervised mining (grouped by the same signature)."""
-    import scrapy_records.scrapy.engine as engine
+    import scrapy_records.scrapy.runtime as engine
 
     built = []
     real = engine.Page
@@ -779,7 +779,7 @@ def _induced_during_outage() -> tuple[QueueingStore, RecordsRuntime, Any]:
 
 
 def test_wrapper_stored_by_a_replay_is_recognised_as_our_own(caplog):
-    with caplog.at_level("INFO", logger="scrapy_records.scrapy.engine"):
+    with caplog.at_level("INFO", logger="scrapy_records.scrapy.runtime"):
         store, rt, first = _induced_during_outage()
         w = first.new_wrappers[0]
         assert (w["stored"], w["version"], w["base_version"]) == (False, None, None)
@@ -804,7 +804,7 @@ def test_replay_lost_to_another_worker_adopts_its_wrapper(caplog):
     store.down = False
     store.replay()  # conflict: the other worker's version 1 stays
     time.sleep(0.005)
-    with caplog.at_level("INFO", logger="scrapy_records.scrapy.engine"):
+    with caplog.at_level("INFO", logger="scrapy_records.scrapy.runtime"):
         second = rt.mine(html_response("http://a.com/2", LIST_PAGE), LISTS)
     assert second.stats["records/wrapper/adopted"] == 1
     assert second.source == "wrapper" and second.wrapper_version == 1

@@ -22,8 +22,14 @@ from scrapy_records.extractors.stem import (
     canonical_rotation,
     roots_of,
 )
+from scrapy_records.extractors.suffix import (
+    SuffixIndex,
+    as_string,
+    greedy_matches,
+    sa_is,
+    suffix_array,
+)
 from scrapy_records.page import Page
-from scrapy_records.suffix import SuffixIndex, as_string, greedy_matches, sa_is, suffix_array
 
 
 def page(body: str, head: str = "") -> Page:
@@ -243,7 +249,7 @@ def test_greedy_find_is_lemma1_on_the_suffix_array():
 def test_greedy_find_on_a_long_sequence_searches_the_suffix_array():
     """Past SCAN_FIND_MAX symbols a scan per search would make STEM's node loop quadratic
     (a 50,000-node page took 3x longer): the suffix-array search gives the same matches."""
-    from scrapy_records.suffix import SCAN_FIND_MAX
+    from scrapy_records.extractors.suffix import SCAN_FIND_MAX
 
     rng = random.Random(7)
     w = [rng.randint(1, 6) for _ in range(SCAN_FIND_MAX + 500)] + [1, 2, 1, 2, 1]

@@ -333,7 +333,7 @@ def test_unreachable_server_is_left_alone_during_the_pause(caplog):
 def test_worker_mines_unsupervised_while_another_holds_the_lease(tmp_path, redis_server):
     from demo.site import N_PRODUCTS, DemoSite
 
-    from scrapy_records.scrapy.engine import LEASE_TEMPLATE, site_of
+    from scrapy_records.scrapy.runtime import LEASE_TEMPLATE, site_of
 
     settings = {
         "RECORDS_WRAPPER_STORE": redis_server.url,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scrapy_records import Page, WrapperError
-from scrapy_records.templates import TemplateGrouper, page_signature, similarity
+from scrapy_records.wrappers.templates import TemplateGrouper, page_signature, similarity
 
 HEAD = """<html><head><title>{title}</title></head><body>
 <div id="header"><a href="/">Shop</a> <a href="/forum">Forum</a> <a href="/help">Help</a></div>
@@ -133,7 +133,7 @@ def test_signature_from_the_tree_equals_the_page_models_even_after_repairs():
     model repaired the tree (unclosed <li>s nest in libxml2's tree, not in the model)."""
     from lxml import etree
 
-    from scrapy_records.templates import METHOD, Signature
+    from scrapy_records.wrappers.templates import METHOD, Signature
 
     unclosed = (
         "<html><body><ul>"

@@ -8,15 +8,10 @@ import pytest
 
 from scrapy_records import Page, WrapperError, register_extractor
 from scrapy_records.extractors.base import build_region
-from scrapy_records.induce import induce, register_inducer, stable_id, stable_token
-from scrapy_records.wrapper import (
-    FieldSpec,
-    Health,
-    ListSpec,
-    Provenance,
-    RecordSelector,
-    Wrapper,
-)
+from scrapy_records.wrappers.induce import induce, register_inducer
+from scrapy_records.wrappers.model import FieldSpec, Health, ListSpec, Provenance, RecordSelector
+from scrapy_records.wrappers.selectors import stable_id, stable_token
+from scrapy_records.wrappers.wrapper import Wrapper
 
 SHOP = """<html><head><title>Phones</title><script>var x = "<li class='item'>";</script></head>
 <body><div id="nav"><a href="/">Home</a> <a href="/about">About</a></div>
@@ -87,7 +82,7 @@ def test_from_region_reextracts_same_records_and_values():
     assert res.regions[0].extractor == f"wrapper:{w.id}"
     by_type = {f.type: f.name for f in w.fields}
     price, url = by_type["price"], by_type["url"]
-    # typed as the extractors type columns (scrapy_records.values): amount + currency
+    # typed as the extractors type columns (scrapy_records.fields.values): amount + currency
     assert [r.fields.get(price) for r in recs] == [10.0, 12.5, None]
     assert [r.fields.get(price + "_currency") for r in recs] == ["$", "$", None]
     assert [r.fields[url] for r in recs] == [

@@ -14,8 +14,8 @@ import logging
 from importlib.metadata import entry_points
 from typing import Any
 
-from ..errors import UnknownExtractorError
-from .base import Extractor, build_region
+from scrapy_records.errors import UnknownExtractorError
+from scrapy_records.extractors.base import Extractor, build_region
 
 logger = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Every extractor finds *where* the records are (groups of element indices of the
 :class:`~scrapy_records.page.Page`); :func:`build_region` does the rest the same way for
 all of them: XPaths, text, and field alignment into typed, named columns
-(:mod:`scrapy_records.alignment`).
+(:mod:`scrapy_records.fields.alignment`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ..page import Page
-from ..results import Record, Region
+from scrapy_records.fields.alignment import align_records
+from scrapy_records.page import Page
+from scrapy_records.results import Record, Region
 
 
 @runtime_checkable
@@ -21,7 +22,7 @@ class Extractor(Protocol):
 
     ``extract`` returns every region it finds, in any order, each with a confidence in
     ``[0, 1]``; ranking and the choice of the main region happen in
-    :mod:`scrapy_records.ranking`. Unknown options must raise ``TypeError``.
+    :mod:`scrapy_records.extractors.ranking`. Unknown options must raise ``TypeError``.
     """
 
     name: str
@@ -65,8 +66,6 @@ def build_region(
         )
     columns = []
     if align and records:
-        from ..alignment import align_records
-
         columns, values = align_records(page, groups)
         for rec, vals in zip(records, values):
             rec.fields = vals

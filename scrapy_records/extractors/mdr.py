@@ -82,9 +82,9 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
-from ..page import Page
-from ..results import Region
-from .base import build_region
+from scrapy_records.extractors.base import build_region
+from scrapy_records.page import Page
+from scrapy_records.results import Region
 
 logger = logging.getLogger(__name__)
 

@@ -57,20 +57,28 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..anchors import (
+from scrapy_records.extractors.anchors import (
     PERMALINK_HREF_RE,
     PROFILE_HREF_RE,
     REPLY_HREF_RE,
     REPLY_TEXT_RE,
     AnchorClassifier,
+    AuthorLinkAnchor,
+    DateAnchor,
     get_anchor,
     in_sorted,
 )
-from ..dates import date_substring, is_pure_date, iso_date, parse_date, parse_timestamp
-from ..page import Page
-from ..results import Column, Region
-from ..treematch import STM, Shapes
-from .base import build_region
+from scrapy_records.extractors.base import build_region
+from scrapy_records.fields.dates import (
+    date_substring,
+    is_pure_date,
+    iso_date,
+    parse_date,
+    parse_timestamp,
+)
+from scrapy_records.page import Page
+from scrapy_records.results import Column, Region
+from scrapy_records.treematch import STM, Shapes
 
 logger = logging.getLogger(__name__)
 
@@ -1019,7 +1027,7 @@ class MiBATExtractor:
 
     ``extract`` returns every region of Ω that survives the date-only filter; the main
     region (max H2) gets the highest confidence, the others a confidence scaled by their
-    H2 relative to it, so :mod:`~scrapy_records.ranking` keeps the main region first.
+    H2 relative to it, so :mod:`~scrapy_records.extractors.ranking` keeps the main region first.
     """
 
     name = "mibat"
@@ -1089,8 +1097,6 @@ class MiBATExtractor:
         links = [i for i, t in enumerate(page.tag) if t == "a"]
         date_cands = dates if dates is not None else None
         if date_cands is None and any(r.kind != "date" for r in regions):
-            from ..anchors import DateAnchor
-
             date_cands = sorted(DateAnchor().candidates(page))
         main_conf = _confidence(main) if main is not None else 0.3
         top_h2 = main.h2 if main is not None and main.h2 > 0 else max(r.h2 for r in regions) or 1.0
@@ -1310,8 +1316,6 @@ def ugc_evidence(
     if not groups:
         return 0.0
     if author_links is None:
-        from ..anchors import AuthorLinkAnchor
-
         author_links = [
             i
             for i in AuthorLinkAnchor().candidates(page)

@@ -11,7 +11,7 @@ Pipeline (digest §0, Algorithm 1):
    so their children's paths skip them (A2).
 2. **WPS** (§3.2, D2-D4): every retained element's root-to-node tag path, numbered by first
    appearance in pre-order from 1 (the *HTPI*); the page becomes the integer sequence of HTPIs.
-3. **Suffix structure** (§3.3): :class:`~scrapy_records.suffix.SuffixIndex`, a suffix array
+3. **Suffix structure** (§3.3): :class:`~scrapy_records.extractors.suffix.SuffixIndex`, a suffix array
    + LCP array whose LCP intervals are exactly the internal nodes of the suffix tree of
    ``wps + $`` with the same node sequences and node frequencies (see that module for why this
    replaces Ukkonen's tree).
@@ -80,11 +80,11 @@ from typing import Any
 
 from rapidfuzz.distance import LCSseq
 
-from ..page import Page
-from ..results import Region
-from ..suffix import SCAN_FIND_MAX, SuffixIndex, as_string, greedy_matches
-from .base import build_region
-from .mdr import normalized_distance
+from scrapy_records.extractors.base import build_region
+from scrapy_records.extractors.mdr import normalized_distance
+from scrapy_records.extractors.suffix import SCAN_FIND_MAX, SuffixIndex, as_string, greedy_matches
+from scrapy_records.page import Page
+from scrapy_records.results import Region
 
 logger = logging.getLogger(__name__)
 
@@ -159,7 +159,7 @@ _DEFAULTS: dict[str, Any] = {
     "max_regions": 5,
     "min_confidence": 0.05,
 }
-_OPTION_NAMES = frozenset(_DEFAULTS) | frozenset(PROFILES["paper"]) | {"profile"}
+OPTION_NAMES = frozenset(_DEFAULTS) | frozenset(PROFILES["paper"]) | {"profile"}
 _EPS = 1e-9
 
 
@@ -207,7 +207,7 @@ class TagPathSequence:
 
     @property
     def string(self) -> str | None:
-        """The WPS as a ``str``, one character per HTPI (:func:`~scrapy_records.suffix.as_string`):
+        """The WPS as a ``str``, one character per HTPI (:func:`~scrapy_records.extractors.suffix.as_string`):
         LCS on its slices gives the same values as on ``ids`` slices, C-level (rapidfuzz's string
         path is ~4x quicker than on lists of ints). ``None`` if an HTPI is out of ``chr``'s range."""
         st = self._string
@@ -530,7 +530,7 @@ class STEMAnalysis:
 
 
 def _resolve_options(options: dict[str, Any]) -> dict[str, Any]:
-    unknown = set(options) - _OPTION_NAMES
+    unknown = set(options) - OPTION_NAMES
     if unknown:
         raise TypeError(f"stem got unknown option(s): {', '.join(sorted(unknown))}")
     profile = options.get("profile", "recommended")
@@ -1191,7 +1191,7 @@ class STEMExtractor:
                     "drp_index": k,
                     "profile": opts["profile"],
                 }
-                # the ranking rule's size terms (scrapy_records.ranking), to keep the best regions only
+                # the ranking rule's size terms (scrapy_records.extractors.ranking), to keep the best regions only
                 pre = conf * math.sqrt(chars) * math.log2(1 + len(groups))
                 cands.append((pre, parent, groups, rvrs, conf, meta))
         _prefer_coarser(cands)
@@ -1231,7 +1231,7 @@ def _trim_edges(
     header or a footer table built like the result tables (``table/tr/td/font/a``) became the
     first or last "record" of the region. C-level Levenshtein with the length cut-off, at most
     one comparison per dropped record plus two. ``tag_str``: ``page.tag_id`` as a str
-    (:func:`~scrapy_records.suffix.as_string`), whose slices are the tag strings with the same
+    (:func:`~scrapy_records.extractors.suffix.as_string`), whose slices are the tag strings with the same
     distances, compared by rapidfuzz's quicker string path."""
     tid, end = page.tag_id, page.end
 

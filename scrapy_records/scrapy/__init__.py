@@ -7,7 +7,7 @@ Enable everything with one line in ``settings.py``::
 See ``README.md ("Use it with Scrapy")`` for the settings, the manual middleware recipe, items and stores.
 """
 
-from .addon import Addon
-from .items import RecordItem, WrapperItem
+from scrapy_records.scrapy.addon import Addon
+from scrapy_records.scrapy.items import RecordItem, WrapperItem
 
 __all__ = ["Addon", "RecordItem", "WrapperItem"]

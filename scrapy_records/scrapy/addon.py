@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from .settings import DEFAULT_BROWSER_ARGS, SETTINGS, default
+from scrapy_records.scrapy.settings import DEFAULT_BROWSER_ARGS, SETTINGS, default
 
 logger = logging.getLogger(__name__)
 

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -22,8 +23,10 @@ from scrapy import Request, signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse, Response, TextResponse
 
-from .engine import Outcome, RecordsRuntime
-from .items import RecordItem, WrapperItem
+from scrapy_records.scrapy.items import RecordItem, WrapperItem
+from scrapy_records.scrapy.pagination import next_page_urls
+from scrapy_records.scrapy.preview import preview_filename, render_preview
+from scrapy_records.scrapy.runtime import Outcome, RecordsRuntime
 
 logger = logging.getLogger(__name__)
 
@@ -232,9 +235,6 @@ class RecordsSpiderMiddleware(RecordsComponent):
         return out
 
     def _write_preview(self, response: Response, result: Any) -> None:
-        import os
-
-        from .preview import preview_filename, render_preview
 
         try:
             os.makedirs(self.config.preview_dir, exist_ok=True)
@@ -245,8 +245,6 @@ class RecordsSpiderMiddleware(RecordsComponent):
             logger.warning("scrapy_records: cannot write preview of %s: %s", response.url, exc)
 
     def _pagination(self, response: Response, outcome: Outcome) -> list[Request]:
-        from .pagination import next_page_urls
-
         hops = int(response.meta.get("records_pagination_hops", 0))
         if hops >= self.config.pagination_max_pages or response.request is None:
             return []

@@ -3,6 +3,7 @@ optionally flatten record fields into columns or write one CSV per template."""
 
 from __future__ import annotations
 
+import csv
 import json
 import logging
 import os
@@ -11,9 +12,10 @@ from typing import Any
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
-from .items import RecordItem, WrapperItem
-from .middlewares import RecordsComponent
-from .store import StoreError, VersionConflict
+from scrapy_records.scrapy.exporters import JsonCellCsvItemExporter
+from scrapy_records.scrapy.items import RecordItem, WrapperItem
+from scrapy_records.scrapy.middlewares import RecordsComponent
+from scrapy_records.scrapy.store import StoreError, VersionConflict
 
 logger = logging.getLogger(__name__)
 
@@ -51,8 +53,6 @@ def _widen_csv_header(path: str, first: int, header: list[str]) -> None:
     """Rewrite ``path`` with ``header`` (its first ``first`` columns are the file's header,
     the rest were added while writing) and pad the rows written before a column existed.
     Streams through a temporary file next to it, then replaces it atomically."""
-    import csv
-
     tmp = f"{path}.tmp"
     with (
         open(path, newline="", encoding="utf-8") as src,
@@ -148,8 +148,6 @@ class RecordsPipeline(RecordsComponent):
         (an optional field the first records lacked, a field a newer wrapper version adds)
         gets a new column at the end: later rows carry it, and :meth:`close_spider`
         rewrites the header (and pads the earlier rows) once, so no value is dropped."""
-        from .exporters import JsonCellCsvItemExporter
-
         path = self.config.csv_per_template % {
             "site": item.get("site") or "site",
             "template": item.get("template") or "none",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import html as htmlmod
+import os
 import re
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,6 +21,8 @@ from urllib.parse import urlsplit
 import lxml.html
 from lxml import etree
 from parsel.selector import create_root_node
+
+from scrapy_records.scrapy.settings import DEFAULT_BROWSER_ARGS, DEFAULT_BROWSER_PATH
 
 #: Outline colours, one per region (cycled).
 COLOURS = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324"]
@@ -203,11 +206,7 @@ def screenshot(
     full_page: bool = True,
 ) -> str:
     """Render the preview file ``html_path`` to ``png_path`` with Chromium (Playwright)."""
-    import os
-
     from playwright.sync_api import sync_playwright
-
-    from .settings import DEFAULT_BROWSER_ARGS, DEFAULT_BROWSER_PATH
 
     with sync_playwright() as p:
         kw: dict[str, Any] = {"args": list(DEFAULT_BROWSER_ARGS)}

@@ -73,7 +73,7 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     ),
     "RECORDS_TEMPLATE_THRESHOLD": (
         0.6,
-        "Structural similarity (bottom-k Jaccard of tag paths, ids and classes, see ``scrapy_records.templates``) a page needs to join a template cluster of its site.",
+        "Structural similarity (bottom-k Jaccard of tag paths, ids and classes, see ``scrapy_records.wrappers.templates``) a page needs to join a template cluster of its site.",
     ),
     "RECORDS_INDUCTION_SAMPLES": (
         3,

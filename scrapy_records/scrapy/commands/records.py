@@ -20,6 +20,11 @@ from scrapy.commands import fetch
 from scrapy.exceptions import UsageError
 from w3lib.url import is_url
 
+import scrapy_records
+from scrapy_records.errors import RecordsError
+from scrapy_records.page import decode_html
+from scrapy_records.scrapy.preview import preview_filename, render_preview, screenshot
+
 
 def format_table(rows: list[list[str]], header: list[str], width: int = 40) -> str:
     """A plain-text table, cells cut to ``width`` characters."""
@@ -141,10 +146,6 @@ class Command(fetch.Command):
         self._report(response, response.url, opts, response)
 
     def _report(self, source: Any, url: str, opts: Namespace, response: Any) -> None:
-        import scrapy_records
-        from scrapy_records.errors import RecordsError
-
-        from ..preview import preview_filename, render_preview, screenshot
 
         settings = self.settings
         es = getattr(self, "_extract_settings", {})
@@ -168,8 +169,6 @@ class Command(fetch.Command):
         if response is not None:
             html = response.text
         else:
-            from scrapy_records.page import decode_html
-
             html = decode_html(source)[0] if isinstance(source, bytes) else str(source)
         path = opts.preview
         if not path:

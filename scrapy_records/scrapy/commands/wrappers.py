@@ -19,6 +19,10 @@ from typing import Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from scrapy_records.scrapy.commands.records import format_table
+from scrapy_records.scrapy.store import open_store
+from scrapy_records.scrapy.store.directory import DirectoryStore
+
 
 def _summary(document: str) -> tuple[str, str]:
     try:
@@ -49,8 +53,6 @@ class Command(ScrapyCommand):
         )
 
     def _store(self, opts: Namespace) -> Any:
-        from ..store import open_store
-
         uri = (
             opts.store
             or (self.settings.get("RECORDS_WRAPPER_STORE") if self.settings else None)
@@ -86,7 +88,6 @@ class Command(ScrapyCommand):
         if not entries:
             print(f"no wrappers in {store.uri}", file=sys.stderr)
             return
-        from .records import format_table
 
         rows = []
         for w in entries:
@@ -121,8 +122,6 @@ class Command(ScrapyCommand):
             print(w.document)
 
     def _export(self, store: Any, directory: str, site: str | None) -> None:
-        from ..store.directory import DirectoryStore
-
         out = DirectoryStore(directory)
         n = 0
         for w in store.list(site):

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
-from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore, redact_uri
+from scrapy_records.scrapy.store.base import (
+    StoredWrapper,
+    StoreError,
+    VersionConflict,
+    WrapperStore,
+    redact_uri,
+)
 
 __all__ = [
     "open_store",
@@ -27,32 +33,32 @@ def open_store(uri: str | None) -> WrapperStore:
     """
     uri = (uri or "sqlite").strip()
     if uri == "sqlite":
-        from .sqlite import SQLiteStore
+        from scrapy_records.scrapy.store.sqlite import SQLiteStore
 
         return SQLiteStore()
     if uri.startswith("memory:"):
-        from .memory import MemoryStore
+        from scrapy_records.scrapy.store.memory import MemoryStore
 
         return MemoryStore(uri)
     if uri.startswith("sqlite://"):
-        from .sqlite import SQLiteStore
+        from scrapy_records.scrapy.store.sqlite import SQLiteStore
 
         path = uri[len("sqlite://") :]
         if path.startswith("/") and not path.startswith("//"):
             pass  # sqlite:///abs -> /abs
         return SQLiteStore(path or None)
     if uri.startswith(("redis://", "rediss://", "unix://")):
-        from .redis import RedisStore
+        from scrapy_records.scrapy.store.redis import RedisStore
 
         return RedisStore(uri)
     if uri.startswith(("dir://", "file://")):
-        from .directory import DirectoryStore
+        from scrapy_records.scrapy.store.directory import DirectoryStore
 
         return DirectoryStore(
             urlparse(uri).path if uri.startswith("file://") else uri.split("://", 1)[1]
         )
     if "://" not in uri:
-        from .directory import DirectoryStore
+        from scrapy_records.scrapy.store.directory import DirectoryStore
 
         return DirectoryStore(uri)
     raise StoreError(f"unknown wrapper store URI {redact_uri(uri)!r}")

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .base import StoredWrapper, VersionConflict, WrapperStore
+from scrapy_records.scrapy.store.base import StoredWrapper, VersionConflict, WrapperStore
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from .base import StoredWrapper, VersionConflict, WrapperStore
+from scrapy_records.scrapy.store.base import StoredWrapper, VersionConflict, WrapperStore
 
 
 class MemoryStore(WrapperStore):

@@ -69,7 +69,13 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore, redact_uri
+from scrapy_records.scrapy.store.base import (
+    StoredWrapper,
+    StoreError,
+    VersionConflict,
+    WrapperStore,
+    redact_uri,
+)
 
 logger = logging.getLogger(__name__)
 

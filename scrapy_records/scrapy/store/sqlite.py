@@ -16,7 +16,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from .base import StoredWrapper, StoreError, VersionConflict, WrapperStore
+from scrapy_records.scrapy.store.base import (
+    StoredWrapper,
+    StoreError,
+    VersionConflict,
+    WrapperStore,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS wrappers (

@@ -8,7 +8,7 @@ MiBAT runs once per kind (§8.2 "Interface").
 
 Built-in kinds (§8.2 table):
 
-* ``date`` (default): post dates in text (:func:`scrapy_records.dates.is_date_candidate`),
+* ``date`` (default): post dates in text (:func:`scrapy_records.fields.dates.is_date_candidate`),
   ``<time>`` elements and ``datetime`` / ``title`` / ``data-*`` timestamp attributes
   (§3.3 "Which nodes become candidates");
 * ``author``: profile links (``memberlist.php?mode=viewprofile``, ``/members/``, ``/u/`` ...)
@@ -30,8 +30,8 @@ import re
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
-from .dates import is_date_candidate
-from .page import Page
+from scrapy_records.fields.dates import is_date_candidate
+from scrapy_records.page import Page
 
 __all__ = [
     "AnchorClassifier",

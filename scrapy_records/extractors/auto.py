@@ -21,7 +21,7 @@ Rule (quoted by the README)::
        190 main regions of the list pages is chrome (list F1 unchanged);
     4. a region both found once is reported once (the better-scored copy, with
        ``meta["agreement"]`` and ``meta["confirmed_by"]``);
-    5. rank all regions with the ranking rule (:mod:`scrapy_records.ranking`; the record
+    5. rank all regions with the ranking rule (:mod:`scrapy_records.extractors.ranking`; the record
        count enters as ``sqrt(log2(1 + n))`` here, see :data:`AUTO_COUNT_EXPONENT`);
     6. UGC routing: when MiBAT (date anchors) finds date-anchored user content that is
        not dwarfed by the best list region
@@ -72,10 +72,14 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from .extractors import BUILTIN_EXTRACTORS, get_extractor
-from .page import Page
-from .ranking import rank
-from .results import Region
+from scrapy_records.extractors import BUILTIN_EXTRACTORS, get_extractor
+from scrapy_records.extractors.mdr import DEFAULTS
+from scrapy_records.extractors.mibat import DEFAULTS as MIBAT_DEFAULTS
+from scrapy_records.extractors.mibat import ugc_router
+from scrapy_records.extractors.ranking import rank
+from scrapy_records.extractors.stem import OPTION_NAMES
+from scrapy_records.page import Page
+from scrapy_records.results import Region
 
 logger = logging.getLogger(__name__)
 
@@ -206,16 +210,10 @@ def run_extractor(
 def _accepted(name: str) -> frozenset[str] | None:
     """Option names extractor ``name`` accepts (None: unknown, pass nothing extra)."""
     if name == "mdr":
-        from .extractors.mdr import DEFAULTS
-
         return frozenset(DEFAULTS) | {"mode"}
     if name == "stem":
-        from .extractors.stem import _OPTION_NAMES
-
-        return frozenset(_OPTION_NAMES)
+        return frozenset(OPTION_NAMES)
     if name == "mibat":
-        from .extractors.mibat import DEFAULTS as MIBAT_DEFAULTS
-
         return frozenset(MIBAT_DEFAULTS)
     return None
 
@@ -282,8 +280,6 @@ def auto_extract(
     per = _split_options(names + (["mibat"] if ugc else []), options)
     decide = None
     if ugc:
-        from .extractors.mibat import ugc_router
-
         decide = ugc_router(page, **per["mibat"])
     found: dict[str, list[Region]] = {}
     if names:

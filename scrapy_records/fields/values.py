@@ -1,6 +1,6 @@
 """Value typing and normalisation for aligned columns.
 
-Field alignment (:mod:`scrapy_records.alignment`, DEPTA partial tree alignment, digest
+Field alignment (:mod:`scrapy_records.fields.alignment`, DEPTA partial tree alignment, digest
 ``gstm.md`` §3.10 / ``mdr.md`` §8.1) produces *data slots*; this module decides what kind
 of value a slot holds and turns the raw strings into plain JSON/CSV scalars:
 
@@ -27,8 +27,8 @@ of value a slot holds and turns the raw strings into plain JSON/CSV scalars:
     in the record's ``text`` and the column's relative ``xpath`` selects it.
 ``date``
     ISO 8601: ``YYYY-MM-DD`` when the text has no time of day, else
-    ``YYYY-MM-DDTHH:MM[:SS][+HH:MM]`` (:func:`scrapy_records.dates.iso_date`). Parsing uses
-    :mod:`scrapy_records.dates` (``is_date_candidate`` / ``parse_date``).
+    ``YYYY-MM-DDTHH:MM[:SS][+HH:MM]`` (:func:`scrapy_records.fields.dates.iso_date`). Parsing uses
+    :mod:`scrapy_records.fields.dates` (``is_date_candidate`` / ``parse_date``).
 
 A column gets a typed kind only when *every* value of the column converts (a price column
 with one ``"Call for price"`` stays ``text``): a column never mixes strings and numbers.
@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from typing import Any
 
-from .dates import is_date_candidate, is_pure_date, iso_date, parse_date
+from scrapy_records.fields.dates import is_date_candidate, is_pure_date, iso_date, parse_date
 
 logger = logging.getLogger(__name__)
 
@@ -303,7 +303,7 @@ _TIME_ONLY_RE = re.compile(r"^\s*\d{1,2}[:h.]\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?|u
 def parse_date_iso(text: str, languages: Sequence[str] | None = None) -> str | None:
     """Parse a date string and return it in ISO 8601, or ``None``.
 
-    Uses :func:`scrapy_records.dates.parse_date` after its cheap ``is_date_candidate``
+    Uses :func:`scrapy_records.fields.dates.parse_date` after its cheap ``is_date_candidate``
     pre-filter, and only when ``is_pure_date`` says the text is nothing but a date, so
     "Posted by ann on 5 Jan 2020" stays text. A time of day alone is not a date.
     """
@@ -402,3 +402,10 @@ def infer_column(
     if dates is not None:
         return "date", dates, None
     return "text", list(vals), None
+
+
+def guess_type(values: Sequence[Any]) -> str:
+    """The field type an inducer gives a slot from its sample values: :func:`infer_column`'s
+    type over the first 50 non-empty strings (``text`` when there are none)."""
+    vals = [v for v in values if isinstance(v, str) and v][:50]
+    return infer_column(vals)[0] if vals else "text"

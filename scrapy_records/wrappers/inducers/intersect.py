@@ -1,4 +1,4 @@
-"""Wrapper induction: from extractor output on sample pages to a :class:`~scrapy_records.wrapper.Wrapper`.
+"""Wrapper induction: from extractor output on sample pages to a :class:`~scrapy_records.wrappers.model.Wrapper`.
 
 Entry points
 ------------
@@ -7,7 +7,7 @@ Entry points
   sources, all of one template. The inducer is chosen by ``extractor``:
 
   - ``"gstm"`` -> ``scrapy_records.extractors.gstm:induce_wrapper`` and ``"dcade"`` ->
-    ``scrapy_records.dcade:induce_wrapper`` (multi-page pattern inducers, imported lazily,
+    ``scrapy_records.wrappers.inducers.dcade:induce_wrapper`` (multi-page pattern inducers, imported lazily,
     signature ``induce_wrapper(pages: list[Page], **options) -> Wrapper``);
   - ``"auto"`` or any single-page extractor name (``mdr``, ``stem``, ``mibat``...) ->
     :func:`intersect_induce`: run the extractor on every page, take each page's main
@@ -43,19 +43,20 @@ step over-selects.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from lxml import etree
 
-from .errors import WrapperError
-from .page import Page, as_page
-from .results import Region
-from .wrapper import (
+from scrapy_records.api import extract
+from scrapy_records.errors import WrapperError
+from scrapy_records.fields.values import guess_type
+from scrapy_records.page import Page, as_page
+from scrapy_records.results import Region
+from scrapy_records.wrappers.model import (
     FIELD_TYPES,
     FieldSpec,
     Health,
@@ -63,97 +64,11 @@ from .wrapper import (
     Provenance,
     RecordSelector,
     TemplateInfo,
-    Wrapper,
 )
+from scrapy_records.wrappers.selectors import class_predicate, css_ident_ok, stable_id, stable_token
+from scrapy_records.wrappers.wrapper import Wrapper
 
 logger = logging.getLogger(__name__)
-
-__all__ = [
-    "induce",
-    "intersect_induce",
-    "region_wrapper",
-    "register_inducer",
-    "INDUCERS",
-    "stable_token",
-    "stable_id",
-]
-
-#: name -> "module:function" of multi-page inducers (imported lazily).
-INDUCERS: dict[str, str] = {
-    "gstm": "scrapy_records.extractors.gstm:induce_wrapper",
-    "dcade": "scrapy_records.dcade:induce_wrapper",
-}
-_registered: dict[str, Callable[..., Wrapper]] = {}
-
-#: options consumed by the intersection inducer; everything else goes to the extractor.
-INDUCE_OPTIONS = ("min_fill", "site", "max_fields", "page_fields", "template_id")
-
-# ------------------------------------------------------------------ stable tokens
-_STATE = frozenset(
-    {
-        "active",
-        "selected",
-        "current",
-        "odd",
-        "even",
-        "first",
-        "last",
-        "hover",
-        "focus",
-        "open",
-        "closed",
-        "hidden",
-        "visible",
-        "show",
-        "in",
-        "collapsed",
-        "expanded",
-        "disabled",
-        "is-active",
-        "is-selected",
-        "is-open",
-        "highlight",
-        "highlighted",
-        "new",
-        "alt",
-    }
-)
-_GENERATED = [
-    re.compile(r"\d{3,}"),  # post-12345, id4711
-    re.compile(r"^(css|sc|jsx|emotion|styled|svelte|astro|ng-tns|ember|tw)[-_]", re.I),
-    re.compile(r"__[A-Za-z0-9_-]{4,}$"),  # CSS modules
-    re.compile(r"^[A-Za-z0-9_-]{5,}$(?<=[0-9])"),  # ends with a digit, long
-]
-_MIXED_HASH = re.compile(r"^(?=.*\d)(?=.*[A-Z])(?=.*[a-z])[A-Za-z0-9_-]{5,}$")
-_QUOTE_SAFE = re.compile(r"^[^'\"\s\\]+$")
-
-
-def stable_token(tok: str) -> bool:
-    """True for a class token fit for a selector (not generated-looking, not a state)."""
-    if not tok or len(tok) > 48 or not _QUOTE_SAFE.match(tok) or tok.lower() in _STATE:
-        return False
-    if any(rx.search(tok) for rx in _GENERATED):
-        return False
-    if _MIXED_HASH.match(tok) and not re.match(r"^[A-Za-z]+[A-Z][a-z]+([A-Z][a-z]+)*$", tok):
-        return False  # sc-bdVaJa-like hashes; camelCase words are fine
-    return True
-
-
-def stable_id(v: str | None) -> bool:
-    """True for an id fit for an anchor (same rules as class tokens, state words allowed)."""
-    if not v or len(v) > 64 or not _QUOTE_SAFE.match(v):
-        return False
-    if any(rx.search(v) for rx in _GENERATED[:3]) or _MIXED_HASH.match(v) and re.search(r"\d", v):
-        return False
-    return True
-
-
-def _cls_xp(c: str) -> str:
-    return f"contains(concat(' ', normalize-space(@class), ' '), ' {c} ')"
-
-
-def _css_ident_ok(s: str) -> bool:
-    return bool(re.match(r"^-?[A-Za-z_][A-Za-z0-9_-]*$", s))
 
 
 # ------------------------------------------------------------------ page helpers
@@ -215,8 +130,8 @@ class _Ctx:
         mine = self.stable_classes(i)
         for c in mine:
             if not any(c in page.classes(j) for j in sibs if j != i):
-                css = f"{tag}.{c}" if _css_ident_ok(c) else None
-                return f"{tag}[{_cls_xp(c)}]", css or ""
+                css = f"{tag}.{c}" if css_ident_ok(c) else None
+                return f"{tag}[{class_predicate(c)}]", css or ""
         # positional among same-tag element siblings (lxml counts dropped elements of the
         # same tag too: count on the lxml tree)
         e = page.el[i]
@@ -245,7 +160,7 @@ class _Ctx:
         if anchor is not None:
             tag, v = anchor
             xp = f"//{tag}[@id='{v}']"
-            css: str | None = f"{tag}#{v}" if _css_ident_ok(v) else None
+            css: str | None = f"{tag}#{v}" if css_ident_ok(v) else None
         else:
             xp = ""
             css = ""
@@ -335,7 +250,7 @@ def _record_groups(page: Page, region: Region) -> list[tuple[int, ...]]:
 
 
 def record_layout(ctx: _Ctx, groups: Sequence[Sequence[int]]) -> tuple[int, str]:
-    """``(size, span)`` of the records (see :class:`~scrapy_records.wrapper.RecordSelector`).
+    """``(size, span)`` of the records (see :class:`~scrapy_records.wrappers.model.RecordSelector`).
 
     ``(g, "fixed")`` when every record is g adjacent element siblings (MDR's generalized
     node); ``(longest, "until_next")`` when every record is a run of adjacent siblings
@@ -402,14 +317,17 @@ def record_candidates(
         common = [c for c in ctx.stable_classes(firsts[0]) if c in inter]
     parents = {page.parent[i] for i in firsts}
     out: list[tuple[str, str | None]] = []
-    glob = [(f"//{tag}[{_cls_xp(c)}]", f"{tag}.{c}" if _css_ident_ok(c) else None) for c in common]
+    glob = [
+        (f"//{tag}[{class_predicate(c)}]", f"{tag}.{c}" if css_ident_ok(c) else None)
+        for c in common
+    ]
     if len(parents) == 1:
         p = next(iter(parents))
         pxp, pcss, by_id = ctx.path(p)
         local = [
             (
-                f"{pxp}/{tag}[{_cls_xp(c)}]",
-                f"{pcss} > {tag}.{c}" if pcss and _css_ident_ok(c) else None,
+                f"{pxp}/{tag}[{class_predicate(c)}]",
+                f"{pcss} > {tag}.{c}" if pcss and css_ident_ok(c) else None,
             )
             for c in common
         ]
@@ -423,7 +341,8 @@ def record_candidates(
             if step > 1:
                 cond += f" and (position() - {a}) mod {step} = 0"
         rsteps = [
-            (f"{tag}[{_cls_xp(c)}]", f"{tag}.{c}" if _css_ident_ok(c) else None) for c in common
+            (f"{tag}[{class_predicate(c)}]", f"{tag}.{c}" if css_ident_ok(c) else None)
+            for c in common
         ]
         rsteps.append((tag, tag if tag != "*" else None))
         if cond:
@@ -448,8 +367,8 @@ def record_candidates(
             axp, acss, by_id = ctx.path(anc)
             out += [
                 (
-                    f"{axp}//{tag}[{_cls_xp(c)}]",
-                    f"{acss} {tag}.{c}" if acss and _css_ident_ok(c) else None,
+                    f"{axp}//{tag}[{class_predicate(c)}]",
+                    f"{acss} {tag}.{c}" if acss and css_ident_ok(c) else None,
                 )
                 for c in common
             ]
@@ -459,7 +378,7 @@ def record_candidates(
                 j = i
                 while j != anc:
                     c = ctx.first_class(j)
-                    steps.append(f"{page.tag[j]}[{_cls_xp(c)}]" if c else page.tag[j])
+                    steps.append(f"{page.tag[j]}[{class_predicate(c)}]" if c else page.tag[j])
                     j = page.parent[j]
                 rels.add("/".join(reversed(steps)))
             if len(rels) == 1:
@@ -489,32 +408,6 @@ def choose_record_selector(
 
 
 # ------------------------------------------------------------------------ fields
-_PRICE_RX = re.compile(
-    r"^\s*(?:[$€£¥₹]|usd|eur|gbp|rs\.?)\s*\d[\d.,\s]*$|^\s*\d[\d.,\s]*\s*(?:[$€£¥₹]|usd|eur|gbp|€)\s*$",
-    re.I,
-)
-_NUMBER_RX = re.compile(r"^\s*[-+]?(?:\d[\d,.\s]*|\.\d+)%?\s*$")
-
-
-def _guess_type(values: list[str]) -> str:
-    """Field type from sample values: :func:`scrapy_records.values.infer_column` (the rule
-    the extractors' columns use: every value must convert), else small regexes."""
-    vals = [v for v in values if isinstance(v, str) and v][:50]
-    if not vals:
-        return "text"
-    try:
-        from .values import infer_column
-
-        return infer_column(vals)[0]
-    except ImportError:  # pragma: no cover - values module absent
-        pass
-    if all(_PRICE_RX.match(v) for v in vals):
-        return "price"
-    if all(_NUMBER_RX.match(v) for v in vals):
-        return "number"
-    return "text"
-
-
 class _Feature:
     __slots__ = ("kind", "key", "name_hint", "order", "per_record", "values", "multi")
 
@@ -655,7 +548,7 @@ def _field_css(f: _Feature, offset: int) -> str | None:
         return None
     parts = []
     for t, c, pos in f.key:
-        if c and not _css_ident_ok(c):
+        if c and not css_ident_ok(c):
             return None
         parts.append(f"{t}.{c}" if c else (f"{t}:nth-of-type({pos})" if pos else t))
     sel = " > ".join(parts)
@@ -729,7 +622,7 @@ def _key_xpath(key: tuple, offset: int, tight: bool = False) -> str:
     steps = []
     for t, c, pos in key:
         if c:
-            steps.append(f"{t}[{_cls_xp(c)}]")
+            steps.append(f"{t}[{class_predicate(c)}]")
         elif pos:
             steps.append(f"{t}[{pos}]")
         else:
@@ -745,7 +638,7 @@ def _key_css(key: tuple, offset: int) -> str | None:
         return None
     parts = []
     for t, c, pos in key:
-        if c and not _css_ident_ok(c):
+        if c and not css_ident_ok(c):
             return None
         parts.append(f"{t}.{c}" if c else (f"{t}:nth-of-type({pos})" if pos else t))
     return " > ".join(parts) or None
@@ -910,7 +803,7 @@ def build_fields(
             for rno, nodes in list(f.per_record.items())[:50]:
                 for j in nodes[:1]:
                     sample.append(page.own_text(j) if f.kind == "own" else page.text(j))
-            ftype = _guess_type(sample)
+            ftype = guess_type(sample)
         fr = len(f.per_record) / n
         out.append(
             FieldSpec(
@@ -1097,9 +990,9 @@ def _add_raw_companions(
 
 def _template_info(page: Page, template_id: str | None = None) -> TemplateInfo:
     """The sample page's signature; ``id`` is ``template_id`` (e.g. from a
-    :class:`~scrapy_records.templates.TemplateGrouper`) or the signature's own id."""
+    :class:`~scrapy_records.wrappers.templates.TemplateGrouper`) or the signature's own id."""
     try:
-        from .templates import page_signature
+        from scrapy_records.wrappers.templates import page_signature
 
         sig = page_signature(page)
         return TemplateInfo(
@@ -1116,7 +1009,7 @@ def _looks_url(x: Any) -> bool:
     )
 
 
-def _as_pages(pages: Iterable[Any], page_options: dict[str, Any]) -> list[Page]:
+def as_pages(pages: Iterable[Any], page_options: dict[str, Any]) -> list[Page]:
     out = []
     for p in pages:
         if isinstance(p, Page):
@@ -1289,7 +1182,7 @@ def intersect_induce(
        anchored on a template label (:func:`_label_fields`), then positional ones.
 
     ``template_id`` is stored in ``wrapper.template.id`` (default: the first page's
-    signature id, see :mod:`scrapy_records.templates`). ``regions``: the extractor's ranked
+    signature id, see :mod:`scrapy_records.wrappers.templates`). ``regions``: the extractor's ranked
     regions per page when the caller already has them (they are not computed again).
     """
     if not pages:
@@ -1301,7 +1194,7 @@ def intersect_induce(
         page_regions = (
             list(regions[k])
             if regions is not None
-            else _mined_regions(p, extractor, extractor_options)
+            else mined_regions(p, extractor, extractor_options)
         )
         page_regions = [r for r in page_regions if len(r.records) >= 2]
         mains.append(_record_groups(p, page_regions[0]) if page_regions else [])
@@ -1420,13 +1313,13 @@ def intersect_induce(
             base = _slug(label)[:30] or "value"
             used[base] = used.get(base, 0) + 1
             name = base if used[base] == 1 else f"{base}_{used[base]}"
-            pfields.append(FieldSpec(name, _guess_type(vals), xp, None, None, False, False))
+            pfields.append(FieldSpec(name, guess_type(vals), xp, None, None, False, False))
             taken_vals.add(tuple(vals))
         for kind, xp in order:
             vals = [d[(kind, xp)] for d in per]
             if len(set(vals)) == 1 or tuple(vals) in taken_vals:
                 continue  # template text, or already anchored on a label
-            ftype = _guess_type(vals)
+            ftype = guess_type(vals)
             tail = re.findall(r"([a-z0-9]+)(?:\[[^\]]*\])?(?:/text\(\)(?:\[\d+\])?)?$", xp)
             base = tail[0] if tail else "value"
             base = {"h1": "title", "h2": "heading", "h3": "heading", "title": "page_title"}.get(
@@ -1482,12 +1375,10 @@ def intersect_induce(
     return w
 
 
-def _mined_regions(page: Page, extractor: str, options: dict[str, Any]) -> list[Region]:
+def mined_regions(page: Page, extractor: str, options: dict[str, Any]) -> list[Region]:
     """The regions :func:`scrapy_records.extract` gives (and a crawl emits): the same
     fields, so the wrapper adopts the names the mined records carry (an extractor's own
     fields, e.g. MiBAT's ``date``/``author``/``text``, are not re-aligned)."""
-    from .api import extract
-
     return extract(page, extractor=extractor, min_records=2, **options).regions
 
 
@@ -1499,105 +1390,3 @@ def _json_ready(d: dict[str, Any]) -> dict[str, Any]:
         else:
             out[k] = repr(v)
     return out
-
-
-# ----------------------------------------------------------------- registry
-def register_inducer(name: str, fn: Callable[..., Wrapper]) -> None:
-    """Register ``fn(pages: list[Page], **options) -> Wrapper`` under ``name``."""
-    _registered[name] = fn
-
-
-def _get_inducer(name: str) -> Callable[..., Wrapper] | None:
-    if name in _registered:
-        return _registered[name]
-    spec = INDUCERS.get(name)
-    if spec is None:
-        return None
-    module, _, attr = spec.partition(":")
-    try:
-        mod = importlib.import_module(module)
-        fn = getattr(mod, attr)
-    except (ImportError, AttributeError) as exc:
-        from .extractors import BUILTIN_EXTRACTORS
-
-        if name in BUILTIN_EXTRACTORS:  # a single-page extractor without its pattern inducer
-            logger.warning(
-                "inducer %s unavailable (%s): intersection induction over %r regions",
-                spec,
-                exc,
-                name,
-            )
-            return None
-        raise WrapperError(f"inducer {name!r} ({spec}) is not available: {exc}") from exc
-    return fn
-
-
-#: ``induce(extractor="auto")`` treats a template as detail pages below this median share
-#: of page text inside the main region's records.
-DETAIL_PAGE_COVERAGE = 0.3
-#: ... and hands detail pages to DCADE from this many sample pages on (DCADE tells template
-#: from data by what varies across pages; with 2 pages it measured worse than
-#: intersection induction on ExAlg: 54 vs 58 of 97 attributes covered).
-DCADE_MIN_PAGES = 5
-_INTERSECT_OPTIONS = ("min_fill", "max_fields", "site", "page_fields", "template_id")
-
-
-def _median_main_coverage(pages: Sequence[Page], ranked: Sequence[Sequence[Region]]) -> float:
-    """Median share of the body text that sits in the main region's records."""
-    shares = []
-    for page, regions in zip(pages, ranked):
-        total = len(page.text(page.body)) or 1
-        main = next((r for r in regions if len(r.records) >= 2), None)
-        shares.append(sum(len(r.text) for r in main.records) / total if main else 0.0)
-    shares.sort()
-    n = len(shares)
-    return (shares[n // 2] + shares[(n - 1) // 2]) / 2 if n else 0.0
-
-
-def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wrapper:
-    """Induce one wrapper from pages of one template.
-
-    :param pages: ``(url, html or Response)`` pairs, :class:`~scrapy_records.page.Page`
-        objects or raw sources (``str``/``bytes``/``Response``).
-    :param extractor: ``"auto"``/a single-page extractor name (intersection induction,
-        :func:`intersect_induce`), ``"gstm"``/``"dcade"`` (their pattern inducers) or a name
-        given to :func:`register_inducer`. ``"auto"`` prefers DCADE for *detail-page*
-        templates: with ``DCADE_MIN_PAGES`` (5) or more pages whose main regions hold
-        less than ``DETAIL_PAGE_COVERAGE`` (30%) of the page text (median), the pages
-        describe one object each rather than a list, and DCADE's full-page schema fits
-        them; otherwise intersection induction over the ``auto`` extractor's main regions.
-    :param options: page budgets (``max_bytes``, ``max_nodes``, ``max_depth``,
-        ``encoding``), inducer options and extractor options; ``regions``: the ranked
-        regions :func:`scrapy_records.extract` already gave for each page (a crawl passes
-        what it mined: the pages are not mined again, and the wrapper's field names are
-        those of the records already emitted).
-    :raises WrapperError: no records and no page data hold on the pages.
-    """
-    from .api import PAGE_OPTIONS
-
-    page_opts = {k: options.pop(k) for k in PAGE_OPTIONS if k in options}
-    regions = options.pop("regions", None)
-    plist = _as_pages(pages, page_opts)
-    if regions is not None and len(regions) != len(plist):
-        raise ValueError(f"induce(): {len(regions)} region lists for {len(plist)} pages")
-    if not plist:
-        raise WrapperError("induce() needs at least one page")
-    if extractor == "auto" and len(plist) >= DCADE_MIN_PAGES:
-        extractor_opts = {k: v for k, v in options.items() if k not in _INTERSECT_OPTIONS}
-        ranked = regions or [_mined_regions(p, "auto", extractor_opts) for p in plist]
-        if _median_main_coverage(plist, ranked) < DETAIL_PAGE_COVERAGE:
-            fn = _get_inducer("dcade")
-            if fn is not None:
-                logger.debug("auto induction: detail-page template, using dcade")
-                w = fn(plist, **{k: v for k, v in options.items() if k == "site"})
-                if options.get("template_id"):
-                    w.template.id = options["template_id"]
-                return w.validate()
-        return intersect_induce(plist, extractor, regions=ranked, **options)
-    fn = _get_inducer(extractor)
-    if fn is not None:
-        w = fn(plist, **options)
-        if not isinstance(w, Wrapper):
-            raise WrapperError(f"inducer {extractor!r} returned {type(w).__name__}, not a Wrapper")
-        return w.validate()
-    return intersect_induce(plist, extractor, regions=regions, **options)

@@ -26,7 +26,7 @@ against 0.822 / 0.865 / 0.863 for the oracle (the best region of each page); the
 rule (``confidence * sqrt(text_chars) * ...``) gave 0.784 / 0.859 / 0.855 on the same
 regions.
 
-``auto`` (:mod:`scrapy_records.auto`) ranks the union of MDR's and STEM's regions with the
+``auto`` (:mod:`scrapy_records.extractors.auto`) ranks the union of MDR's and STEM's regions with the
 same rule after scaling each confidence by the cross-extractor agreement, and with the count
 term as ``log2(1 + n) ** 0.5`` (``count_exponent``): the two extractors cut the same rows
 into different numbers of records (a result and its separator row, or a result split into
@@ -44,8 +44,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from .page import Page
-from .results import Region
+from scrapy_records.page import Page
+from scrapy_records.results import Region
 
 __all__ = ["rank", "region_score", "link_share", "groups_link_share"]
 
@@ -77,7 +77,7 @@ def groups_link_share(page: Page, groups: Iterable[Sequence[int]]) -> float:
 def region_score(page: Page, region: Region, count_exponent: float = 1.0) -> float:
     """The ranking score of one region (see the module docstring); ``count_exponent``
     raises the record-count term ``log2(1 + n)`` to that power (1 by default, 0.5 in
-    :mod:`scrapy_records.auto`)."""
+    :mod:`scrapy_records.extractors.auto`)."""
     chars = sum(len(r.text) for r in region.records)
     n = len(region.records)
     ls = link_share(page, region)

@@ -57,7 +57,7 @@ region of the page, median 8.2x lxml (an earlier measurement, MDR alone 8.1x). A
 kept regions (:func:`align_region`, what :func:`scrapy_records.extract` does) is the
 cheap way to use it.
 
-Values are typed by :mod:`scrapy_records.values`; naming rules are in :func:`align_records`.
+Values are typed by :mod:`scrapy_records.fields.values`; naming rules are in :func:`align_records`.
 """
 
 from __future__ import annotations
@@ -68,10 +68,10 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from .page import Page
-from .results import Column
-from .treematch import STM, Shapes
-from .values import first_srcset_url, infer_column
+from scrapy_records.fields.values import first_srcset_url, infer_column
+from scrapy_records.page import Page
+from scrapy_records.results import Column
+from scrapy_records.treematch import STM, Shapes
 
 logger = logging.getLogger(__name__)
 
@@ -930,7 +930,7 @@ def align_records(
     (``url``, ``image``, ``price``, ``date``); ``field_N`` (``position``, N = column
     position). A link/image column named from evidence gets ``_url``/``_image`` appended
     unless the name already says so; duplicates get ``_2``, ``_3``... A price column with
-    currencies gets a ``<name>_currency`` companion column (:mod:`scrapy_records.values`).
+    currencies gets a ``<name>_currency`` companion column (:mod:`scrapy_records.fields.values`).
     """
     groups = [_clean_group(page, g) for g in groups]
     n = len(groups)

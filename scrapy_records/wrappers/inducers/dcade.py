@@ -23,7 +23,7 @@ Pipeline (digest §0, §3):
 
 :func:`induce_schema` returns a :class:`Schema` (the aligned ``TableA`` and the recordset
 tables, values per page); :func:`induce_wrapper` turns it into a
-:class:`~scrapy_records.wrapper.Wrapper` of XPath selectors (digest §8, our design);
+:class:`~scrapy_records.wrappers.model.Wrapper` of XPath selectors (digest §8, our design);
 ``scrapy_records.induce(pages, extractor="dcade")`` calls it.
 
 Paper-literal behaviour is the default wherever the digest offers a choice, except for
@@ -46,6 +46,7 @@ numpy (``max_cells`` bounds the matrix size; larger problems fall back to a C-le
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 import statistics
@@ -59,8 +60,11 @@ import numpy as np
 from rapidfuzz.distance import Indel, LCSseq
 from rapidfuzz.process import cdist
 
-from .errors import RecordsError
-from .page import Page, as_page
+from scrapy_records.errors import RecordsError
+from scrapy_records.page import Page, as_page
+from scrapy_records.wrappers.apply import FieldReader
+from scrapy_records.wrappers.model import FieldSpec, Health, ListSpec, Provenance, RecordSelector
+from scrapy_records.wrappers.wrapper import Wrapper
 
 logger = logging.getLogger(__name__)
 
@@ -1621,8 +1625,6 @@ class _DCADE:
 
 def _lis(items: list[int], vals: list[int]) -> list[int]:
     """Items whose ``vals`` form a longest strictly increasing subsequence (O(k log k))."""
-    import bisect
-
     tails: list[int] = []
     tails_idx: list[int] = []
     prev = [-1] * len(vals)
@@ -1845,7 +1847,7 @@ def induce_schema(pages: Sequence[Any], **options: Any) -> Schema:
 
 
 def induce_wrapper(pages: Sequence[Any], **options: Any):
-    """Induce a :class:`~scrapy_records.wrapper.Wrapper` from pages of one template.
+    """Induce a :class:`~scrapy_records.wrappers.model.Wrapper` from pages of one template.
 
     Options ``site`` and ``verify`` go to :func:`schema_to_wrapper`; the rest to
     :func:`induce_schema`.
@@ -1962,10 +1964,8 @@ class _WrapperBuilder:
     def evaluate(
         self, xp: str, attr: str | None, ftype: str, ctxs: list[Any], bases: list[str | None]
     ) -> list[Any]:
-        from .wrapper import FieldSpec, _Field
-
         try:
-            fld = _Field(FieldSpec("x", ftype, xp, attribute=attr))
+            fld = FieldReader(FieldSpec("x", ftype, xp, attribute=attr))
         except Exception:
             return [None] * len(ctxs)
         return [fld.read(c, b) if c is not None else None for c, b in zip(ctxs, bases)]
@@ -1995,7 +1995,7 @@ def _ftype(values: list[str], kind: str) -> str:
 
 
 def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = True):
-    """A :class:`~scrapy_records.wrapper.Wrapper` for the template (digest §8.2, our design).
+    """A :class:`~scrapy_records.wrappers.model.Wrapper` for the template (digest §8.2, our design).
 
     Detail view: the record selector is ``/html`` (one record per page); every data column
     of TableA (MD/OD) becomes a field named after its template label, optional when the
@@ -2008,8 +2008,6 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
     positions dropped) and the one that reproduces most of the column's values on the
     induction pages is kept (``verify``).
     """
-    from .wrapper import FieldSpec, Health, ListSpec, Provenance, RecordSelector, Wrapper
-
     b = _WrapperBuilder(schema)
     # the encoded leaves are needed for node/kind lookups
     enc_leaves = getattr(schema, "_leaves", None)

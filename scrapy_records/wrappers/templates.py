@@ -14,7 +14,7 @@ The page's feature set is
   from the interned path table (no walk over the nodes); from anything else (a Scrapy
   response, an lxml tree, raw HTML) one walk over the tree (lxml's ``iterwalk``, a few
   operations per element) computes it, so a crawl that reuses a wrapper never builds the
-  page model (``scrapy_records.scrapy.engine``),
+  page model (``scrapy_records.scrapy.runtime``),
 * the same path marked *repeated* when at least ``REPEAT`` (3) nodes share it (a list
   page repeats its record paths, a detail page does not),
 * ``#id`` for every ``id`` value and ``.class`` for every class token that looks stable
@@ -57,8 +57,9 @@ from typing import Any
 
 from lxml import etree
 
-from .errors import PageTooLargeError, WrapperError
-from .page import DROPPED_TAGS, LEAF_TAGS, Page, _holds_content, parse_html
+from scrapy_records.errors import PageTooLargeError, WrapperError
+from scrapy_records.page import DROPPED_TAGS, LEAF_TAGS, Page, holds_content, parse_html
+from scrapy_records.wrappers.selectors import stable_token
 
 logger = logging.getLogger(__name__)
 
@@ -187,7 +188,7 @@ def _tree_paths(
             stack.append(-2)
             continue
         t = t.lower()
-        if t in DROPPED_TAGS and not (t == "noscript" and _holds_content(node)):
+        if t in DROPPED_TAGS and not (t == "noscript" and holds_content(node)):
             stack.append(-2)
             walker.skip_subtree()  # its "end" event still arrives
             continue
@@ -216,8 +217,6 @@ def page_signature(
     used, not re-parsed), an lxml tree or element, raw HTML. Both give the same signature.
     ``max_nodes`` bounds the walk over a tree (:class:`PageTooLargeError` beyond it).
     """
-    from .induce import stable_token
-
     if isinstance(page, Page):
         root = page.root
         keys, counts = _page_paths(page)

@@ -36,19 +36,33 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..dates import http_date_base, relative_to
-from ..errors import EmptyDocumentError, NotHTMLError, PageTooLargeError, RecordsError, WrapperError
-from ..page import Page, parse_html
-from ..results import PageResult
-from ..templates import Signature, similarity
-from .settings import RecordsConfig
-from .store import StoreError, VersionConflict, WrapperStore, open_store, redact_uri
+from scrapy_records.api import extract
+from scrapy_records.errors import (
+    EmptyDocumentError,
+    NotHTMLError,
+    PageTooLargeError,
+    RecordsError,
+    WrapperError,
+)
+from scrapy_records.fields.dates import http_date_base, relative_to
+from scrapy_records.page import Page, parse_html
+from scrapy_records.results import PageResult
+from scrapy_records.scrapy.settings import RecordsConfig
+from scrapy_records.scrapy.store import (
+    StoreError,
+    VersionConflict,
+    WrapperStore,
+    open_store,
+    redact_uri,
+)
+from scrapy_records.wrappers.templates import Signature, page_signature, similarity
+from scrapy_records.wrappers.wrapper import Wrapper
 
 logger = logging.getLogger(__name__)
 
 RUNTIME_ATTR = "_scrapy_records_runtime"
 
-#: Similarity needed to join a template cluster (``scrapy_records.templates``), setting
+#: Similarity needed to join a template cluster (``scrapy_records.wrappers.templates``), setting
 #: ``RECORDS_TEMPLATE_THRESHOLD``.
 TEMPLATE_THRESHOLD = 0.6
 #: The store lease taken around an induction: one per site (see ``_sample_and_induce``).
@@ -206,7 +220,7 @@ class RecordsRuntime:
                             redact_uri(self.config.wrapper_store),
                             exc,
                         )
-                        from .store.memory import MemoryStore
+                        from scrapy_records.scrapy.store.memory import MemoryStore
 
                         self._store = MemoryStore()
         return self._store
@@ -219,8 +233,6 @@ class RecordsRuntime:
     def _signature(self, source: Any) -> Any:
         """The page's template signature, from a :class:`Page` or straight from the
         response's parsed tree (no page model needed: see :meth:`_mine`)."""
-        from ..templates import page_signature
-
         return page_signature(source, max_nodes=self.config.max_nodes)
 
     def _load_site(self, site: str) -> list[tuple[str, Any]]:
@@ -309,8 +321,6 @@ class RecordsRuntime:
             return st
 
     def _load_wrapper(self, document: str, site: str, template: str, version: int, out: Outcome):
-        from ..wrapper import Wrapper
-
         try:
             return Wrapper.from_json(document)
         except (WrapperError, ValueError, TypeError) as exc:
@@ -395,8 +405,6 @@ class RecordsRuntime:
     def _extract(
         self, page: Page, extractor: str, min_records: int, opts: dict[str, Any]
     ) -> PageResult:
-        from ..api import extract
-
         return extract(page, url=page.url, extractor=extractor, min_records=min_records, **opts)
 
     # -------------------------------------------------------------- wrappers
@@ -675,7 +683,7 @@ class RecordsRuntime:
         ``Wrapper.from_region`` on the main region of each sample until one reproduces
         records on all samples."""
         try:
-            from ..induce import induce  # type: ignore[attr-defined]
+            from scrapy_records.wrappers.induce import induce  # type: ignore[attr-defined]
         except ImportError:
             induce = None
         if induce is not None:
@@ -691,7 +699,6 @@ class RecordsRuntime:
                 logger.info(
                     "scrapy_records: induction failed (%s), trying single-page wrappers", exc
                 )
-        from ..wrapper import Wrapper
 
         if not hasattr(Wrapper, "from_region"):
             return None

@@ -1,0 +1,718 @@
+"""Wrapper application: compiled XPaths over a parsed tree, values typed as mining types them."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import Counter
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
+
+from lxml import etree
+
+from scrapy_records import page as page_mod
+from scrapy_records.fields.dates import current_relative_base
+from scrapy_records.page import Page, parse_html
+from scrapy_records.results import Column, PageResult, Record, Region
+from scrapy_records.wrappers.model import WRAPPER_VERSION, FieldSpec, ListSpec
+
+if TYPE_CHECKING:
+    from scrapy_records.wrappers.wrapper import Wrapper
+
+logger = logging.getLogger(__name__)
+
+
+#: text of these elements is not page text (the page model drops them too)
+_TEXT_XP = etree.XPath(
+    "descendant-or-self::text()[not(parent::script or parent::style or parent::noscript"
+    " or parent::template)]",
+    smart_strings=False,
+)
+_DROPPED = frozenset({"script", "style", "noscript", "template"})
+
+
+_SCRIPTS_XP = etree.XPath("//script|//style|//noscript|//template")
+_ALL_TEXT_XP = etree.XPath("//text()[normalize-space()][not(parent::script or parent::style)]")
+_LABEL_FIELD_RX = re.compile(
+    r"^//([A-Za-z][\w-]*|\*)\[normalize-space\(\.\)=('([^']*)'|\"([^\"]*)\")\]"
+    r"/following::text\(\)\[normalize-space\(\)\]\[not\(parent::script or parent::style\)\]\[1\]$"
+)
+
+
+def dirty_set(root: Any) -> set[Any]:
+    """Elements with a script/style/noscript/template inside (their text needs filtering)."""
+    dirty: set[Any] = set()
+    for s in root.iter("script", "style", "noscript", "template"):
+        for a in s.iterancestors():
+            if a in dirty:
+                break
+            dirty.add(a)
+        dirty.add(s)
+    return dirty
+
+
+def _group_text(els: list[Any], dirty: set[Any] | None) -> str:
+    """Text of a record's elements, with the text between siblings (their tails) as
+    :meth:`scrapy_records.page.Page.record_text` has it."""
+    if len(els) == 1:
+        return node_text(els[0], dirty)
+    parts = []
+    for k, x in enumerate(els):
+        parts.append(node_text(x, dirty))
+        if k < len(els) - 1 and x.tail:
+            parts.append(" ".join(x.tail.split()))
+    return " ".join(t for t in parts if t)
+
+
+def _text_until(node: Any, stop: Any) -> str:
+    """Text of ``node`` up to where the element ``stop`` (a descendant) starts.
+
+    libxml2 nests an unclosed list item in the one before it (``<dd>1 <p>.. <dd>2``), so a
+    record element of such a list holds every later record; the page model reads them as
+    siblings (:data:`scrapy_records.page.IMPLIED_CLOSE`) and a record is its own text only.
+    """
+    parts: list[str] = []
+    walker = etree.iterwalk(node, events=("start", "end", "comment", "pi"))
+    for event, el in walker:
+        if el is stop:
+            break
+        if event == "start":
+            if isinstance(el.tag, str) and el.tag in _DROPPED:
+                walker.skip_subtree()
+                continue
+            if el.text:
+                parts.append(el.text)
+        elif el is not node and el.tail:
+            parts.append(el.tail)
+    return " ".join(" ".join(parts).split())
+
+
+def node_text(node: Any, dirty: set[Any] | None = None) -> str:
+    """Whitespace-normalised text of an element (script/style excluded) or a text node.
+
+    ``dirty`` (from :func:`dirty_set`) enables the fast path: an element with no script
+    inside is read with ``itertext`` (comment text skipped, as in the page model).
+    """
+    if isinstance(node, str):
+        return " ".join(node.split())
+    if dirty is not None and node not in dirty:
+        if not len(node):
+            t = node.text
+            return " ".join(t.split()) if t else ""
+        return " ".join(" ".join(node.itertext(etree.Element)).split())
+    return " ".join(" ".join(_TEXT_XP(node)).split())
+
+
+def parse_source(source: Any, url: str | None, page_options: dict[str, Any]):
+    if isinstance(source, Page):
+        return source.root, url or source.url, source
+    # Parsed as the page model parses (same validation, decoding and libxml2 parser, so the
+    # same tree and XPaths), without flattening and with plain lxml elements: lxml.html's
+    # per-element Python class lookup costs more than the selectors themselves. A Scrapy
+    # response's existing selector tree is reused.
+    root, url, _enc = parse_html(
+        source,
+        url,
+        encoding=page_options.get("encoding"),
+        max_bytes=page_options.get("max_bytes", page_mod.DEFAULT_MAX_BYTES),
+        parser_cls=etree.HTMLParser,
+    )
+    return root, url, None
+
+
+_ABS_RX = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+_ORIGIN_RX = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*)")
+
+
+_BASE_PARTS: dict[str, tuple[str, str] | None] = {}
+
+
+def _fast_join(base: str, raw: str) -> str | None:
+    """``urljoin`` for the common shapes (root-relative and plain relative paths), else None."""
+    parts = _BASE_PARTS.get(base, False)
+    if parts is False:
+        parts = None
+        m = _ORIGIN_RX.match(base)
+        if m:
+            rest = base[m.end() :].split("#", 1)[0].split("?", 1)[0]
+            if "/." not in rest:
+                directory = rest[: rest.rfind("/") + 1] if "/" in rest else "/"
+                parts = (m.group(1), m.group(1) + (directory or "/"))
+        if len(_BASE_PARTS) > 256:
+            _BASE_PARTS.clear()
+        _BASE_PARTS[base] = parts
+    if parts is None or "/." in raw or raw.startswith(".") or " " in raw or "\\" in raw:
+        return None
+    c = raw[0]
+    if c == "/":
+        return None if raw.startswith("//") else parts[0] + raw
+    if c in "?#":
+        return None
+    head = raw.split("/", 1)[0].split("?", 1)[0]
+    if ":" in head:
+        return None  # a scheme (mailto:, http:...): let urljoin decide
+    return parts[1] + raw
+
+
+def _to_value(ftype: str, raw: str, base: str | None) -> Any:
+    if ftype in ("url", "image"):
+        raw = raw.strip()
+        if not raw or raw.lower().startswith(("javascript:", "data:")):
+            return None
+        if (
+            _ABS_RX.match(raw)
+            and " " not in raw
+            and ".." not in raw
+            and raw[-1] not in "#?"
+            and raw[: raw.index(":")].islower()
+        ):
+            return raw  # already absolute (urljoin would return it unchanged)
+        if base:
+            j = _fast_join(base, raw)
+            if j is not None:
+                return j
+        return urljoin(base or "", raw)
+    return raw
+
+
+_NOT_BATCHABLE = re.compile(
+    r"^\s*[/(]|\.\.|ancestor|preceding|parent::|\||\$|last\(\)|position\(\)"
+)
+
+
+class FieldReader:
+    __slots__ = ("name", "type", "xp", "attr", "multiple", "optional", "batch", "textual", "path")
+
+    def __init__(self, f: FieldSpec, record_xpath: str | None = None):
+        self.name = f.name
+        self.path = f.xpath.strip()
+        self.type = f.type
+        self.textual = "text()" in f.xpath or "node()" in f.xpath
+        self.xp = etree.XPath(f.xpath, smart_strings=False)
+        self.attr = f.attribute
+        self.multiple = f.multiple
+        self.optional = f.optional
+        self.batch = None
+        # one evaluation over all records instead of one per record (application speed):
+        # "$recs/F" selects the same nodes as F from every record, in document order;
+        if record_xpath is not None and not _NOT_BATCHABLE.search(f.xpath):
+            try:
+                # $recs: the record elements, passed as a node-set (R is not re-evaluated)
+                # "| $recs": the record elements come back as markers, in document order
+                # just before their own field nodes, so assigning a node to its record
+                # is one dictionary lookup (records are disjoint sub-trees)
+                self.batch = etree.XPath(f"$recs/{f.xpath} | $recs", smart_strings=self.textual)
+            except etree.XPathSyntaxError:
+                self.batch = None
+
+    def read(self, ctx: Any, base: str | None, dirty: set[Any] | None = None) -> Any:
+        try:
+            nodes = self.xp(ctx)
+        except etree.XPathEvalError:
+            return None
+        if not isinstance(nodes, list):  # a string()/count() style expression
+            nodes = [str(nodes)] if nodes not in (None, "") else []
+        return self.value(nodes, base, dirty)
+
+    def value(self, nodes: list[Any], base: str | None, dirty: set[Any] | None = None) -> Any:
+        vals = []
+        for n in nodes:
+            if self.attr is not None:
+                raw = n.get(self.attr) if isinstance(n, etree._Element) else None
+                if raw is None:
+                    continue
+                v = (
+                    _to_value(self.type, raw, base)
+                    if self.type in ("url", "image")
+                    else " ".join(raw.split())
+                )
+            else:
+                v = node_text(n, dirty)
+                if self.type in ("url", "image"):
+                    v = _to_value(self.type, v, base)
+            if v:
+                if not self.multiple:
+                    return v
+                vals.append(v)
+        return vals if (self.multiple and vals) else None
+
+
+def _owner_of(node: Any, owner: dict[Any, int], memo: dict[Any, int]) -> int:
+    """Index of the record whose elements contain ``node`` (-1: none); memoised per element."""
+    k = owner.get(node, -2)
+    if k != -2:
+        return k
+    x = node.getparent() if isinstance(node, str) else node
+    chain = []
+    k = -1
+    while x is not None:
+        k = owner.get(x, -2)
+        if k != -2:
+            break
+        k = memo.get(x, -2)
+        if k != -2:
+            break
+        chain.append(x)
+        x = x.getparent()
+    if k == -2:
+        k = -1
+    for c in chain:
+        memo[c] = k
+    if isinstance(node, str):
+        pass  # text nodes are new objects on every evaluation: not worth memoising
+    return k
+
+
+def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
+    """``tree.getpath`` of every record element, computed once per parent (same strings)."""
+    by_parent: dict[Any, dict[Any, str]] = {}
+    out = []
+    for els in groups:
+        paths = []
+        for x in els:
+            p = x.getparent()
+            if p is None:
+                paths.append(tree.getpath(x))
+                continue
+            table = by_parent.get(p)
+            if table is None:
+                ppath = tree.getpath(p)
+                table = by_parent[p] = {}
+                for t, cnt in Counter(c.tag for c in p).items():
+                    if not isinstance(t, str):
+                        continue
+                    if cnt == 1:
+                        for c in p.iterchildren(t):
+                            table[c] = f"{ppath}/{t}"
+                    else:
+                        for k, c in enumerate(p.iterchildren(t), 1):
+                            table[c] = f"{ppath}/{t}[{k}]"
+            path = table.get(x)
+            paths.append(path if path is not None else tree.getpath(x))
+        out.append(paths)
+    return out
+
+
+_TYPED = frozenset({"number", "price", "date"})
+
+
+_CONVERTERS: tuple[Any, Any, Any] | None = None
+
+
+def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
+    """Convert number/price/date values in place with :mod:`scrapy_records.fields.values` (the
+    extractors' typing): numbers become int/float, prices a float plus a
+    ``<name>_currency`` value when a currency is named, dates ISO 8601 strings. A value
+    that does not convert is dropped (a column never mixes strings and numbers) and
+    counted; returns that count."""
+    if not fields:
+        return 0
+    try:
+        from scrapy_records.fields import values as V
+    except ImportError:  # pragma: no cover - values module absent: raw strings
+        return 0
+    errors = 0
+    global _CONVERTERS
+    if _CONVERTERS is None:
+        # dates repeat a lot across records and pages and their parser is the costly one
+        _CONVERTERS = (
+            lru_cache(maxsize=8192)(V.parse_number),
+            lru_cache(maxsize=8192)(V.parse_price),
+            # keyed by the reference time too: relative dates ("3 hours ago") move with
+            # the clock (the minute, as dates.parse_date reads it) or with the page's own
+            # base (dates.relative_to)
+            lru_cache(maxsize=8192)(lambda text, _base: V.parse_date_iso(text)),
+        )
+    parse_number, parse_price, parse_date_h = _CONVERTERS
+
+    when = current_relative_base() or int(time.time() // 60)
+    for f in fields:
+        name = f.name
+        raw = [r[name] for r in rows if name in r]
+        if not raw:
+            continue
+        flat = [x for v in raw for x in (v if isinstance(v, list) else [v])]
+        style = V.decimal_style(flat) if f.type != "date" else None
+        for r in rows:
+            v = r.get(name)
+            if v is None:
+                continue
+            items = v if isinstance(v, list) else [v]
+            out = []
+            cur = None
+            for x in items:
+                if f.type == "number":
+                    y = parse_number(x, style)
+                elif f.type == "price":
+                    pr = parse_price(x, style)
+                    y = pr[0] if pr else None
+                    if pr and pr[1] and cur is None:
+                        cur = pr[1]
+                else:
+                    y = parse_date_h(x, when)
+                if y is None:
+                    errors += 1
+                else:
+                    out.append(y)
+            if not out:
+                del r[name]
+                continue
+            r[name] = out if isinstance(v, list) else out[0]
+            if cur is not None:
+                r[name + "_currency"] = cur
+    return errors
+
+
+def _eval_fields(
+    fields: list[FieldReader],
+    firsts: list[Any],
+    root: Any,
+    base: str | None,
+    dirty: set[Any] | None,
+    values: list[dict[str, Any]],
+) -> None:
+    """Fill ``values[k]`` with the fields of record ``k`` (first elements ``firsts``).
+
+    Batched: one XPath evaluation per distinct field path over all records (``$recs/F |
+    $recs``, the record elements acting as document-order markers), shared by fields with
+    the same path (a link's URL and its text).
+    """
+    n_rec = len(firsts)
+    first_index = {x: k for k, x in enumerate(firsts)}
+    found_cache: dict[str, list[tuple[int, Any]]] = {}
+    for f in fields:
+        if f.batch is None or n_rec < 2:
+            for k, e in enumerate(firsts):
+                v = f.read(e, base, dirty)
+                if v is not None:
+                    values[k][f.name] = v
+            continue
+        pairs = found_cache.get(f.path)
+        if pairs is None:
+            if f.path == ".":
+                pairs = list(enumerate(firsts))
+            else:
+                try:
+                    found = f.batch(root, recs=firsts)
+                except etree.XPathEvalError:
+                    found = []
+                pairs = []
+                k = -1
+                for node in found:
+                    kk = first_index.get(node) if not isinstance(node, str) else None
+                    if kk is not None:
+                        k = kk  # a record marker
+                    elif k >= 0:
+                        pairs.append((k, node))
+            found_cache[f.path] = pairs
+        name = f.name
+        if f.multiple:
+            per: dict[int, list[Any]] = {}
+            for k, node in pairs:
+                per.setdefault(k, []).append(node)
+            for k, nodes in per.items():
+                v = f.value(nodes, base, dirty)
+                if v is not None:
+                    values[k][name] = v
+        else:
+            # single-valued: the first non-empty value of each record
+            attr, ftype = f.attr, f.type
+            for k, node in pairs:
+                if name in values[k]:
+                    continue
+                if attr is not None:
+                    raw = node.get(attr) if not isinstance(node, str) else None
+                    if raw is None:
+                        continue
+                    v = (
+                        _to_value(ftype, raw, base)
+                        if ftype in ("url", "image")
+                        else " ".join(raw.split())
+                    )
+                else:
+                    v = node_text(node, dirty)
+                    if ftype in ("url", "image"):
+                        v = _to_value(ftype, v, base)
+                if v:
+                    values[k][name] = v
+
+
+class _List:
+    __slots__ = ("name", "xp", "batch", "size", "fields", "lists", "optional", "typed")
+
+    def __init__(self, spec: ListSpec):
+        self.name = spec.name
+        self.xp = etree.XPath(spec.record.xpath, smart_strings=False)
+        self.batch = None
+        if not _NOT_BATCHABLE.search(spec.record.xpath):
+            try:
+                self.batch = etree.XPath(f"$recs/{spec.record.xpath} | $recs", smart_strings=False)
+            except etree.XPathSyntaxError:
+                self.batch = None
+        self.size = spec.record.size
+        self.fields = [FieldReader(f, spec.record.xpath) for f in spec.fields]
+        self.lists = [_List(x) for x in spec.lists]
+        self.optional = spec.optional
+        self.typed = [f for f in self.fields if f.type in _TYPED]
+
+    def read(self, ctx: Any, base: str | None) -> list[dict[str, Any]]:
+        """Rows of this list inside one record (``ctx``: the record's first element)."""
+        return self.read_many([ctx], ctx, base, None)[0]
+
+    def read_many(
+        self, parents: list[Any], root: Any, base: str | None, dirty: set[Any] | None
+    ) -> list[list[dict[str, Any]]]:
+        """Rows of this list inside each of ``parents`` (batched like record fields)."""
+        per_parent: list[list[Any]] = [[] for _ in parents]
+        if self.batch is not None and len(parents) > 1:
+            index = {x: k for k, x in enumerate(parents)}
+            try:
+                found = self.batch(root, recs=parents)
+            except etree.XPathEvalError:
+                found = []
+            k = -1
+            for node in found:
+                if not isinstance(node, etree._Element):
+                    continue
+                kk = index.get(node)
+                if kk is not None:
+                    k = kk
+                elif k >= 0:
+                    per_parent[k].append(node)
+        else:
+            for k, e in enumerate(parents):
+                try:
+                    per_parent[k] = [x for x in self.xp(e) if isinstance(x, etree._Element)]
+                except etree.XPathEvalError:
+                    per_parent[k] = []
+        insts = [x for lst in per_parent for x in lst]
+        if not insts:
+            return [[] for _ in parents]
+        rows: list[dict[str, Any]] = [{} for _ in insts]
+        _eval_fields(self.fields, insts, root, base, dirty, rows)
+        for sub in self.lists:
+            nested = sub.read_many(insts, root, base, dirty)
+            for row, vals in zip(rows, nested):
+                if vals:
+                    row[sub.name] = vals
+        if self.typed:
+            _type_values(self.typed, rows)
+        out: list[list[dict[str, Any]]] = []
+        at = 0
+        for lst in per_parent:
+            out.append([r for r in rows[at : at + len(lst)] if r])
+            at += len(lst)
+        return out
+
+
+def _siblings(first: Any, size: int, stop: set[Any] | None = None) -> list[Any]:
+    """The record's elements: ``first`` and following element siblings, ``size`` at most,
+    ending before the next record's first element when ``stop`` (those firsts) is given."""
+    if size == 1:
+        return [first]
+    out = [first]
+    s = first.getnext()
+    while s is not None:
+        t = s.tag
+        if isinstance(t, str) and t.lower() not in _DROPPED:
+            if stop is not None and s in stop:
+                break
+            out.append(s)
+            if len(out) == size:
+                break
+        s = s.getnext()
+    return out
+
+
+class CompiledWrapper:
+    """Compiled XPath objects of one wrapper (built once, cached on the wrapper)."""
+
+    def __init__(self, w: Wrapper):
+        self.w = w
+        self.record = etree.XPath(w.record.xpath, smart_strings=False) if w.record else None
+        self.size = w.record.size if w.record else 1
+        self.until_next = bool(w.record) and w.record.span == "until_next"
+        self.fields = [FieldReader(f, w.record.xpath if w.record else None) for f in w.fields]
+        self.typed = [f for f in self.fields if f.type in _TYPED]
+        self.order = [
+            x
+            for f in self.fields
+            for x in ((f.name, f.name + "_currency") if f.type == "price" else (f.name,))
+        ]
+        self.lists = [_List(x) for x in w.lists]
+        self.page_fields = [FieldReader(f) for f in w.page_fields]
+        # label-anchored page fields (see scrapy_records.induce._label_fields) share one
+        # pass over the page's text nodes instead of one document scan each
+        self.labels: dict[str, list[tuple[str, FieldReader]]] = {}
+        for f, spec in zip(self.page_fields, w.page_fields):
+            m = _LABEL_FIELD_RX.match(spec.xpath)
+            if m and spec.attribute is None and not spec.multiple:
+                label = m.group(3) if m.group(3) is not None else m.group(4)
+                self.labels.setdefault(label, []).append((m.group(1).lower(), f))
+        self.label_names = {f.name for lst in self.labels.values() for _t, f in lst}
+        self.columns = []
+        for f in w.fields:
+            fill = float(w.health.fill_rates.get(f.name, 1.0))
+            self.columns.append(Column(f.name, f.type, fill, f.xpath, "wrapper"))
+            if f.type == "price":
+                self.columns.append(Column(f.name + "_currency", "text", fill, f.xpath, "wrapper"))
+
+    def _label_values(self, root: Any, base: str | None) -> dict[str, Any]:
+        """Values of the label-anchored page fields, from one list of the page's texts.
+
+        Same result as each field's XPath ``//tag[normalize-space(.)='L']/following::
+        text()[normalize-space()][not(parent::script or parent::style)][1]`` for labels
+        that are the only text of their element (how the inducer builds them).
+        """
+        texts = _ALL_TEXT_XP(root)
+        out: dict[str, Any] = {}
+        labels = self.labels
+        for i, t in enumerate(texts):
+            n = " ".join(t.split())
+            hit = labels.get(n)
+            if hit is None or i + 1 >= len(texts):
+                continue
+            p = t.getparent()
+            if p is not None and t.is_tail:
+                p = p.getparent()
+            ptag = p.tag.lower() if p is not None and isinstance(p.tag, str) else ""
+            for tag, f in hit:
+                if f.name not in out and (tag == "*" or tag == ptag):
+                    v = f.value([texts[i + 1]], base)
+                    if v is not None:
+                        out[f.name] = v
+        return out
+
+    def apply(self, root: Any, url: str | None, page: Any = None) -> PageResult:
+        w = self.w
+        base = page.base_url if page is not None else page_mod.base_url_of(root, url)
+        tree = root.getroottree()
+        records: list[Record] = []
+        type_errors = 0
+        req = [f for f in self.fields if not f.optional]
+        filled = 0
+        missing: dict[str, int] = {}
+        parent_el = None
+        if self.record is not None:
+            try:
+                firsts = [e for e in self.record(root) if isinstance(e, etree._Element)]
+            except etree.XPathEvalError:
+                firsts = []
+            stop = set(firsts) if self.until_next else None
+            groups = [_siblings(e, self.size, stop) for e in firsts]
+            n_rec = len(groups)
+            dirty = dirty_set(root)
+            values: list[dict[str, Any]] = [{} for _ in range(n_rec)]
+            if n_rec:
+                _eval_fields(self.fields, firsts, root, base, dirty, values)
+            type_errors += _type_values(self.typed, values)
+            list_rows = (
+                [(sub.name, sub.read_many(firsts, root, base, dirty)) for sub in self.lists]
+                if n_rec
+                else []
+            )
+            paths = _record_paths(tree, groups)
+            for k, (e, els) in enumerate(zip(firsts, groups)):
+                fields = values[k]
+                if self.fields:  # keep the wrapper's field order (currency after its price)
+                    ordered = {}
+                    for name in self.order:
+                        if name in fields:
+                            ordered[name] = fields[name]
+                    fields = ordered
+                for sub_name, per_rec in list_rows:
+                    if per_rec[k]:
+                        fields[sub_name] = per_rec[k]
+                for f in req:
+                    if f.name in fields:
+                        filled += 1
+                    else:
+                        missing[f.name] = missing.get(f.name, 0) + 1
+                nodes: tuple[int, ...] = ()
+                if page is not None:
+                    try:
+                        nodes = tuple(page.index(x) for x in els)
+                    except KeyError:
+                        nodes = ()
+                nxt = firsts[k + 1] if k + 1 < n_rec else None
+                if (
+                    nxt is not None
+                    and nxt.getparent() is not e.getparent()
+                    and any(a is els[-1] for a in nxt.iterancestors())
+                ):
+                    text = _text_until(els[0], nxt) if len(els) == 1 else _group_text(els, dirty)
+                else:
+                    text = _group_text(els, dirty)
+                records.append(Record(paths[k], text, fields, 1.0, nodes))
+            if firsts:
+                parent_el = firsts[0].getparent()
+        page_vals: dict[str, Any] = {}
+        page_missing = []
+        labelled = self._label_values(root, base) if self.labels else {}
+        for f in self.page_fields:
+            v = labelled.get(f.name) if f.name in self.label_names else f.read(root, base)
+            if v is not None:
+                page_vals[f.name] = v
+        type_errors += _type_values([f for f in self.page_fields if f.type in _TYPED], [page_vals])
+        for f in self.page_fields:
+            if f.name not in page_vals and not f.optional:
+                page_missing.append(f.name)
+        # ---- health (see Wrapper.check)
+        n = len(records)
+        lo, hi = w.health.expected_records
+        if self.record is None:
+            rfit = 1.0
+        elif n == 0:
+            rfit = 0.0
+        elif n < lo:
+            rfit = n / lo
+        elif n > hi > 0:
+            rfit = hi / n
+        else:
+            rfit = 1.0
+        slots = n * len(req) + sum(1 for f in self.page_fields if not f.optional)
+        got = filled + (sum(1 for f in self.page_fields if not f.optional) - len(page_missing))
+        rfill = got / slots if slots else (1.0 if (n or self.record is None) else 0.0)
+        fit = 0.0 if (self.record is not None and n == 0) else 0.5 * rfit + 0.5 * rfill
+        if self.record is None and not page_vals and self.page_fields:
+            fit = 0.0
+        health = {
+            "records": n,
+            "expected_records": [lo, hi],
+            "records_fit": round(rfit, 4),
+            "required_fill": round(rfill, 4),
+            "missing_required": sorted(set(missing) | set(page_missing)),
+            "type_errors": type_errors,
+            "fit": round(fit, 4),
+            "fits": fit >= w.health.min_fit,
+        }
+        for rec in records:
+            rec.confidence = fit
+        region = Region(
+            extractor=f"wrapper:{w.id}",
+            records=records,
+            confidence=fit,
+            xpath=tree.getpath(parent_el) if parent_el is not None else "/",
+            columns=list(self.columns),
+            meta={
+                "health": health,
+                "page": page_vals,
+                "wrapper": {"id": w.id, "version": WRAPPER_VERSION},
+            },
+            parent=(
+                page.index(parent_el)
+                if (page is not None and parent_el is not None and _safe_index(page, parent_el))
+                else -1
+            ),
+        )
+        return PageResult(url=url, regions=[region])
+
+
+def _safe_index(page: Any, el: Any) -> bool:
+    try:
+        page.index(el)
+        return True
+    except KeyError:
+        return False

@@ -1,0 +1,133 @@
+"""The package's shape: no import cycles, layers that only import downwards, no private
+name used outside its module, every module importable on its own."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "scrapy_records"
+
+#: lower layers never import higher ones (a module may import its own layer)
+LAYERS = [
+    ("scrapy_records._version", "scrapy_records.errors", "scrapy_records.results"),
+    ("scrapy_records.page", "scrapy_records.treematch"),
+    ("scrapy_records.fields",),
+    ("scrapy_records.extractors",),
+    ("scrapy_records.api",),
+    ("scrapy_records.wrappers",),
+    ("scrapy_records.scrapy", "scrapy_records.cli", "scrapy_records.__main__"),
+]
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _module_level_imports(path: Path) -> set[str]:
+    """Modules of the package imported when ``path`` is imported (not those imported inside
+    functions or under ``if TYPE_CHECKING``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    found.add(sub if sub in MODULES else node.module)
+            elif isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, (ast.If, ast.Try)):
+                visit(node.body)
+                visit(getattr(node, "orelse", []))
+                for h in getattr(node, "handlers", []):
+                    visit(h.body)
+
+    visit(tree.body)
+    return {m for m in found if m in MODULES}
+
+
+GRAPH = {name: _module_level_imports(path) for name, path in MODULES.items()}
+
+
+def _layer(module: str) -> int:
+    best = (-1, -1)
+    for i, prefixes in enumerate(LAYERS):
+        for p in prefixes:
+            if module == p or module.startswith(p + "."):
+                best = max(best, (len(p), i))
+    return best[1]
+
+
+def test_every_module_is_in_a_layer():
+    assert [m for m in MODULES if m != "scrapy_records" and _layer(m) < 0] == []
+
+
+def test_no_import_cycles():
+    cycles = []
+    state: dict[str, int] = {}
+
+    def dfs(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(GRAPH.get(nxt_ := node, ())):
+            if nxt == "scrapy_records":
+                continue
+            if state.get(nxt) == 1:
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
+            elif nxt not in state:
+                dfs(nxt, stack + [nxt])
+        state[nxt_] = 2
+
+    for m in MODULES:
+        if m not in state:
+            dfs(m, [m])
+    assert cycles == []
+
+
+def test_layers_only_import_downwards():
+    upward = [
+        (m, dep)
+        for m, deps in GRAPH.items()
+        if m != "scrapy_records"
+        for dep in deps
+        if dep != "scrapy_records" and _layer(dep) > _layer(m)
+    ]
+    assert upward == []
+
+
+def test_no_private_name_crosses_a_module():
+    crossings = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("scrapy_records"):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        crossings.append((name, node.module, alias.name))
+    assert crossings == []
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.endswith("__main__")))
+def test_module_imports_in_isolation(module):
+    """Each module imports in a fresh interpreter, whatever was imported before."""
+    if module.startswith("scrapy_records.scrapy.store.redis"):
+        pytest.importorskip("redis")
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
