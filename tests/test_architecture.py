@@ -131,3 +131,65 @@ def test_module_imports_in_isolation(module):
         [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+MAX_MODULE_LINES = 800
+MAX_FUNCTION_LINES = 80
+
+
+def test_modules_and_functions_stay_small():
+    """No module over 800 lines, no function over 80: a unit a reader can hold at once."""
+    too_long = []
+    for name, path in MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > MAX_MODULE_LINES:
+            too_long.append((name, text.count("\n")))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    too_long.append((f"{name}.{node.name}", n))
+    assert sorted(x for x in too_long if x[0] not in _NOT_YET_SPLIT) == []
+
+
+#: Temporary, during the restructuring: units being split now. Must end empty and go.
+_NOT_YET_SPLIT = {
+    "scrapy_records.extractors.mdr",
+    "scrapy_records.extractors.mibat",
+    "scrapy_records.extractors.mibat._record_fields",
+    "scrapy_records.extractors.stem",
+    "scrapy_records.extractors.stem._analyze_sequence",
+    "scrapy_records.extractors.stem._cut_records",
+    "scrapy_records.extractors.stem._attach_gaps",
+    "scrapy_records.extractors.suffix.sa_is",
+    "scrapy_records.fields.alignment",
+    "scrapy_records.fields.alignment.align_records",
+    "scrapy_records.fields.alignment._name_slots",
+    "scrapy_records.fields.alignment._column_xpath",
+    "scrapy_records.fields.alignment.ensure",
+    "scrapy_records.fields.dates._own_parse",
+    "scrapy_records.page",
+    "scrapy_records.page.parse_html",
+    "scrapy_records.page._build",
+    "scrapy_records.scrapy.runtime._sample_and_induce",
+    "scrapy_records.treematch",
+    "scrapy_records.treematch._solve",
+    "scrapy_records.treematch._combine",
+    "scrapy_records.wrappers.apply.apply",
+    "scrapy_records.wrappers.inducers.dcade",
+    "scrapy_records.wrappers.inducers.dcade._page_leaves",
+    "scrapy_records.wrappers.inducers.dcade.nw_align",
+    "scrapy_records.wrappers.inducers.dcade.schema_to_wrapper",
+    "scrapy_records.wrappers.inducers.dcade.__init__",
+    "scrapy_records.wrappers.inducers.dcade._record_profile",
+    "scrapy_records.wrappers.inducers.dcade.rec_detection",
+    "scrapy_records.wrappers.inducers.gstm",
+    "scrapy_records.wrappers.inducers.gstm.pattern_wrapper",
+    "scrapy_records.wrappers.inducers.gstm.list_fields",
+    "scrapy_records.wrappers.inducers.gstm._list_page_fields",
+    "scrapy_records.wrappers.inducers.intersect",
+    "scrapy_records.wrappers.inducers.intersect.record_candidates",
+    "scrapy_records.wrappers.inducers.intersect._nested_lists",
+    "scrapy_records.wrappers.inducers.intersect.build_fields",
+    "scrapy_records.wrappers.inducers.intersect.intersect_induce",
+}
