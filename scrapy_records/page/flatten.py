@@ -25,6 +25,26 @@ DROPPED_TAGS = frozenset({"script", "style", "noscript", "template"})
 #: Elements kept as leaves: their inside is drawing markup, not page structure.
 LEAF_TAGS = frozenset({"svg", "math"})
 
+#: The page model's arrays, indexed by pre-order position (leaves: by leaf number), and
+#: its two intern tables (see :class:`~scrapy_records.page.model.Page`).
+ARRAYS = (
+    "el",
+    "tag",
+    "tag_id",
+    "parent",
+    "children",
+    "depth",
+    "end",
+    "path_id",
+    "leaves",
+    "leaf_owner",
+    "leaf_elem",
+    "leaf_lo",
+    "leaf_hi",
+    "tag_names",
+    "path_keys",
+)
+
 #: Default budgets: they bound time and memory on hostile input (see the README).
 DEFAULT_MAX_NODES = 150_000
 DEFAULT_MAX_DEPTH = 512
@@ -93,21 +113,7 @@ class Flattener:
     """
 
     __slots__ = (
-        "el",
-        "tag",
-        "tag_id",
-        "parent",
-        "children",
-        "depth",
-        "end",
-        "path_id",
-        "leaves",
-        "leaf_owner",
-        "leaf_elem",
-        "leaf_lo",
-        "leaf_hi",
-        "tag_names",
-        "path_keys",
+        *ARRAYS,
         "truncated",
         "limit",
         "max_depth",

@@ -10,7 +10,7 @@ from urllib.parse import urljoin
 import lxml.html
 from lxml import etree
 
-from scrapy_records.page.flatten import DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES, Flattener
+from scrapy_records.page.flatten import ARRAYS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES, Flattener
 from scrapy_records.page.parse import (
     DEFAULT_MAX_BYTES,
     HtmlElementParser,
@@ -55,29 +55,15 @@ class Page:
         "url",
         "base_url",
         "encoding",
-        "el",
-        "tag",
-        "tag_id",
-        "parent",
-        "children",
-        "depth",
-        "end",
-        "path_id",
-        "leaves",
-        "leaf_owner",
-        "leaf_elem",
-        "leaf_lo",
-        "leaf_hi",
-        "tag_names",
-        "path_keys",
+        *ARRAYS,
         "body",
+        "truncated",
         "_index",
         "_xpaths",
         "_treeroot",
         "_classes",
         "_rparent",
         "_rchildren",
-        "truncated",
         "__weakref__",
     )
 
