@@ -77,7 +77,8 @@ class Region:
 
     :param extractor: the name of the extractor (or ``wrapper:<id>``) that found it.
     :param xpath: absolute XPath of the region's parent element.
-    :param confidence: in ``[0, 1]``; comparable across extractors (see :mod:`~scrapy_records.extractors.ranking`).
+    :param confidence: in ``[0, 1]``; comparable across extractors (see
+        :mod:`~scrapy_records.extractors.ranking`).
     :param meta: extractor-specific details (JSON-ready), e.g. MDR's ``g``/``start``/``covered``.
     :param parent: pre-order index of the parent in the page (not serialised).
     """
