@@ -1,7 +1,7 @@
 """List grammars: Grammar-Generation and record segmentation for G-STM.
 
 G-STM turns the children of a node into a string of symbols (equal symbols for children
-that match) and infers a union-free regular expression from it (Jindal and Liu, section
+that match) and infers a union-free regular expression from it (Jindal and Liu 2010, section
 4.4): ``abaab`` gives ``(ab?)+``. The loops of that grammar are the lists, and their back
 edges cut the records. Entry points: :func:`grammar_generation`, :func:`render`,
 :func:`segment`, :func:`flatten`.
@@ -52,7 +52,7 @@ def _laminar(g: int, f: int, loops: set[tuple[int, int]]) -> bool:
 
 
 def grammar_generation(seq: Sequence[Any], literal: bool = False) -> Grammar:
-    """Grammar-Generation (Jindal and Liu, section 4.4, Figure 7) for the symbol string
+    """Grammar-Generation (Jindal and Liu 2010, section 4.4, Figure 7) for the symbol string
     ``seq``, in an implementable form: a new symbol extends the end of the state chain,
     skipped edges become optional, and a new loop starts at the first state that keeps
     the loops nested or disjoint.

@@ -1,4 +1,4 @@
-"""G-STM: simple tree matching that recognises lists (Jindal and Liu, sections 4.2-4.5).
+"""G-STM: simple tree matching that recognises lists (Jindal and Liu 2010, sections 4.2-4.5).
 
 At each node pair, G-STM scores the children pairs (the matrix W, Figure 5), marks the
 children that match (Detect-Lists, Figure 6), infers a grammar over the children's
@@ -11,8 +11,9 @@ their defaults: ``tau1=0.5`` / ``tau2=0.7`` (the match criteria); ``r2="skeleton
 (when two grammars hold the same lists; ``"literal"``, ``"lenient"``); ``sizes="r3"``
 (the sizes a node reports; ``"literal"``); ``grammar="r6"`` (``"literal"``: the figure's
 loops as written); ``max_cells=2_000_000`` / ``max_node_cells=1_000_000`` (the time
-budget, past which pairs get an LCS approximation); ``group_check=False``. What each
-choice means: ``docs/algorithms/treematch.md``.
+budget, past which pairs get an LCS approximation); ``symmetric=True`` (``(a, b)`` and
+``(b, a)`` share a memo entry); ``group_check=False`` (undo groups joined only through
+chaining). What each choice means: ``docs/algorithms/treematch.md``.
 """
 
 from __future__ import annotations

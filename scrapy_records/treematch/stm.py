@@ -1,6 +1,6 @@
 """Simple tree matching (STM) on interned shapes: the one STM of the library.
 
-STM (Yang 1991; Jindal and Liu, section 4.1) scores the largest top-down matching of two
+STM (Yang 1991; Jindal and Liu 2010, section 4.1) scores the largest top-down matching of two
 trees, without level crossing or relabelling, by a dynamic programme over their
 children. :class:`STM` is used by G-STM's baseline, field alignment and MiBAT; what
 differs between them is a parameter (weights, tie order, budgets), not a copy.
