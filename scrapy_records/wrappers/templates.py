@@ -303,6 +303,11 @@ class TemplateGrouper:
                 return s
         raise KeyError(tid)
 
+    def add(self, tid: str, sig: Signature) -> None:
+        """Seed a known cluster (e.g. a template whose wrapper a store holds)."""
+        if all(t != tid for t, _ in self._clusters):
+            self._clusters.append((tid, sig))
+
     def best(self, sig: Signature) -> tuple[str | None, float]:
         """The most similar cluster and its similarity (``(None, 0.0)`` when empty)."""
         best_id, best_sim = None, -1.0
