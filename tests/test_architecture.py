@@ -162,7 +162,6 @@ _NOT_YET_SPLIT = {
     "scrapy_records.extractors.stem._cut_records",
     "scrapy_records.extractors.stem._attach_gaps",
     "scrapy_records.extractors.suffix.sa_is",
-    "scrapy_records.fields.dates._own_parse",
     "scrapy_records.page",
     "scrapy_records.page.parse_html",
     "scrapy_records.page._build",
