@@ -315,6 +315,23 @@ _ISO_TS_RE = re.compile(
 )
 
 
+
+
+_ISO_TZ_RE = re.compile(r"([+-]\d{2}):?(\d{2})$")
+_ISO_FRACTION_RE = re.compile(r"\.(\d{1,6})(?=[+-]|$)")
+
+
+def from_iso(text: str) -> datetime:
+    """``datetime.fromisoformat`` for the ISO forms pages use, on every supported Python:
+    ``Z`` and ``+0200`` zones and 1-6 fraction digits (Python 3.10 reads only ``+02:00``
+    and 3 or 6 digits). Raises ``ValueError`` like it."""
+    t = text.strip()
+    if t[-1:] in ("Z", "z"):
+        t = t[:-1] + "+00:00"
+    t = _ISO_TZ_RE.sub(r"\1:\2", t) if len(t) > 10 else t
+    t = _ISO_FRACTION_RE.sub(lambda m: "." + m.group(1).ljust(6, "0"), t)
+    return datetime.fromisoformat(t)
+
 def _lower(s: str) -> str:
     """Lower-case without changing offsets (a few characters grow under ``str.lower``)."""
     low = s.lower()
@@ -506,9 +523,7 @@ def _parse_iso(s: str, m: re.Match, orig: str) -> datetime | None:
     full = _ISO_TS_RE.match(orig, m.start())
     if full is not None and g("isep") == "-":
         try:
-            return datetime.fromisoformat(
-                full.group(0).replace("Z", "+00:00").replace("z", "+00:00")
-            )
+            return from_iso(full.group(0))
         except ValueError:
             pass
     return _apply_time(d, s, m.end())
@@ -622,7 +637,7 @@ def _parse_cached(text: str, langs: tuple[str, ...], base: datetime | None) -> d
     # a full ISO timestamp ("2010-01-05T10:32:00Z", "2010-01-05 10:32:00+01:00")
     if len(s) <= 40 and s[:1].isdigit():
         try:
-            return datetime.fromisoformat(s.replace("Z", "+00:00") if s.endswith("Z") else s)
+            return from_iso(s)
         except ValueError:
             pass
     orig = s
