@@ -1,4 +1,5 @@
-"""Aligned columns, the working table of DCADE, and what a column's codes say about it."""
+"""Aligned columns, DCADE's working table (Yuliana & Chang 2019, section 3.2), and what a
+column's codes say about it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""DCADE end to end: encode the leaves, align them, build the schema, then the wrapper."""
+"""DCADE end to end: encode the leaves, align them, build the schema, then the wrapper
+(Yuliana & Chang 2019, section 3.3, Algorithm 1)."""
 
 from __future__ import annotations
 

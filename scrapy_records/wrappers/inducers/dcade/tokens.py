@@ -65,24 +65,24 @@ _DEC_RE = re.compile(r"^[+-]?\d*[.,]\d+$")
 NUMERIC_MASK = sum(1 << _T[t] for t in ("INTEGER", "DECIMAL", "CURRENCY", "PERCENT", "PUNCT"))
 
 
+#: the types a pattern recognises, in the order they are tried
+_PATTERN_TYPES = (
+    ("URL", _URL_RE),
+    ("EMAIL", _EMAIL_RE),
+    ("DATE", _DATE_RE),
+    ("TIME", _TIME_RE),
+    ("CURRENCY", _CUR_RE),
+    ("PERCENT", _PCT_RE),
+    ("INTEGER", _INT_RE),
+    ("DECIMAL", _DEC_RE),
+)
+
+
 def token_type(w: str) -> str:
     """Fine token type of one whitespace-free token (the first rule that matches wins)."""
-    if _URL_RE.match(w):
-        return "URL"
-    if "@" in w and _EMAIL_RE.match(w):
-        return "EMAIL"
-    if _DATE_RE.match(w):
-        return "DATE"
-    if _TIME_RE.match(w):
-        return "TIME"
-    if _CUR_RE.match(w):
-        return "CURRENCY"
-    if _PCT_RE.match(w):
-        return "PERCENT"
-    if _INT_RE.match(w):
-        return "INTEGER"
-    if _DEC_RE.match(w):
-        return "DECIMAL"
+    for name, rx in _PATTERN_TYPES:
+        if rx.match(w):
+            return name
     if w.isalpha():
         if len(w) > 1 and w[0].isupper() and w[1:].islower():
             return "FIRST_CAP"

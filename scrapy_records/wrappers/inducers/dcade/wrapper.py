@@ -301,8 +301,8 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
     Detail view: the record selector is ``/html`` (one record per page); every data column
     of TableA (MD/OD) becomes a field named after its template label, optional when the
     column is; every recordset becomes a nested list whose record selector is the
-    generalised path of the records' lowest common ancestors (or of their first field when
-    records share an ancestor, e.g. names separated by commas) and whose fields are the
+    generalised path of the records' lowest common ancestors (or of their most filled field
+    when records share an ancestor, e.g. names separated by commas) and whose fields are the
     set's data columns. For each column several XPaths are generated (the same positional
     path on every page; a path anchored on the preceding template label, e.g.
     ``//th[normalize-space()='Price:']/../td[1]``; the positional path with varying
