@@ -77,7 +77,7 @@ from scrapy_records.extractors.mdr import DEFAULTS
 from scrapy_records.extractors.mibat import DEFAULTS as MIBAT_DEFAULTS
 from scrapy_records.extractors.mibat import ugc_router
 from scrapy_records.extractors.ranking import rank
-from scrapy_records.extractors.stem import OPTION_NAMES
+from scrapy_records.extractors.stem.options import OPTION_NAMES
 from scrapy_records.page import Page
 from scrapy_records.results import Region
 
