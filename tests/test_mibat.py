@@ -5,7 +5,7 @@ from datetime import datetime
 import pytest
 
 from scrapy_records.extractors import get_extractor
-from scrapy_records.extractors.anchors import AuthorLinkAnchor, DateAnchor
+from scrapy_records.extractors.mibat.anchors import AuthorLinkAnchor, DateAnchor
 from scrapy_records.extractors.mibat import MiBATExtractor, is_ugc_page
 from scrapy_records.page import Page
 

@@ -74,8 +74,8 @@ from typing import Any
 
 from scrapy_records.extractors import BUILTIN_EXTRACTORS, get_extractor
 from scrapy_records.extractors.mdr import DEFAULTS
-from scrapy_records.extractors.mibat import DEFAULTS as MIBAT_DEFAULTS
-from scrapy_records.extractors.mibat import ugc_router
+from scrapy_records.extractors.mibat.extractor import DEFAULTS as MIBAT_DEFAULTS
+from scrapy_records.extractors.mibat.ugc import ugc_router
 from scrapy_records.extractors.ranking import rank
 from scrapy_records.extractors.stem.options import OPTION_NAMES
 from scrapy_records.page import Page
