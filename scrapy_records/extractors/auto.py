@@ -73,7 +73,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from scrapy_records.extractors import BUILTIN_EXTRACTORS, get_extractor
-from scrapy_records.extractors.mdr import DEFAULTS
+from scrapy_records.extractors.mdr.extractor import DEFAULTS
 from scrapy_records.extractors.mibat.extractor import DEFAULTS as MIBAT_DEFAULTS
 from scrapy_records.extractors.mibat.ugc import ugc_router
 from scrapy_records.extractors.ranking import rank

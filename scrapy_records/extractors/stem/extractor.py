@@ -18,7 +18,7 @@ from typing import Any
 from rapidfuzz.distance import LCSseq
 
 from scrapy_records.extractors.base import build_region
-from scrapy_records.extractors.mdr import normalized_distance
+from scrapy_records.extractors.mdr.distance import normalized_distance
 from scrapy_records.extractors.stem.analysis import STEMAnalysis, analyze
 from scrapy_records.extractors.stem.records import DRP
 from scrapy_records.extractors.stem.suffix import as_string
