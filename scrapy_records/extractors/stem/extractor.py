@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from itertools import accumulate
 from typing import Any
 
 from rapidfuzz.distance import LCSseq
 
-from scrapy_records.extractors.base import build_region
+from scrapy_records.extractors.base import build_region, leaf_text_prefix
 from scrapy_records.extractors.mdr.distance import normalized_distance
 from scrapy_records.extractors.stem.analysis import STEMAnalysis, analyze
 from scrapy_records.extractors.stem.records import DRP
@@ -243,8 +242,7 @@ def _demote_fillers(page: Page, cands: list[_Candidate], frac: float) -> None:
 
     def chars(g: tuple[int, ...]) -> int:
         if not prefix:
-            prefix.append(0)
-            prefix.extend(accumulate(map(len, page.leaves)))
+            prefix.extend(leaf_text_prefix(page))
         return sum(prefix[hi[x]] - prefix[lo[x]] for x in g)
 
     demoted: set[int] = set()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import accumulate, compress
 
+from scrapy_records.extractors.base import leaf_text_prefix
 from scrapy_records.extractors.stem.suffix import as_string
 from scrapy_records.page import Page
 
@@ -194,8 +195,7 @@ class TagPathSequence:
             eff_pos.append(-1)  # (eff_pos[-1]: above the root)
             self.parent_pos = [eff_pos[parents[i]] for i in nodes]
             self.subtree_end = [count[end[i] + 1] - 1 for i in nodes]
-        prefix = [0]
-        prefix.extend(accumulate(map(len, page.leaves)))
+        prefix = leaf_text_prefix(page)
         lo, hi = page.leaf_lo, page.leaf_hi
         self.chars = [prefix[hi[x]] - prefix[lo[x]] for x in nodes]
         return self
