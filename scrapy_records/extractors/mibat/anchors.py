@@ -101,7 +101,7 @@ class AnchorClassifier(Protocol):
 
 def lowest(page: Page, nodes: list[int] | set[int]) -> list[int]:
     """Keep the lowest candidates: drop a node when one of its descendants is a candidate
-    (the pivot is "the lowest tree node that contains post-date", paper Sec. 4)."""
+    (the pivot is "the lowest tree node that contains post-date", Song et al. 2010, section 4)."""
     s = sorted(set(nodes))
     out = []
     end = page.end

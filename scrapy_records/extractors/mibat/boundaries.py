@@ -69,7 +69,7 @@ def run_kind(
     end = page.end
     children = page.children
     out: list[MiBATRegion] = []
-    for p in range(n):  # Alg. 1, pre-order over parents
+    for p in range(n):  # Algorithm 1: parents in pre-order
         kids = children[p]
         if len(kids) < 2:
             continue

@@ -62,6 +62,13 @@ DEFAULTS: dict[str, Any] = {
     "record_text": "content",  # Record.text: "content" (without profile chrome) | "block"
 }
 
+#: The options with a closed set of values.
+_CHOICES = {
+    "measure": ("ps", "pm"),
+    "combine": ("fallback", "union"),
+    "record_text": ("content", "block"),
+}
+
 
 def with_defaults(options: dict[str, Any]) -> dict[str, Any]:
     """``options`` over :data:`DEFAULTS`; an unknown name raises ``TypeError``."""
@@ -93,12 +100,9 @@ class MiBATExtractor:
 
     def extract(self, page: Page, **options: Any) -> list[Region]:
         opts = with_defaults(options)
-        if opts["measure"] not in ("ps", "pm"):
-            raise TypeError("mibat measure must be 'ps' or 'pm'")
-        if opts["combine"] not in ("fallback", "union"):
-            raise TypeError("mibat combine must be 'fallback' or 'union'")
-        if opts["record_text"] not in ("content", "block"):
-            raise TypeError("mibat record_text must be 'content' or 'block'")
+        for name, allowed in _CHOICES.items():
+            if opts[name] not in allowed:
+                raise TypeError(f"mibat {name} must be {' or '.join(map(repr, allowed))}")
         regions, main = self.find(page, **opts)
         return self.to_regions(page, regions, main, opts)
 
