@@ -22,12 +22,10 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
-from email.utils import parsedate_to_datetime
 from functools import lru_cache
+
+from scrapy_records.fields.clock import current_relative_base, http_date_base, relative_to
 
 logger = logging.getLogger(__name__)
 
@@ -315,8 +313,6 @@ _ISO_TS_RE = re.compile(
 )
 
 
-
-
 _ISO_TZ_RE = re.compile(r"([+-]\d{2}):?(\d{2})$")
 _ISO_FRACTION_RE = re.compile(r"\.(\d{1,6})(?=[+-]|$)")
 
@@ -331,6 +327,7 @@ def from_iso(text: str) -> datetime:
     t = _ISO_TZ_RE.sub(r"\1:\2", t) if len(t) > 10 else t
     t = _ISO_FRACTION_RE.sub(lambda m: "." + m.group(1).ljust(6, "0"), t)
     return datetime.fromisoformat(t)
+
 
 def _lower(s: str) -> str:
     """Lower-case without changing offsets (a few characters grow under ``str.lower``)."""
@@ -654,62 +651,6 @@ def _parse_cached(text: str, langs: tuple[str, ...], base: datetime | None) -> d
     return _dateparser(orig[a:b], langs, now)
 
 
-#: The reference time of relative dates in the current context (:func:`relative_to`).
-_RELATIVE_BASE: ContextVar[datetime | None] = ContextVar(
-    "scrapy_records_relative_base", default=None
-)
-
-
-@contextmanager
-def relative_to(base: datetime | None) -> Iterator[None]:
-    """Resolve relative dates ("3 hours ago") against ``base`` inside the block.
-
-    The crawl engine sets it to the time the server sent the page (:func:`http_date_base`
-    of the response's ``Date`` header), so a page replayed from Scrapy's HTTP cache, or
-    parsed again a week later, dates its posts as when it was fetched, not as now. An
-    explicit ``relative_base`` argument still wins; ``None`` means now. Context-local, so
-    pages mined in parallel threads do not see each other's base.
-    """
-    token = _RELATIVE_BASE.set(base)
-    try:
-        yield
-    finally:
-        _RELATIVE_BASE.reset(token)
-
-
-def current_relative_base() -> datetime | None:
-    """The base :func:`relative_to` set in this context (``None``: now)."""
-    return _RELATIVE_BASE.get()
-
-
-def http_date_base(value: str | bytes | None, *, now: datetime | None = None) -> datetime | None:
-    """The time an HTTP ``Date`` header gives, to the minute, as a naive local time like
-    ``datetime.now()`` (``None`` when absent, malformed, before 1990 or more than a day in
-    the future: a server clock that wrong is no better reference than ours)."""
-    if not value:
-        return None
-    if isinstance(value, bytes):
-        value = value.decode("latin-1")
-    try:
-        d = parsedate_to_datetime(value.strip())
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if d is None:
-        return None
-    if d.tzinfo is None:  # "-0000": UTC by RFC 5322
-        d = d.replace(tzinfo=timezone.utc)
-    try:
-        # to the minute, like "now" in parse_date: responses sent within a minute share
-        # parse_date's cache entries (the base is part of the key)
-        d = d.astimezone().replace(tzinfo=None, second=0, microsecond=0)
-    except (OverflowError, OSError, ValueError):
-        return None
-    current = now or datetime.now()
-    if d.year < 1990 or d > current + timedelta(days=1):
-        return None
-    return d
-
-
 def parse_date(
     text: str,
     languages: list[str] | None = None,
@@ -731,7 +672,7 @@ def parse_date(
         return None
     langs = tuple(languages) if languages else DEFAULT_LANGUAGES
     if relative_base is None:
-        relative_base = _RELATIVE_BASE.get()
+        relative_base = current_relative_base()
     if relative_base is None:
         # now, to the minute: the base is part of the cache key, so a cached "3 hours ago"
         # never outlives the minute it was read in (it would in a long-running process)
