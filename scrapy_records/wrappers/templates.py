@@ -59,11 +59,19 @@ from lxml import etree
 
 from scrapy_records.errors import PageTooLargeError, WrapperError
 from scrapy_records.page import DROPPED_TAGS, LEAF_TAGS, Page, holds_content, parse_html
+from scrapy_records.wrappers.model import TemplateInfo
 from scrapy_records.wrappers.selectors import stable_token
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Signature", "page_signature", "similarity", "TemplateGrouper", "METHOD"]
+__all__ = [
+    "Signature",
+    "page_signature",
+    "similarity",
+    "template_info",
+    "TemplateGrouper",
+    "METHOD",
+]
 
 METHOD = "bottomk-tagpath-v2"
 #: signature methods whose sketches can be compared with :data:`METHOD`'s (module docstring)
@@ -260,6 +268,15 @@ def page_signature(
             feats.add(f)
     sketch = tuple(sorted(feats)[:k])
     return Signature(sketch=sketch, features=len(feats), k=k)
+
+
+def template_info(page: Page, template_id: str | None = None) -> TemplateInfo:
+    """The ``template`` part of a wrapper induced from ``page``: the page's signature, and
+    ``template_id`` (e.g. from a :class:`TemplateGrouper`) or else the signature's own id."""
+    sig = page_signature(page)
+    return TemplateInfo(
+        id=template_id or sig.template_id, method=sig.method, signature=list(sig.sketch)
+    )
 
 
 def similarity(a: Signature, b: Signature) -> float:
