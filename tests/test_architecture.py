@@ -187,9 +187,4 @@ _NOT_YET_SPLIT = {
     "scrapy_records.wrappers.inducers.gstm.pattern_wrapper",
     "scrapy_records.wrappers.inducers.gstm.list_fields",
     "scrapy_records.wrappers.inducers.gstm._list_page_fields",
-    "scrapy_records.wrappers.inducers.intersect",
-    "scrapy_records.wrappers.inducers.intersect.record_candidates",
-    "scrapy_records.wrappers.inducers.intersect._nested_lists",
-    "scrapy_records.wrappers.inducers.intersect.build_fields",
-    "scrapy_records.wrappers.inducers.intersect.intersect_induce",
 }

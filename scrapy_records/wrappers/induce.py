@@ -9,9 +9,9 @@ from typing import Any
 
 from scrapy_records.api import PAGE_OPTIONS
 from scrapy_records.errors import WrapperError
-from scrapy_records.page import Page
+from scrapy_records.page import Page, as_page
 from scrapy_records.results import Region
-from scrapy_records.wrappers.inducers.intersect import as_pages, intersect_induce, mined_regions
+from scrapy_records.wrappers.inducers.intersect import intersect_induce, mined_regions
 from scrapy_records.wrappers.wrapper import Wrapper
 
 logger = logging.getLogger(__name__)
@@ -28,6 +28,28 @@ _registered: dict[str, Callable[..., Wrapper]] = {}
 
 #: options consumed by the intersection inducer; everything else goes to the extractor.
 INDUCE_OPTIONS = ("min_fill", "site", "max_fields", "page_fields", "template_id")
+
+
+def _looks_url(x: Any) -> bool:
+    return (
+        isinstance(x, str) and len(x) < 4096 and "<" not in x and ("://" in x or x.startswith("/"))
+    )
+
+
+def as_pages(pages: Iterable[Any], page_options: dict[str, Any]) -> list[Page]:
+    """``induce()``'s pages as :class:`Page` objects (``(url, source)`` pairs in either order)."""
+    out = []
+    for p in pages:
+        if isinstance(p, Page):
+            out.append(p)
+        elif isinstance(p, tuple) and len(p) == 2:
+            url, src = p
+            if url is not None and _looks_url(src) and not _looks_url(url):
+                url, src = src, url  # (html, url) given: accept both orders
+            out.append(as_page(src, url, **page_options))
+        else:
+            out.append(as_page(p, None, **page_options))
+    return out
 
 
 # ----------------------------------------------------------------- registry

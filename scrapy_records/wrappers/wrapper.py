@@ -12,6 +12,7 @@ from scrapy_records.errors import WrapperError
 from scrapy_records.page import as_page
 from scrapy_records.results import PageResult, Region
 from scrapy_records.wrappers.apply import CompiledWrapper, parse_source
+from scrapy_records.wrappers.inducers.region import region_wrapper
 from scrapy_records.wrappers.model import (
     WRAPPER_FORMAT,
     WRAPPER_VERSION,
@@ -211,13 +212,12 @@ class Wrapper:
     # ---------------------------------------------------------------- induction
     @classmethod
     def from_region(cls, region: Region, page: Any, **options: Any) -> Wrapper:
-        """A wrapper from any extractor's region on one page (see :mod:`scrapy_records.wrappers.induce`).
+        """A wrapper from any extractor's region on one page.
 
         Selectors are generated robust-first and verified on ``page``: the record
         selector must select exactly the region's records, each field selector exactly
-        the elements its feature was built from; see :func:`scrapy_records.wrappers.inducers.intersect.region_wrapper`
-        for the options (``min_fill``, ``site``, ``extractor``).
+        the elements its feature was built from. Options: ``min_fill`` (0.3),
+        ``max_fields`` (40), ``site``, ``extractor``, ``template_id``
+        (:func:`scrapy_records.wrappers.inducers.region.region_wrapper`).
         """
-        from scrapy_records.wrappers.inducers.intersect import region_wrapper
-
-        return region_wrapper(region, page, **options)
+        return region_wrapper(region, page, wrapper_cls=cls, **options)
