@@ -183,8 +183,4 @@ _NOT_YET_SPLIT = {
     "scrapy_records.wrappers.inducers.dcade.__init__",
     "scrapy_records.wrappers.inducers.dcade._record_profile",
     "scrapy_records.wrappers.inducers.dcade.rec_detection",
-    "scrapy_records.wrappers.inducers.gstm",
-    "scrapy_records.wrappers.inducers.gstm.pattern_wrapper",
-    "scrapy_records.wrappers.inducers.gstm.list_fields",
-    "scrapy_records.wrappers.inducers.gstm._list_page_fields",
 }
