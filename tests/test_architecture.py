@@ -175,7 +175,6 @@ _NOT_YET_SPLIT = {
     "scrapy_records.treematch",
     "scrapy_records.treematch._solve",
     "scrapy_records.treematch._combine",
-    "scrapy_records.wrappers.apply.apply",
     "scrapy_records.wrappers.inducers.dcade",
     "scrapy_records.wrappers.inducers.dcade._page_leaves",
     "scrapy_records.wrappers.inducers.dcade.nw_align",
