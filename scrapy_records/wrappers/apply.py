@@ -35,9 +35,6 @@ _TEXT_XP = etree.XPath(
     smart_strings=False,
 )
 _DROPPED = frozenset({"script", "style", "noscript", "template"})
-
-
-_SCRIPTS_XP = etree.XPath("//script|//style|//noscript|//template")
 _ALL_TEXT_XP = etree.XPath("//text()[normalize-space()][not(parent::script or parent::style)]")
 _LABEL_FIELD_RX = re.compile(
     r"^//([A-Za-z][\w-]*|\*)\[normalize-space\(\.\)=('([^']*)'|\"([^\"]*)\")\]"
@@ -192,12 +189,16 @@ def _to_value(ftype: str, raw: str, base: str | None) -> Any:
     return raw
 
 
+#: field paths that cannot be evaluated from a node-set of records (absolute, upward or
+#: positional over the whole set): read record by record
 _NOT_BATCHABLE = re.compile(
     r"^\s*[/(]|\.\.|ancestor|preceding|parent::|\||\$|last\(\)|position\(\)"
 )
 
 
 class FieldReader:
+    """One compiled field: its XPath per record, and batched over all records when it can."""
+
     __slots__ = ("name", "type", "xp", "attr", "multiple", "optional", "batch", "textual", "path")
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
@@ -223,6 +224,7 @@ class FieldReader:
                 self.batch = None
 
     def read(self, ctx: Any, base: str | None, dirty: set[Any] | None = None) -> Any:
+        """The field's value under ``ctx`` (a record's first element, or the root)."""
         try:
             nodes = self.xp(ctx)
         except etree.XPathEvalError:
@@ -232,6 +234,7 @@ class FieldReader:
         return self.value(nodes, base, dirty)
 
     def value(self, nodes: list[Any], base: str | None, dirty: set[Any] | None = None) -> Any:
+        """The value of selected nodes: the first non-empty one, or the list of them."""
         vals = []
         for n in nodes:
             if self.attr is not None:
@@ -421,6 +424,8 @@ def _eval_fields(
 
 
 class _List:
+    """One compiled nested list: its record selector, fields and sub-lists."""
+
     __slots__ = ("name", "xp", "batch", "size", "fields", "lists", "optional", "typed")
 
     def __init__(self, spec: ListSpec):

@@ -1,4 +1,8 @@
-"""The Wrapper: a validated, versioned document of selectors, applied with compiled XPaths."""
+"""The Wrapper: a validated, versioned document of selectors, applied with compiled XPaths.
+
+Build one with ``Wrapper.from_region`` or :func:`scrapy_records.induce`, apply it with
+``extract``, store it with ``to_json``/``from_json`` (format: ``docs/wrapper-format.md``).
+"""
 
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class Wrapper:
-    """A per-site, per-template wrapper (see the module docstring for the JSON format).
+    """A per-site, per-template wrapper (its JSON format: ``docs/wrapper-format.md``).
 
     Build one with :meth:`from_region` (any extractor's region on one page),
     :func:`scrapy_records.induce` (several pages of one template) or by hand; apply it with
@@ -155,7 +159,7 @@ class Wrapper:
         return result
 
     def check(self, result: PageResult) -> dict[str, Any]:
-        """How well a page fits this wrapper (G-STM digest §8 step 5, DCADE digest §8.2 step 7).
+        """How well a page fits this wrapper.
 
         ``records_fit`` is 1 inside ``health.expected_records``, ``n/min`` below it and
         ``max/n`` above it (0 when nothing is found); ``required_fill`` is the share of
