@@ -17,14 +17,8 @@ import pytest
 from scrapy_records import Page, WrapperError
 from scrapy_records.extractors.base import build_region
 from scrapy_records.wrappers.induce import induce
-from scrapy_records.wrappers.model import (
-    FieldSpec,
-    Health,
-    ListSpec,
-    Provenance,
-    RecordSelector,
-    TemplateInfo,
-)
+from scrapy_records.wrappers.model import FieldSpec, Health, ListSpec, Provenance, RecordSelector
+from scrapy_records.wrappers.templates import template_info
 from scrapy_records.wrappers.wrapper import Wrapper
 
 SCHEMA_PATH = (
@@ -156,7 +150,7 @@ def _by_hand() -> Wrapper:
             )
         ],
         page_fields=[FieldSpec("title", "text", "//h1")],
-        template=TemplateInfo("t-1", "bottomk-tagpath-v2", [1, 2, 3]),
+        template=template_info(_list_page(1), "t-1"),
         provenance=Provenance(extractor="hand", options={"x": [1, None]}),
         health=Health(expected_records=(1, 4), fill_rates={"a": 0.5}, min_fit=0.25),
     )

@@ -21,6 +21,11 @@ from scrapy_records.wrappers.inducers.gstm_selectors import (
 from scrapy_records.wrappers.model import FieldSpec
 from scrapy_records.wrappers.selectors import same_tag_index, tag_step
 
+#: the element items of a list's records by instance: (sample page, node) -> template item
+Items = dict[tuple[int, int], PNode]
+#: the element nodes of a list's records on each sample page, in document order
+Rows = dict[int, list[int]]
+
 #: at most this many page fields
 MAX_PAGE_FIELDS = 80
 #: a key/value list of at most this many rows becomes one field per row position
@@ -119,10 +124,10 @@ class PatternPageFields:
         return out
 
     # ------------------------------------------------------------ key/value lists
-    def _list_items(self, L: PList) -> tuple[dict[tuple[int, int], PNode], bool]:
+    def _list_items(self, L: PList) -> tuple[Items, bool]:
         """The element items of ``L``'s records by instance (page, node), and whether ``L``
         holds lists of its own."""
-        items: dict[tuple[int, int], PNode] = {}
+        items: Items = {}
         stack: list[PList] = [L]
         nested = False
         while stack:
@@ -149,7 +154,7 @@ class PatternPageFields:
         items, nested = self._list_items(L)
         if not items:
             return []
-        seqs: dict[int, list[int]] = {}
+        seqs: Rows = {}
         parents: dict[int, set[int]] = {}
         for pg, nodes in L.inst:
             if pg >= len(self.pages):
@@ -188,13 +193,7 @@ class PatternPageFields:
             for f in fields
         ]
 
-    def _tuple_fields(
-        self,
-        items: dict[tuple[int, int], PNode],
-        seqs: dict[int, list[int]],
-        par: PNode,
-        opt: bool,
-    ) -> list[FieldSpec]:
+    def _tuple_fields(self, items: Items, seqs: Rows, par: PNode, opt: bool) -> list[FieldSpec]:
         """One field per row position and slot (``container/tr[k]/...``) of a list with the
         same rows on every page."""
         out: list[FieldSpec] = []
@@ -223,13 +222,7 @@ class PatternPageFields:
                 out.append(f2)
         return out
 
-    def _label_rows(
-        self,
-        items: dict[tuple[int, int], PNode],
-        seqs: dict[int, list[int]],
-        par: PNode,
-        opt: bool,
-    ) -> list[FieldSpec]:
+    def _label_rows(self, items: Items, seqs: Rows, par: PNode, opt: bool) -> list[FieldSpec]:
         """Label-anchored fields of a variable-length key/value list: a row whose first text
         (its label) occurs once on every sample page gives fields selected by that label
         (``tr[.//text()[normalize-space()='Born:']]/td[2]``); values equal on every page are
