@@ -1,8 +1,9 @@
 """The record selector of a region: how its records lie under their parent (size, span) and
 the XPath that selects each record's first element, chosen robust-first and verified.
 
-The first candidate that selects exactly the extractor's records on the
-page wins. For records under one parent:
+A record of several adjacent siblings is MDR's generalized node (Liu et al. 2003, section
+3.3). The first candidate that selects exactly the extractor's records on the page wins.
+For records under one parent:
 
 1. with an ancestor whose id is stable and unique on the page: that id anchor plus class
    steps, then plus the record tag, then global class selectors (``//li[has-class(item)]``);
