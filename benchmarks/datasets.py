@@ -211,14 +211,6 @@ def load_reviews(root: Path) -> Iterator[Sample]:
         yield Sample("reviews", page.name, "file:///reviews/" + page.name, page.read_bytes(), gold)
 
 
-LOADERS = {
-    "lists": load_lists,
-    "negative": load_negative,
-    "forums": load_forums,
-    "reviews": load_reviews,
-}
-
-
 # ------------------------------------------------------------------- modern (estuka)
 def _read_csv_rows(data: bytes) -> list[list[str]]:
     import csv
@@ -294,3 +286,12 @@ def load_swde(root: Path) -> Iterator[Sample]:
                 None,
                 {"site": folder, "page_id": pid, "attributes": attrs},
             )
+
+
+LOADERS = {
+    "lists": load_lists,
+    "negative": load_negative,
+    "forums": load_forums,
+    "reviews": load_reviews,
+    "modern": load_estuka,
+}

@@ -79,8 +79,8 @@ import lxml.html  # noqa: E402
 from lxml import etree  # noqa: E402
 from rapidfuzz.distance import LCSseq  # noqa: E402
 
-from scrapy_records.wrappers.inducers.dcade import induce_schema, schema_to_wrapper  # noqa: E402
 from scrapy_records.page import Page  # noqa: E402
+from scrapy_records.wrappers.inducers.dcade import induce_schema, schema_to_wrapper  # noqa: E402
 
 SITES = [
     "amazoncars",

@@ -7,6 +7,12 @@ when every gold record is matched and nothing else is predicted.
 
 Token containment is counted on multisets (``Counter``), so a record that repeats a word
 does not match a gold record that has it once.
+
+The second rule for lists/ (``rule="contain"``): the 20% test is replaced by "does not also
+hold a second gold record": a prediction matches a gold record when it holds >= 80% of its
+tokens and no other gold record is held with it (the two records' tokens taken together are
+not >= 80% covered). A whole search result then matches a title-only annotation, and a merge
+of two records still does not match.
 """
 
 from __future__ import annotations
@@ -48,10 +54,26 @@ def _overlap(a: Counter, b: Counter) -> int:
     return sum(min(c, b[t]) for t, c in a.items() if t in b)
 
 
+def _holds_two(p: Counter, j: int, gt: list[Counter], gs: list[int], ov: list[int]) -> bool:
+    """Does prediction ``p`` hold gold ``j`` together with another gold record ``k``: once
+    ``j``'s tokens are taken, are >= 80% of ``k``'s tokens left in ``p`` as well?
+
+    (Read literally, "the two records' tokens taken together are >= 80% covered" would call
+    any gold record four times smaller than ``j`` "held", token or not; this reading asks
+    that both records be covered at once, which is what a merge of two records does.)"""
+    for k, g in enumerate(gt):
+        if k == j or not gs[k] or ov[k] < GOLD_CONTAINED * gs[k]:
+            continue  # p does not even hold k alone
+        if _overlap(p, gt[j] + g) - ov[j] >= GOLD_CONTAINED * gs[k]:
+            return True
+    return False
+
+
 def match(
     predicted: Sequence[str],
     gold: Sequence[str],
     gold_fallback: Sequence[str | None] | None = None,
+    rule: str = "readme",
 ) -> PageScore:
     """Match predicted record texts against gold record texts (one-to-one, greedy).
 
@@ -64,7 +86,15 @@ def match(
     ps = [sum(c.values()) for c in pt]
     gs = [sum(c.values()) for c in gt]
     cands: list[tuple[float, int, int]] = []
-    for j, g in enumerate(gt):
+    if rule == "contain":
+        for i, p in enumerate(pt):
+            if not ps[i]:
+                continue
+            ov = [_overlap(p, g) if gs[j] else 0 for j, g in enumerate(gt)]
+            for j in range(len(gt)):
+                if gs[j] and ov[j] >= GOLD_CONTAINED * gs[j] and not _holds_two(p, j, gt, gs, ov):
+                    cands.append((ov[j] / gs[j] + ov[j] / ps[i], i, j))
+    for j, g in enumerate(gt) if rule != "contain" else ():
         fallback = None
         if not gs[j] and gold_fallback is not None and gold_fallback[j]:
             fallback = tokens(gold_fallback[j])

@@ -107,7 +107,6 @@ def collect(root: Path, limit: int | None) -> tuple[list, list]:
         samples = list(loader(root))[:limit]
         page_jobs += [(f"{s.dataset}/{s.name}", s.url, s.body) for s in samples]
     estuka = list(load_estuka(root))
-    page_jobs += [(f"{s.dataset}/{s.name}", s.url, s.body) for s in estuka[:limit]]
 
     template_jobs: list = []
     by_site: dict = defaultdict(list)

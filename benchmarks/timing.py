@@ -36,9 +36,9 @@ def clear_text_caches() -> None:
     dates), so a repeated timing of one page pays for its text as the first run did
     instead of finding it cached. (Parser objects and other per-process set-up stay warm,
     as they are on every page of a crawl.)"""
-    from scrapy_records.extractors import anchors
-    from scrapy_records.fields import alignment, dates
+    from scrapy_records.extractors.mibat import anchors
+    from scrapy_records.fields import dates, naming
 
-    alignment._TOKEN_CACHE.clear()
+    naming._TOKEN_CACHE.clear()
     anchors._leaf_is_date.cache_clear()
     dates._parse_cached.cache_clear()

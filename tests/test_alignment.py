@@ -570,15 +570,15 @@ def test_heterogeneous_records_give_a_bounded_number_of_columns():
 def test_page_memo_does_not_keep_pages_alive():
     import gc
 
-    from scrapy_records.fields import alignment
+    from scrapy_records.fields import records
 
     page = Page(PRODUCTS)
     align(page, nodes(page, "li", "product"))
-    assert page in alignment._CACHE
-    before = len(alignment._CACHE)
+    assert page in records._CACHE
+    before = len(records._CACHE)
     del page
     gc.collect()
-    assert len(alignment._CACHE) == before - 1
+    assert len(records._CACHE) == before - 1
 
 
 def test_time_datetime_attribute_gives_the_date():

@@ -153,37 +153,4 @@ def test_modules_and_functions_stay_small():
 
 
 #: Temporary, during the restructuring: units being split now. Must end empty and go.
-_NOT_YET_SPLIT = {
-    "scrapy_records.extractors.mdr",
-    "scrapy_records.extractors.mibat",
-    "scrapy_records.extractors.mibat._record_fields",
-    "scrapy_records.extractors.stem",
-    "scrapy_records.extractors.stem._analyze_sequence",
-    "scrapy_records.extractors.stem._cut_records",
-    "scrapy_records.extractors.stem._attach_gaps",
-    "scrapy_records.extractors.suffix.sa_is",
-    "scrapy_records.fields.alignment",
-    "scrapy_records.fields.alignment.align_records",
-    "scrapy_records.fields.alignment._name_slots",
-    "scrapy_records.fields.alignment._column_xpath",
-    "scrapy_records.fields.alignment.ensure",
-    "scrapy_records.fields.dates._own_parse",
-    "scrapy_records.scrapy.runtime._sample_and_induce",
-    "scrapy_records.wrappers.apply.apply",
-    "scrapy_records.wrappers.inducers.dcade",
-    "scrapy_records.wrappers.inducers.dcade._page_leaves",
-    "scrapy_records.wrappers.inducers.dcade.nw_align",
-    "scrapy_records.wrappers.inducers.dcade.schema_to_wrapper",
-    "scrapy_records.wrappers.inducers.dcade.__init__",
-    "scrapy_records.wrappers.inducers.dcade._record_profile",
-    "scrapy_records.wrappers.inducers.dcade.rec_detection",
-    "scrapy_records.wrappers.inducers.gstm",
-    "scrapy_records.wrappers.inducers.gstm.pattern_wrapper",
-    "scrapy_records.wrappers.inducers.gstm.list_fields",
-    "scrapy_records.wrappers.inducers.gstm._list_page_fields",
-    "scrapy_records.wrappers.inducers.intersect",
-    "scrapy_records.wrappers.inducers.intersect.record_candidates",
-    "scrapy_records.wrappers.inducers.intersect._nested_lists",
-    "scrapy_records.wrappers.inducers.intersect.build_fields",
-    "scrapy_records.wrappers.inducers.intersect.intersect_induce",
-}
+_NOT_YET_SPLIT: set[str] = set()

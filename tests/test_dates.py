@@ -203,3 +203,15 @@ def test_relative_dates_do_not_go_stale_in_the_cache(monkeypatch):
     assert D.parse_date("3 hours ago") == datetime(2021, 5, 1, 7, 0)
     clock[0] = datetime(2021, 5, 1, 18, 30, 5)
     assert D.parse_date("3 hours ago") == datetime(2021, 5, 1, 15, 30)
+
+
+def test_iso_timestamps_read_alike_on_every_python():
+    """Python 3.10's fromisoformat reads neither "Z", "+0200" nor 2-digit fractions."""
+    from scrapy_records.fields.dates import from_iso
+
+    assert from_iso("2020-04-12T09:12:00+0200").isoformat() == "2020-04-12T09:12:00+02:00"
+    assert from_iso("2020-04-12T09:12:00Z").isoformat() == "2020-04-12T09:12:00+00:00"
+    assert from_iso("2020-04-12T09:12:00.12-05:30").isoformat() == (
+        "2020-04-12T09:12:00.120000-05:30"
+    )
+    assert from_iso("2020-04-12").isoformat() == "2020-04-12T00:00:00"

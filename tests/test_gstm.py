@@ -378,12 +378,12 @@ def test_registry_finds_gstm():
 
 # --------------------------------------------------------------- Problem 1: pattern + wrapper
 from scrapy_records.errors import WrapperError  # noqa: E402
-from scrapy_records.wrappers.inducers.gstm import (
+from scrapy_records.wrappers.inducers.gstm import induce_wrapper  # noqa: E402
+from scrapy_records.wrappers.inducers.gstm_pattern import (  # noqa: E402
     Pattern,
     PList,
     PNode,
     induce_pattern,
-    induce_wrapper,
 )
 from scrapy_records.wrappers.wrapper import Wrapper  # noqa: E402
 

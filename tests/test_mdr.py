@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 import scrapy_records
-from scrapy_records.extractors import mdr as mdr_mod
 from scrapy_records.extractors.mdr import MDRExtractor, comb_comp_pairs, normalized_distance
+from scrapy_records.extractors.mdr import distance as mdr_mod
 from scrapy_records.extractors.ranking import rank, region_score
 from scrapy_records.page import Page
 

@@ -5,8 +5,8 @@ from datetime import datetime
 import pytest
 
 from scrapy_records.extractors import get_extractor
-from scrapy_records.extractors.anchors import AuthorLinkAnchor, DateAnchor
 from scrapy_records.extractors.mibat import MiBATExtractor, is_ugc_page
+from scrapy_records.extractors.mibat.anchors import AuthorLinkAnchor, DateAnchor
 from scrapy_records.page import Page
 
 BASE = datetime(2020, 6, 15, 12, 0)

@@ -31,9 +31,11 @@ from scrapy_records.scrapy.pagination import next_page_urls
 from scrapy_records.scrapy.pipelines import RecordsPipeline
 from scrapy_records.scrapy.preview import render_preview
 from scrapy_records.scrapy.runtime import LEASE_TEMPLATE, RecordsRuntime, site_of
-from scrapy_records.scrapy.settings import SETTINGS, RecordsConfig
+from scrapy_records.scrapy.settings import SETTINGS, RecordsConfig, settings_table
 from scrapy_records.scrapy.store import StoreError, VersionConflict, open_store
+from scrapy_records.scrapy.store.directory import DirectoryStore
 from scrapy_records.scrapy.store.memory import MemoryStore
+from scrapy_records.scrapy.store.sqlite import SQLiteStore
 
 LIST_PAGE = (
     """<html><head><title>Shop</title><script>alert('x')</script>
@@ -201,9 +203,10 @@ def test_addon_importable_from_package():
 
 
 def test_every_setting_documented_and_parsed():
-    doc = (REPO / "README.md").read_text()
+    doc = (REPO / "docs" / "settings.md").read_text()
+    assert settings_table() in doc  # regenerate: python -m scrapy_records.scrapy.settings
     for name, (_default, text) in SETTINGS.items():
-        assert text and name in doc, name
+        assert text and f"`{name}`" in doc, name
     cfg = RecordsConfig.from_settings(
         Settings({"RECORDS_REGIONS": "all", "RECORDS_CONTENT_TYPES": "text/html"})
     )
@@ -860,3 +863,35 @@ def test_csv_cells_of_dicts_and_lists_are_json(tmp_path):
     from demo import settings as demo_settings
 
     assert demo_settings.FEED_EXPORTERS["csv"].endswith("JsonCellCsvItemExporter")
+
+
+# ------------------------------------------------------------------ store registry
+class _FakeStore(MemoryStore):
+    """A third-party backend: registered by scheme through RECORDS_WRAPPER_STORES."""
+
+    @classmethod
+    def from_uri(cls, uri):
+        store = cls(uri)
+        store.opened_from = uri
+        return store
+
+
+def test_store_backends_resolved_by_scheme(tmp_path):
+    assert isinstance(open_store(f"sqlite:///{tmp_path}/w.db"), SQLiteStore)
+    assert isinstance(open_store(f"dir://{tmp_path}/d"), DirectoryStore)
+    assert isinstance(open_store(str(tmp_path / "plain")), DirectoryStore)
+    assert isinstance(open_store("memory:"), MemoryStore)
+    with pytest.raises(StoreError, match="unknown wrapper store URI 'ftp://h/x'.*schemes: "):
+        open_store("ftp://h/x")
+
+
+def test_store_backend_from_setting():
+    crawler = get_crawler(
+        settings_dict={
+            "RECORDS_WRAPPER_STORE": "fake://bucket/wrappers",
+            "RECORDS_WRAPPER_STORES": {"fake": f"{__name__}._FakeStore"},
+        }
+    )
+    runtime = RecordsRuntime.for_crawler(crawler)
+    assert isinstance(runtime.store, _FakeStore)
+    assert runtime.store.opened_from == "fake://bucket/wrappers"

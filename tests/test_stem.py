@@ -22,7 +22,7 @@ from scrapy_records.extractors.stem import (
     canonical_rotation,
     roots_of,
 )
-from scrapy_records.extractors.suffix import (
+from scrapy_records.extractors.stem.suffix import (
     SuffixIndex,
     as_string,
     greedy_matches,
@@ -249,7 +249,7 @@ def test_greedy_find_is_lemma1_on_the_suffix_array():
 def test_greedy_find_on_a_long_sequence_searches_the_suffix_array():
     """Past SCAN_FIND_MAX symbols a scan per search would make STEM's node loop quadratic
     (a 50,000-node page took 3x longer): the suffix-array search gives the same matches."""
-    from scrapy_records.extractors.suffix import SCAN_FIND_MAX
+    from scrapy_records.extractors.stem.suffix import SCAN_FIND_MAX
 
     rng = random.Random(7)
     w = [rng.randint(1, 6) for _ in range(SCAN_FIND_MAX + 500)] + [1, 2, 1, 2, 1]
@@ -622,7 +622,8 @@ def test_confidence_low_for_menu_pair_high_for_list():
 
 # ---------------------------------------------------------------- edge trimming (ours)
 def test_trim_edges_drops_header_and_footer_built_like_records():
-    from scrapy_records.extractors.stem import PROFILES, _trim_edges
+    from scrapy_records.extractors.stem import PROFILES
+    from scrapy_records.extractors.stem.extractor import _trim_edges
 
     def rec(i: int) -> str:
         return (
@@ -646,7 +647,7 @@ def test_trim_edges_drops_header_and_footer_built_like_records():
 
 
 def test_demote_fillers_halves_a_region_padded_with_spacer_rows():
-    from scrapy_records.extractors.stem import _demote_fillers
+    from scrapy_records.extractors.stem.extractor import _demote_fillers
 
     rows = "".join(
         f"<tr><td><a href='/w{i}'>Wine number {i}</a> Red wine from region {i}, 75cl</td></tr>"
@@ -681,7 +682,7 @@ def test_demote_fillers_halves_a_region_padded_with_spacer_rows():
 
 
 def test_trim_edges_keeps_a_last_record_that_swallowed_trailing_content():
-    from scrapy_records.extractors.stem import _trim_edges
+    from scrapy_records.extractors.stem.extractor import _trim_edges
 
     def rec(i: int, extra: str = "") -> str:
         return (
@@ -765,7 +766,7 @@ def test_separator_rows_do_not_swallow_the_records_between_them():
 
 
 def test_prefer_core_halves_a_region_that_is_another_plus_chrome_at_its_edges():
-    from scrapy_records.extractors.stem import _prefer_core
+    from scrapy_records.extractors.stem.extractor import _prefer_core
 
     # a metasearch page (mamma.com, 2004): header boxes built with the same one-cell tables
     # as the results; a short DRP cuts them with the results, the full pattern the results only

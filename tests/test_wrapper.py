@@ -686,3 +686,36 @@ def test_records_of_a_list_libxml2_nested_have_their_own_text():
     got = w.extract(html)
     assert [r.text for r in got.records] == [r.text for r in main.records]
     assert [r.xpaths for r in got.records] == [r.xpaths for r in main.records]
+
+
+def test_inducers_from_the_entry_point_group(monkeypatch):
+    import importlib
+    from importlib.metadata import EntryPoint
+
+    # the module, not the induce() function the package exports under the same name
+    reg = importlib.import_module("scrapy_records.wrappers.induce")
+
+    eps = [
+        EntryPoint(
+            name="toy-inducer", value="tests.test_wrapper:_toy_inducer", group=reg.ENTRY_POINT_GROUP
+        ),
+        EntryPoint(name="broken", value="tests.no_such_module:fn", group=reg.ENTRY_POINT_GROUP),
+    ]
+    monkeypatch.setattr(
+        reg, "entry_points", lambda group: eps if group == reg.ENTRY_POINT_GROUP else []
+    )
+    monkeypatch.setattr(reg, "_registered", {})  # registrations of this test end with it
+    w = induce([SHOP, SHOP_PAGE2], extractor="toy-inducer", marker="ep")
+    assert w.provenance.extractor == "toy-inducer" and w.provenance.options == {"marker": "ep"}
+    with pytest.raises(WrapperError, match="broken"):
+        induce([SHOP], extractor="broken")
+    # a run-time registration takes precedence over the entry point
+    register_inducer("toy-inducer", lambda pages, **options: shop_wrapper()[0])
+    assert induce([SHOP], extractor="toy-inducer").provenance.extractor == "test"
+
+
+def _toy_inducer(pages, **options):
+    w = shop_wrapper()[0]
+    w.provenance.extractor = "toy-inducer"
+    w.provenance.options = dict(options)
+    return w

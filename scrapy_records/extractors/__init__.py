@@ -52,7 +52,8 @@ def _entry_points() -> dict[str, Any]:
 
 
 def available_extractors() -> list[str]:
-    """Names accepted by :func:`get_extractor` (plus ``"auto"`` in :func:`~scrapy_records.extract`)."""
+    """Names accepted by :func:`get_extractor` (plus ``"auto"`` in
+    :func:`~scrapy_records.extract`)."""
     return sorted(set(BUILTIN_EXTRACTORS) | set(_registered) | set(_entry_points()))
 
 
@@ -90,6 +91,6 @@ def get_extractor(name: str) -> Extractor:
             raise UnknownExtractorError(name, available_extractors() + ["auto"])
         inst = _instantiate(eps[name].load())
     if not getattr(inst, "name", None):
-        inst.name = name  # type: ignore[attr-defined]
+        inst.name = name
     _instances[name] = inst
     return inst

@@ -1,5 +1,8 @@
 """The ``auto`` policy: which extractor(s) run on a page, and how their regions are ranked.
 
+Entry points: :func:`auto_extract` (the policy), :func:`run_extractor` (a named extractor
+or ``auto``, ranked) and :func:`main_threshold_for`.
+
 Rule (quoted by the README)::
 
     1. run MDR and STEM on the page (both: they fail on different pages);
@@ -12,54 +15,28 @@ Rule (quoted by the README)::
     3b. page chrome: a region inside a ``nav``/``header``/``footer``/``aside``/``menu``
        element, an ARIA landmark of chrome, or an element whose id/class item is, starts
        or ends with a chrome word (``sidebar``, ``main-nav``, ``widget-content``,
-       ``share-tools``, ``social-links``; names
-       and roles only on elements with at most half of the page's text; :func:`chrome_of`) gets ``CHROME_FACTOR`` (0.4) of its auto confidence,
-       ``meta["chrome"]`` says why, and it ranks after every other region. Measured on the
-       development data: main regions on ``negative/`` 35 -> 26 of 60 (menus, sidebars,
-       archive widgets; 25 with the share/social words, 2026-11-26), "Reviews (0)" no
-       longer reports its footer links, and none of the
-       190 main regions of the list pages is chrome (list F1 unchanged);
+       ``share-tools``, ``social-links``; names and roles only on elements with at most
+       half of the page's text; :func:`chrome_of`) gets ``CHROME_FACTOR`` (0.4) of its
+       auto confidence, ``meta["chrome"]`` says why, and it ranks after every other
+       region;
     4. a region both found once is reported once (the better-scored copy, with
        ``meta["agreement"]`` and ``meta["confirmed_by"]``);
-    5. rank all regions with the ranking rule (:mod:`scrapy_records.extractors.ranking`; the record
-       count enters as ``sqrt(log2(1 + n))`` here, see :data:`AUTO_COUNT_EXPONENT`);
+    5. rank all regions with the ranking rule (:mod:`scrapy_records.extractors.ranking`;
+       the record count enters as ``sqrt(log2(1 + n))`` here, see
+       :data:`AUTO_COUNT_EXPONENT`);
     6. UGC routing: when MiBAT (date anchors) finds date-anchored user content that is
        not dwarfed by the best list region
-       (:func:`scrapy_records.extractors.mibat.ugc_router`, rule documented there), the
-       page is a forum/comment/review page and MiBAT's regions are returned instead. The
-       check runs first and compares against MDR's best region, so on user-content pages
-       STEM never runs (forums: 22x -> 16x lxml's parse, the same records on every
-       development page).
+       (:func:`scrapy_records.extractors.mibat.ugc.ugc_router`, rule documented there),
+       the page is a forum/comment/review page and MiBAT's regions are returned instead.
+       The check runs first and compares against MDR's best region, so on user-content
+       pages STEM never runs.
 
 Main region: at ``main_threshold=0.4`` (:data:`AUTO_MAIN_THRESHOLD`,
 :func:`main_threshold_for`) ``extract(..., extractor="auto")`` reports no main region on
-pages where the best region's auto confidence is lower; this halves the main regions
-reported on ``negative/`` (pages without a list) and keeps the list F1 (thresholds 0 / 0.3 /
-0.4 / 0.5: 60 / 37 / 31 / 25 of 60 negative pages with a main region; list F1 0.801 / 0.801 /
-0.804 / 0.783 on yamada, 0.866 / 0.866 / 0.864 / 0.820 on zhao3: 0.5 drops real lists).
-
-Why (measured with ``benchmarks/run.py``, 2026-11-25/26, after the page model's browser
-repairs and the STEM/MDR changes of those days; record F1 of the first-ranked region on
-yamada / zhao1 / zhao3, share of ``negative/`` pages with a main region):
-
-=====================  =======================  ============  ==========================
-extractor              lists F1                 negative      forums F1 / reviews F1
-=====================  =======================  ============  ==========================
-mdr                    0.881 / 0.900 / 0.905    60/60         0.576 / 1.000
-stem                   0.902 / 0.913 / 0.905    59/60         0.617 / 0.714
-mibat                  --                       --            0.996 / 1.000
-auto (threshold 0.4)   0.903 / 0.914 / 0.920    25/60         0.996 / 1.000
-=====================  =======================  ============  ==========================
-
-STEM alone now measures better than MDR alone on yamada and zhao1 (equal on zhao3), and
-running both beats either, so ``auto`` keeps running both rather than switching to STEM;
+pages where the best region's auto confidence is lower: most pages without a list
+(articles, home pages) fall below it, real lists stay above (0.5 would drop some).
+Running both list extractors measures better than either alone on the development lists;
 ``extractor="mdr"`` and ``"stem"`` stay selectable.
-
-The former ``auto`` (MDR alone) is the ``mdr`` line. Cost (CPU time, median per page,
-relative to lxml's parse, everything from the raw bytes: page model, extractors, field
-alignment of the main region; each timed as the best of 3 runs, like lxml's parse): mdr 9x,
-stem 9-10x, auto 15-15.6x on the lists (2026-11-26); the routing check
-(MiBAT's date anchors) is about a fifth of auto's cost.
 
 ``options`` given to ``auto`` go to every extractor that accepts them (e.g. ``K`` and
 ``T`` to MDR, ``alpha`` to STEM, ``tau`` to MiBAT); an option no extractor accepts raises
@@ -73,11 +50,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from scrapy_records.extractors import BUILTIN_EXTRACTORS, get_extractor
-from scrapy_records.extractors.mdr import DEFAULTS
-from scrapy_records.extractors.mibat import DEFAULTS as MIBAT_DEFAULTS
-from scrapy_records.extractors.mibat import ugc_router
+from scrapy_records.extractors.base import leaf_text_prefix
+from scrapy_records.extractors.mdr.extractor import DEFAULTS
+from scrapy_records.extractors.mibat.extractor import DEFAULTS as MIBAT_DEFAULTS
+from scrapy_records.extractors.mibat.ugc import ugc_router
 from scrapy_records.extractors.ranking import rank
-from scrapy_records.extractors.stem import OPTION_NAMES
+from scrapy_records.extractors.stem.options import OPTION_NAMES
 from scrapy_records.page import Page
 from scrapy_records.results import Region
 
@@ -91,6 +69,8 @@ __all__ = [
     "AUTO_COUNT_EXPONENT",
     "LIST_EXTRACTORS",
     "main_threshold_for",
+    "chrome_of",
+    "CHROME_FACTOR",
 ]
 
 #: The list extractors ``auto`` runs and combines (step 1).
@@ -136,11 +116,12 @@ def chrome_of(page: Page, node: int, text_prefix: list[int] | None = None) -> st
     middle word says nothing). ``<body>`` and ``<html>`` are skipped: CMS themes put words
     such as ``custom-header`` on the body of every page. The role and the names do not count
     on an element that holds more than half of the page's text: themes mark the main column
-    ``with-sidebar`` or ``sidebar-right`` (a ``nav`` element is chrome whatever its size). ``text_prefix`` (characters of the page's
-    leaves before each leaf, :func:`_text_prefix`) is computed when not given."""
+    ``with-sidebar`` or ``sidebar-right`` (a ``nav`` element is chrome whatever its size).
+    ``text_prefix`` (:func:`~scrapy_records.extractors.base.leaf_text_prefix`) is computed
+    when not given."""
     tag, parent, els = page.tag, page.parent, page.el
     if text_prefix is None:
-        text_prefix = _text_prefix(page)
+        text_prefix = leaf_text_prefix(page)
     lo, hi = page.leaf_lo, page.leaf_hi
     half = text_prefix[-1] / 2
     i = node
@@ -168,16 +149,6 @@ def chrome_of(page: Page, node: int, text_prefix: list[int] | None = None) -> st
                     return f"{attr}={item}"
         i = parent[i]
     return None
-
-
-def _text_prefix(page: Page) -> list[int]:
-    """Characters of the page's text leaves before leaf ``k`` (``[k]``), and in all (``[-1]``)."""
-    out = [0]
-    total = 0
-    for t in page.leaves:
-        total += len(t)
-        out.append(total)
-    return out
 
 
 def main_threshold_for(name: str) -> float:
@@ -293,33 +264,37 @@ def auto_extract(
             return rank(page, routed)
     for name in names[1:]:
         found[name] = list(get_extractor(name).extract(page, **per[name]))
-    regions: list[Region] = []
     if len(found) > 1:
-        agree = agreement(found)
-        prefix = _text_prefix(page)
-        for regs in found.values():
-            for r in regs:
-                a, match = agree[id(r)]
-                r.meta["extractor_confidence"] = r.confidence
-                r.meta["agreement"] = round(a, 4)
-                r.confidence = r.confidence * (0.5 + 0.5 * a)
-                where = chrome_of(page, r.parent, prefix)
-                if where is not None:
-                    r.meta["chrome"] = where
-                    r.confidence *= CHROME_FACTOR
-                regions.append(r)
-        regions = rank(page, regions, count_exponent=AUTO_COUNT_EXPONENT)
-        # step 3b: page chrome ranks after every other region (stable)
-        regions.sort(key=lambda r: "chrome" in r.meta)
-        regions = _drop_duplicates(regions)
-    else:
-        regions = rank(page, [r for regs in found.values() for r in regs])
-    return regions
+        return _combine(page, found)
+    return rank(page, [r for regs in found.values() for r in regs])
+
+
+def _combine(page: Page, found: dict[str, list[Region]]) -> list[Region]:
+    """Steps 2-5 on the regions of several extractors: agreement, auto confidence, page
+    chrome, ranking, duplicates."""
+    regions: list[Region] = []
+    agree = agreement(found)
+    prefix = leaf_text_prefix(page)
+    for regs in found.values():
+        for r in regs:
+            a, _ = agree[id(r)]
+            r.meta["extractor_confidence"] = r.confidence
+            r.meta["agreement"] = round(a, 4)
+            r.confidence = r.confidence * (0.5 + 0.5 * a)
+            where = chrome_of(page, r.parent, prefix)
+            if where is not None:
+                r.meta["chrome"] = where
+                r.confidence *= CHROME_FACTOR
+            regions.append(r)
+    regions = rank(page, regions, count_exponent=AUTO_COUNT_EXPONENT)
+    # step 3b: page chrome ranks after every other region (stable)
+    regions.sort(key=lambda r: "chrome" in r.meta)
+    return _drop_duplicates(regions)
 
 
 def _drop_duplicates(ranked: list[Region]) -> list[Region]:
     """Step 4: keep the first (best-ranked) of regions with the same records."""
-    seen: dict[tuple, Region] = {}
+    seen: dict[tuple[int, tuple[tuple[int, ...], ...]], Region] = {}
     out = []
     for r in ranked:
         key = (r.parent, tuple(tuple(rec.nodes) for rec in r.records))

@@ -3,17 +3,19 @@
 Every extractor finds *where* the records are (groups of element indices of the
 :class:`~scrapy_records.page.Page`); :func:`build_region` does the rest the same way for
 all of them: XPaths, text, and field alignment into typed, named columns
-(:mod:`scrapy_records.fields.alignment`).
+(:mod:`scrapy_records.fields.alignment`). :func:`leaf_text_prefix` gives the text size of
+any sub-tree in O(1).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any, Protocol, runtime_checkable
 
 from scrapy_records.fields.alignment import align_records
 from scrapy_records.page import Page
-from scrapy_records.results import Record, Region
+from scrapy_records.results import Column, Record, Region
 
 
 @runtime_checkable
@@ -31,6 +33,14 @@ class Extractor(Protocol):
         ...
 
 
+def leaf_text_prefix(page: Page) -> list[int]:
+    """Characters of the page's text leaves before leaf ``k`` (``[k]``), and in all
+    (``[-1]``): node ``i`` holds ``prefix[page.leaf_hi[i]] - prefix[page.leaf_lo[i]]``."""
+    prefix = [0]
+    prefix.extend(accumulate(map(len, page.leaves)))
+    return prefix
+
+
 def build_region(
     page: Page,
     extractor: str,
@@ -46,14 +56,18 @@ def build_region(
 
     :param parent: node index of the region's parent element.
     :param groups: one sequence of root node indices per record (document order is
-        enforced here; a non-contiguous record may hold nodes of several parents).
+        enforced here; a non-contiguous record may hold nodes of several parents; empty
+        groups are dropped).
+    :param confidence: the region's, in ``[0, 1]`` (clamped), also each record's unless
+        ``record_confidences`` gives one per group.
+    :param meta: the extractor's details, copied into ``Region.meta``.
     :param align: run field alignment (set False for speed when only records are needed).
     """
-    groups = [tuple(sorted(set(g))) if len(g) > 1 else tuple(g) for g in groups if g]
+    roots = [tuple(sorted(set(g))) if len(g) > 1 else tuple(g) for g in groups if g]
     xpath, record_text = page.xpath, page.record_text
     records = []
     same = float(min(1.0, max(0.0, confidence)))
-    for k, g in enumerate(groups):
+    for k, g in enumerate(roots):
         if record_confidences is None:
             conf = same
         else:
@@ -64,15 +78,15 @@ def build_region(
                 [xpath(g[0])] if len(g) == 1 else [xpath(i) for i in g], record_text(g), {}, conf, g
             )
         )
-    columns = []
+    columns: list[Column] = []
     if align and records:
-        columns, values = align_records(page, groups)
+        columns, values = align_records(page, roots)
         for rec, vals in zip(records, values):
             rec.fields = vals
     return Region(
         extractor=extractor,
         records=records,
-        confidence=float(min(1.0, max(0.0, confidence))),
+        confidence=same,
         xpath=page.xpath(parent) if parent >= 0 else "/",
         columns=columns,
         meta=dict(meta or {}),

@@ -20,20 +20,11 @@ Rule (documented in the README)::
   almost all anchor text (menus, tag clouds, pagination) are pushed down (to 0.4 of their
   score at 100 % links) but not removed: some real lists are lists of links.
 
-Measured with ``benchmarks/run.py --extractor mdr --datasets lists`` (2026-11-25): the
-first-ranked region scores record-F1 0.793 / 0.862 / 0.858 on yamada / zhao1 / zhao3,
-against 0.822 / 0.865 / 0.863 for the oracle (the best region of each page); the former
-rule (``confidence * sqrt(text_chars) * ...``) gave 0.784 / 0.859 / 0.855 on the same
-regions.
-
-``auto`` (:mod:`scrapy_records.extractors.auto`) ranks the union of MDR's and STEM's regions with the
-same rule after scaling each confidence by the cross-extractor agreement, and with the count
-term as ``log2(1 + n) ** 0.5`` (``count_exponent``): the two extractors cut the same rows
-into different numbers of records (a result and its separator row, or a result split into
-title and snippet), and the full ``log2`` term rewarded the finer cut. Measured on the
-development lists: union with ``count_exponent=1``: 0.802 / 0.886 / 0.867; with 0.5:
-0.804 / 0.887 / 0.867 and fewer main regions on ``negative/`` at the auto threshold
-(28 vs 31 of 60).
+``auto`` (:mod:`scrapy_records.extractors.auto`) ranks the union of MDR's and STEM's
+regions with the same rule after scaling each confidence by the cross-extractor agreement,
+and with the count term as ``log2(1 + n) ** 0.5`` (``count_exponent``): the two extractors
+cut the same rows into different numbers of records (a result and its separator row, or a
+result split into title and snippet), and the full ``log2`` term would reward the finer cut.
 
 Nested regions are all kept (a list of products and the list of attribute rows inside one
 product are both regions); the outer, larger one wins by the rule above.

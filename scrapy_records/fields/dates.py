@@ -1,19 +1,16 @@
-"""Post-date detection and parsing (the MiBAT "pivot format classifier").
+"""Post-date detection and parsing: MiBAT's "pivot format classifier" for post dates,
+a regular-expression matcher (Song et al. 2010, section 4.2).
 
-Two levels, following the MiBAT digest (``shared/papers/mibat.md`` §3.3):
-
-* :func:`is_date_candidate` -- a cheap, regex-only pre-filter ("a method based on regular
-  expression matching is sufficient", paper Sec. 4) used on every node. It recognises the
-  regex families of digest §3.3: ISO / Y-M-D, numeric D-M-Y / M-D-Y, month-name dates in
-  English, German, French, Spanish, Italian, Portuguese, Dutch (plus Russian), CJK dates,
-  relative dates ("Today, 10:32", "3 hours ago", "vor 2 Tagen", "il y a 5 jours",
-  "hace 3 horas", "3 ore fa", "há 2 dias", "2 dagen geleden") and, for short strings
-  (<= 40 characters), bare times.
+* :func:`is_date_candidate` -- a cheap, regex-only pre-filter used on every node. It
+  recognises ISO / Y-M-D, numeric D-M-Y / M-D-Y, month-name dates in English, German,
+  French, Spanish, Italian, Portuguese, Dutch (plus Russian), CJK dates, relative dates
+  ("Today, 10:32", "3 hours ago", "vor 2 Tagen", "il y a 5 jours", "hace 3 horas",
+  "3 ore fa", "há 2 dias", "2 dagen geleden") and, for short strings (<= 40 characters),
+  bare times.
 * :func:`parse_date` -- normalises a date string to a :class:`~datetime.datetime`. The
   common forum formats are parsed by a small table-driven parser; anything else that passed
   the pre-filter goes to ``dateparser`` (restricted language list, only the matched
-  substring, results cached). Parsing is only needed for the output field, never by the
-  algorithm (digest §3.3, last bullet).
+  substring, results cached). Only the output fields need the parse, never the detection.
 
 :func:`find_date` returns the span of the date inside a longer text (``"Posted: Tue Jan 05,
 2010 10:32 pm"``), :func:`parse_timestamp` handles attribute values (``datetime``,
@@ -25,12 +22,10 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone
-from email.utils import parsedate_to_datetime
 from functools import lru_cache
+
+from scrapy_records.fields.clock import current_relative_base, http_date_base, relative_to
 
 logger = logging.getLogger(__name__)
 
@@ -49,16 +44,16 @@ __all__ = [
     "iso_date",
 ]
 
-#: Languages tried by :func:`parse_date` when none are given (issue 4's seven languages).
+#: Languages tried by :func:`parse_date` when none are given.
 DEFAULT_LANGUAGES: tuple[str, ...] = ("en", "de", "fr", "es", "it", "pt", "nl")
 
-#: Candidate text is truncated to this many characters (digest §3.3 ``s_full``).
+#: Candidate text is truncated to this many characters.
 MAX_TEXT = 256
-#: Bare times ("10:32 AM") count only in texts at most this long (digest §3.3 family 6).
+#: Bare times ("10:32 AM") count only in texts at most this long.
 TIME_ONLY_MAX = 40
 
 # --------------------------------------------------------------------------- tables
-# month name -> number; full names and common abbreviations (digest §3.3 family 3).
+# month name -> number; full names and common abbreviations.
 _MONTHS_FULL: dict[str, int] = {}
 _MONTHS_ABBR: dict[str, int] = {}
 
@@ -170,11 +165,17 @@ _NUM = (
     r"(?P<ny>(?:19|20)?\d{2})(?![\d.]\d)(?!\d)"
 )
 # Family 3: month names. a) day month [year]  b) month day[, year]  c) month year
-_DMY = rf"(?<!\d){_DAY}{_ORD}\.?(?:\s*[-/]\s*|\s+|\s+de\s+)?{_MON}(?:(?:\s*[-/,]\s*|\s+|\s+de\s+){_YEAR}|\s*'(?P<yy>\d{{2}})(?!\d))?"
+_DMY = (
+    rf"(?<!\d){_DAY}{_ORD}\.?(?:\s*[-/]\s*|\s+|\s+de\s+)?{_MON}"
+    rf"(?:(?:\s*[-/,]\s*|\s+|\s+de\s+){_YEAR}|\s*'(?P<yy>\d{{2}})(?!\d))?"
+)
 _MDY = rf"{_MON2}\s+{_DAY2}{_ORD}(?!\d)(?:,?\s+{_YEAR2})?"
 _MY = rf"{_MON3},?\s+(?:(?:de\s+)?{_YEAR3}|'(?P<yy3>\d{{2}})(?!\d))"
 # Family 4: CJK.
-_CJK = r"(?P<cy>\d{2,4})\s*[年년]\s*(?P<cm>\d{1,2})\s*[月월]\s*(?P<cd>\d{1,2})\s*[日일]?|(?P<cm2>\d{1,2})月(?P<cd2>\d{1,2})日"
+_CJK = (
+    r"(?P<cy>\d{2,4})\s*[年년]\s*(?P<cm>\d{1,2})\s*[月월]\s*(?P<cd>\d{1,2})\s*[日일]?"
+    r"|(?P<cm2>\d{1,2})月(?P<cd2>\d{1,2})日"
+)
 # Family 5: relative dates.
 _DAYWORDS = {
     0: "today|heute|aujourd'hui|aujourd’hui|hoy|oggi|hoje|vandaag|сегодня|今天|今日",
@@ -250,12 +251,13 @@ _NUMWORD_ALT = _trie_regex(_NUMWORDS)
 _N = rf"(?P<{{g}}>\d+|{_NUMWORD_ALT})"
 _U = rf"(?P<{{g}}>{_UNIT_ALT})\.?"
 _NOW_WORDS = (
-    "just now|right now|a moment ago|moments ago|gerade eben|soeben|à l'instant|a l'instant|ahora mismo|"
-    "hace un momento|adesso|poco fa|agora mesmo|zojuist|net nu|только что|刚刚"
+    "just now|right now|a moment ago|moments ago|gerade eben|soeben|à l'instant|a l'instant|"
+    "ahora mismo|hace un momento|adesso|poco fa|agora mesmo|zojuist|net nu|только что|刚刚"
 )
 _REL_AGO = "|".join(
     [
-        # en / nl / it: "3 hours ago", "2 dagen geleden", "3 ore fa", pt "3 dias atrás", ru "3 дня назад"
+        # en / nl / it / pt / ru: "3 hours ago", "2 dagen geleden", "3 ore fa",
+        # "3 dias atrás", "3 дня назад"
         rf"(?<![^\W\d_]){_N.format(g='n1')}\s*{_U.format(g='u1')}(?:\s+and\s+\d+\s*[^\W\d_]+)?\s+(?:ago|geleden|fa|atrás|atras|назад)(?![^\W\d_])",
         # de / fr / es / pt prefixes: "vor 2 Tagen", "il y a 5 jours", "hace 3 horas", "há 2 dias"
         rf"(?<![^\W\d_])(?:vor|il\s+y\s+a|hace|há|ha|faz)\s+{_N.format(g='n2')}\s*{_U.format(g='u2')}(?![^\W\d_])",
@@ -290,7 +292,8 @@ _DIGITS_RE = re.compile(r"\d+")
 _HAS_DIGIT = re.compile(r"\d").search
 _WORDSTART_RE = re.compile(r"(?<![^\W\d_])[^\W\d_]")
 _KEYWORD_RE = re.compile(
-    rf"(?<![^\W\d_])(?:{_DAYWORD_ALT}|{_trie_regex(_NOW_WORDS.split('|'))}|vor|il y a|hace|há|ha|faz)(?![^\W\d_])"
+    rf"(?<![^\W\d_])(?:{_DAYWORD_ALT}|{_trie_regex(_NOW_WORDS.split('|'))}"
+    r"|vor|il y a|hace|há|ha|faz)(?![^\W\d_])"
     r"|(?<![^\W\d_])(?P<suffix>ago|geleden|fa|atrás|atras|назад)(?![^\W\d_])",
     _FLAGS,
 )
@@ -310,6 +313,22 @@ _ISO_TS_RE = re.compile(
 )
 
 
+_ISO_TZ_RE = re.compile(r"([+-]\d{2}):?(\d{2})$")
+_ISO_FRACTION_RE = re.compile(r"\.(\d{1,6})(?=[+-]|$)")
+
+
+def from_iso(text: str) -> datetime:
+    """``datetime.fromisoformat`` for the ISO forms pages use, on every supported Python:
+    ``Z`` and ``+0200`` zones and 1-6 fraction digits (Python 3.10 reads only ``+02:00``
+    and 3 or 6 digits). Raises ``ValueError`` like it."""
+    t = text.strip()
+    if t[-1:] in ("Z", "z"):
+        t = t[:-1] + "+00:00"
+    t = _ISO_TZ_RE.sub(r"\1:\2", t) if len(t) > 10 else t
+    t = _ISO_FRACTION_RE.sub(lambda m: "." + m.group(1).ljust(6, "0"), t)
+    return datetime.fromisoformat(t)
+
+
 def _lower(s: str) -> str:
     """Lower-case without changing offsets (a few characters grow under ``str.lower``)."""
     low = s.lower()
@@ -319,7 +338,7 @@ def _lower(s: str) -> str:
 
 
 def normalize(text: str) -> str:
-    """NFKC, collapse whitespace (``\\xa0`` included), strip (digest §3.3 ``normalize``)."""
+    """NFKC, collapse whitespace (``\\xa0`` included), strip."""
     if not text:
         return ""
     if not text.isascii():
@@ -335,7 +354,7 @@ def _may_have_keyword(text: str) -> bool:
 
 
 def _positions(text: str) -> list[int]:
-    """Start positions where a date can begin (digest §3.3, made fast).
+    """Start positions where a date can begin.
 
     Python's ``re`` tries every alternative at every position, which costs ~1.5 µs per
     character for the full date grammar. Every date family starts at a digit run, at a word
@@ -369,7 +388,8 @@ def _scan(text: str, *, allow_time_only: bool) -> re.Match | None:
         if m is None:
             continue
         if m.group("dw") and m.group("dw").lower() == "hier" and not _HIER_OK_RE.search(text):
-            continue  # "hier" is "here" in German/Dutch; French "hier" needs a time or to stand alone
+            # "hier" is "here" in German/Dutch; French "hier" needs a time or to stand alone
+            continue
         if (m.group("f2") or m.group("f3")) and not (
             m.group("year") or m.group("yy") or m.group("year2")
         ):
@@ -392,7 +412,7 @@ def _scan(text: str, *, allow_time_only: bool) -> re.Match | None:
 def is_date_candidate(text: str) -> bool:
     """Cheap regex test: does ``text`` contain something in post-date format?
 
-    No ``dateparser`` here (digest §3.3): this runs on every node of every page. Bare times
+    No ``dateparser`` here: this runs on every node of every page. Bare times
     count only in short texts (<= 40 characters).
     """
     if not text:
@@ -471,84 +491,114 @@ def _safe(y: int, m: int, d: int) -> datetime | None:
 def _own_parse(
     s: str, m: re.Match, langs: tuple[str, ...], base: datetime, orig: str
 ) -> datetime | None:
-    """Table-driven parse of the match ``m`` in ``s`` (the common forum formats)."""
+    """Table-driven parse of the match ``m`` in ``s`` (the common forum formats), by the
+    date family that matched."""
     g = m.group
-    if g("f0"):  # ISO
-        d = _safe(int(g("iy")), int(g("im")), int(g("id")))
-        if d is None:
-            return None
-        full = _ISO_TS_RE.match(orig, m.start())
-        if full is not None and g("isep") == "-":
-            try:
-                return datetime.fromisoformat(
-                    full.group(0).replace("Z", "+00:00").replace("z", "+00:00")
-                )
-            except ValueError:
-                pass
-        return _apply_time(d, s, m.end())
-    if g("f1"):  # numeric
-        a, b, y = int(g("na")), int(g("nb")), _year2(int(g("ny")))
-        if a > 12:
-            day, mon = a, b
-        elif b > 12:
-            day, mon = b, a
-        elif g("nsep") == "." or (langs and langs[0] != "en"):
-            day, mon = a, b
-        else:
-            day, mon = b, a  # US order for English sites ("01-05-2010" = Jan 5)
-        d = _safe(y, mon, day)
-        return _apply_time(d, s, m.end()) if d else None
+    if g("f0"):
+        return _parse_iso(s, m, orig)
+    if g("f1"):
+        return _parse_numeric(s, m, langs)
     if g("f2") or g("f3") or g("f4"):
-        if g("f2"):
-            mon, day, year = (
-                g("mon"),
-                int(g("day")),
-                g("year") or (g("yy") and str(2000 + int(g("yy")))),
-            )
-        elif g("f3"):
-            mon, day, year = g("mon2"), int(g("day2")), g("year2")
-        else:
-            mon, day, year = g("mon3"), 1, g("year3") or (g("yy3") and str(2000 + int(g("yy3"))))
-        mn = _MONTHS.get(mon.lower().rstrip("."))
-        if mn is None:
-            return None
-        if year:
-            d = _safe(int(year), mn, day)
-        else:  # current-year date ("March 30"): the latest such date not after base
-            d = _safe(base.year, mn, day)
-            if d is not None and d.date() > base.date():
-                d = _safe(base.year - 1, mn, day)
-        return _apply_time(d, s, m.end()) if d else None
-    if g("f5"):  # CJK
-        if g("cy"):
-            d = _safe(_year2(int(g("cy"))), int(g("cm")), int(g("cd")))
-        else:
-            d = _safe(base.year, int(g("cm2")), int(g("cd2")))
-        return _apply_time(d, s, m.end()) if d else None
-    if g("f6"):  # N units ago
-        if g("now"):
-            return base.replace(microsecond=0)
-        n_s = g("n1") or g("n2") or g("n3")
-        u_s = (g("u1") or g("u2") or g("u3")).lower().rstrip(".")
-        n = int(n_s) if n_s.isdigit() else _NUMWORDS.get(n_s.lower(), 1)
-        unit = _UNITS.get(u_s)
-        if unit is None:
-            return None
-        delta = {
-            "s": timedelta(seconds=n),
-            "m": timedelta(minutes=n),
-            "h": timedelta(hours=n),
-            "d": timedelta(days=n),
-            "w": timedelta(weeks=n),
-            "mo": timedelta(days=30 * n),
-            "y": timedelta(days=365 * n),
-        }[unit]
-        return (base - delta).replace(microsecond=0)
+        return _parse_month_name(s, m, base)
+    if g("f5"):
+        return _parse_cjk(s, m, base)
+    if g("f6"):
+        return _parse_ago(m, base)
     if g("f7"):  # today / yesterday
         n = _DAYWORD_N.get(g("dw").lower(), 0)
         d = (base - timedelta(days=n)).replace(hour=0, minute=0, second=0, microsecond=0)
         return _apply_time(d, s, m.end())
     return None
+
+
+def _parse_iso(s: str, m: re.Match, orig: str) -> datetime | None:
+    """Y-M-D, or a whole ISO timestamp (offset included) when the text holds one."""
+    g = m.group
+    d = _safe(int(g("iy")), int(g("im")), int(g("id")))
+    if d is None:
+        return None
+    full = _ISO_TS_RE.match(orig, m.start())
+    if full is not None and g("isep") == "-":
+        try:
+            return from_iso(full.group(0))
+        except ValueError:
+            pass
+    return _apply_time(d, s, m.end())
+
+
+def _parse_numeric(s: str, m: re.Match, langs: tuple[str, ...]) -> datetime | None:
+    """D-M-Y or M-D-Y: a part over 12 is the day; else day first, except on English sites
+    with ``/`` or ``-`` separators ("01-05-2010" = Jan 5)."""
+    g = m.group
+    a, b, y = int(g("na")), int(g("nb")), _year2(int(g("ny")))
+    if a > 12:
+        day, mon = a, b
+    elif b > 12:
+        day, mon = b, a
+    elif g("nsep") == "." or (langs and langs[0] != "en"):
+        day, mon = a, b
+    else:
+        day, mon = b, a
+    d = _safe(y, mon, day)
+    return _apply_time(d, s, m.end()) if d else None
+
+
+def _parse_month_name(s: str, m: re.Match, base: datetime) -> datetime | None:
+    """Day month [year], month day [year] or month year; a date without a year is the
+    latest such date not after ``base`` ("March 30")."""
+    g = m.group
+    if g("f2"):
+        mon, day, year = (
+            g("mon"),
+            int(g("day")),
+            g("year") or (g("yy") and str(2000 + int(g("yy")))),
+        )
+    elif g("f3"):
+        mon, day, year = g("mon2"), int(g("day2")), g("year2")
+    else:
+        mon, day, year = g("mon3"), 1, g("year3") or (g("yy3") and str(2000 + int(g("yy3"))))
+    mn = _MONTHS.get(mon.lower().rstrip("."))
+    if mn is None:
+        return None
+    if year:
+        d = _safe(int(year), mn, day)
+    else:
+        d = _safe(base.year, mn, day)
+        if d is not None and d.date() > base.date():
+            d = _safe(base.year - 1, mn, day)
+    return _apply_time(d, s, m.end()) if d else None
+
+
+def _parse_cjk(s: str, m: re.Match, base: datetime) -> datetime | None:
+    g = m.group
+    if g("cy"):
+        d = _safe(_year2(int(g("cy"))), int(g("cm")), int(g("cd")))
+    else:
+        d = _safe(base.year, int(g("cm2")), int(g("cd2")))
+    return _apply_time(d, s, m.end()) if d else None
+
+
+def _parse_ago(m: re.Match, base: datetime) -> datetime | None:
+    """ "N units ago" (a month counts 30 days, a year 365) or "just now"."""
+    g = m.group
+    if g("now"):
+        return base.replace(microsecond=0)
+    n_s = g("n1") or g("n2") or g("n3")
+    u_s = (g("u1") or g("u2") or g("u3")).lower().rstrip(".")
+    n = int(n_s) if n_s.isdigit() else _NUMWORDS.get(n_s.lower(), 1)
+    unit = _UNITS.get(u_s)
+    if unit is None:
+        return None
+    delta = {
+        "s": timedelta(seconds=n),
+        "m": timedelta(minutes=n),
+        "h": timedelta(hours=n),
+        "d": timedelta(days=n),
+        "w": timedelta(weeks=n),
+        "mo": timedelta(days=30 * n),
+        "y": timedelta(days=365 * n),
+    }[unit]
+    return (base - delta).replace(microsecond=0)
 
 
 _dp_parser_cache: dict[tuple[str, ...], object] = {}
@@ -584,7 +634,7 @@ def _parse_cached(text: str, langs: tuple[str, ...], base: datetime | None) -> d
     # a full ISO timestamp ("2010-01-05T10:32:00Z", "2010-01-05 10:32:00+01:00")
     if len(s) <= 40 and s[:1].isdigit():
         try:
-            return datetime.fromisoformat(s.replace("Z", "+00:00") if s.endswith("Z") else s)
+            return from_iso(s)
         except ValueError:
             pass
     orig = s
@@ -599,62 +649,6 @@ def _parse_cached(text: str, langs: tuple[str, ...], base: datetime | None) -> d
         return d
     a, b = _extend(s, m.start(), m.end())
     return _dateparser(orig[a:b], langs, now)
-
-
-#: The reference time of relative dates in the current context (:func:`relative_to`).
-_RELATIVE_BASE: ContextVar[datetime | None] = ContextVar(
-    "scrapy_records_relative_base", default=None
-)
-
-
-@contextmanager
-def relative_to(base: datetime | None) -> Iterator[None]:
-    """Resolve relative dates ("3 hours ago") against ``base`` inside the block.
-
-    The crawl engine sets it to the time the server sent the page (:func:`http_date_base`
-    of the response's ``Date`` header), so a page replayed from Scrapy's HTTP cache, or
-    parsed again a week later, dates its posts as when it was fetched, not as now. An
-    explicit ``relative_base`` argument still wins; ``None`` means now. Context-local, so
-    pages mined in parallel threads do not see each other's base.
-    """
-    token = _RELATIVE_BASE.set(base)
-    try:
-        yield
-    finally:
-        _RELATIVE_BASE.reset(token)
-
-
-def current_relative_base() -> datetime | None:
-    """The base :func:`relative_to` set in this context (``None``: now)."""
-    return _RELATIVE_BASE.get()
-
-
-def http_date_base(value: str | bytes | None, *, now: datetime | None = None) -> datetime | None:
-    """The time an HTTP ``Date`` header gives, to the minute, as a naive local time like
-    ``datetime.now()`` (``None`` when absent, malformed, before 1990 or more than a day in
-    the future: a server clock that wrong is no better reference than ours)."""
-    if not value:
-        return None
-    if isinstance(value, bytes):
-        value = value.decode("latin-1")
-    try:
-        d = parsedate_to_datetime(value.strip())
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if d is None:
-        return None
-    if d.tzinfo is None:  # "-0000": UTC by RFC 5322
-        d = d.replace(tzinfo=timezone.utc)
-    try:
-        # to the minute, like "now" in parse_date: responses sent within a minute share
-        # parse_date's cache entries (the base is part of the key)
-        d = d.astimezone().replace(tzinfo=None, second=0, microsecond=0)
-    except (OverflowError, OSError, ValueError):
-        return None
-    current = now or datetime.now()
-    if d.year < 1990 or d > current + timedelta(days=1):
-        return None
-    return d
 
 
 def parse_date(
@@ -678,7 +672,7 @@ def parse_date(
         return None
     langs = tuple(languages) if languages else DEFAULT_LANGUAGES
     if relative_base is None:
-        relative_base = _RELATIVE_BASE.get()
+        relative_base = current_relative_base()
     if relative_base is None:
         # now, to the minute: the base is part of the cache key, so a cached "3 hours ago"
         # never outlives the minute it was read in (it would in a long-running process)
@@ -711,7 +705,7 @@ def parse_timestamp(
     Accepts ISO 8601 (``datetime="2010-01-05T10:32:00Z"``), epoch seconds or milliseconds
     (``data-time="1262687520"``), and anything :func:`parse_date` reads (``title="Jan 5,
     2010 10:32"``). Used for ``<time datetime>``, ``title`` and ``data-*`` attributes
-    (digest §3.3, "any attr in {datetime, data-time, ...} parses as a date").
+    (a post date may sit in an attribute only).
     """
     if not value:
         return None
@@ -730,7 +724,8 @@ def parse_timestamp(
 
 
 def is_pure_date(text: str, extra_words: tuple[str, ...] = ()) -> bool:
-    """True when ``text`` is nothing but a date (digest §3.8 "purely date-time" filter).
+    """True when ``text`` is nothing but a date (the "purely date-time string" filter of
+    Song et al. 2010, section 6.2).
 
     Stop phrases such as "Posted", "Archive", "on", "at" and punctuation are ignored.
     """

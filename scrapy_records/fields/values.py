@@ -1,8 +1,8 @@
 """Value typing and normalisation for aligned columns.
 
-Field alignment (:mod:`scrapy_records.fields.alignment`, DEPTA partial tree alignment, digest
-``gstm.md`` §3.10 / ``mdr.md`` §8.1) produces *data slots*; this module decides what kind
-of value a slot holds and turns the raw strings into plain JSON/CSV scalars:
+Field alignment (:mod:`scrapy_records.fields.alignment`) produces *data slots*; this module
+decides what kind of value a slot holds and turns the raw strings into plain JSON/CSV
+scalars (entry points :func:`infer_column` and :func:`guess_type`):
 
 ``text``
     the whitespace-normalised string (unchanged).
@@ -11,7 +11,8 @@ of value a slot holds and turns the raw strings into plain JSON/CSV scalars:
     and the page URL are honoured).
 ``image``
     an image URL: ``img/@src``, or for lazy-loaded images ``data-src``/``data-original``/
-    ``data-lazy-src`` or the first candidate of ``srcset``/``data-srcset``; absolute.
+    ``data-lazy-src`` or the first candidate of ``srcset``/``data-srcset``; absolute
+    (:mod:`scrapy_records.fields.urls`).
 ``number``
     ``int`` when the text has no decimal part, else ``float``. Thousands separators in the
     en (``1,234.5``), de (``1.234,5``), fr (``1 234,5``) and ch (``1'234.5``) styles are
@@ -19,7 +20,7 @@ of value a slot holds and turns the raw strings into plain JSON/CSV scalars:
     is resolved by the style the other values of the column use (:func:`decimal_style`).
 ``price``
     an amount with a currency symbol or ISO code (``$1,299.00``, ``1.299,00 €``,
-    ``EUR 12,50``, ``12,- €``). **Decision:** the column value is the amount as a ``float``
+    ``EUR 12,50``, ``12,- €``). The column value is the amount as a ``float``
     (a plain scalar, what CSV users want) and, when any value names a currency, the region
     gets a companion column ``<name>_currency`` holding the ISO 4217 code when the symbol
     is unambiguous (``€`` -> ``EUR``, ``£`` -> ``GBP``, ``US$`` -> ``USD``) or the symbol as

@@ -20,9 +20,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from scrapy import Request, signals
-from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse, Response, TextResponse
 
+from scrapy_records.scrapy.component import RecordsComponent
 from scrapy_records.scrapy.items import RecordItem, WrapperItem
 from scrapy_records.scrapy.pagination import next_page_urls
 from scrapy_records.scrapy.preview import preview_filename, render_preview
@@ -75,24 +75,6 @@ def mining_decision(
     if not response.body.strip():
         return False, "empty"
     return True, ""
-
-
-class RecordsComponent:
-    """What every component of the integration starts with: the crawler's shared
-    :class:`RecordsRuntime` and configuration, its stats, and ``NotConfigured`` (silently:
-    the user's choice) when ``RECORDS_ENABLED`` is ``False``."""
-
-    def __init__(self, crawler: Any) -> None:
-        self.crawler = crawler
-        self.runtime = RecordsRuntime.for_crawler(crawler)
-        self.config = self.runtime.config
-        if not self.config.enabled:
-            raise NotConfigured
-        self.stats = crawler.stats
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> Any:
-        return cls(crawler)
 
 
 class RecordsDownloaderMiddleware(RecordsComponent):

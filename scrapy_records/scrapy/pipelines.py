@@ -12,9 +12,9 @@ from typing import Any
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
+from scrapy_records.scrapy.component import RecordsComponent
 from scrapy_records.scrapy.exporters import JsonCellCsvItemExporter
 from scrapy_records.scrapy.items import RecordItem, WrapperItem
-from scrapy_records.scrapy.middlewares import RecordsComponent
 from scrapy_records.scrapy.store import StoreError, VersionConflict
 
 logger = logging.getLogger(__name__)

@@ -55,16 +55,19 @@ from scrapy_records.scrapy.store import (
     open_store,
     redact_uri,
 )
-from scrapy_records.wrappers.templates import Signature, page_signature, similarity
+from scrapy_records.wrappers.induce import induce
+from scrapy_records.wrappers.templates import (
+    Signature,
+    TemplateGrouper,
+    page_signature,
+    similarity,
+)
 from scrapy_records.wrappers.wrapper import Wrapper
 
 logger = logging.getLogger(__name__)
 
 RUNTIME_ATTR = "_scrapy_records_runtime"
 
-#: Similarity needed to join a template cluster (``scrapy_records.wrappers.templates``), setting
-#: ``RECORDS_TEMPLATE_THRESHOLD``.
-TEMPLATE_THRESHOLD = 0.6
 #: The store lease taken around an induction: one per site (see ``_sample_and_induce``).
 LEASE_TEMPLATE = "*induction*"
 
@@ -186,7 +189,7 @@ class RecordsRuntime:
         self._store_failed = False
         self.owner = f"{uuid.uuid4().hex[:12]}"
         self._lock = threading.RLock()
-        self._clusters: dict[str, list[tuple[str, Any]]] = {}  # site -> [(template, signature)]
+        self._groupers: dict[str, TemplateGrouper] = {}
         self._states: dict[tuple[str, str], TemplateState] = {}
         self._emitted: set[tuple[str, str, int]] = set()
         self._emitted_pipeline: set[tuple[str, str, int]] = set()
@@ -209,7 +212,9 @@ class RecordsRuntime:
             with self._lock:
                 if self._store is None and not self._store_failed:
                     try:
-                        self._store = open_store(self.config.wrapper_store)
+                        self._store = open_store(
+                            self.config.wrapper_store, self.config.store_backends()
+                        )
                         logger.info("scrapy_records: wrapper store %s", self._store.uri)
                     except Exception as exc:  # StoreError, ImportError, OSError
                         self._store_failed = True
@@ -235,52 +240,39 @@ class RecordsRuntime:
         response's parsed tree (no page model needed: see :meth:`_mine`)."""
         return page_signature(source, max_nodes=self.config.max_nodes)
 
-    def _load_site(self, site: str) -> list[tuple[str, Any]]:
-        """Template clusters of ``site``, seeded from the store's signatures on first use."""
-        clusters = self._clusters.get(site)
-        if clusters is None:
-            clusters = []
+    def _grouper(self, site: str) -> TemplateGrouper:
+        """The template clusters of ``site``, seeded from the store's signatures on first use
+        (so a later crawl recognises the templates of the stored wrappers)."""
+        grouper = self._groupers.get(site)
+        if grouper is None:
+            grouper = self._groupers[site] = TemplateGrouper(self.config.template_threshold)
             store = self.store
-            if store is not None:
+            try:
+                stored = store.list(site) if store is not None else []
+            except Exception as exc:
+                logger.warning("scrapy_records: cannot list wrappers of %s: %s", site, exc)
+                stored = []
+            for sw in stored:
+                if not sw.signature:
+                    continue
                 try:
-                    for sw in store.list(site):
-                        if sw.signature:
-                            try:
-                                clusters.append((sw.template, Signature.from_dict(sw.signature)))
-                            except WrapperError as exc:
-                                logger.warning(
-                                    "scrapy_records: bad template signature of %s/%s: %s",
-                                    site,
-                                    sw.template,
-                                    exc,
-                                )
-                except Exception as exc:
-                    logger.warning("scrapy_records: cannot list wrappers of %s: %s", site, exc)
-            self._clusters[site] = clusters
-        return clusters
+                    grouper.add(sw.template, Signature.from_dict(sw.signature))
+                except WrapperError as exc:
+                    logger.warning(
+                        "scrapy_records: bad template signature of %s/%s: %s",
+                        site,
+                        sw.template,
+                        exc,
+                    )
+        return grouper
 
-    def template_of(self, site: str, page: Any) -> tuple[str, Any]:
-        """Assign ``page`` (a :class:`Page` or a response) to a template cluster of ``site``
-        (creating one when none is similar)."""
+    def template_of(self, site: str, page: Any) -> tuple[str, Signature]:
+        """Assign ``page`` (a :class:`Page` or a parsed tree) to a template cluster of
+        ``site``, opening one when none is similar enough."""
         sig = self._signature(page)
-        threshold = self.config.template_threshold
         with self._lock:
-            clusters = self._load_site(site)
-            best, best_sim = None, -1.0
-            for tid, csig in clusters:  # leader clustering, ties go to the older cluster
-                s = similarity(sig, csig)
-                if s > best_sim:
-                    best, best_sim = tid, s
-            if best is not None and best_sim >= threshold:
-                return self._alias.get((site, best), best), sig
-            tid = sig.template_id
-            taken = {t for t, _ in clusters}
-            n, base = 1, tid
-            while tid in taken:
-                n += 1
-                tid = f"{base}-{n}"
-            clusters.append((tid, sig))
-            return tid, sig
+            tid = self._grouper(site).assign(sig)
+            return self._alias.get((site, tid), tid), sig
 
     def _state(self, site: str, template: str, signature: Any, out: Outcome) -> TemplateState:
         # The first page of a template loads the stored wrapper while holding the lock, so
@@ -464,23 +456,15 @@ class RecordsRuntime:
         return False
 
     def _sample_and_induce(self, st, response, page, result, extractor, opts, out) -> None:
-        cfg = self.config
-        with self._lock:
-            if st.inducing or st.wrapper is not None or st.failed_inductions >= 3:
-                return
-            if len(st.samples) < cfg.induction_samples:
-                if self._n_samples() >= cfg.max_samples:
-                    out.inc("records/wrapper/samples_full")
-                    return
-                st.samples.append((response.url, response, page, result))
-            if len(st.samples) < cfg.induction_samples:
-                return
-            st.inducing = True
-            samples = list(st.samples)
+        samples = self._take_sample(st, response, page, result, out)
+        if samples is None:
+            return
         store = self.store
         # one induction per site at a time across processes: two workers that met the same
         # template first through different pages gave it different local ids
-        lease = LeaseKeeper(store, st.site, self.owner, cfg.lease_seconds) if store else None
+        lease = (
+            LeaseKeeper(store, st.site, self.owner, self.config.lease_seconds) if store else None
+        )
         try:
             if lease is not None and not lease.acquire():
                 out.inc("records/wrapper/lease_busy")
@@ -497,88 +481,111 @@ class RecordsRuntime:
                 out.inc("records/wrapper/induction_failed")
                 return
             self._set_template(wrapper, st, samples)
-            document = wrapper.to_json()
-            base = st.stored_version  # the version this induction replaces (None: new)
-            version, store_error = None, None
-            if store is not None:
-                try:
-                    version = store.put(
-                        st.site,
-                        st.template,
-                        document,
-                        expected_version=base,
-                        signature=st.signature.to_dict()
-                        if isinstance(st.signature, Signature)
-                        else None,
-                    )
-                except VersionConflict:
-                    # another process stored one first: adopt it when it is valid
-                    sw = store.get(st.site, st.template)
-                    other = (
-                        self._load_wrapper(sw.document, st.site, st.template, sw.version, out)
-                        if sw
-                        else None
-                    )
-                    with self._lock:
-                        st.stored_version = sw.version if sw else None
-                        if other is not None:
-                            st.wrapper, st.version = other, sw.version
-                            st.samples.clear()
-                    out.inc("records/wrapper/adopted")
-                    return
-                except (StoreError, OSError) as exc:
-                    # An outage: the wrapper serves this crawl from memory. The Redis store
-                    # queued the write and replays it (compare-and-set on ``base``) when
-                    # Redis is back; ``_adopt_newer`` then recognises it as our own.
-                    store_error = str(exc) or type(exc).__name__
-                    logger.warning(
-                        "scrapy_records: wrapper %s/%s is used from memory, the"
-                        " store did not take it: %s",
-                        st.site,
-                        st.template,
-                        store_error,
-                    )
-                    out.inc("records/wrapper/not_stored")
-            status = "updated" if base is not None else "new"
-            with self._lock:
-                st.wrapper, st.version = wrapper, version
-                st.stored_version = version
-                st.document = document if version is None else None
-                st.samples.clear()
-                st.misfits = 0
-            out.inc("records/wrapper/induced")
-            out.new_wrappers.append(
-                {
-                    "wrapper_id": f"{st.site}/{st.template}",
-                    "site": st.site,
-                    "template": st.template,
-                    "version": version,
-                    "base_version": base,
-                    "status": status,
-                    "sample_urls": [s[0] for s in samples],
-                    "document": wrapper.to_dict(),
-                    "stored": version is not None,
-                    "store_error": store_error,
-                }
-            )
-            fields = [f.name for f in getattr(wrapper, "fields", [])]
-            rec = getattr(getattr(wrapper, "record", None), "xpath", None)
-            logger.info(
-                "scrapy_records: induced wrapper %s/%s version %s (%s) from %d pages: record %s,"
-                " fields %s",
-                st.site,
-                st.template,
-                version,
-                status,
-                len(samples),
-                rec,
-                ", ".join(fields) or "-",
-            )
+            self._store_and_report(st, wrapper, samples, store, out)
         finally:
             if lease is not None:
                 lease.release()
             with self._lock:
                 st.inducing = False
+
+    def _take_sample(self, st, response, page, result, out) -> list | None:
+        """Keep the page as an induction sample; the samples once there are enough of them
+        (the template is then marked as inducing), else ``None``."""
+        cfg = self.config
+        with self._lock:
+            if st.inducing or st.wrapper is not None or st.failed_inductions >= 3:
+                return None
+            if len(st.samples) < cfg.induction_samples:
+                if self._n_samples() >= cfg.max_samples:
+                    out.inc("records/wrapper/samples_full")
+                    return None
+                st.samples.append((response.url, response, page, result))
+            if len(st.samples) < cfg.induction_samples:
+                return None
+            st.inducing = True
+            return list(st.samples)
+
+    def _store_and_report(self, st, wrapper, samples, store, out) -> None:
+        """Store the induced wrapper (compare-and-set on the version it replaces), use it,
+        and report it once as a new wrapper of the crawl."""
+        document = wrapper.to_json()
+        base = st.stored_version  # the version this induction replaces (None: new)
+        version, store_error = None, None
+        if store is not None:
+            stored = self._put(st, document, base, store, out)
+            if stored is None:  # another process stored one first: adopted
+                return
+            version, store_error = stored
+        status = "updated" if base is not None else "new"
+        with self._lock:
+            st.wrapper, st.version = wrapper, version
+            st.stored_version = version
+            st.document = document if version is None else None
+            st.samples.clear()
+            st.misfits = 0
+        out.inc("records/wrapper/induced")
+        out.new_wrappers.append(
+            {
+                "wrapper_id": f"{st.site}/{st.template}",
+                "site": st.site,
+                "template": st.template,
+                "version": version,
+                "base_version": base,
+                "status": status,
+                "sample_urls": [s[0] for s in samples],
+                "document": wrapper.to_dict(),
+                "stored": version is not None,
+                "store_error": store_error,
+            }
+        )
+        logger.info(
+            "scrapy_records: induced wrapper %s/%s version %s (%s) from %d pages: record %s,"
+            " fields %s",
+            st.site,
+            st.template,
+            version,
+            status,
+            len(samples),
+            wrapper.record.xpath if wrapper.record is not None else None,
+            ", ".join(f.name for f in wrapper.fields) or "-",
+        )
+
+    def _put(self, st, document, base, store, out) -> tuple[int | None, str | None] | None:
+        """``(version, store error)`` of the write; ``None`` when another process won the
+        compare-and-set and its wrapper was adopted instead."""
+        try:
+            signature = st.signature.to_dict() if isinstance(st.signature, Signature) else None
+            version = store.put(
+                st.site, st.template, document, expected_version=base, signature=signature
+            )
+            return version, None
+        except VersionConflict:
+            sw = store.get(st.site, st.template)
+            other = (
+                self._load_wrapper(sw.document, st.site, st.template, sw.version, out)
+                if sw
+                else None
+            )
+            with self._lock:
+                st.stored_version = sw.version if sw else None
+                if other is not None:
+                    st.wrapper, st.version = other, sw.version
+                    st.samples.clear()
+            out.inc("records/wrapper/adopted")
+            return None
+        except (StoreError, OSError) as exc:
+            # An outage: the wrapper serves this crawl from memory. The Redis store queued
+            # the write and replays it (compare-and-set on ``base``) when Redis is back;
+            # ``_adopt_newer`` then recognises it as our own.
+            error = str(exc) or type(exc).__name__
+            logger.warning(
+                "scrapy_records: wrapper %s/%s is used from memory, the store did not take it: %s",
+                st.site,
+                st.template,
+                error,
+            )
+            out.inc("records/wrapper/not_stored")
+            return None, error
 
     def _n_samples(self) -> int:
         """Pages held for induction, over all templates (bounded by ``RECORDS_MAX_SAMPLES``)."""
@@ -679,29 +686,17 @@ class RecordsRuntime:
         return True
 
     def _induce(self, samples, extractor: str, opts: dict[str, Any]) -> Any:
-        """A wrapper from the sample pages: ``scrapy_records.induce`` when available, else
+        """A wrapper from the sample pages (``scrapy_records.induce``), else
         ``Wrapper.from_region`` on the main region of each sample until one reproduces
         records on all samples."""
         try:
-            from scrapy_records.wrappers.induce import induce  # type: ignore[attr-defined]
-        except ImportError:
-            induce = None
-        if induce is not None:
-            try:
-                inducer = self.config.inducer or extractor
-                # the results already mined (what was emitted): not mined again, and the
-                # wrapper takes the field names those records carry
-                mined = (
-                    [res.regions for _u, _r, _p, res in samples] if inducer == extractor else None
-                )
-                return induce([p for _u, _r, p, _res in samples], extractor=inducer, regions=mined)
-            except (RecordsError, ValueError) as exc:
-                logger.info(
-                    "scrapy_records: induction failed (%s), trying single-page wrappers", exc
-                )
-
-        if not hasattr(Wrapper, "from_region"):
-            return None
+            inducer = self.config.inducer or extractor
+            # the results already mined (what was emitted): not mined again, and the
+            # wrapper takes the field names those records carry
+            mined = [res.regions for _u, _r, _p, res in samples] if inducer == extractor else None
+            return induce([p for _u, _r, p, _res in samples], extractor=inducer, regions=mined)
+        except (RecordsError, ValueError) as exc:
+            logger.info("scrapy_records: induction failed (%s), trying single-page wrappers", exc)
         for url, _resp, page, result in samples:
             region = result.main
             if region is None:

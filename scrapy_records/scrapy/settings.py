@@ -1,23 +1,16 @@
-"""Every ``RECORDS_*`` setting with its default and its documentation.
+"""Every ``RECORDS_*`` setting: its name, default, type and documentation, in one place.
 
-Settings are read once per crawler, in ``from_crawler`` of each component, through
-:meth:`RecordsConfig.from_settings`. The add-on (:class:`scrapy_records.scrapy.addon.Addon`)
-writes these defaults at ``addon`` priority, so anything set in a project's ``settings.py``,
-a spider's ``custom_settings`` or ``-s`` on the command line wins.
-
-Per-request control goes through ``Request.meta``:
-
-* ``records``: ``False`` skips the page; ``True`` forces mining; a ``dict`` gives extract
-  options for this page only (e.g. ``{"min_records": 3, "K": 6}``);
-* ``records_extractor``: extractor name for this page (``"auto"``, ``"mdr"``, ``"stem"``...);
-* ``records_template``: a template id chosen by the spider (skips automatic template
-  grouping: all pages with the same value share one wrapper).
+:class:`RecordsConfig` is the table: each field is one setting. Components read it once per
+crawler with :meth:`RecordsConfig.from_settings` (in ``from_crawler``); the add-on writes the
+defaults at ``addon`` priority from :data:`SETTINGS`, which is derived from the same fields,
+and ``docs/settings.md`` is generated from it (``python -m scrapy_records.scrapy.settings``).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+import sys
+from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any
 
 #: Chromium shipped by Debian (``apt-get install chromium``); used by scrapy-playwright.
@@ -32,229 +25,236 @@ DEFAULT_BROWSER_ARGS = [
     "--no-first-run",
 ]
 
-#: name -> (default, documentation). The documentation is rendered into README.md ("Use it with Scrapy").
-SETTINGS: dict[str, tuple[Any, str]] = {
-    "RECORDS_ENABLED": (
-        True,
-        "Master switch. ``False`` makes every component raise ``NotConfigured``.",
-    ),
-    "RECORDS_EXTRACTOR": (
-        "auto",
-        "Extractor for unsupervised mining: ``auto`` or a registered name (``mdr``, ``stem``, ``mibat``, ``gstm``).",
-    ),
-    "RECORDS_EXTRACTOR_OPTIONS": (
-        {},
-        'Extra options passed to the extractor, either flat (``{"K": 10}``) or per extractor name (``{"mdr": {"K": 10}}``).',
-    ),
-    "RECORDS_MIN_RECORDS": (2, "Regions with fewer records are not emitted."),
-    "RECORDS_MIN_CONFIDENCE": (
-        0.3,
-        "Records whose region confidence is lower are dropped by the pipeline (stat ``records/dropped/low_confidence``).",
-    ),
-    "RECORDS_REGIONS": (
-        "main",
-        "``main``: emit the page's main region only; ``all``: every region found.",
-    ),
-    "RECORDS_WRAPPERS": (
-        True,
-        "Induce, store and reuse per-template wrappers. ``False``: mine every page unsupervised.",
-    ),
-    "RECORDS_WRAPPER_STORE": (
-        "sqlite",
-        "Where wrappers live: ``sqlite`` (``<project>/.scrapy/records/wrappers.sqlite``), ``sqlite:///path.db``, ``dir:///path`` (one JSON file per wrapper), ``memory:`` (this crawl only), ``redis://host:port/db``.",
-    ),
-    "RECORDS_INDUCER": (
-        None,
-        "Inducer given to ``scrapy_records.induce``: ``None`` (the value of ``RECORDS_EXTRACTOR``: intersection induction over that extractor's regions), ``gstm`` or ``dcade``.",
-    ),
-    "RECORDS_MAX_SAMPLES": (
-        100,
-        "Most pages held in memory while waiting for induction, over all templates (pages beyond it are mined but not sampled).",
-    ),
-    "RECORDS_TEMPLATE_THRESHOLD": (
-        0.6,
-        "Structural similarity (bottom-k Jaccard of tag paths, ids and classes, see ``scrapy_records.wrappers.templates``) a page needs to join a template cluster of its site.",
-    ),
-    "RECORDS_INDUCTION_SAMPLES": (
-        3,
-        "Pages of one template mined unsupervised before a wrapper is induced from them.",
-    ),
-    "RECORDS_LEASE_SECONDS": (
-        60.0,
-        "Expiry of the induction lease a worker takes in the wrapper store (one per site, so only one process induces at a time); renewed every third of it while an induction runs, so a slow induction keeps it and a killed worker's lease expires after at most this long.",
-    ),
-    "RECORDS_STORE_REFRESH": (
-        10.0,
-        "Seconds between checks of the store for a newer version of a wrapper in use (another process re-induced it); 0 disables.",
-    ),
-    "RECORDS_REINDUCE": (
-        "stale",
-        "Re-induction policy: ``stale`` (re-induce once a wrapper stopped fitting ``RECORDS_STALE_AFTER`` pages in a row), ``never`` (keep stored wrappers; fall back to unsupervised mining on misfit pages).",
-    ),
-    "RECORDS_STALE_AFTER": (
-        2,
-        "Consecutive misfit pages after which a wrapper is declared stale (stat ``records/wrapper/stale``).",
-    ),
-    "RECORDS_MAX_PAGE_BYTES": (
-        5 * 1024 * 1024,
-        "Responses with a larger body are not mined (stat ``records/skipped/too_large``).",
-    ),
-    "RECORDS_MAX_NODES": (
-        150_000,
-        "Node budget of the page model; larger pages count as ``records/skipped/too_large``.",
-    ),
-    "RECORDS_CONTENT_TYPES": (
-        ["text/html", "application/xhtml+xml"],
-        "Content types that are mined (stat ``records/skipped/non_html`` for the rest).",
-    ),
-    "RECORDS_THREADED": (
-        True,
-        "Run parsing, extraction and induction in Twisted's thread pool instead of the reactor thread.",
-    ),
-    "RECORDS_PREVIEW_DIR": (
-        None,
-        "When set, write an annotated HTML preview of every mined page to this directory.",
-    ),
-    "RECORDS_FOLLOW_PAGINATION": (
-        False,
-        'Follow the pagination links of mined pages (rel=next, "next" links, page-number lists) with the same callback.',
-    ),
-    "RECORDS_PAGINATION_MAX_PAGES": (50, "Maximum pagination hops followed from one start page."),
-    "RECORDS_FLATTEN_FIELDS": (
-        False,
-        "The pipeline turns each ``RecordItem`` into a flat dict whose record fields are top-level keys (prefix ``RECORDS_FLATTEN_PREFIX``).",
-    ),
-    "RECORDS_FLATTEN_PREFIX": ("", "Prefix of the flattened field columns (e.g. ``f_``)."),
-    "RECORDS_CSV_PER_TEMPLATE": (
-        None,
-        "A path pattern with ``%(site)s`` and ``%(template)s``: the pipeline writes one CSV per template with one column per record field.",
-    ),
-    "RECORDS_EMIT_WRAPPERS": (
-        True,
-        "Yield a ``WrapperItem`` for each newly induced or updated wrapper (once).",
-    ),
-    "RECORDS_PLAYWRIGHT": (
-        False,
-        "Render every mined request with scrapy-playwright (``meta['playwright'] = True``).",
-    ),
-    "RECORDS_PLAYWRIGHT_AUTO": (
-        False,
-        "Re-request through scrapy-playwright the pages that look like empty JavaScript shells.",
-    ),
-    "RECORDS_BROWSER_PATH": (
-        DEFAULT_BROWSER_PATH,
-        "Chromium executable for scrapy-playwright (default ``/usr/bin/chromium`` when it exists).",
-    ),
-    "RECORDS_JS_SHELL_MAX_TEXT": (
-        200,
-        "A page with less visible text than this and at least one script counts as an empty JavaScript shell.",
-    ),
+#: ``RECORDS_WRAPPER_STORE`` URI scheme -> store class (import path); extend it with the
+#: ``RECORDS_WRAPPER_STORES`` setting, as Scrapy's ``FEED_STORAGES`` extends its base.
+STORE_BACKENDS = {
+    "sqlite": "scrapy_records.scrapy.store.sqlite.SQLiteStore",
+    "memory": "scrapy_records.scrapy.store.memory.MemoryStore",
+    "dir": "scrapy_records.scrapy.store.directory.DirectoryStore",
+    "file": "scrapy_records.scrapy.store.directory.DirectoryStore",
+    "redis": "scrapy_records.scrapy.store.redis.RedisStore",
+    "rediss": "scrapy_records.scrapy.store.redis.RedisStore",
+    "unix": "scrapy_records.scrapy.store.redis.RedisStore",
 }
 
 
-def default(name: str) -> Any:
-    """The default value of setting ``name``."""
-    value = SETTINGS[name][0]
-    if isinstance(value, (dict, list)):
-        return type(value)(value)
-    return value
+def setting(name: str, default: Any, doc: str, kind: str | None = None) -> Any:
+    """One setting: a dataclass field that knows its setting name, parser and documentation.
+
+    ``kind`` picks the ``Settings`` getter (``bool``, ``int``, ``float``, ``list``, ``dict``,
+    or ``str``/``None`` for the raw value); by default the default's type decides.
+    """
+    kind = kind or type(default).__name__
+    meta = {"setting": name, "doc": doc, "kind": kind}
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata=meta)
+    return field(default=default, metadata=meta)
 
 
 @dataclass
 class RecordsConfig:
-    """The ``RECORDS_*`` settings of one crawler, typed."""
+    """The ``RECORDS_*`` settings of one crawler, typed and validated."""
 
-    enabled: bool = True
-    extractor: str = "auto"
-    extractor_options: dict[str, Any] = field(default_factory=dict)
-    min_records: int = 2
-    min_confidence: float = 0.3
-    regions: str = "main"
-    wrappers: bool = True
-    wrapper_store: str = "sqlite"
-    induction_samples: int = 3
-    inducer: str | None = None
-    max_samples: int = 100
-    template_threshold: float = 0.6
-    reinduce: str = "stale"
-    store_refresh: float = 10.0
-    lease_seconds: float = 60.0
-    stale_after: int = 2
-    max_page_bytes: int = 5 * 1024 * 1024
-    max_nodes: int = 150_000
-    content_types: list[str] = field(default_factory=lambda: ["text/html", "application/xhtml+xml"])
-    threaded: bool = True
-    preview_dir: str | None = None
-    follow_pagination: bool = False
-    pagination_max_pages: int = 50
-    flatten_fields: bool = False
-    flatten_prefix: str = ""
-    csv_per_template: str | None = None
-    emit_wrappers: bool = True
-    playwright: bool = False
-    playwright_auto: bool = False
-    browser_path: str | None = DEFAULT_BROWSER_PATH
-    js_shell_max_text: int = 200
+    enabled: bool = setting(
+        "RECORDS_ENABLED",
+        True,
+        "Master switch. `False` makes every component raise `NotConfigured`.",
+    )
+    extractor: str = setting(
+        "RECORDS_EXTRACTOR",
+        "auto",
+        "Extractor for unsupervised mining: `auto` or a registered name (`mdr`, `stem`, `mibat`,"
+        " `gstm`).",
+    )
+    extractor_options: dict[str, Any] = setting(
+        "RECORDS_EXTRACTOR_OPTIONS",
+        {},
+        'Extra options passed to the extractor, either flat (`{"K": 10}`) or per extractor name'
+        ' (`{"mdr": {"K": 10}}`).',
+    )
+    min_records: int = setting(
+        "RECORDS_MIN_RECORDS", 2, "Regions with fewer records are not emitted."
+    )
+    min_confidence: float = setting(
+        "RECORDS_MIN_CONFIDENCE",
+        0.3,
+        "Records whose region confidence is lower are dropped by the pipeline (stat"
+        " `records/dropped/low_confidence`).",
+    )
+    regions: str = setting(
+        "RECORDS_REGIONS",
+        "main",
+        "`main`: emit the page's main region only; `all`: every region found.",
+    )
+    wrappers: bool = setting(
+        "RECORDS_WRAPPERS",
+        True,
+        "Induce, store and reuse per-template wrappers. `False`: mine every page unsupervised.",
+    )
+    wrapper_store: str = setting(
+        "RECORDS_WRAPPER_STORE",
+        "sqlite",
+        "Where wrappers live: `sqlite` (`<project>/.scrapy/records/wrappers.sqlite`),"
+        " `sqlite:///path.db`, `dir:///path` (one JSON file per wrapper), `memory:` (this crawl"
+        " only), `redis://host:port/db`.",
+    )
+    wrapper_stores: dict[str, str] = setting(
+        "RECORDS_WRAPPER_STORES",
+        {},
+        "More store backends: URI scheme -> import path of a class with `from_uri(uri)` (see"
+        " `scrapy_records.scrapy.store.base.WrapperStore`), merged over the built-in ones.",
+    )
+    inducer: str | None = setting(
+        "RECORDS_INDUCER",
+        None,
+        "Inducer given to `scrapy_records.induce`: `None` (the value of `RECORDS_EXTRACTOR`:"
+        " intersection induction over that extractor's regions), `gstm` or `dcade`.",
+        "str",
+    )
+    max_samples: int = setting(
+        "RECORDS_MAX_SAMPLES",
+        100,
+        "Most pages held in memory while waiting for induction, over all templates (pages beyond"
+        " it are mined but not sampled).",
+    )
+    template_threshold: float = setting(
+        "RECORDS_TEMPLATE_THRESHOLD",
+        0.6,
+        "Structural similarity (bottom-k Jaccard of tag paths, ids and classes, see"
+        " `scrapy_records.wrappers.templates`) a page needs to join a template cluster of its"
+        " site.",
+    )
+    induction_samples: int = setting(
+        "RECORDS_INDUCTION_SAMPLES",
+        3,
+        "Pages of one template mined unsupervised before a wrapper is induced from them.",
+    )
+    lease_seconds: float = setting(
+        "RECORDS_LEASE_SECONDS",
+        60.0,
+        "Expiry of the induction lease a worker takes in the wrapper store (one per site, so only"
+        " one process induces at a time); renewed every third of it while an induction runs, so a"
+        " slow induction keeps it and a killed worker's lease expires after at most this long.",
+    )
+    store_refresh: float = setting(
+        "RECORDS_STORE_REFRESH",
+        10.0,
+        "Seconds between checks of the store for a newer version of a wrapper in use (another"
+        " process re-induced it); 0 disables.",
+    )
+    reinduce: str = setting(
+        "RECORDS_REINDUCE",
+        "stale",
+        "Re-induction policy: `stale` (re-induce once a wrapper stopped fitting"
+        " `RECORDS_STALE_AFTER` pages in a row), `never` (keep stored wrappers; fall back to"
+        " unsupervised mining on misfit pages).",
+    )
+    stale_after: int = setting(
+        "RECORDS_STALE_AFTER",
+        2,
+        "Consecutive misfit pages after which a wrapper is declared stale (stat"
+        " `records/wrapper/stale`).",
+    )
+    max_page_bytes: int = setting(
+        "RECORDS_MAX_PAGE_BYTES",
+        5 * 1024 * 1024,
+        "Responses with a larger body are not mined (stat `records/skipped/too_large`).",
+    )
+    max_nodes: int = setting(
+        "RECORDS_MAX_NODES",
+        150_000,
+        "Node budget of the page model; larger pages count as `records/skipped/too_large`.",
+    )
+    content_types: list[str] = setting(
+        "RECORDS_CONTENT_TYPES",
+        ["text/html", "application/xhtml+xml"],
+        "Content types that are mined (stat `records/skipped/non_html` for the rest).",
+    )
+    threaded: bool = setting(
+        "RECORDS_THREADED",
+        True,
+        "Run parsing, extraction and induction in Twisted's thread pool instead of the reactor"
+        " thread.",
+    )
+    preview_dir: str | None = setting(
+        "RECORDS_PREVIEW_DIR",
+        None,
+        "When set, write an annotated HTML preview of every mined page to this directory.",
+        "str",
+    )
+    follow_pagination: bool = setting(
+        "RECORDS_FOLLOW_PAGINATION",
+        False,
+        'Follow the pagination links of mined pages (rel=next, "next" links, page-number lists)'
+        " with the same callback.",
+    )
+    pagination_max_pages: int = setting(
+        "RECORDS_PAGINATION_MAX_PAGES", 50, "Maximum pagination hops followed from one start page."
+    )
+    flatten_fields: bool = setting(
+        "RECORDS_FLATTEN_FIELDS",
+        False,
+        "The pipeline turns each `RecordItem` into a flat dict whose record fields are top-level"
+        " keys (prefix `RECORDS_FLATTEN_PREFIX`).",
+    )
+    flatten_prefix: str = setting(
+        "RECORDS_FLATTEN_PREFIX", "", "Prefix of the flattened field columns (e.g. `f_`)."
+    )
+    csv_per_template: str | None = setting(
+        "RECORDS_CSV_PER_TEMPLATE",
+        None,
+        "A path pattern with `%(site)s` and `%(template)s`: the pipeline writes one CSV per"
+        " template with one column per record field.",
+        "str",
+    )
+    emit_wrappers: bool = setting(
+        "RECORDS_EMIT_WRAPPERS",
+        True,
+        "Yield a `WrapperItem` for each newly induced or updated wrapper (once).",
+    )
+    playwright: bool = setting(
+        "RECORDS_PLAYWRIGHT",
+        False,
+        "Render every mined request with scrapy-playwright (`meta['playwright'] = True`).",
+    )
+    playwright_auto: bool = setting(
+        "RECORDS_PLAYWRIGHT_AUTO",
+        False,
+        "Re-request through scrapy-playwright the pages that look like empty JavaScript shells.",
+    )
+    browser_path: str | None = setting(
+        "RECORDS_BROWSER_PATH",
+        DEFAULT_BROWSER_PATH,
+        "Chromium executable for scrapy-playwright (default `/usr/bin/chromium` when it exists).",
+        "str",
+    )
+    js_shell_max_text: int = setting(
+        "RECORDS_JS_SHELL_MAX_TEXT",
+        200,
+        "A page with less visible text than this and at least one script counts as an empty"
+        " JavaScript shell.",
+    )
+
+    def __post_init__(self) -> None:
+        self.regions = str(self.regions).lower()
+        if self.regions not in ("main", "all"):
+            raise ValueError(f"RECORDS_REGIONS must be 'main' or 'all', not {self.regions!r}")
+        self.reinduce = str(self.reinduce).lower()
+        if self.reinduce not in ("stale", "never"):
+            raise ValueError(f"RECORDS_REINDUCE must be 'stale' or 'never', not {self.reinduce!r}")
+        self.content_types = [c.strip().lower() for c in self.content_types if c.strip()]
+        self.induction_samples = max(1, self.induction_samples)
+        self.stale_after = max(1, self.stale_after)
+        self.lease_seconds = max(0.05, self.lease_seconds)
+        # empty strings mean "unset" for the optional paths and names
+        self.inducer = self.inducer or None
+        self.preview_dir = self.preview_dir or None
+        self.csv_per_template = self.csv_per_template or None
 
     @classmethod
     def from_settings(cls, settings: Any) -> RecordsConfig:
-        def get(name: str) -> Any:
-            v = settings.get(name)
-            return (
-                default(name)
-                if v is None and name not in ("RECORDS_PREVIEW_DIR", "RECORDS_INDUCER")
-                else v
-            )
-
-        opts = get("RECORDS_EXTRACTOR_OPTIONS")
-        if hasattr(opts, "copy_to_dict"):
-            opts = opts.copy_to_dict()
-        ctypes = get("RECORDS_CONTENT_TYPES")
-        if isinstance(ctypes, str):
-            ctypes = [c.strip() for c in ctypes.split(",") if c.strip()]
-        regions = str(get("RECORDS_REGIONS")).lower()
-        if regions not in ("main", "all"):
-            raise ValueError(f"RECORDS_REGIONS must be 'main' or 'all', not {regions!r}")
-        reinduce = str(get("RECORDS_REINDUCE")).lower()
-        if reinduce not in ("stale", "never"):
-            raise ValueError(f"RECORDS_REINDUCE must be 'stale' or 'never', not {reinduce!r}")
-        return cls(
-            enabled=settings.getbool("RECORDS_ENABLED", True),
-            extractor=str(get("RECORDS_EXTRACTOR")),
-            extractor_options=dict(opts or {}),
-            min_records=settings.getint("RECORDS_MIN_RECORDS", default("RECORDS_MIN_RECORDS")),
-            min_confidence=settings.getfloat(
-                "RECORDS_MIN_CONFIDENCE", default("RECORDS_MIN_CONFIDENCE")
-            ),
-            regions=regions,
-            wrappers=settings.getbool("RECORDS_WRAPPERS", True),
-            wrapper_store=str(get("RECORDS_WRAPPER_STORE")),
-            template_threshold=settings.getfloat("RECORDS_TEMPLATE_THRESHOLD", 0.6),
-            inducer=settings.get("RECORDS_INDUCER") or None,
-            max_samples=settings.getint("RECORDS_MAX_SAMPLES", 100),
-            induction_samples=max(1, settings.getint("RECORDS_INDUCTION_SAMPLES", 3)),
-            reinduce=reinduce,
-            store_refresh=settings.getfloat("RECORDS_STORE_REFRESH", 10.0),
-            lease_seconds=max(0.05, settings.getfloat("RECORDS_LEASE_SECONDS", 60.0)),
-            stale_after=max(1, settings.getint("RECORDS_STALE_AFTER", 2)),
-            max_page_bytes=settings.getint(
-                "RECORDS_MAX_PAGE_BYTES", default("RECORDS_MAX_PAGE_BYTES")
-            ),
-            max_nodes=settings.getint("RECORDS_MAX_NODES", default("RECORDS_MAX_NODES")),
-            content_types=[c.lower() for c in ctypes],
-            threaded=settings.getbool("RECORDS_THREADED", True),
-            preview_dir=settings.get("RECORDS_PREVIEW_DIR") or None,
-            follow_pagination=settings.getbool("RECORDS_FOLLOW_PAGINATION", False),
-            pagination_max_pages=settings.getint("RECORDS_PAGINATION_MAX_PAGES", 50),
-            flatten_fields=settings.getbool("RECORDS_FLATTEN_FIELDS", False),
-            flatten_prefix=str(get("RECORDS_FLATTEN_PREFIX") or ""),
-            csv_per_template=settings.get("RECORDS_CSV_PER_TEMPLATE") or None,
-            emit_wrappers=settings.getbool("RECORDS_EMIT_WRAPPERS", True),
-            playwright=settings.getbool("RECORDS_PLAYWRIGHT", False),
-            playwright_auto=settings.getbool("RECORDS_PLAYWRIGHT_AUTO", False),
-            browser_path=get("RECORDS_BROWSER_PATH"),
-            js_shell_max_text=settings.getint("RECORDS_JS_SHELL_MAX_TEXT", 200),
-        )
+        """Read every ``RECORDS_*`` setting (the field's default where a setting is unset)."""
+        return cls(**{f.name: _read(settings, f) for f in fields(cls)})
 
     def options_for(self, extractor: str) -> dict[str, Any]:
         """Extractor options for ``extractor`` from ``RECORDS_EXTRACTOR_OPTIONS``."""
@@ -262,3 +262,54 @@ class RecordsConfig:
         if extractor in opts and isinstance(opts[extractor], dict):
             return dict(opts[extractor])
         return {k: v for k, v in opts.items() if not isinstance(v, dict)}
+
+    def store_backends(self) -> dict[str, str]:
+        """URI scheme -> store class path: the built-in backends and ``RECORDS_WRAPPER_STORES``."""
+        return {**STORE_BACKENDS, **self.wrapper_stores}
+
+
+def _default(f: Field) -> Any:
+    return f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+
+
+def _read(settings: Any, f: Field) -> Any:
+    name, kind = f.metadata["setting"], f.metadata["kind"]
+    if settings.get(name) is None:
+        return _default(f)
+    getter = {
+        "bool": settings.getbool,
+        "int": settings.getint,
+        "float": settings.getfloat,
+        "list": settings.getlist,
+        "dict": settings.getdict,
+    }.get(kind, settings.get)
+    return getter(name)
+
+
+#: name -> (default, documentation) of every setting, derived from :class:`RecordsConfig`.
+SETTINGS: dict[str, tuple[Any, str]] = {
+    f.metadata["setting"]: (_default(f), f.metadata["doc"]) for f in fields(RecordsConfig)
+}
+
+
+def default(name: str) -> Any:
+    """The default value of setting ``name`` (a fresh copy of a list or dict)."""
+    return next(_default(f) for f in fields(RecordsConfig) if f.metadata["setting"] == name)
+
+
+def settings_table() -> str:
+    """The Markdown table of every setting (``docs/settings.md`` is generated from it)."""
+    rows = ["| setting | default | meaning |", "|---|---|---|"]
+    for f in fields(RecordsConfig):
+        value = _default(f)
+        shown = (
+            '`"/usr/bin/chromium"` when it exists, else `None`'
+            if f.metadata["setting"] == "RECORDS_BROWSER_PATH"
+            else f"`{value!r}`"
+        )
+        rows.append(f"| `{f.metadata['setting']}` | {shown} | {f.metadata['doc']} |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover - documentation generator
+    sys.stdout.write(settings_table())

@@ -1,8 +1,13 @@
-"""Wrapper application: compiled XPaths over a parsed tree, values typed as mining types them."""
+"""Wrapper application: compiled XPaths over a parsed tree, values typed as mining types them.
+
+The fast path of every crawl that reuses a wrapper: :class:`CompiledWrapper` (built once per
+wrapper) evaluates each field path once over all records of a page (``$recs/F | $recs``) and
+reads texts without building the page model. Entry point: ``CompiledWrapper(w).apply(root,
+url, page=None)``; :func:`parse_source` parses what ``Wrapper.extract`` is given.
+"""
 
 from __future__ import annotations
 
-import logging
 import re
 import time
 from collections import Counter
@@ -14,14 +19,13 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.dates import current_relative_base
+from scrapy_records.fields.values import decimal_style, parse_date_iso, parse_number, parse_price
 from scrapy_records.page import Page, parse_html
 from scrapy_records.results import Column, PageResult, Record, Region
 from scrapy_records.wrappers.model import WRAPPER_VERSION, FieldSpec, ListSpec
 
 if TYPE_CHECKING:
     from scrapy_records.wrappers.wrapper import Wrapper
-
-logger = logging.getLogger(__name__)
 
 
 #: text of these elements is not page text (the page model drops them too)
@@ -31,9 +35,6 @@ _TEXT_XP = etree.XPath(
     smart_strings=False,
 )
 _DROPPED = frozenset({"script", "style", "noscript", "template"})
-
-
-_SCRIPTS_XP = etree.XPath("//script|//style|//noscript|//template")
 _ALL_TEXT_XP = etree.XPath("//text()[normalize-space()][not(parent::script or parent::style)]")
 _LABEL_FIELD_RX = re.compile(
     r"^//([A-Za-z][\w-]*|\*)\[normalize-space\(\.\)=('([^']*)'|\"([^\"]*)\")\]"
@@ -105,7 +106,10 @@ def node_text(node: Any, dirty: set[Any] | None = None) -> str:
     return " ".join(" ".join(_TEXT_XP(node)).split())
 
 
-def parse_source(source: Any, url: str | None, page_options: dict[str, Any]):
+def parse_source(
+    source: Any, url: str | None, page_options: dict[str, Any]
+) -> tuple[Any, str | None, Page | None]:
+    """``(root element, url, Page or None)`` of what ``Wrapper.extract`` was given."""
     if isinstance(source, Page):
         return source.root, url or source.url, source
     # Parsed as the page model parses (same validation, decoding and libxml2 parser, so the
@@ -126,23 +130,30 @@ _ABS_RX = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 _ORIGIN_RX = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*)")
 
 
+#: base URL -> (origin, directory URL), None when the base is not a plain http(s) URL
 _BASE_PARTS: dict[str, tuple[str, str] | None] = {}
+
+
+def _base_parts(base: str) -> tuple[str, str] | None:
+    parts = None
+    m = _ORIGIN_RX.match(base)
+    if m:
+        rest = base[m.end() :].split("#", 1)[0].split("?", 1)[0]
+        if "/." not in rest:
+            directory = rest[: rest.rfind("/") + 1] if "/" in rest else "/"
+            parts = (m.group(1), m.group(1) + (directory or "/"))
+    if len(_BASE_PARTS) > 256:
+        _BASE_PARTS.clear()
+    _BASE_PARTS[base] = parts
+    return parts
 
 
 def _fast_join(base: str, raw: str) -> str | None:
     """``urljoin`` for the common shapes (root-relative and plain relative paths), else None."""
-    parts = _BASE_PARTS.get(base, False)
-    if parts is False:
-        parts = None
-        m = _ORIGIN_RX.match(base)
-        if m:
-            rest = base[m.end() :].split("#", 1)[0].split("?", 1)[0]
-            if "/." not in rest:
-                directory = rest[: rest.rfind("/") + 1] if "/" in rest else "/"
-                parts = (m.group(1), m.group(1) + (directory or "/"))
-        if len(_BASE_PARTS) > 256:
-            _BASE_PARTS.clear()
-        _BASE_PARTS[base] = parts
+    try:
+        parts = _BASE_PARTS[base]
+    except KeyError:
+        parts = _base_parts(base)
     if parts is None or "/." in raw or raw.startswith(".") or " " in raw or "\\" in raw:
         return None
     c = raw[0]
@@ -157,6 +168,7 @@ def _fast_join(base: str, raw: str) -> str | None:
 
 
 def _to_value(ftype: str, raw: str, base: str | None) -> Any:
+    """A raw value as the field type reads it: url/image values made absolute."""
     if ftype in ("url", "image"):
         raw = raw.strip()
         if not raw or raw.lower().startswith(("javascript:", "data:")):
@@ -177,12 +189,16 @@ def _to_value(ftype: str, raw: str, base: str | None) -> Any:
     return raw
 
 
+#: field paths that cannot be evaluated from a node-set of records (absolute, upward or
+#: positional over the whole set): read record by record
 _NOT_BATCHABLE = re.compile(
     r"^\s*[/(]|\.\.|ancestor|preceding|parent::|\||\$|last\(\)|position\(\)"
 )
 
 
 class FieldReader:
+    """One compiled field: its XPath per record, and batched over all records when it can."""
+
     __slots__ = ("name", "type", "xp", "attr", "multiple", "optional", "batch", "textual", "path")
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
@@ -208,6 +224,7 @@ class FieldReader:
                 self.batch = None
 
     def read(self, ctx: Any, base: str | None, dirty: set[Any] | None = None) -> Any:
+        """The field's value under ``ctx`` (a record's first element, or the root)."""
         try:
             nodes = self.xp(ctx)
         except etree.XPathEvalError:
@@ -217,6 +234,7 @@ class FieldReader:
         return self.value(nodes, base, dirty)
 
     def value(self, nodes: list[Any], base: str | None, dirty: set[Any] | None = None) -> Any:
+        """The value of selected nodes: the first non-empty one, or the list of them."""
         vals = []
         for n in nodes:
             if self.attr is not None:
@@ -237,32 +255,6 @@ class FieldReader:
                     return v
                 vals.append(v)
         return vals if (self.multiple and vals) else None
-
-
-def _owner_of(node: Any, owner: dict[Any, int], memo: dict[Any, int]) -> int:
-    """Index of the record whose elements contain ``node`` (-1: none); memoised per element."""
-    k = owner.get(node, -2)
-    if k != -2:
-        return k
-    x = node.getparent() if isinstance(node, str) else node
-    chain = []
-    k = -1
-    while x is not None:
-        k = owner.get(x, -2)
-        if k != -2:
-            break
-        k = memo.get(x, -2)
-        if k != -2:
-            break
-        chain.append(x)
-        x = x.getparent()
-    if k == -2:
-        k = -1
-    for c in chain:
-        memo[c] = k
-    if isinstance(node, str):
-        pass  # text nodes are new objects on every evaluation: not worth memoising
-    return k
 
 
 def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
@@ -297,8 +289,16 @@ def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
 
 _TYPED = frozenset({"number", "price", "date"})
 
+# the parsers are the costly part of typing and values repeat across records and pages
+_parse_number = lru_cache(maxsize=8192)(parse_number)
+_parse_price = lru_cache(maxsize=8192)(parse_price)
 
-_CONVERTERS: tuple[Any, Any, Any] | None = None
+
+@lru_cache(maxsize=8192)
+def _parse_date(text: str, _when: Any) -> str | None:
+    """Keyed by the reference time too: relative dates ("3 hours ago") move with the clock
+    (the minute, as dates.parse_date reads it) or with the page's own base."""
+    return parse_date_iso(text)
 
 
 def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
@@ -309,24 +309,7 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
     counted; returns that count."""
     if not fields:
         return 0
-    try:
-        from scrapy_records.fields import values as V
-    except ImportError:  # pragma: no cover - values module absent: raw strings
-        return 0
     errors = 0
-    global _CONVERTERS
-    if _CONVERTERS is None:
-        # dates repeat a lot across records and pages and their parser is the costly one
-        _CONVERTERS = (
-            lru_cache(maxsize=8192)(V.parse_number),
-            lru_cache(maxsize=8192)(V.parse_price),
-            # keyed by the reference time too: relative dates ("3 hours ago") move with
-            # the clock (the minute, as dates.parse_date reads it) or with the page's own
-            # base (dates.relative_to)
-            lru_cache(maxsize=8192)(lambda text, _base: V.parse_date_iso(text)),
-        )
-    parse_number, parse_price, parse_date_h = _CONVERTERS
-
     when = current_relative_base() or int(time.time() // 60)
     for f in fields:
         name = f.name
@@ -334,7 +317,7 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
         if not raw:
             continue
         flat = [x for v in raw for x in (v if isinstance(v, list) else [v])]
-        style = V.decimal_style(flat) if f.type != "date" else None
+        style = decimal_style(flat) if f.type != "date" else None
         for r in rows:
             v = r.get(name)
             if v is None:
@@ -343,15 +326,16 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
             out = []
             cur = None
             for x in items:
+                y: float | str | None
                 if f.type == "number":
-                    y = parse_number(x, style)
+                    y = _parse_number(x, style)
                 elif f.type == "price":
-                    pr = parse_price(x, style)
+                    pr = _parse_price(x, style)
                     y = pr[0] if pr else None
                     if pr and pr[1] and cur is None:
                         cur = pr[1]
                 else:
-                    y = parse_date_h(x, when)
+                    y = _parse_date(x, when)
                 if y is None:
                     errors += 1
                 else:
@@ -440,6 +424,8 @@ def _eval_fields(
 
 
 class _List:
+    """One compiled nested list: its record selector, fields and sub-lists."""
+
     __slots__ = ("name", "xp", "batch", "size", "fields", "lists", "optional", "typed")
 
     def __init__(self, spec: ListSpec):
@@ -456,10 +442,6 @@ class _List:
         self.lists = [_List(x) for x in spec.lists]
         self.optional = spec.optional
         self.typed = [f for f in self.fields if f.type in _TYPED]
-
-    def read(self, ctx: Any, base: str | None) -> list[dict[str, Any]]:
-        """Rows of this list inside one record (``ctx``: the record's first element)."""
-        return self.read_many([ctx], ctx, base, None)[0]
 
     def read_many(
         self, parents: list[Any], root: Any, base: str | None, dirty: set[Any] | None
@@ -526,16 +508,37 @@ def _siblings(first: Any, size: int, stop: set[Any] | None = None) -> list[Any]:
     return out
 
 
+def _record_text(els: list[Any], nxt: Any, dirty: set[Any] | None) -> str:
+    """A record's text; ``nxt`` is the next record's first element (or None)."""
+    if (
+        nxt is not None
+        and nxt.getparent() is not els[0].getparent()
+        and any(a is els[-1] for a in nxt.iterancestors())
+    ):  # the next record nests inside this one (libxml2's unclosed list items)
+        return _text_until(els[0], nxt) if len(els) == 1 else _group_text(els, dirty)
+    return _group_text(els, dirty)
+
+
+def _page_index(page: Any, el: Any) -> int:
+    """``page.index(el)``, -1 when the page model does not hold the element."""
+    try:
+        return page.index(el)
+    except KeyError:
+        return -1
+
+
 class CompiledWrapper:
     """Compiled XPath objects of one wrapper (built once, cached on the wrapper)."""
 
     def __init__(self, w: Wrapper):
         self.w = w
-        self.record = etree.XPath(w.record.xpath, smart_strings=False) if w.record else None
-        self.size = w.record.size if w.record else 1
-        self.until_next = bool(w.record) and w.record.span == "until_next"
-        self.fields = [FieldReader(f, w.record.xpath if w.record else None) for f in w.fields]
+        rec = w.record
+        self.record = etree.XPath(rec.xpath, smart_strings=False) if rec else None
+        self.size = rec.size if rec else 1
+        self.until_next = rec is not None and rec.span == "until_next"
+        self.fields = [FieldReader(f, rec.xpath if rec else None) for f in w.fields]
         self.typed = [f for f in self.fields if f.type in _TYPED]
+        self.required = [f for f in self.fields if not f.optional]
         self.order = [
             x
             for f in self.fields
@@ -543,21 +546,24 @@ class CompiledWrapper:
         ]
         self.lists = [_List(x) for x in w.lists]
         self.page_fields = [FieldReader(f) for f in w.page_fields]
-        # label-anchored page fields (see scrapy_records.induce._label_fields) share one
+        self.page_typed = [f for f in self.page_fields if f.type in _TYPED]
+        # label-anchored page fields (see inducers.intersect._label_fields) share one
         # pass over the page's text nodes instead of one document scan each
         self.labels: dict[str, list[tuple[str, FieldReader]]] = {}
-        for f, spec in zip(self.page_fields, w.page_fields):
+        for reader, spec in zip(self.page_fields, w.page_fields):
             m = _LABEL_FIELD_RX.match(spec.xpath)
             if m and spec.attribute is None and not spec.multiple:
                 label = m.group(3) if m.group(3) is not None else m.group(4)
-                self.labels.setdefault(label, []).append((m.group(1).lower(), f))
+                self.labels.setdefault(label, []).append((m.group(1).lower(), reader))
         self.label_names = {f.name for lst in self.labels.values() for _t, f in lst}
         self.columns = []
-        for f in w.fields:
-            fill = float(w.health.fill_rates.get(f.name, 1.0))
-            self.columns.append(Column(f.name, f.type, fill, f.xpath, "wrapper"))
-            if f.type == "price":
-                self.columns.append(Column(f.name + "_currency", "text", fill, f.xpath, "wrapper"))
+        for spec in w.fields:
+            fill = float(w.health.fill_rates.get(spec.name, 1.0))
+            self.columns.append(Column(spec.name, spec.type, fill, spec.xpath, "wrapper"))
+            if spec.type == "price":
+                self.columns.append(
+                    Column(spec.name + "_currency", "text", fill, spec.xpath, "wrapper")
+                )
 
     def _label_values(self, root: Any, base: str | None) -> dict[str, Any]:
         """Values of the label-anchored page fields, from one list of the page's texts.
@@ -586,110 +592,16 @@ class CompiledWrapper:
         return out
 
     def apply(self, root: Any, url: str | None, page: Any = None) -> PageResult:
+        """The wrapper's result on a parsed page (``page``: its page model, when built)."""
         w = self.w
         base = page.base_url if page is not None else page_mod.base_url_of(root, url)
         tree = root.getroottree()
-        records: list[Record] = []
-        type_errors = 0
-        req = [f for f in self.fields if not f.optional]
-        filled = 0
-        missing: dict[str, int] = {}
-        parent_el = None
-        if self.record is not None:
-            try:
-                firsts = [e for e in self.record(root) if isinstance(e, etree._Element)]
-            except etree.XPathEvalError:
-                firsts = []
-            stop = set(firsts) if self.until_next else None
-            groups = [_siblings(e, self.size, stop) for e in firsts]
-            n_rec = len(groups)
-            dirty = dirty_set(root)
-            values: list[dict[str, Any]] = [{} for _ in range(n_rec)]
-            if n_rec:
-                _eval_fields(self.fields, firsts, root, base, dirty, values)
-            type_errors += _type_values(self.typed, values)
-            list_rows = (
-                [(sub.name, sub.read_many(firsts, root, base, dirty)) for sub in self.lists]
-                if n_rec
-                else []
-            )
-            paths = _record_paths(tree, groups)
-            for k, (e, els) in enumerate(zip(firsts, groups)):
-                fields = values[k]
-                if self.fields:  # keep the wrapper's field order (currency after its price)
-                    ordered = {}
-                    for name in self.order:
-                        if name in fields:
-                            ordered[name] = fields[name]
-                    fields = ordered
-                for sub_name, per_rec in list_rows:
-                    if per_rec[k]:
-                        fields[sub_name] = per_rec[k]
-                for f in req:
-                    if f.name in fields:
-                        filled += 1
-                    else:
-                        missing[f.name] = missing.get(f.name, 0) + 1
-                nodes: tuple[int, ...] = ()
-                if page is not None:
-                    try:
-                        nodes = tuple(page.index(x) for x in els)
-                    except KeyError:
-                        nodes = ()
-                nxt = firsts[k + 1] if k + 1 < n_rec else None
-                if (
-                    nxt is not None
-                    and nxt.getparent() is not e.getparent()
-                    and any(a is els[-1] for a in nxt.iterancestors())
-                ):
-                    text = _text_until(els[0], nxt) if len(els) == 1 else _group_text(els, dirty)
-                else:
-                    text = _group_text(els, dirty)
-                records.append(Record(paths[k], text, fields, 1.0, nodes))
-            if firsts:
-                parent_el = firsts[0].getparent()
-        page_vals: dict[str, Any] = {}
-        page_missing = []
-        labelled = self._label_values(root, base) if self.labels else {}
-        for f in self.page_fields:
-            v = labelled.get(f.name) if f.name in self.label_names else f.read(root, base)
-            if v is not None:
-                page_vals[f.name] = v
-        type_errors += _type_values([f for f in self.page_fields if f.type in _TYPED], [page_vals])
-        for f in self.page_fields:
-            if f.name not in page_vals and not f.optional:
-                page_missing.append(f.name)
-        # ---- health (see Wrapper.check)
-        n = len(records)
-        lo, hi = w.health.expected_records
-        if self.record is None:
-            rfit = 1.0
-        elif n == 0:
-            rfit = 0.0
-        elif n < lo:
-            rfit = n / lo
-        elif n > hi > 0:
-            rfit = hi / n
-        else:
-            rfit = 1.0
-        slots = n * len(req) + sum(1 for f in self.page_fields if not f.optional)
-        got = filled + (sum(1 for f in self.page_fields if not f.optional) - len(page_missing))
-        rfill = got / slots if slots else (1.0 if (n or self.record is None) else 0.0)
-        fit = 0.0 if (self.record is not None and n == 0) else 0.5 * rfit + 0.5 * rfill
-        if self.record is None and not page_vals and self.page_fields:
-            fit = 0.0
-        health = {
-            "records": n,
-            "expected_records": [lo, hi],
-            "records_fit": round(rfit, 4),
-            "required_fill": round(rfill, 4),
-            "missing_required": sorted(set(missing) | set(page_missing)),
-            "type_errors": type_errors,
-            "fit": round(fit, 4),
-            "fits": fit >= w.health.min_fit,
-        }
+        records, firsts, type_errors = self._records(root, tree, base, page)
+        page_vals, page_missing, page_errors = self._page_values(root, base)
+        health, fit = self._health(records, page_vals, page_missing, type_errors + page_errors)
         for rec in records:
             rec.confidence = fit
+        parent_el = firsts[0].getparent() if firsts else None
         region = Region(
             extractor=f"wrapper:{w.id}",
             records=records,
@@ -702,17 +614,108 @@ class CompiledWrapper:
                 "wrapper": {"id": w.id, "version": WRAPPER_VERSION},
             },
             parent=(
-                page.index(parent_el)
-                if (page is not None and parent_el is not None and _safe_index(page, parent_el))
-                else -1
+                _page_index(page, parent_el) if page is not None and parent_el is not None else -1
             ),
         )
         return PageResult(url=url, regions=[region])
 
+    def _records(
+        self, root: Any, tree: Any, base: str | None, page: Any
+    ) -> tuple[list[Record], list[Any], int]:
+        """The records, their first elements and the number of values that did not type."""
+        if self.record is None:
+            return [], [], 0
+        try:
+            firsts = [e for e in self.record(root) if isinstance(e, etree._Element)]
+        except etree.XPathEvalError:
+            firsts = []
+        stop = set(firsts) if self.until_next else None
+        groups = [_siblings(e, self.size, stop) for e in firsts]
+        n_rec = len(groups)
+        dirty = dirty_set(root)
+        values: list[dict[str, Any]] = [{} for _ in range(n_rec)]
+        if n_rec:
+            _eval_fields(self.fields, firsts, root, base, dirty, values)
+        type_errors = _type_values(self.typed, values)
+        list_rows = (
+            [(sub.name, sub.read_many(firsts, root, base, dirty)) for sub in self.lists]
+            if n_rec
+            else []
+        )
+        paths = _record_paths(tree, groups)
+        records: list[Record] = []
+        for k, els in enumerate(groups):
+            fields = values[k]
+            if self.fields:  # keep the wrapper's field order (currency after its price)
+                fields = {name: fields[name] for name in self.order if name in fields}
+            for sub_name, per_rec in list_rows:
+                if per_rec[k]:
+                    fields[sub_name] = per_rec[k]
+            nodes: tuple[int, ...] = ()
+            if page is not None:
+                try:
+                    nodes = tuple(page.index(x) for x in els)
+                except KeyError:
+                    nodes = ()
+            nxt = firsts[k + 1] if k + 1 < n_rec else None
+            records.append(Record(paths[k], _record_text(els, nxt, dirty), fields, 1.0, nodes))
+        return records, firsts, type_errors
 
-def _safe_index(page: Any, el: Any) -> bool:
-    try:
-        page.index(el)
-        return True
-    except KeyError:
-        return False
+    def _page_values(self, root: Any, base: str | None) -> tuple[dict[str, Any], list[str], int]:
+        """The page fields' values, the required ones missing, the values that did not type."""
+        page_vals: dict[str, Any] = {}
+        labelled = self._label_values(root, base) if self.labels else {}
+        for f in self.page_fields:
+            v = labelled.get(f.name) if f.name in self.label_names else f.read(root, base)
+            if v is not None:
+                page_vals[f.name] = v
+        type_errors = _type_values(self.page_typed, [page_vals])
+        missing = [f.name for f in self.page_fields if f.name not in page_vals and not f.optional]
+        return page_vals, missing, type_errors
+
+    def _health(
+        self,
+        records: list[Record],
+        page_vals: dict[str, Any],
+        page_missing: list[str],
+        type_errors: int,
+    ) -> tuple[dict[str, Any], float]:
+        """The page's health dict and fit (the rule is documented on ``Wrapper.check``)."""
+        filled = 0
+        missing: dict[str, int] = {}
+        for rec in records:
+            for f in self.required:
+                if f.name in rec.fields:
+                    filled += 1
+                else:
+                    missing[f.name] = missing.get(f.name, 0) + 1
+        n = len(records)
+        lo, hi = self.w.health.expected_records
+        if self.record is None:
+            rfit = 1.0
+        elif n == 0:
+            rfit = 0.0
+        elif n < lo:
+            rfit = n / lo
+        elif n > hi > 0:
+            rfit = hi / n
+        else:
+            rfit = 1.0
+        page_required = sum(1 for f in self.page_fields if not f.optional)
+        slots = n * len(self.required) + page_required
+        got = filled + (page_required - len(page_missing))
+        rfill = got / slots if slots else (1.0 if (n or self.record is None) else 0.0)
+        fit = 0.0 if (self.record is not None and n == 0) else 0.5 * rfit + 0.5 * rfill
+        if self.record is None and not page_vals and self.page_fields:
+            fit = 0.0
+        health = {
+            "records": n,
+            "expected_records": [lo, hi],
+            "records_fit": round(rfit, 4),
+            "required_fill": round(rfill, 4),
+            "missing_required": sorted(set(missing) | set(page_missing)),
+            "type_errors": type_errors,
+            "fit": round(fit, 4),
+            "fits": fit >= self.w.health.min_fit,
+        }
+        return health, fit

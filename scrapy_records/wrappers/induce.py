@@ -1,23 +1,44 @@
-"""induce(): one wrapper from pages of one template, with the inducer registry."""
+"""induce(): one wrapper from pages of one template, and the inducer registry.
+
+An inducer is a function ``fn(pages: list[Page], **options) -> Wrapper``. ``induce(pages,
+extractor=name)`` looks ``name`` up in this order:
+
+1. inducers registered at run time with :func:`register_inducer`;
+2. the built-ins, :data:`INDUCERS` (``"gstm"``, ``"dcade"``: import paths, imported on
+   first use);
+3. the entry point group ``scrapy_records.inducers`` of installed packages (the entry
+   point's value is the inducer function), e.g. in ``setup.cfg``::
+
+       [options.entry_points]
+       scrapy_records.inducers =
+           mine = my_package.inducer:induce_wrapper
+
+Any other name is a single-page extractor's (``"auto"``, ``"mdr"``...): intersection
+induction over its regions (:mod:`scrapy_records.wrappers.inducers.intersect`).
+"""
 
 from __future__ import annotations
 
 import importlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
+from importlib.metadata import entry_points
 from typing import Any
 
 from scrapy_records.api import PAGE_OPTIONS
 from scrapy_records.errors import WrapperError
-from scrapy_records.page import Page
+from scrapy_records.extractors import BUILTIN_EXTRACTORS
+from scrapy_records.page import Page, as_page
 from scrapy_records.results import Region
-from scrapy_records.wrappers.inducers.intersect import as_pages, intersect_induce, mined_regions
+from scrapy_records.wrappers.inducers.intersect import intersect_induce, mined_regions
 from scrapy_records.wrappers.wrapper import Wrapper
 
 logger = logging.getLogger(__name__)
 
 
-__all__ = ["induce", "register_inducer", "INDUCERS"]
+__all__ = ["induce", "register_inducer", "INDUCERS", "ENTRY_POINT_GROUP"]
+
+ENTRY_POINT_GROUP = "scrapy_records.inducers"
 
 #: name -> "module:function" of multi-page inducers (imported lazily).
 INDUCERS: dict[str, str] = {
@@ -26,29 +47,63 @@ INDUCERS: dict[str, str] = {
 }
 _registered: dict[str, Callable[..., Wrapper]] = {}
 
-#: options consumed by the intersection inducer; everything else goes to the extractor.
-INDUCE_OPTIONS = ("min_fill", "site", "max_fields", "page_fields", "template_id")
+
+def _looks_url(x: Any) -> bool:
+    return (
+        isinstance(x, str) and len(x) < 4096 and "<" not in x and ("://" in x or x.startswith("/"))
+    )
+
+
+def as_pages(pages: Iterable[Any], page_options: dict[str, Any]) -> list[Page]:
+    """``induce()``'s pages as :class:`Page` objects (``(url, source)`` pairs in either order)."""
+    out = []
+    for p in pages:
+        if isinstance(p, Page):
+            out.append(p)
+        elif isinstance(p, tuple) and len(p) == 2:
+            url, src = p
+            if url is not None and _looks_url(src) and not _looks_url(url):
+                url, src = src, url  # (html, url) given: accept both orders
+            out.append(as_page(src, url, **page_options))
+        else:
+            out.append(as_page(p, None, **page_options))
+    return out
 
 
 # ----------------------------------------------------------------- registry
 def register_inducer(name: str, fn: Callable[..., Wrapper]) -> None:
-    """Register ``fn(pages: list[Page], **options) -> Wrapper`` under ``name``."""
+    """Register ``fn(pages: list[Page], **options) -> Wrapper`` under ``name`` (it takes
+    precedence over built-in and entry point inducers of that name)."""
     _registered[name] = fn
 
 
+def _entry_point_inducer(name: str) -> Callable[..., Wrapper] | None:
+    """The inducer an installed package registers as ``name`` (None: none does)."""
+    try:
+        found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    except Exception:  # pragma: no cover - broken metadata must not break induction
+        logger.exception("could not read entry points of group %s", ENTRY_POINT_GROUP)
+        return None
+    if not found:
+        return None
+    try:
+        return found[0].load()
+    except Exception as exc:
+        raise WrapperError(f"inducer {name!r} ({found[0].value}) is not available: {exc}") from exc
+
+
 def _get_inducer(name: str) -> Callable[..., Wrapper] | None:
+    """The inducer registered as ``name`` (module docstring), None for an extractor name."""
     if name in _registered:
         return _registered[name]
     spec = INDUCERS.get(name)
     if spec is None:
-        return None
+        return _entry_point_inducer(name)
     module, _, attr = spec.partition(":")
     try:
         mod = importlib.import_module(module)
         fn = getattr(mod, attr)
     except (ImportError, AttributeError) as exc:
-        from scrapy_records.extractors import BUILTIN_EXTRACTORS
-
         if name in BUILTIN_EXTRACTORS:  # a single-page extractor without its pattern inducer
             logger.warning(
                 "inducer %s unavailable (%s): intersection induction over %r regions",
@@ -65,9 +120,9 @@ def _get_inducer(name: str) -> Callable[..., Wrapper] | None:
 #: of page text inside the main region's records.
 DETAIL_PAGE_COVERAGE = 0.3
 #: ... and hands detail pages to DCADE from this many sample pages on (DCADE tells template
-#: from data by what varies across pages; with 2 pages it measured worse than
-#: intersection induction on ExAlg: 54 vs 58 of 97 attributes covered).
+#: from data by what varies across pages: with 2 pages it does worse than intersection).
 DCADE_MIN_PAGES = 5
+#: the options intersection induction consumes; the others go to the extractor
 _INTERSECT_OPTIONS = ("min_fill", "max_fields", "site", "page_fields", "template_id")
 
 
@@ -89,8 +144,8 @@ def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wra
     :param pages: ``(url, html or Response)`` pairs, :class:`~scrapy_records.page.Page`
         objects or raw sources (``str``/``bytes``/``Response``).
     :param extractor: ``"auto"``/a single-page extractor name (intersection induction,
-        :func:`intersect_induce`), ``"gstm"``/``"dcade"`` (their pattern inducers) or a name
-        given to :func:`register_inducer`. ``"auto"`` prefers DCADE for *detail-page*
+        :func:`intersect_induce`), ``"gstm"``/``"dcade"`` (their pattern inducers) or a
+        registered inducer's name (module docstring). ``"auto"`` prefers DCADE for *detail-page*
         templates: with ``DCADE_MIN_PAGES`` (5) or more pages whose main regions hold
         less than ``DETAIL_PAGE_COVERAGE`` (30%) of the page text (median), the pages
         describe one object each rather than a list, and DCADE's full-page schema fits

@@ -1,123 +1,18 @@
-"""Per-site wrappers: a versioned JSON document of selectors learnt from extractor output.
+"""The parts of a wrapper document: record selector, fields, nested lists, template, provenance
+and health, as dataclasses with ``to_dict``/``from_dict``.
 
-A :class:`Wrapper` is what the unsupervised extractors *teach*: once a template's records
-have been found on a page (or on a few pages of the template), the wrapper re-extracts
-every later page of that template with plain compiled XPaths, at a fraction of the cost
-of running an extractor (issue 5, items 2-5; G-STM digest §8, DCADE digest §8.2, MDR
-digest §3.11 "wrapper hook").
-
-JSON document (``version`` 1)
-=============================
-
-All keys are always present (``null`` where a value is absent); ``to_json()`` sorts keys,
-so ``Wrapper.from_json(w.to_json()).to_json() == w.to_json()``::
-
-    {
-      "format": "scrapy-records-wrapper",   # constant
-      "version": 1,                         # WRAPPER_VERSION; other versions are refused
-      "id": "3f2a9c0d1e4b",                 # non-empty string; Region.extractor = "wrapper:<id>"
-      "site": "example.com" | null,         # site key (usually the host)
-      "template": {                         # structural signature (scrapy_records.wrappers.templates)
-        "id": "t-...", | null,              # template cluster id
-        "method": "bottomk-tagpath-v2" | null,  # templates.METHOD of the signature
-        "signature": [int, ...]             # sketch values (may be empty)
-      },
-      "record": {                           # null: a page-level-only wrapper (detail pages)
-        "xpath": "//ul[@id='results']/li",  # absolute, selects the FIRST element of each record
-        "css": "ul#results > li" | null,    # same selection for humans / response.css (may be null)
-        "size": 1                           # elements per record: the first + size-1 following
-      },                                    #   element siblings (MDR generalized nodes, g)
-      "fields": [Field, ...],               # relative to each record's first element
-      "lists": [List, ...],                 # nested lists inside each record
-      "page_fields": [Field, ...],          # xpath evaluated on the document (non-list data)
-      "provenance": {
-        "extractor": "mdr",                 # who found the records ("auto", "gstm", "dcade"...)
-        "sample_urls": ["https://...", ...],
-        "created": "2026-11-25T21:50:00Z",  # ISO-8601 UTC
-        "library_version": "0.1.0",
-        "options": {...}                    # JSON-ready induction options (may be {})
-      },
-      "health": {
-        "expected_records": [min, max],     # record count range seen on the sample pages
-        "fill_rates": {"name": 0.9, ...},   # share of sample records holding each field
-        "min_fit": 0.5                      # fit below this marks a page as not fitting
-      }
-    }
-
-    Field = {"name": str (unique within its list), "type": "text"|"url"|"image"|"number"|
-             "price"|"date", "xpath": str, "css": str|null, "attribute": str|null,
-             "optional": bool, "multiple": bool}
-    List  = {"name": str, "record": {"xpath", "css", "size"} (xpath relative to the
-             enclosing record's first element), "fields": [Field], "lists": [List],
-             "optional": bool}
-
-Selector semantics
-------------------
-* Field ``xpath`` is relative (``h2/a``, ``.//span[...]``) and selects *elements* or
-  *text nodes*; with ``attribute`` set, the value is that attribute of each selected
-  element (``href``, ``src``, ``content``...), else the whitespace-normalised text of the
-  selected node (text of script/style excluded). ``type`` ``url``/``image`` values are made
-  absolute against the page URL.
-* ``multiple`` false: the first non-empty value; true: the list of non-empty values.
-  ``optional`` false: a record without a value lowers the page's fit (health).
-* ``type`` ``number``/``price``/``date`` values are converted with
-  :mod:`scrapy_records.fields.values`, as the extractors' columns are: int/float, a float amount
-  plus a ``<name>_currency`` value, an ISO 8601 string; a value that does not convert is
-  dropped and counted in ``health["type_errors"]``.
-* Label-anchored page fields have the XPath
-  ``//tag[normalize-space(.)='Label:']/following::text()[normalize-space()][not(parent::script
-  or parent::style)][1]``; they are evaluated in one pass over the page's text nodes.
-
-Application result
-------------------
-``wrapper.extract(source, url)`` returns ``PageResult(url, [Region(extractor="wrapper:<id>",
-records, confidence=fit, xpath=<parent of the first record>, columns, meta)])`` with
-``meta = {"health": {"records", "expected_records", "records_fit", "required_fill",
-"missing_required", "type_errors", "fit", "fits"}, "page": {page field values},
-"wrapper": {"id", "version"}}``; see :meth:`Wrapper.check` for the fit rule. Records hold
-``xpaths`` (every element of the record), ``text`` (script/style/comment text excluded,
-text nodes joined by spaces as in the page model) and ``fields`` (plus nested list rows).
-* ``css`` strings use parsel's dialect (``::text``, ``::attr(name)``) and are a
-  convenience for people pasting them into ``response.css``; application always uses the
-  XPath.
-
-How an inducer builds a Wrapper (G-STM, DCADE or your own)
-==========================================================
-Build the dataclasses and call :meth:`Wrapper.validate` (or round-trip through JSON)::
-
-    from scrapy_records.wrappers.model import (Wrapper, RecordSelector, FieldSpec, ListSpec,
-                                        Provenance, Health, TemplateInfo)
-    w = Wrapper(
-        id=Wrapper.make_id("example.com", "//div[@id='r']/div[@class='item']"),
-        site="example.com",
-        record=RecordSelector(xpath="//div[@id='r']/div[contains(concat(' ', "
-                              "normalize-space(@class), ' '), ' item ')]", css="div#r > div.item"),
-        fields=[FieldSpec("title", "text", "h3/a", css="h3 a"),
-                FieldSpec("link", "url", "h3/a", css="h3 a::attr(href)", attribute="href"),
-                FieldSpec("price", "price", "span[@class='p']", optional=True)],
-        lists=[ListSpec("tags", RecordSelector("ul/li"), [FieldSpec("tag", "text", ".")])],
-        provenance=Provenance(extractor="gstm", sample_urls=[u1, u2]),
-        health=Health(expected_records=(8, 12), fill_rates={"title": 1.0, "price": 0.75}),
-    )
-    w.validate()          # raises WrapperError on anything malformed
-    w.verify(page)        # optional: how exactly the selectors reproduce a page's records
-
-The simplest route from any single-page extractor is :meth:`Wrapper.from_region`, which
-generates robust selectors (stable ids/classes first, positions last) and verifies them on
-the page. ``scrapy_records.induce(pages, extractor=...)`` runs the multi-page inducers.
+The JSON format is described in ``docs/wrapper-format.md`` and, as a JSON Schema, in
+``wrapper.schema.json`` next to this module; :mod:`scrapy_records.wrappers.schema` validates
+it and :class:`~scrapy_records.wrappers.wrapper.Wrapper` holds a whole document.
 """
 
 from __future__ import annotations
 
-import logging
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 from scrapy_records._version import __version__
-
-logger = logging.getLogger(__name__)
 
 __all__ = [
     "WRAPPER_FORMAT",
@@ -134,10 +29,10 @@ __all__ = [
 WRAPPER_FORMAT = "scrapy-records-wrapper"
 WRAPPER_VERSION = 1
 FIELD_TYPES = ("text", "url", "image", "number", "price", "date")
-_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
 
 def library_version() -> str:
+    """The running library's version (stored in provenance, named in version errors)."""
     return __version__
 
 
@@ -145,7 +40,6 @@ def _utc_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-# --------------------------------------------------------------------------- model
 @dataclass
 class RecordSelector:
     """Where the records are: ``xpath`` selects each record's first element.
@@ -176,7 +70,7 @@ class RecordSelector:
 
 @dataclass
 class FieldSpec:
-    """One field: a relative selector and how to read its value (see module docstring)."""
+    """One field: a relative selector and how to read its value (``docs/wrapper-format.md``)."""
 
     name: str
     type: str = "text"

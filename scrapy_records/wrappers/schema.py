@@ -1,11 +1,16 @@
-"""Validation of wrapper documents: every key, type and selector checked before anything loads."""
+"""Validation of wrapper documents: every key, type and selector checked before anything loads.
+
+``Validator.document(d)`` raises :class:`~scrapy_records.errors.WrapperError` naming the JSON
+path of the first problem. ``wrapper.schema.json`` states the same rules as a JSON Schema
+(``docs/wrapper-format.md``); keep the two in step.
+"""
 
 from __future__ import annotations
 
-import logging
-from typing import Any
+from typing import Any, NoReturn
 
 from lxml import etree
+from parsel.csstranslator import HTMLTranslator
 
 from scrapy_records.errors import WrapperError
 from scrapy_records.wrappers.model import (
@@ -15,14 +20,28 @@ from scrapy_records.wrappers.model import (
     library_version,
 )
 
-logger = logging.getLogger(__name__)
+_CSS = HTMLTranslator()
+#: keys of a wrapper document, all required
+DOCUMENT_KEYS = (
+    "format",
+    "version",
+    "id",
+    "site",
+    "template",
+    "record",
+    "fields",
+    "lists",
+    "page_fields",
+    "provenance",
+    "health",
+)
 
 
 class Validator:
     """Hand-written validator: exact key sets, types, ranges; messages name the JSON path."""
 
     @staticmethod
-    def fail(path: str, msg: str) -> None:
+    def fail(path: str, msg: str) -> NoReturn:
         raise WrapperError(f"invalid wrapper document at {path}: {msg}")
 
     @classmethod
@@ -63,9 +82,7 @@ class Validator:
         if v is None:
             return
         try:
-            from parsel.csstranslator import HTMLTranslator
-
-            HTMLTranslator().css_to_xpath(v)
+            _CSS.css_to_xpath(v)
         except Exception as exc:  # cssselect raises several classes
             cls.fail(path, f"CSS {v!r} does not parse: {exc}")
 
@@ -125,6 +142,7 @@ class Validator:
 
     @classmethod
     def document(cls, d: Any) -> None:
+        """Check a whole decoded document (format and version first, for a clear error)."""
         if not isinstance(d, dict):
             cls.fail("$", f"expected an object, got {type(d).__name__}")
         if d.get("format") != WRAPPER_FORMAT:
@@ -135,34 +153,12 @@ class Validator:
                 f"unsupported wrapper version {version!r}: this library (scrapy_records "
                 f"{library_version()}) reads version {WRAPPER_VERSION}; re-induce the wrapper"
             )
-        cls.obj(
-            d,
-            "$",
-            (
-                "format",
-                "version",
-                "id",
-                "site",
-                "template",
-                "record",
-                "fields",
-                "lists",
-                "page_fields",
-                "provenance",
-                "health",
-            ),
-        )
+        cls.obj(d, "$", DOCUMENT_KEYS)
         cls.typ(d["id"], "$.id", (str,))
         if not d["id"]:
             cls.fail("$.id", "empty id")
         cls.typ(d["site"], "$.site", (str,), nullable=True)
-        t = d["template"]
-        cls.obj(t, "$.template", ("id", "method", "signature"))
-        cls.typ(t["id"], "$.template.id", (str,), nullable=True)
-        cls.typ(t["method"], "$.template.method", (str,), nullable=True)
-        cls.typ(t["signature"], "$.template.signature", (list,))
-        for k, x in enumerate(t["signature"]):
-            cls.typ(x, f"$.template.signature[{k}]", (int,))
+        cls.template(d["template"], "$.template")
         if d["record"] is not None:
             cls.record(d["record"], "$.record")
         cls.fields(d["fields"], "$.fields")
@@ -170,32 +166,45 @@ class Validator:
         cls.fields(d["page_fields"], "$.page_fields")
         if d["record"] is None and (d["fields"] or d["lists"]):
             cls.fail("$.record", "null record selector but record fields/lists are given")
-        p = d["provenance"]
-        cls.obj(
-            p, "$.provenance", ("extractor", "sample_urls", "created", "library_version", "options")
-        )
-        cls.typ(p["extractor"], "$.provenance.extractor", (str,))
-        cls.typ(p["sample_urls"], "$.provenance.sample_urls", (list,))
+        cls.provenance(d["provenance"], "$.provenance")
+        cls.health(d["health"], "$.health")
+
+    @classmethod
+    def template(cls, t: Any, path: str) -> None:
+        cls.obj(t, path, ("id", "method", "signature"))
+        cls.typ(t["id"], path + ".id", (str,), nullable=True)
+        cls.typ(t["method"], path + ".method", (str,), nullable=True)
+        cls.typ(t["signature"], path + ".signature", (list,))
+        for k, x in enumerate(t["signature"]):
+            cls.typ(x, f"{path}.signature[{k}]", (int,))
+
+    @classmethod
+    def provenance(cls, p: Any, path: str) -> None:
+        cls.obj(p, path, ("extractor", "sample_urls", "created", "library_version", "options"))
+        cls.typ(p["extractor"], path + ".extractor", (str,))
+        cls.typ(p["sample_urls"], path + ".sample_urls", (list,))
         for k, u in enumerate(p["sample_urls"]):
-            cls.typ(u, f"$.provenance.sample_urls[{k}]", (str,))
-        cls.typ(p["created"], "$.provenance.created", (str,))
-        cls.typ(p["library_version"], "$.provenance.library_version", (str,))
-        cls.typ(p["options"], "$.provenance.options", (dict,))
-        h = d["health"]
-        cls.obj(h, "$.health", ("expected_records", "fill_rates", "min_fit"))
+            cls.typ(u, f"{path}.sample_urls[{k}]", (str,))
+        cls.typ(p["created"], path + ".created", (str,))
+        cls.typ(p["library_version"], path + ".library_version", (str,))
+        cls.typ(p["options"], path + ".options", (dict,))
+
+    @classmethod
+    def health(cls, h: Any, path: str) -> None:
+        cls.obj(h, path, ("expected_records", "fill_rates", "min_fit"))
         er = h["expected_records"]
-        cls.typ(er, "$.health.expected_records", (list,))
+        cls.typ(er, path + ".expected_records", (list,))
         if len(er) != 2:
-            cls.fail("$.health.expected_records", "expected [min, max]")
+            cls.fail(path + ".expected_records", "expected [min, max]")
         for k, x in enumerate(er):
-            cls.typ(x, f"$.health.expected_records[{k}]", (int,))
+            cls.typ(x, f"{path}.expected_records[{k}]", (int,))
         if not 0 <= er[0] <= er[1]:
-            cls.fail("$.health.expected_records", f"need 0 <= min <= max, got {er}")
-        cls.typ(h["fill_rates"], "$.health.fill_rates", (dict,))
+            cls.fail(path + ".expected_records", f"need 0 <= min <= max, got {er}")
+        cls.typ(h["fill_rates"], path + ".fill_rates", (dict,))
         for k, x in h["fill_rates"].items():
-            cls.typ(x, f"$.health.fill_rates.{k}", (int, float))
+            cls.typ(x, f"{path}.fill_rates.{k}", (int, float))
             if not 0.0 <= x <= 1.0:
-                cls.fail(f"$.health.fill_rates.{k}", f"{x} is outside [0, 1]")
-        cls.typ(h["min_fit"], "$.health.min_fit", (int, float))
+                cls.fail(f"{path}.fill_rates.{k}", f"{x} is outside [0, 1]")
+        cls.typ(h["min_fit"], path + ".min_fit", (int, float))
         if not 0.0 <= h["min_fit"] <= 1.0:
-            cls.fail("$.health.min_fit", f"{h['min_fit']} is outside [0, 1]")
+            cls.fail(path + ".min_fit", f"{h['min_fit']} is outside [0, 1]")

@@ -1,13 +1,13 @@
-"""Selector building blocks shared by the inducers: stable class/id tokens, XPath and CSS pieces."""
+"""Selector building blocks shared by the inducers: which class and id tokens are stable
+enough for a selector, and the XPath/CSS pieces built from them."""
 
 from __future__ import annotations
 
-import logging
 import re
+from typing import Any
+from urllib.parse import urlsplit
 
-logger = logging.getLogger(__name__)
-
-
+#: state classes come and go with interaction (a hovered or selected item): never selected on
 _STATE = frozenset(
     {
         "active",
@@ -37,6 +37,7 @@ _STATE = frozenset(
         "alt",
     }
 )
+#: machine-generated tokens differ from page to page or from build to build
 _GENERATED = [
     re.compile(r"\d{3,}"),  # post-12345, id4711
     re.compile(r"^(css|sc|jsx|emotion|styled|svelte|astro|ng-tns|ember|tw)[-_]", re.I),
@@ -45,6 +46,7 @@ _GENERATED = [
 ]
 _MIXED_HASH = re.compile(r"^(?=.*\d)(?=.*[A-Z])(?=.*[a-z])[A-Za-z0-9_-]{5,}$")
 _QUOTE_SAFE = re.compile(r"^[^'\"\s\\]+$")
+_TAG_OK = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 
 def stable_token(tok: str) -> bool:
@@ -68,8 +70,36 @@ def stable_id(v: str | None) -> bool:
 
 
 def class_predicate(c: str) -> str:
+    """XPath predicate: the element's ``class`` attribute holds the token ``c``."""
     return f"contains(concat(' ', normalize-space(@class), ' '), ' {c} ')"
 
 
 def css_ident_ok(s: str) -> bool:
+    """True when ``s`` can be written in a CSS selector without escaping."""
     return bool(re.match(r"^-?[A-Za-z_][A-Za-z0-9_-]*$", s))
+
+
+def tag_step(tag: str) -> str:
+    """The XPath step of a tag name; a name XPath cannot spell goes through ``name()``."""
+    return tag if _TAG_OK.match(tag) else f"*[name()='{tag}']"
+
+
+def same_tag_index(el: Any) -> int:
+    """1-based position of an lxml element among its siblings of the same tag (``tag[k]``)."""
+    return 1 + sum(1 for sib in el.itersiblings(preceding=True) if sib.tag == el.tag)
+
+
+def xpath_literal(s: str) -> str | None:
+    """``s`` as an XPath string literal (``None`` when it holds both kinds of quote)."""
+    if "'" not in s:
+        return f"'{s}'"
+    if '"' not in s:
+        return f'"{s}"'
+    return None
+
+
+def site_of(url: str | None) -> str | None:
+    """The site key of a wrapper induced from ``url``: its host."""
+    if not url:
+        return None
+    return urlsplit(url).hostname or None

@@ -1,49 +1,17 @@
-"""Template grouping: which pages of a site share a template (issue 5 item 4).
+"""Template grouping: which pages of a site share a template, so that each template gets its
+own wrapper (list pages, detail pages, forum threads...).
 
-A site serves list pages, detail pages, forum threads... each needs its own wrapper. This
-module gives every page a *structural signature* and clusters signatures with a fixed
-similarity threshold, deterministically, at a cost well below one parse per page.
+Every page gets a *structural signature*, a bottom-k MinHash sketch of its tag paths,
+repeated tag paths, stable ids and stable classes; two pages' similarity is the estimated
+Jaccard similarity of those feature sets. :class:`TemplateGrouper` clusters signatures
+deterministically: a page joins the most similar cluster at ``threshold`` (0.6) or more,
+else opens a new one; cluster ids are hashes of their first page's sketch, so the same
+pages in the same order give the same ids in every run. ``docs/algorithms/
+wrapper-induction.md`` describes the signature and the clustering.
 
-Signature (``method = "bottomk-tagpath-v2"``)
---------------------------------------------
-The page's feature set is
-
-* every distinct root-to-node tag path (``html/body/div/ul/li``) of the parsed tree as
-  libxml2 built it (the elements the page model keeps: no scripts, styles or templates,
-  nothing inside ``svg``/``math``). From a :class:`~scrapy_records.page.Page` it is read
-  from the interned path table (no walk over the nodes); from anything else (a Scrapy
-  response, an lxml tree, raw HTML) one walk over the tree (lxml's ``iterwalk``, a few
-  operations per element) computes it, so a crawl that reuses a wrapper never builds the
-  page model (``scrapy_records.scrapy.runtime``),
-* the same path marked *repeated* when at least ``REPEAT`` (3) nodes share it (a list
-  page repeats its record paths, a detail page does not),
-* ``#id`` for every ``id`` value and ``.class`` for every class token that looks stable
-  (:func:`scrapy_records.induce.stable_token`; generated hashes and long digit runs are
-  skipped, as they differ from page to page).
-
-(v1 read the page model's *repaired* paths, where an unclosed ``<li>`` closes as a
-browser closes it; v2 reads the tree as parsed so that it needs no page model. The two
-differ only on pages with such repairs (identical sketches on the 176 development list
-pages without one), so v1 signatures in existing stores are still read and compared with
-v2 ones: at worst the pages of such a template open a new template, and induce its
-wrapper, once.)
-
-Each feature is hashed to a 61-bit integer with a fixed arithmetic hash (no Python
-``hash()``, which is salted per process), and the signature keeps the ``k`` (default 128)
-smallest hashes: a *bottom-k* MinHash sketch. The Jaccard similarity of two pages'
-feature sets is estimated from their sketches (exact when both sets hold fewer than ``k``
-features): among the ``k`` smallest hashes of the union, the share present in both.
-
-Clustering
-----------
-:class:`TemplateGrouper` keeps an ordered list of clusters, each with the signature of
-its first page (the *representative*). :meth:`TemplateGrouper.assign` compares a page's
-signature with every representative and joins the most similar cluster when the
-similarity is ``>= threshold`` (default 0.6; ties go to the older cluster); otherwise it
-opens a new cluster. A cluster's id is ``"t-"`` plus 10 hex digits of a hash of its
-representative sketch, so ids are a pure function of the pages seen, in order: the same
-pages in the same order give the same ids in every run, and a grouper saved with
-:meth:`TemplateGrouper.to_json` and reloaded keeps assigning the stored ids.
+Entry points: :func:`page_signature` (``k=128``, ``max_depth=12``), :func:`similarity`,
+:func:`template_info` and :class:`TemplateGrouper` (``threshold=0.6``, ``k=128``; saved and
+loaded with ``to_json``/``from_json``).
 """
 
 from __future__ import annotations
@@ -59,15 +27,26 @@ from lxml import etree
 
 from scrapy_records.errors import PageTooLargeError, WrapperError
 from scrapy_records.page import DROPPED_TAGS, LEAF_TAGS, Page, holds_content, parse_html
+from scrapy_records.wrappers.model import TemplateInfo
 from scrapy_records.wrappers.selectors import stable_token
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Signature", "page_signature", "similarity", "TemplateGrouper", "METHOD"]
+__all__ = [
+    "Signature",
+    "page_signature",
+    "similarity",
+    "template_info",
+    "TemplateGrouper",
+    "METHOD",
+]
 
 METHOD = "bottomk-tagpath-v2"
-#: signature methods whose sketches can be compared with :data:`METHOD`'s (module docstring)
+#: signature methods whose sketches can be compared with :data:`METHOD`'s: v1 read the page
+#: model's repaired paths, so a v1 and a v2 sketch differ only on pages with repairs
 COMPATIBLE_METHODS = frozenset({METHOD, "bottomk-tagpath-v1"})
+#: a tag path shared by this many nodes is also a "repeated" feature (list pages repeat
+#: their record paths, detail pages do not)
 REPEAT = 3
 #: tag paths deeper than this are ignored (free-form content such as user-written
 #: descriptions nests deep and differs from page to page; the template is shallower)
@@ -143,16 +122,18 @@ def _page_paths(page: Page) -> tuple[dict[tuple[int, str], int], list[int]]:
     """The tree's tag-path table from the page model: ``{(parent path, tag): path}`` (paths
     numbered parent-first) and the number of elements on each path."""
     names = {v: n for n, v in page.tag_names.items()}
+    keys: dict[tuple[int, str], int]
+    counts: list[int]
     if page._rparent is page.parent:  # nothing repaired: the model's own table
         keys = {(pp, names[tid]): pid for (pp, tid), pid in page.path_keys.items()}
         counts = [0] * len(keys)
-        for pid, c in Counter(page.path_id).items():
-            counts[pid] = c
+        for path_id, c in Counter(page.path_id).items():
+            counts[path_id] = c
         return keys, counts
     # a repaired page: the paths along the parents libxml2 gave (pre-order: parents first)
     rparent, tag = page._rparent, page.tag
     keys = {}
-    counts: list[int] = []
+    counts = []
     raw = [0] * len(tag)
     for i, t in enumerate(tag):
         p = rparent[i]
@@ -262,6 +243,15 @@ def page_signature(
     return Signature(sketch=sketch, features=len(feats), k=k)
 
 
+def template_info(page: Page, template_id: str | None = None) -> TemplateInfo:
+    """The ``template`` part of a wrapper induced from ``page``: the page's signature, and
+    ``template_id`` (e.g. from a :class:`TemplateGrouper`) or else the signature's own id."""
+    sig = page_signature(page)
+    return TemplateInfo(
+        id=template_id or sig.template_id, method=sig.method, signature=list(sig.sketch)
+    )
+
+
 def similarity(a: Signature, b: Signature) -> float:
     """Bottom-k estimate of the Jaccard similarity of two pages' feature sets."""
     if not a.sketch and not b.sketch:
@@ -303,6 +293,11 @@ class TemplateGrouper:
                 return s
         raise KeyError(tid)
 
+    def add(self, tid: str, sig: Signature) -> None:
+        """Seed a known cluster (e.g. a template whose wrapper a store holds)."""
+        if all(t != tid for t, _ in self._clusters):
+            self._clusters.append((tid, sig))
+
     def best(self, sig: Signature) -> tuple[str | None, float]:
         """The most similar cluster and its similarity (``(None, 0.0)`` when empty)."""
         best_id, best_sim = None, -1.0
@@ -313,7 +308,8 @@ class TemplateGrouper:
         return best_id, max(best_sim, 0.0)
 
     def assign(self, page: Any, url: str | None = None) -> str:
-        """Template id of ``page`` (a Page, raw HTML or a :class:`Signature`); opens a cluster if needed."""
+        """Template id of ``page`` (a Page, raw HTML or a :class:`Signature`); opens a cluster
+        if needed."""
         sig = page if isinstance(page, Signature) else page_signature(page, self.k)
         tid, sim = self.best(sig)
         if tid is None or sim < self.threshold:

@@ -1,4 +1,8 @@
-"""The Wrapper: a validated, versioned document of selectors, applied with compiled XPaths."""
+"""The Wrapper: a validated, versioned document of selectors, applied with compiled XPaths.
+
+Build one with ``Wrapper.from_region`` or :func:`scrapy_records.induce`, apply it with
+``extract``, store it with ``to_json``/``from_json`` (format: ``docs/wrapper-format.md``).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from scrapy_records.errors import WrapperError
 from scrapy_records.page import as_page
 from scrapy_records.results import PageResult, Region
 from scrapy_records.wrappers.apply import CompiledWrapper, parse_source
+from scrapy_records.wrappers.inducers.region import region_wrapper
 from scrapy_records.wrappers.model import (
     WRAPPER_FORMAT,
     WRAPPER_VERSION,
@@ -29,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class Wrapper:
-    """A per-site, per-template wrapper (see the module docstring for the JSON format).
+    """A per-site, per-template wrapper (its JSON format: ``docs/wrapper-format.md``).
 
     Build one with :meth:`from_region` (any extractor's region on one page),
     :func:`scrapy_records.induce` (several pages of one template) or by hand; apply it with
@@ -154,7 +159,7 @@ class Wrapper:
         return result
 
     def check(self, result: PageResult) -> dict[str, Any]:
-        """How well a page fits this wrapper (G-STM digest §8 step 5, DCADE digest §8.2 step 7).
+        """How well a page fits this wrapper.
 
         ``records_fit`` is 1 inside ``health.expected_records``, ``n/min`` below it and
         ``max/n`` above it (0 when nothing is found); ``required_fill`` is the share of
@@ -211,13 +216,12 @@ class Wrapper:
     # ---------------------------------------------------------------- induction
     @classmethod
     def from_region(cls, region: Region, page: Any, **options: Any) -> Wrapper:
-        """A wrapper from any extractor's region on one page (see :mod:`scrapy_records.wrappers.induce`).
+        """A wrapper from any extractor's region on one page.
 
         Selectors are generated robust-first and verified on ``page``: the record
         selector must select exactly the region's records, each field selector exactly
-        the elements its feature was built from; see :func:`scrapy_records.wrappers.inducers.intersect.region_wrapper`
-        for the options (``min_fill``, ``site``, ``extractor``).
+        the elements its feature was built from. Options: ``min_fill`` (0.3),
+        ``max_fields`` (40), ``site``, ``extractor``, ``template_id``
+        (:func:`scrapy_records.wrappers.inducers.region.region_wrapper`).
         """
-        from scrapy_records.wrappers.inducers.intersect import region_wrapper
-
-        return region_wrapper(region, page, **options)
+        return region_wrapper(region, page, wrapper_cls=cls, **options)

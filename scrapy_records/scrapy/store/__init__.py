@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlparse
+from collections.abc import Mapping
 
+from scrapy.utils.misc import load_object
+
+from scrapy_records.scrapy.settings import STORE_BACKENDS
 from scrapy_records.scrapy.store.base import (
     StoredWrapper,
     StoreError,
@@ -22,43 +25,27 @@ __all__ = [
 ]
 
 
-def open_store(uri: str | None) -> WrapperStore:
-    """Open the store named by ``uri``.
+def open_store(uri: str | None, backends: Mapping[str, str] | None = None) -> WrapperStore:
+    """Open the store named by ``uri``, by its scheme.
 
     * ``sqlite`` / ``None`` / ``""``: ``<project>/.scrapy/records/wrappers.sqlite``;
     * ``sqlite:///abs/path.db`` or ``sqlite://relative/path.db``;
     * ``dir:///path`` (or ``file:///path``, or a plain directory path): one JSON file per wrapper;
     * ``memory:``: this process only;
     * ``redis://[:password@]host:port/db`` / ``rediss://...``: shared store (needs ``redis``).
+
+    :param backends: scheme -> import path of the store class (default: the built-in ones,
+        :data:`~scrapy_records.scrapy.settings.STORE_BACKENDS`; a crawl passes them merged
+        with ``RECORDS_WRAPPER_STORES``).
     """
     uri = (uri or "sqlite").strip()
-    if uri == "sqlite":
-        from scrapy_records.scrapy.store.sqlite import SQLiteStore
-
-        return SQLiteStore()
-    if uri.startswith("memory:"):
-        from scrapy_records.scrapy.store.memory import MemoryStore
-
-        return MemoryStore(uri)
-    if uri.startswith("sqlite://"):
-        from scrapy_records.scrapy.store.sqlite import SQLiteStore
-
-        path = uri[len("sqlite://") :]
-        if path.startswith("/") and not path.startswith("//"):
-            pass  # sqlite:///abs -> /abs
-        return SQLiteStore(path or None)
-    if uri.startswith(("redis://", "rediss://", "unix://")):
-        from scrapy_records.scrapy.store.redis import RedisStore
-
-        return RedisStore(uri)
-    if uri.startswith(("dir://", "file://")):
-        from scrapy_records.scrapy.store.directory import DirectoryStore
-
-        return DirectoryStore(
-            urlparse(uri).path if uri.startswith("file://") else uri.split("://", 1)[1]
-        )
-    if "://" not in uri:
-        from scrapy_records.scrapy.store.directory import DirectoryStore
-
-        return DirectoryStore(uri)
-    raise StoreError(f"unknown wrapper store URI {redact_uri(uri)!r}")
+    table = backends if backends is not None else STORE_BACKENDS
+    scheme = uri.split(":", 1)[0].lower() if ":" in uri else uri.lower()
+    if scheme not in table and "://" not in uri:
+        scheme = "dir"  # a plain path: a directory of JSON files
+    path = table.get(scheme)
+    if path is None:
+        known = ", ".join(sorted(table))
+        raise StoreError(f"unknown wrapper store URI {redact_uri(uri)!r} (schemes: {known})")
+    cls = load_object(path)
+    return cls.from_uri(uri)

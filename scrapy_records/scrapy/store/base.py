@@ -10,7 +10,8 @@ grouping needs to recognise a page of a known template in a later crawl) and a p
 induction lease, so that in a multi-process crawl only one worker induces a template at a time.
 
 Backends: :mod:`.sqlite` (default), :mod:`.directory`, :mod:`.memory`, and
-:mod:`.redis` (shared between machines). :func:`open_store` picks one from a URI.
+:mod:`.redis` (shared between machines). :func:`~scrapy_records.scrapy.store.open_store`
+picks one from a URI's scheme; a backend is built with its ``from_uri`` class method.
 """
 
 from __future__ import annotations
@@ -91,6 +92,11 @@ class WrapperStore(abc.ABC):
     """Interface every backend implements (all methods are safe to call from threads)."""
 
     uri: str = ""
+
+    @classmethod
+    @abc.abstractmethod
+    def from_uri(cls, uri: str) -> WrapperStore:
+        """The store a ``RECORDS_WRAPPER_STORE`` URI names (each backend parses its own)."""
 
     @abc.abstractmethod
     def get(self, site: str, template: str) -> StoredWrapper | None:

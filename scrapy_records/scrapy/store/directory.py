@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlparse
 
 from scrapy_records.scrapy.store.base import StoredWrapper, VersionConflict, WrapperStore
 
@@ -30,6 +31,13 @@ def _safe(name: str) -> str:
 
 
 class DirectoryStore(WrapperStore):
+    @classmethod
+    def from_uri(cls, uri: str) -> DirectoryStore:
+        """``dir:///path``, ``file:///path`` or a plain directory path."""
+        if uri.startswith("file://"):
+            return cls(urlparse(uri).path)
+        return cls(uri.split("://", 1)[1] if "://" in uri else uri)
+
     def __init__(self, root: str) -> None:
         self.root = os.path.abspath(root)
         self.uri = f"dir://{self.root}"

@@ -9,6 +9,10 @@ from scrapy_records.scrapy.store.base import StoredWrapper, VersionConflict, Wra
 
 
 class MemoryStore(WrapperStore):
+    @classmethod
+    def from_uri(cls, uri: str) -> MemoryStore:
+        return cls(uri)
+
     def __init__(self, uri: str = "memory:") -> None:
         self.uri = uri
         self._data: dict[tuple[str, str], StoredWrapper] = {}

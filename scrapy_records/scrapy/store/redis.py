@@ -146,6 +146,10 @@ class RedisStore(WrapperStore):
     :param history: versions kept per wrapper (0 = all).
     """
 
+    @classmethod
+    def from_uri(cls, uri: str) -> RedisStore:
+        return cls(uri)
+
     def __init__(
         self,
         uri: str,

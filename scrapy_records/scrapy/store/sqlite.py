@@ -61,6 +61,12 @@ def default_sqlite_path() -> str:
 class SQLiteStore(WrapperStore):
     """:class:`WrapperStore` on one SQLite file (``sqlite:///path`` or ``sqlite`` for the default)."""
 
+    @classmethod
+    def from_uri(cls, uri: str) -> SQLiteStore:
+        """``sqlite`` (the project's default file), ``sqlite:///abs/path.db`` or
+        ``sqlite://relative/path.db``."""
+        return cls(uri.split("://", 1)[1] or None if "://" in uri else None)
+
     def __init__(self, path: str | None = None, *, timeout: float = 30.0) -> None:
         self.path = path or default_sqlite_path()
         self.uri = f"sqlite:///{os.path.abspath(self.path)}"

@@ -1,60 +1,65 @@
-"""Suffix array + LCP array, and the suffix-tree internal nodes they encode (STEM Step 3).
+"""Suffix array + LCP array, and the suffix-tree internal nodes they encode (STEM's suffix
+tree, Fang et al. 2017, section 4.1, Step 3).
 
-STEM (digest ``stem.md`` §3.3, paper Sect. 4 Step 3) builds a suffix tree of the page's tag-path
-sequence with Ukkonen's algorithm and visits its nodes. We build the equivalent **enhanced suffix
-array** instead: suffix array (SA), LCP array (Kasai et al. 2001), and the *LCP intervals*
-enumerated with one stack pass (Abouelhoda, Kurtz & Ohlebusch 2004). Why:
+STEM builds a suffix tree of the page's tag-path sequence with Ukkonen's algorithm and visits
+its nodes. We build the equivalent **enhanced suffix array** instead: suffix array (SA), LCP
+array (Kasai et al. 2001), and the *LCP intervals* enumerated with one stack pass (Abouelhoda,
+Kurtz & Ohlebusch 2004). Why:
 
 * it yields **exactly the same candidate patterns and frequencies**: the internal nodes of the
-  suffix tree of ``text + $`` are the right-branching repeats, and each of them is one LCP interval
-  ``[lb, rb]`` with string depth ``ℓ`` (the node sequence is ``text[SA[lb]:SA[lb]+ℓ]``) and node
-  frequency ``nf = rb - lb + 1`` (overlapping occurrences ``SA[lb..rb]``). Digest §2 "Further
-  properties" and test case 5 (oracle equivalence) — checked by ``tests/test_stem.py``;
-* the arrays are flat integer lists built by C code: a pointer-based Ukkonen tree in pure Python
-  costs ~20 objects per symbol, the arrays cost two ints;
-* the gap filter's "descend until the concatenation reaches ``l``" (digest §3.6) becomes a scan of
+  suffix tree of ``text + $`` are the right-branching repeats, and each of them is one LCP
+  interval ``[lb, rb]`` with string depth ``d`` (the node sequence is ``text[SA[lb]:SA[lb]+d]``)
+  and node frequency ``nf = rb - lb + 1`` (overlapping occurrences ``SA[lb..rb]``);
+  ``tests/test_stem.py`` checks this against a brute-force enumeration;
+* the arrays are flat integer lists built by C code: a pointer-based Ukkonen tree in pure
+  Python costs ~20 objects per symbol, the arrays cost two ints;
+* the gap filter's "descend until the concatenation reaches ``l``" becomes a scan of
   ``LCP[lb+1..rb]`` for values below ``2l``, and any pattern's occurrences are found by binary
-  search; Lemma 1's greedy matches (pattern frequency, record cutting) by C-level ``str.find`` on
-  the text written as a ``str`` (:func:`as_string`, :meth:`SuffixIndex.greedy_find`).
+  search; Lemma 1's greedy matches by C-level ``str.find`` on the text written as a ``str``
+  (:func:`as_string`, :meth:`SuffixIndex.greedy_find`).
 
-Backends: ``pydivsufsort`` (libdivsufsort, C; the well-kept C-backed suffix-array package on PyPI,
-integer alphabets supported, its Kasai is Cython) when installed, else a pure-Python **SA-IS**
-(Nong, Zhang & Chan 2009; a port of the AtCoder Library routine), which is linear-time.
-libdivsufsort's guaranteed bound is O(n log n) but it is the fastest suffix sorter in practice;
-SA-IS is O(n). Kasai and the interval enumeration are O(n) in both cases. Short sequences (most
-pages: a few hundred elements) skip both: sorting the suffixes as strings is quicker there
-than libdivsufsort's fixed set-up cost (``SORT_MAX``).
+Backends: ``pydivsufsort`` (libdivsufsort, C; integer alphabets supported, its Kasai is
+Cython) when installed, else a pure-Python **SA-IS** (Nong, Zhang & Chan 2009; a port of the
+AtCoder Library routine), which is linear-time. libdivsufsort's guaranteed bound is
+O(n log n) but it is the fastest suffix sorter in practice. Kasai and the interval
+enumeration are O(n) in both cases. Short sequences (most pages: a few hundred elements) skip
+both: sorting the suffixes as strings is quicker there than libdivsufsort's fixed set-up cost
+(:data:`SORT_MAX`).
 """
 
 from __future__ import annotations
 
+import ctypes
+import glob
 import logging
+import os
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 logger = logging.getLogger(__name__)
 
+_np: ModuleType | None = None  # numpy, when the optional pydivsufsort backend is installed
 try:  # pragma: no cover - exercised when installed
-    import numpy as _np
+    import numpy
+    import pydivsufsort
     from pydivsufsort import divsufsort as _divsufsort
     from pydivsufsort import kasai as _kasai
 
-    HAVE_DIVSUFSORT = True
+    _np = numpy
 except Exception:  # pragma: no cover - optional dependency
-    _np = None
-    HAVE_DIVSUFSORT = False
+    pass
+HAVE_DIVSUFSORT = _np is not None
 
 
 def _single_thread_divsufsort() -> None:  # pragma: no cover - depends on the wheel's layout
     """libdivsufsort in the pydivsufsort wheel is built with OpenMP and links its *own* vendored
     libgomp copy; spinning up a thread team costs 5-10 ms per call on a busy machine, 20x the
     sort of a typical page. Pin that private copy to one thread (no other library uses it)."""
-    import ctypes
-    import glob
-    import os
-
-    import pydivsufsort
-
     libs = os.path.join(
         os.path.dirname(os.path.dirname(pydivsufsort.__file__)), "pydivsufsort.libs"
     )
@@ -84,8 +89,8 @@ __all__ = [
 
 # ----------------------------------------------------------------------------- SA-IS (pure Python)
 def sa_is(s: Sequence[int], upper: int) -> list[int]:
-    """Suffix array of ``s`` (values in ``0..upper``) by induced sorting, O(n), no recursion on the input size
-    beyond the SA-IS reduction (depth O(log n))."""
+    """Suffix array of ``s`` (values in ``0..upper``) by induced sorting, O(n); recursion only
+    on the reduced problem of the LMS substrings (depth O(log n))."""
     n = len(s)
     if n == 0:
         return []
@@ -93,13 +98,38 @@ def sa_is(s: Sequence[int], upper: int) -> list[int]:
         return [0]
     if n == 2:
         return [0, 1] if s[0] < s[1] else [1, 0]
+    ls = _s_types(s)
+    sum_l, sum_s = _bucket_starts(s, ls, upper)
+    lms_map = [-1] * (n + 1)  # position -> index among the LMS positions
+    lms: list[int] = []
+    for i in range(1, n):
+        if not ls[i - 1] and ls[i]:
+            lms_map[i] = len(lms)
+            lms.append(i)
     sa = [0] * n
+    _induce(s, ls, sum_s, sum_l, lms, sa)
+    if lms:
+        sorted_lms = [v for v in sa if lms_map[v] != -1]
+        rec_s, rec_upper = _name_lms_substrings(s, lms, lms_map, sorted_lms)
+        rec_sa = sa_is(rec_s, rec_upper)
+        _induce(s, ls, sum_s, sum_l, [lms[i] for i in rec_sa], sa)
+    return sa
+
+
+def _s_types(s: Sequence[int]) -> list[bool]:
+    """``ls[i]``: suffix ``i`` is S-type (smaller than suffix ``i + 1``)."""
+    n = len(s)
     ls = [False] * n
     for i in range(n - 2, -1, -1):
         ls[i] = ls[i + 1] if s[i] == s[i + 1] else (s[i] < s[i + 1])
+    return ls
+
+
+def _bucket_starts(s: Sequence[int], ls: list[bool], upper: int) -> tuple[list[int], list[int]]:
+    """``(sum_l, sum_s)``: the start of each symbol's L-type and S-type bucket in the SA."""
     sum_l = [0] * (upper + 2)
     sum_s = [0] * (upper + 2)
-    for i in range(n):
+    for i in range(len(s)):
         if not ls[i]:
             sum_s[s[i]] += 1
         else:
@@ -108,73 +138,79 @@ def sa_is(s: Sequence[int], upper: int) -> list[int]:
         sum_s[i] += sum_l[i]
         if i < upper:
             sum_l[i + 1] += sum_s[i]
+    return sum_l, sum_s
 
-    def induce(lms: list[int]) -> None:
-        for i in range(n):
-            sa[i] = -1
-        buf = sum_s[:]
-        for d in lms:
-            if d == n:
-                continue
-            sa[buf[s[d]]] = d
-            buf[s[d]] += 1
-        buf = sum_l[:]
-        sa[buf[s[n - 1]]] = n - 1
-        buf[s[n - 1]] += 1
-        for i in range(n):
-            v = sa[i]
-            if v >= 1 and not ls[v - 1]:
-                c = s[v - 1]
-                sa[buf[c]] = v - 1
-                buf[c] += 1
-        buf = sum_l[:]
-        for i in range(n - 1, -1, -1):
-            v = sa[i]
-            if v >= 1 and ls[v - 1]:
-                c = s[v - 1] + 1
-                buf[c] -= 1
-                sa[buf[c]] = v - 1
 
-    lms_map = [-1] * (n + 1)
-    lms: list[int] = []
-    for i in range(1, n):
-        if not ls[i - 1] and ls[i]:
-            lms_map[i] = len(lms)
-            lms.append(i)
-    m = len(lms)
-    induce(lms)
-    if m:
-        sorted_lms = [v for v in sa if lms_map[v] != -1]
-        rec_s = [0] * m
-        rec_upper = 0
-        rec_s[lms_map[sorted_lms[0]]] = 0
-        for i in range(1, m):
-            left, right = sorted_lms[i - 1], sorted_lms[i]
-            end_l = lms[lms_map[left] + 1] if lms_map[left] + 1 < m else n
-            end_r = lms[lms_map[right] + 1] if lms_map[right] + 1 < m else n
-            same = True
-            if end_l - left != end_r - right:
+def _induce(
+    s: Sequence[int],
+    ls: list[bool],
+    sum_s: list[int],
+    sum_l: list[int],
+    lms: list[int],
+    sa: list[int],
+) -> None:
+    """Induced sorting into ``sa``: the LMS positions ``lms`` (in their order) seed the S
+    buckets, then one left-to-right pass places the L-type suffixes and one right-to-left
+    pass the S-type ones."""
+    n = len(s)
+    for i in range(n):
+        sa[i] = -1
+    buf = sum_s[:]
+    for d in lms:
+        if d == n:
+            continue
+        sa[buf[s[d]]] = d
+        buf[s[d]] += 1
+    buf = sum_l[:]
+    sa[buf[s[n - 1]]] = n - 1
+    buf[s[n - 1]] += 1
+    for i in range(n):
+        v = sa[i]
+        if v >= 1 and not ls[v - 1]:
+            c = s[v - 1]
+            sa[buf[c]] = v - 1
+            buf[c] += 1
+    buf = sum_l[:]
+    for i in range(n - 1, -1, -1):
+        v = sa[i]
+        if v >= 1 and ls[v - 1]:
+            c = s[v - 1] + 1
+            buf[c] -= 1
+            sa[buf[c]] = v - 1
+
+
+def _name_lms_substrings(
+    s: Sequence[int], lms: list[int], lms_map: list[int], sorted_lms: list[int]
+) -> tuple[list[int], int]:
+    """The reduced problem: each LMS position's substring (up to the next LMS position) named
+    by its rank among the distinct LMS substrings, in text order, and the largest name."""
+    n, m = len(s), len(lms)
+    rec_s = [0] * m
+    rec_upper = 0
+    rec_s[lms_map[sorted_lms[0]]] = 0
+    for i in range(1, m):
+        left, right = sorted_lms[i - 1], sorted_lms[i]
+        end_l = lms[lms_map[left] + 1] if lms_map[left] + 1 < m else n
+        end_r = lms[lms_map[right] + 1] if lms_map[right] + 1 < m else n
+        same = True
+        if end_l - left != end_r - right:
+            same = False
+        else:
+            while left < end_l:
+                if s[left] != s[right]:
+                    break
+                left += 1
+                right += 1
+            if left == n or s[left] != s[right]:
                 same = False
-            else:
-                while left < end_l:
-                    if s[left] != s[right]:
-                        break
-                    left += 1
-                    right += 1
-                if left == n or s[left] != s[right]:
-                    same = False
-            if not same:
-                rec_upper += 1
-            rec_s[lms_map[sorted_lms[i]]] = rec_upper
-        rec_sa = sa_is(rec_s, rec_upper)
-        for i in range(m):
-            sorted_lms[i] = lms[rec_sa[i]]
-        induce(sorted_lms)
-    return sa
+        if not same:
+            rec_upper += 1
+        rec_s[lms_map[sorted_lms[i]]] = rec_upper
+    return rec_s, rec_upper
 
 
 def _kasai_py(s: Sequence[int], sa: Sequence[int]) -> list[int]:
-    """``lcp[i] = LCP(s[sa[i-1]:], s[sa[i]:])`` for ``i >= 1``, ``lcp[0] = 0`` (Kasai et al., O(n))."""
+    """``lcp[i] = LCP(s[sa[i-1]:], s[sa[i]:])`` for ``i >= 1``, ``lcp[0] = 0`` (Kasai, O(n))."""
     n = len(s)
     rank = [0] * n
     for i, p in enumerate(sa):
@@ -228,7 +264,7 @@ def _sorted_suffixes(string: str) -> list[int]:
 
 
 def suffix_array(s: Sequence[int], backend: str = "auto") -> list[int]:
-    """Suffix array of a sequence of non-negative ints (``backend``: ``auto``, ``divsufsort``, ``sais``).
+    """Suffix array of non-negative ints (``backend``: ``auto``, ``divsufsort``, ``sais``).
 
     ``auto``: string sort up to :data:`SORT_MAX` symbols, then libdivsufsort when
     installed, else SA-IS. The suffix array of a sequence is unique, so the backend only
@@ -243,28 +279,30 @@ def suffix_array(s: Sequence[int], backend: str = "auto") -> list[int]:
         string = as_string(s)
         if string is not None:
             return _sorted_suffixes(string)
-    if HAVE_DIVSUFSORT and backend != "sais" and len(s) > 1:
+    if _np is not None and backend != "sais" and len(s) > 1:
         return _divsufsort(_np.asarray(s, dtype=_np.int32)).tolist()
     return sa_is(s, max(s))
 
 
 def lcp_array(s: Sequence[int], sa: Sequence[int], backend: str = "auto") -> list[int]:
-    """LCP array, ``lcp[i]`` = longest common prefix of suffixes ``sa[i-1]`` and ``sa[i]`` (``lcp[0] = 0``)."""
+    """LCP array: ``lcp[i]``, the longest common prefix of suffixes ``sa[i-1]`` and ``sa[i]``
+    (``lcp[0] = 0``)."""
     if not s:
         return []
-    if HAVE_DIVSUFSORT and backend != "sais" and len(s) > KASAI_PY_MAX:
+    if _np is not None and backend != "sais" and len(s) > KASAI_PY_MAX:
         k = _kasai(_np.asarray(s, dtype=_np.int32), _np.asarray(sa, dtype=_np.int32)).tolist()
         return [0] + k[:-1]
     return _kasai_py(s, sa)
 
 
 class SuffixIndex:
-    """Enhanced suffix array of ``text + [0]`` (``text`` holds ints ``>= 1``; 0 is the unique terminator).
+    """Enhanced suffix array of ``text + [0]`` (``text`` holds ints ``>= 1``; 0 is the unique
+    terminator).
 
-    Internal suffix-tree nodes are ``(lb, rb, depth)`` LCP intervals over ``sa``; the node sequence is
-    ``text[sa[lb]:sa[lb] + depth]``, its node frequency ``rb - lb + 1``. ``text`` is kept as a tuple,
-    so node sequences and other slices of it are tuples (hashable, no copy to make them so), and
-    as a ``str`` (``string``) for C-level searches and comparisons.
+    Internal suffix-tree nodes are ``(lb, rb, depth)`` LCP intervals over ``sa``; the node
+    sequence is ``text[sa[lb]:sa[lb] + depth]``, its node frequency ``rb - lb + 1``. ``text``
+    is kept as a tuple, so node sequences and other slices of it are tuples (hashable, no copy
+    to make them so), and as a ``str`` (``string``) for C-level searches and comparisons.
     """
 
     __slots__ = ("text", "string", "n", "sa", "lcp", "_lcp_np", "backend")
@@ -285,7 +323,7 @@ class SuffixIndex:
             self.backend = "divsufsort" if (HAVE_DIVSUFSORT and backend != "sais") else "sais"
             self.sa = suffix_array(full, backend)
         self.lcp = lcp_array(full, self.sa, backend)
-        self._lcp_np = None
+        self._lcp_np: npt.NDArray[Any] | None = None
 
     # ------------------------------------------------------------------ nodes
     def nodes(self, min_depth: int = 1, max_depth: int | None = None) -> list[tuple[int, int, int]]:
@@ -348,11 +386,12 @@ class SuffixIndex:
         return sorted(self.sa[lb : rb + 1])
 
     def small_lcp_positions(self, lb: int, rb: int, bound: int) -> list[int]:
-        """Indices ``k`` in ``lb+1..rb`` with ``lcp[k] < bound`` (group boundaries inside a node)."""
+        """Indices ``k`` in ``lb+1..rb`` with ``lcp[k] < bound`` (run boundaries in a node)."""
         if rb - lb > 64 and _np is not None:
-            if self._lcp_np is None:
-                self._lcp_np = _np.asarray(self.lcp, dtype=_np.int64)
-            idx = _np.flatnonzero(self._lcp_np[lb + 1 : rb + 1] < bound)
+            lcp_np = self._lcp_np
+            if lcp_np is None:
+                lcp_np = self._lcp_np = _np.asarray(self.lcp, dtype=_np.int64)
+            idx = _np.flatnonzero(lcp_np[lb + 1 : rb + 1] < bound)
             return (idx + (lb + 1)).tolist()
         lcp = self.lcp
         return [k for k in range(lb + 1, rb + 1) if lcp[k] < bound]
@@ -384,22 +423,22 @@ class SuffixIndex:
         return sorted(self.sa[iv[0] : iv[1] + 1])
 
     def greedy_find(self, pattern: Sequence[int] | str) -> list[int]:
-        """Lemma 1's leftmost non-overlapping matches of ``pattern`` (digest D12), i.e.
+        """Lemma 1's leftmost non-overlapping matches of ``pattern``, i.e.
         ``greedy_matches(self.find_all(pattern), len(pattern))``, by C-level ``str.find`` on
         :attr:`string` from the end of the previous match (no binary search, no sort) when the
         sequence is at most :data:`SCAN_FIND_MAX` long, else by that suffix-array search.
-        ``pattern`` may also be given in its :func:`as_string` form (when :attr:`string` exists)."""
+        ``pattern`` may also be given in its :func:`as_string` form (when :attr:`string`
+        exists)."""
         k = len(pattern)
         if k == 0:
             return []
         st = self.string
-        if st is None or len(st) > SCAN_FIND_MAX:
-            if isinstance(pattern, str):
-                pattern = [ord(ch) for ch in pattern]
-            return greedy_matches(self.find_all(pattern), k)
-        pat = pattern if isinstance(pattern, str) else as_string(pattern)
-        if pat is None:
-            return greedy_matches(self.find_all(pattern), k)
+        pat = None
+        if st is not None and len(st) <= SCAN_FIND_MAX:
+            pat = pattern if isinstance(pattern, str) else as_string(pattern)
+        if st is None or pat is None:
+            ids = [ord(ch) for ch in pattern] if isinstance(pattern, str) else pattern
+            return greedy_matches(self.find_all(ids), k)
         out: list[int] = []
         i = st.find(pat)
         while i >= 0:
@@ -409,7 +448,7 @@ class SuffixIndex:
 
 
 def greedy_matches(positions: Sequence[int], length: int) -> list[int]:
-    """Lemma 1 (digest D12): leftmost non-overlapping matches from sorted occurrence positions."""
+    """Lemma 1: leftmost non-overlapping matches from sorted occurrence positions."""
     out: list[int] = []
     nxt = -1
     for p in positions:

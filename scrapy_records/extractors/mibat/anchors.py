@@ -1,22 +1,22 @@
-"""Pluggable anchors for MiBAT (digest ``mibat.md`` §8).
+"""Pluggable anchors for MiBAT (Song et al. 2010, section 4.2; other kinds than dates are
+ours).
 
 An anchor classifier marks the *candidate pivots* of a page: the lowest nodes holding a
-piece of structured data that occurs once in every record (paper Sec. 4, "domain
+piece of structured data that occurs once in every record (the paper's "domain
 constraint"). MiBAT's Algorithms 2 and 3 are unchanged whatever the anchor; only the
 candidate set changes, and candidates of different kinds never match each other because
-MiBAT runs once per kind (§8.2 "Interface").
+MiBAT runs once per kind.
 
-Built-in kinds (§8.2 table):
+Built-in kinds:
 
 * ``date`` (default): post dates in text (:func:`scrapy_records.fields.dates.is_date_candidate`),
-  ``<time>`` elements and ``datetime`` / ``title`` / ``data-*`` timestamp attributes
-  (§3.3 "Which nodes become candidates");
+  ``<time>`` elements and ``datetime`` / ``title`` / ``data-*`` timestamp attributes;
 * ``author``: profile links (``memberlist.php?mode=viewprofile``, ``/members/``, ``/u/`` ...)
   or links whose class says user / author;
 * ``permalink``: links to one post (``#post123``, ``#p123``, ``#comment-5``, ``?p=12``,
   ``rel=bookmark``);
 * ``reply``: reply / quote links in the seven languages (often hidden to logged-out
-  crawlers: never the only anchor, §6.3).
+  crawlers: never the only anchor).
 
 A third-party anchor is any object with a ``kind`` string and ``candidates(page) ->
 list[int]`` (sorted pre-order indices); pass it in ``MiBATExtractor.extract(page,
@@ -42,13 +42,16 @@ __all__ = [
     "BUILTIN_ANCHORS",
     "get_anchor",
     "lowest",
+    "links_of",
+    "in_sorted",
+    "DATE_ATTRS",
     "PROFILE_HREF_RE",
     "PERMALINK_HREF_RE",
     "REPLY_HREF_RE",
     "REPLY_TEXT_RE",
 ]
 
-#: Attributes that may carry a machine timestamp (digest §3.3).
+#: Attributes that may carry a machine timestamp.
 DATE_ATTRS = (
     "datetime",
     "data-time",
@@ -88,7 +91,7 @@ _PERMA_CLASS_RE = re.compile(r"permalink|post-?link|postnumber|post-?num|share",
 
 @runtime_checkable
 class AnchorClassifier(Protocol):
-    """Marks candidate pivots (digest §8.2 interface)."""
+    """Marks candidate pivots: ``candidates(page)`` returns sorted pre-order indices."""
 
     kind: str
 
@@ -98,7 +101,7 @@ class AnchorClassifier(Protocol):
 
 def lowest(page: Page, nodes: list[int] | set[int]) -> list[int]:
     """Keep the lowest candidates: drop a node when one of its descendants is a candidate
-    (the pivot is "the lowest tree node that contains post-date", paper Sec. 4)."""
+    (the pivot is "the lowest tree node that contains post-date", Song et al. 2010, section 4)."""
     s = sorted(set(nodes))
     out = []
     end = page.end
@@ -115,9 +118,9 @@ def _leaf_is_date(text: str) -> bool:
 
 
 class DateAnchor:
-    """Post-date candidates (digest §3.3; paper Sec. 4 "pivot format classifier").
+    """Post-date candidates (the paper's "pivot format classifier").
 
-    :param max_text: leaves longer than this are UGC, never pivots (digest default 200).
+    :param max_text: leaves longer than this are UGC, never pivots (default 200).
     :param attributes: also accept ``<time>`` and timestamp attributes.
     """
 
@@ -154,58 +157,61 @@ class DateAnchor:
         return lowest(page, hits)
 
 
-def _links(page: Page) -> list[int]:
+def links_of(page: Page) -> list[int]:
+    """The page's ``<a>`` elements, in document order."""
     return [i for i, t in enumerate(page.tag) if t == "a"]
 
 
-class AuthorLinkAnchor:
-    """Author / profile links (digest §8.2 table, second row)."""
+class _LinkAnchor:
+    """Candidates among the page's links: those :meth:`accepts` takes, the lowest kept."""
+
+    kind = ""
+
+    def accepts(self, page: Page, i: int) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def candidates(self, page: Page) -> list[int]:
+        return lowest(page, [i for i in links_of(page) if self.accepts(page, i)])
+
+
+class AuthorLinkAnchor(_LinkAnchor):
+    """Author / profile links."""
 
     kind = "author"
 
-    def candidates(self, page: Page) -> list[int]:
-        out = []
-        for i in _links(page):
-            href = page.el[i].get("href") or ""
-            if PROFILE_HREF_RE.search(href) or _USER_CLASS_RE.search(page.el[i].get("class") or ""):
-                out.append(i)
-        return lowest(page, out)
+    def accepts(self, page: Page, i: int) -> bool:
+        href = page.el[i].get("href") or ""
+        return bool(
+            PROFILE_HREF_RE.search(href) or _USER_CLASS_RE.search(page.el[i].get("class") or "")
+        )
 
 
-class PermalinkAnchor:
-    """Permalinks to one post (digest §8.2 table, fourth row)."""
+class PermalinkAnchor(_LinkAnchor):
+    """Permalinks to one post."""
 
     kind = "permalink"
 
-    def candidates(self, page: Page) -> list[int]:
-        out = []
-        for i in _links(page):
-            el = page.el[i]
-            href = el.get("href") or ""
-            if (
-                PERMALINK_HREF_RE.search(href)
-                or (el.get("rel") or "").lower() == "bookmark"
-                or _PERMA_CLASS_RE.search(el.get("class") or "")
-            ) and not REPLY_HREF_RE.search(href):
-                out.append(i)
-        return lowest(page, out)
+    def accepts(self, page: Page, i: int) -> bool:
+        el = page.el[i]
+        href = el.get("href") or ""
+        return bool(
+            PERMALINK_HREF_RE.search(href)
+            or (el.get("rel") or "").lower() == "bookmark"
+            or _PERMA_CLASS_RE.search(el.get("class") or "")
+        ) and not REPLY_HREF_RE.search(href)
 
 
-class ReplyLinkAnchor:
-    """Reply / quote links (digest §8.2 table, fourth row; avoid as the sole anchor)."""
+class ReplyLinkAnchor(_LinkAnchor):
+    """Reply / quote links (never use them as the only anchor)."""
 
     kind = "reply"
 
-    def candidates(self, page: Page) -> list[int]:
-        out = []
-        for i in _links(page):
-            href = page.el[i].get("href") or ""
-            if REPLY_HREF_RE.search(href) or REPLY_TEXT_RE.match(page.text(i)):
-                out.append(i)
-        return lowest(page, out)
+    def accepts(self, page: Page, i: int) -> bool:
+        href = page.el[i].get("href") or ""
+        return bool(REPLY_HREF_RE.search(href) or REPLY_TEXT_RE.match(page.text(i)))
 
 
-BUILTIN_ANCHORS = {
+BUILTIN_ANCHORS: dict[str, type[AnchorClassifier]] = {
     "date": DateAnchor,
     "author": AuthorLinkAnchor,
     "permalink": PermalinkAnchor,

@@ -1,0 +1,341 @@
+"""Record trees for the alignment, read from the page arrays (never by walking lxml).
+
+:class:`PageData` is the per-page memo every region of a page shares (and every extractor
+run on it): each element's items (children and own text in document order), its interned
+shape, its class signature and whether it holds data, plus the STM matcher and its memo.
+:func:`page_data` returns it from a weak cache keyed by the page. :class:`RecordTree` is one
+record: its root elements under a virtual root.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from scrapy_records.page import Page
+from scrapy_records.treematch import STM, Shapes
+
+TEXT = -1  #: label of text nodes; they match each other whatever their content
+ROOT = -2  #: label of the virtual record root
+
+#: node id of a record's virtual root (elements are ids >= 0, text leaf ``k`` is ``-k-1``)
+VROOT = -(1 << 62)
+
+DEFAULT_MAX_CELLS = 200_000
+DEFAULT_MAX_NODE_CELLS = 2_500
+
+#: weight of one matched node pair; a pair whose class signatures agree adds 1 more, so
+#: the matching maximises matched nodes first (STM) and class agreement second
+BIG = 1 << 20
+
+#: Formatting elements whose variable nesting is read as one text value.
+INLINE_TAGS = frozenset(
+    "b strong i em u font br small sup sub mark wbr nobr s strike big tt abbr span code q "
+    "cite dfn kbd samp var del ins bdi bdo".split()
+)
+
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+
+
+class PageData:
+    """Per-page memo shared by every region aligned on that page (kept in a weak cache).
+
+    ``items[i]``: element ``i``'s children *and* its own text leaves in document order
+    (leaf ``k`` as ``-k-1``; a leaf precedes child ``c`` iff ``leaf_elem[k] <= c``);
+    ``shape[i]``: interned shape of the sub-tree (``-1`` until computed); ``data[i]``: the
+    sub-tree holds a text leaf, a link or an image. Computed lazily per record root,
+    bottom-up over the root's pre-order range, never recursively. The STM memo lives here
+    too, so regions of one page (and several extractors on it) share matching results.
+    """
+
+    __slots__ = (
+        "page",
+        "shapes",
+        "items",
+        "shape",
+        "data",
+        "sig",
+        "sigs",
+        "text_shape",
+        "data_tags",
+        "matcher",
+        "attrs",
+        "inline",
+        "runs",
+        "nleaves",
+        "run_tags",
+        "merge_runs",
+        "raw_sigs",
+        "leaves",
+        "leaf_owner",
+        "leaf_lo",
+        "leaf_hi",
+        "tag_id",
+        "end",
+        "urls",
+        "__weakref__",
+    )
+
+    def __init__(self, page: Page) -> None:
+        # a proxy: the cache value must not keep its weak key (the page) alive
+        self.page = weakref.proxy(page)
+        # the page arrays used per node, without the proxy's indirection (plain lists:
+        # they do not keep the page alive either)
+        self.leaves, self.leaf_owner = page.leaves, page.leaf_owner
+        self.leaf_lo, self.leaf_hi = page.leaf_lo, page.leaf_hi
+        self.tag_id, self.end = page.tag_id, page.end
+        self.shapes = Shapes()
+        n = len(page.tag)
+        self.items: list[Any] = [None] * n
+        self.shape = [-1] * n
+        self.data = [False] * n
+        self.sig = [0] * n
+        self.sigs: dict[str, int] = {"": 0}
+        self.raw_sigs: dict[str, int] = {}  # class attribute as written -> sig
+        self.text_shape = self.shapes.intern(TEXT, ())
+        tid = page.tag_names
+        self.data_tags = frozenset(tid[t] for t in ("a", "img") if t in tid)
+        self.matcher = STM(
+            self.shapes,
+            unit=BIG,
+            sig_bonus=1,
+            tie="skip",
+            approx="pairs",
+            max_cells=DEFAULT_MAX_CELLS,
+            max_node_cells=DEFAULT_MAX_NODE_CELLS,
+            eager=True,
+        )
+        #: other per-page memos of the alignment, by key ("#tagnames", "#base")
+        self.attrs: dict[str, Any] = {}
+        # text runs: "Buy <b>shoes</b> online" inside a mixed element is one text node
+        self.inline = [False] * n
+        self.runs: list[tuple[int, tuple[int, ...], str]] = []  # (owner, items, text)
+        self.nleaves = len(page.leaves)
+        self.run_tags = frozenset(tid[t] for t in INLINE_TAGS if t in tid and t != "br")
+        self.merge_runs = True
+        self.urls: dict[str | None, str | None] = {}  # href -> absolute URL
+
+    def owner(self, x: int) -> int:
+        """The element directly holding text node ``x`` (a leaf or a run)."""
+        k = -x - 1
+        if k < self.nleaves:
+            return self.leaf_owner[k]
+        return self.runs[k - self.nleaves][0]
+
+    def text_of(self, x: int) -> str:
+        """The text of node ``x``: a leaf, a run, or an element's whole text."""
+        if x >= 0:
+            return " ".join(self.leaves[self.leaf_lo[x] : self.leaf_hi[x]])  # Page.text
+        k = -x - 1
+        if k < self.nleaves:
+            return self.leaves[k]
+        return self.runs[k - self.nleaves][2]
+
+    def ensure(self, root: int) -> None:
+        """Compute ``items``/``shape``/``data``/``sig``/``inline`` for the sub-tree of ``root``.
+
+        One pass over the root's pre-order range, backwards, so children come first."""
+        if self.shape[root] >= 0:
+            return
+        owned_get = self._own_leaves(root).get
+        page = self.page
+        children, tag_id, leaf_elem, el = page.children, self.tag_id, page.leaf_elem, page.el
+        items, shape, data, sig = self.items, self.shape, self.data, self.sig
+        shape_at = shape.__getitem__
+        intern, ids_get = self.shapes.intern, self.shapes.ids.get
+        ts = self.text_shape
+        ts1 = (ts,)
+        data_tags, raw_sigs = self.data_tags, self.raw_sigs
+        inline, run_tags, merge_runs = self.inline, self.run_tags, self.merge_runs
+        for i in range(self.end[root], root - 1, -1):
+            if shape[i] >= 0:
+                continue
+            e = el[i]
+            raw = e.get("class")
+            if raw:
+                sg = raw_sigs.get(raw)
+                if sg is None:
+                    sg = self._class_sig(raw)
+                sig[i] = sg
+            else:
+                sg = 0
+            t = tag_id[i]
+            ch = children[i]
+            lv = owned_get(i)
+            if lv:
+                data[i] = True
+                if ch:  # mixed content: merge children and own leaves in document order
+                    its = []
+                    a = b = 0
+                    na, nb = len(ch), len(lv)
+                    while a < na or b < nb:
+                        if b < nb and (a >= na or leaf_elem[lv[b]] <= ch[a]):
+                            its.append(-lv[b] - 1)
+                            b += 1
+                        else:
+                            its.append(ch[a])
+                            a += 1
+                    if merge_runs:
+                        its = self._runs(i, its)
+                    kt = tuple([shape[c] if c >= 0 else ts for c in its])
+                elif len(lv) == 1:  # the usual text holder: one leaf, no child
+                    its = [-lv[0] - 1]
+                    kt = ts1
+                else:
+                    its = [-k - 1 for k in lv]
+                    kt = ts1 * len(lv)
+            else:
+                its = ch
+                if ch:
+                    kt = (shape[ch[0]],) if len(ch) == 1 else tuple(map(shape_at, ch))
+                    if t in data_tags:
+                        data[i] = True
+                    else:
+                        for c in ch:
+                            if data[c]:
+                                data[i] = True
+                                break
+                else:
+                    kt = ()
+                    if t in data_tags:
+                        data[i] = True
+            items[i] = its
+            h = ids_get((t, sg, kt))
+            shape[i] = h if h is not None else intern(t, kt, sg)
+            if t in run_tags:
+                for c in its:
+                    if c >= 0 and not inline[c]:
+                        break
+                else:
+                    if e.get("itemprop") is None:
+                        inline[i] = True
+
+    def _own_leaves(self, root: int) -> dict[int, list[int]]:
+        """The text leaves below ``root``, grouped by the element directly holding them."""
+        owned: dict[int, list[int]] = {}
+        leaf_owner = self.leaf_owner
+        for k in range(self.leaf_lo[root], self.leaf_hi[root]):
+            o = leaf_owner[k]
+            lst = owned.get(o)
+            if lst is None:
+                owned[o] = [k]
+            else:
+                lst.append(k)
+        return owned
+
+    def _class_sig(self, raw: str) -> int:
+        """The signature of a class attribute not seen yet on the page: its tokens without
+        digits, so ``item-1`` and ``item-2`` compare equal."""
+        cls = " ".join(raw.translate(_NO_DIGITS).split())
+        sg = self.sigs.get(cls)
+        if sg is None:
+            sg = self.sigs[cls] = len(self.sigs)
+        self.raw_sigs[raw] = sg
+        return sg
+
+    def _runs(self, i: int, its: list[int]) -> list[int]:
+        """Replace runs of text and inline-only elements that read as one flowing text
+        (two own text pieces around inline markup, or one piece and >= 40 characters) by
+        a run node (id ``-(nleaves + r) - 1``), labelled ``#text``."""
+        inline = self.inline
+        for c in its:
+            if c >= 0 and inline[c]:
+                break
+        else:
+            return its  # no inline element: no run
+        out: list[int] = []
+        cur: list[int] = []
+        for c in its:
+            if c < 0 or inline[c]:
+                cur.append(c)
+            else:
+                if cur:
+                    if len(cur) >= 2:
+                        self._flush_run(i, cur, out)
+                    else:
+                        out.append(cur[0])
+                    cur = []
+                out.append(c)
+        if len(cur) >= 2:
+            self._flush_run(i, cur, out)
+        else:
+            out.extend(cur)
+        return out
+
+    def _flush_run(self, i: int, cur: list[int], out: list[int]) -> None:
+        """Append ``cur`` (>= 2 consecutive text/inline items of element ``i``) to ``out``:
+        as one run node when it reads as one flowing text, else item by item."""
+        own = 0
+        for c in cur:
+            if c < 0:
+                own += 1
+        if own and own < len(cur):
+            leaves, lo, hi = self.leaves, self.leaf_lo, self.leaf_hi
+            parts = [leaves[-c - 1] if c < 0 else " ".join(leaves[lo[c] : hi[c]]) for c in cur]
+            text = " ".join(p for p in parts if p)
+            if own >= 2 or len(text) >= 40:
+                out.append(-(self.nleaves + len(self.runs)) - 1)
+                self.runs.append((i, tuple(cur), text))
+                return
+        out.extend(cur)
+
+
+_CACHE: weakref.WeakKeyDictionary[Page, PageData] = weakref.WeakKeyDictionary()
+
+
+def page_data(page: Page) -> PageData:
+    """The page's :class:`PageData`, created on first use and dropped with the page."""
+    pd = _CACHE.get(page)
+    if pd is None:
+        pd = _CACHE[page] = PageData(page)
+    return pd
+
+
+class RecordTree:
+    """One record: its root elements under a virtual root.
+
+    Nodes are page ids: element ``i >= 0``, text leaf ``-k-1``, the virtual root ``VROOT``.
+    """
+
+    __slots__ = ("pd", "roots", "vshape", "size")
+
+    def __init__(self, pd: PageData, roots: tuple[int, ...]) -> None:
+        self.pd = pd
+        self.roots = roots
+        for r in roots:
+            pd.ensure(r)
+        self.vshape = pd.shapes.intern(ROOT, tuple(pd.shape[r] for r in roots))
+        self.size = pd.shapes.size[self.vshape]
+
+    def kids(self, x: int) -> Sequence[int]:
+        if x >= 0:
+            return self.pd.items[x]
+        return self.roots if x == VROOT else ()
+
+    def shape(self, x: int) -> int:
+        if x >= 0:
+            return self.pd.shape[x]
+        return self.vshape if x == VROOT else self.pd.text_shape
+
+    def label(self, x: int) -> int:
+        if x >= 0:
+            return self.pd.tag_id[x]
+        return ROOT if x == VROOT else TEXT
+
+    def sig(self, x: int) -> int:
+        return self.pd.sig[x] if x >= 0 else 0
+
+    def has_data(self, x: int) -> bool:
+        return self.pd.data[x] if x >= 0 else x != VROOT
+
+    def root_of(self, x: int) -> int:
+        """Position in ``roots`` of the root whose sub-tree holds node ``x`` (-1: none)."""
+        if x == VROOT:
+            return -1
+        e = x if x >= 0 else self.pd.owner(x)
+        end = self.pd.end
+        for j, r in enumerate(self.roots):
+            if r <= e <= end[r]:
+                return j
+        return -1

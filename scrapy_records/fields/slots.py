@@ -1,0 +1,276 @@
+"""Data slots of the template: which template nodes become columns, and their values.
+
+Template text nodes, links (``a/@href``) and images are the data slots, in document order
+(:func:`find_slots`). Text flowing around inline markup, or inline-only mixed content whose
+structure differs between records, is one text slot; so is a sparse sub-tree whose
+structure differs in most records (:func:`collapse_variable_subtrees`, post bodies). Each slot is
+filled from every record's mapping (:func:`fill_slots`), then typed (:func:`type_slots`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from scrapy_records.fields.records import INLINE_TAGS, ROOT, TEXT, RecordTree, page_data
+from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
+from scrapy_records.fields.urls import image_url, url_resolver
+from scrapy_records.fields.values import infer_column
+from scrapy_records.page import Page
+
+logger = logging.getLogger(__name__)
+
+
+class Slot:
+    """One data slot: a template node read as ``kind`` (``text``, ``url`` or ``image``),
+    its value, node and source attribute in every record, and the column it becomes."""
+
+    __slots__ = (
+        "t",
+        "kind",
+        "collapsed",
+        "order",
+        "values",
+        "refs",
+        "attr",
+        "static",
+        "name",
+        "evidence",
+        "type",
+        "xpath",
+    )
+
+    def __init__(
+        self, t: TemplateNode, kind: str, order: tuple[int, int], n: int, collapsed: bool = False
+    ) -> None:
+        self.t = t
+        self.kind = kind  # text | url | image
+        self.collapsed = collapsed
+        self.order = order
+        self.values: list[Any] = [None] * n
+        self.refs: list[int | None] = [None] * n  # node id per record (None: absent)
+        self.attr: list[str | None] = [None] * n
+        self.static = False
+        self.name = ""
+        self.evidence = ""
+        self.type = kind
+        self.xpath: str | None = None
+
+
+def find_slots(
+    page: Page,
+    layout: Layout,
+    trees: list[RecordTree],
+    maps: list[NodeMap],
+    collapse_inline: bool,
+) -> list[Slot]:
+    """The slots of the template, in document order (values not filled yet)."""
+    tid = page.tag_names
+    n = len(trees)
+    pos, last = layout.pos, layout.last
+    a_id, img_id = tid.get("a", -99), tid.get("img", -99)
+    heads: set[TemplateNode] = set()  # collapsed inline sub-trees (one text slot each)
+    inside: set[TemplateNode] = set()  # their descendants
+    if collapse_inline:
+        heads, inside = _inline_heads(page, layout, trees, maps)
+    slots: list[Slot] = []
+    for t in layout.order:
+        if t in inside:
+            continue
+        if t in heads:
+            slots.append(Slot(t, "text", (pos[t], 0), n, collapsed=True))
+            if t.label == a_id:
+                slots.append(Slot(t, "url", (last[t], 1), n))
+        elif t.label == TEXT:
+            slots.append(Slot(t, "text", (pos[t], 0), n))
+        elif t.label == a_id:
+            slots.append(Slot(t, "url", (last[t], 1), n))
+        elif t.label == img_id:
+            slots.append(Slot(t, "image", (pos[t], 0), n))
+    slots.sort(key=lambda s: s.order)
+    return slots
+
+
+def _inline_heads(
+    page: Page, layout: Layout, trees: list[RecordTree], maps: list[NodeMap]
+) -> tuple[set[TemplateNode], set[TemplateNode]]:
+    """The template nodes read as one text (and their descendants): text flowing around
+    inline children ("Lorem <i>ipsum</i> dolor"), or mixed content whose inline structure
+    differs between records (highlighted search terms). Not when the inline elements carry
+    several distinct classes: those are sub-fields (span.price, span.old), aligned one by one.
+    """
+    order, tparent, pos, last = layout.order, layout.parent, layout.pos, layout.last
+    tid = page.tag_names
+    sub_text, sub_block = _subtree_content(
+        order, frozenset(tid[t] for t in INLINE_TAGS if t in tid)
+    )
+    heads: set[TemplateNode] = set()
+    inside: set[TemplateNode] = set()
+    for t in order:
+        par = tparent.get(t)
+        if par is not None and (par in heads or par in inside):
+            inside.add(t)
+            continue
+        if t.label in (ROOT, TEXT) or not t.children:
+            continue
+        if not sub_text[t] or sub_block[t]:
+            continue
+        sub = order[pos[t] + 1 : last[t] + 1]
+        own = sum(1 for c in t.children if c.label == TEXT)
+        if not own or len({x.sig for x in sub if x.label != TEXT and x.sig}) > 1:
+            continue
+        if own >= 2 or _varies(t, trees, maps):
+            heads.add(t)
+    return heads, inside
+
+
+def _subtree_content(
+    order: list[TemplateNode], inline_ids: frozenset[int]
+) -> tuple[dict[TemplateNode, bool], dict[TemplateNode, bool]]:
+    """Per template node: its sub-tree (below it) holds text / holds a non-inline element."""
+    sub_text: dict[TemplateNode, bool] = {}
+    sub_block: dict[TemplateNode, bool] = {}
+    for t in reversed(order):
+        st = sb = False
+        for c in t.children:
+            lc = c.label
+            if lc == TEXT:
+                st = True
+            elif lc not in inline_ids:
+                sb = True
+            if sub_text[c]:
+                st = True
+            if sub_block[c]:
+                sb = True
+        sub_text[t] = st
+        sub_block[t] = sb
+    return sub_text, sub_block
+
+
+def _varies(t: TemplateNode, trees: list[RecordTree], maps: list[NodeMap]) -> bool:
+    """The records' sub-trees mapped to template node ``t`` have more than one shape."""
+    first = -1
+    for r, m in enumerate(maps):
+        x = m.get(t)
+        if x is not None:
+            sh = trees[r].shape(x)
+            if first < 0:
+                first = sh
+            elif sh != first:
+                return True
+    return False
+
+
+def fill_slots(page: Page, slots: list[Slot], maps: list[NodeMap]) -> None:
+    """Read every slot's value in every record: the text (a ``time`` element's ``datetime``
+    attribute when it has one), the absolute link, or the image URL."""
+    pd = page_data(page)
+    time_id = page.tag_names.get("time", -1)
+    tag_id = page.tag_id
+    pel = page.el
+    leaves, leaf_owner, nleaves = pd.leaves, pd.leaf_owner, pd.nleaves
+    absolute = url_resolver(page)
+    v: str | None
+    for s in slots:
+        t = s.t
+        kind = s.kind
+        values, refs, attr = s.values, s.refs, s.attr
+        for r, m in enumerate(maps):
+            loc = m.get(t)
+            if loc is None:
+                continue
+            if kind == "text":
+                k = -loc - 1
+                if 0 <= k < nleaves:  # a text leaf (pd.text_of / pd.owner inlined)
+                    v = leaves[k]
+                    owner = leaf_owner[k]
+                else:
+                    v = pd.text_of(loc)
+                    owner = pd.owner(loc) if loc < 0 else loc
+                if time_id >= 0 and tag_id[owner] == time_id:
+                    # <time datetime="2020-01-05">5 Jan</time>: the machine-readable value
+                    dtv = (pel[owner].get("datetime") or "").strip()
+                    if dtv:
+                        v = dtv
+                        attr[r] = "datetime"
+            elif kind == "url":
+                v = absolute(pel[loc].get("href"))
+                attr[r] = "href"
+            else:
+                v, attr[r] = image_url(page, loc, absolute)
+            if v:
+                values[r] = v
+                refs[r] = loc
+
+
+def collapse_variable_subtrees(
+    page: Page, slots: list[Slot], layout: Layout, trees: list[RecordTree], maps: list[NodeMap]
+) -> list[Slot]:
+    """Read as one text each sub-tree whose structure differs in most records and whose
+    slots are sparse (at least 4 slots, at most one filled in >= 90 % of the records, mean
+    fill < 50 %): user-generated content (post bodies with quotes, lists, code) that would
+    otherwise align into many sparse columns. Returns the new slot list."""
+    n = len(trees)
+    tparent, pos, last = layout.parent, layout.pos, layout.last
+    under: dict[TemplateNode, list[int]] = {}
+    for k, s in enumerate(slots):
+        p: TemplateNode | None = s.t
+        while p is not None:
+            under.setdefault(p, []).append(k)
+            p = tparent.get(p)
+    fills = [sum(1 for v in s.values if v is not None) / n for s in slots]
+    vheads: list[TemplateNode] = []
+    for t in layout.order:
+        ks = under.get(t)
+        if t.label < 0 or layout.depth[t] < 2 or not ks or len(ks) < 4:
+            continue
+        if any(pos[h] <= pos[t] <= last[h] for h in vheads):
+            continue
+        fl = [fills[k] for k in ks]
+        if sum(1 for f in fl if f >= 0.9) > 1 or sum(fl) >= 0.5 * len(fl):
+            continue
+        seen = [trees[r].shape(m[t]) for r, m in enumerate(maps) if t in m]
+        if len(seen) >= 3 and len(set(seen)) >= max(3, 0.5 * len(seen)):
+            vheads.append(t)
+    if not vheads:
+        return slots
+    drop = {k for h in vheads for k in under[h]}
+    slots = [s for k, s in enumerate(slots) if k not in drop]
+    added = [Slot(h, "text", (pos[h], 0), n, collapsed=True) for h in vheads]
+    fill_slots(page, added, maps)
+    slots.extend(added)
+    slots.sort(key=lambda s: s.order)
+    return slots
+
+
+def data_slots(slots: list[Slot], max_columns: int) -> list[Slot]:
+    """The slots that become columns: not static, filled in some record; the fullest
+    ``max_columns`` of them (a heterogeneous "region" would give thousands)."""
+    data = [s for s in slots if not s.static and any(v is not None for v in s.values)]
+    if len(data) > max_columns:
+        fill_of = {id(s): sum(1 for v in s.values if v is not None) for s in data}
+        keep = {id(s) for s in sorted(data, key=lambda s: -fill_of[id(s)])[:max_columns]}
+        logger.debug("alignment: %d data columns, keeping the %d fullest", len(data), max_columns)
+        data = [s for s in data if id(s) in keep]
+    return data
+
+
+def type_slots(data: list[Slot], n: int) -> dict[int, list[str | None]]:
+    """Type the text slots (:func:`~scrapy_records.fields.values.infer_column`) and convert
+    their values; returns the currency of each record's value per price slot (``id(slot)``)."""
+    currencies: dict[int, list[str | None]] = {}
+    for s in data:
+        if s.kind != "text":
+            continue
+        idx = [r for r in range(n) if s.values[r] is not None]
+        typ, conv, curs = infer_column([s.values[r] for r in idx])
+        s.type = typ
+        if typ != "text":
+            for r, v in zip(idx, conv):
+                s.values[r] = v
+        if curs is not None and any(curs):
+            cl: list[str | None] = [None] * n
+            for r, c in zip(idx, curs):
+                cl[r] = c
+            currencies[id(s)] = cl
+    return currencies

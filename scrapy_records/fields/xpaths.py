@@ -1,0 +1,209 @@
+"""Relative XPaths of the aligned columns: from a record's first root to the column's value.
+
+:func:`set_xpaths` gives each data slot the XPath that selects its value in every checked
+record (``None`` when no single path does). A step carries a position only where some
+checked record has several same-tag siblings there; a record with several roots reaches a
+later root with ``following-sibling::tag[k]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scrapy_records.fields.records import RecordTree
+from scrapy_records.fields.slots import Slot
+from scrapy_records.page import Page
+
+#: relative path steps ``(tag, position among same-tag siblings, same-tag count)``
+Steps = tuple[tuple[str, int, int], ...]
+#: element -> its (position, count) among its same-tag siblings
+SiblingPositions = dict[int, tuple[int, int]]
+#: record root -> node -> its steps from that root (``None``: not below it)
+StepsMemo = dict[int, dict[int, Any]]
+
+_MISS = object()
+
+
+def set_xpaths(
+    page: Page, data: list[Slot], trees: list[RecordTree], groups: list[tuple[int, ...]]
+) -> None:
+    """Set ``xpath`` of every data slot (memos shared between the slots)."""
+    sibpos: SiblingPositions = {}
+    steps_memo: StepsMemo = {}
+    for s in data:
+        s.xpath = column_xpath(page, s, trees, groups, sibpos, steps_memo=steps_memo)
+
+
+def _steps(
+    page: Page, root: int, node: int, sibpos: SiblingPositions, memo: StepsMemo | None = None
+) -> Steps | None:
+    """Relative path steps from ``root`` down to ``node`` (``None`` when ``node`` is not
+    below ``root``).
+
+    ``memo`` keeps the steps of every node on the way, as ``memo[root][node]``: the
+    slots of one record share their ancestors' steps."""
+    if memo is None:
+        memo = {}
+    mr = memo.get(root)
+    if mr is None:
+        mr = memo[root] = {}
+    parent, tag, children = page.parent, page.tag, page.children
+    chain: list[int] = []
+    base: Any = ()
+    i = node
+    while i != root:
+        if i < 0:
+            base = None
+            break
+        got = mr.get(i, _MISS)
+        if got is not _MISS:
+            base = got
+            break
+        p = parent[i]
+        if p < 0:
+            base = None
+            break
+        if i not in sibpos:
+            ch = children[p]
+            if len(ch) == 1:
+                sibpos[i] = (1, 1)
+            else:
+                cnt: dict[str, int] = {}
+                at: list[int] = []
+                for c in ch:
+                    k = cnt.get(tag[c], 0) + 1
+                    cnt[tag[c]] = k
+                    at.append(k)
+                for c, k in zip(ch, at):
+                    sibpos[c] = (k, cnt[tag[c]])
+        chain.append(i)
+        i = p
+    if base is None:
+        for x in chain:
+            mr[x] = None
+        return None
+    cur: Steps = base
+    for x in reversed(chain):
+        sp = sibpos[x]
+        cur = cur + ((tag[x], sp[0], sp[1]),)
+        mr[x] = cur
+    return cur
+
+
+def column_xpath(
+    page: Page,
+    s: Slot,
+    trees: list[RecordTree],
+    groups: list[tuple[int, ...]],
+    sibpos: SiblingPositions,
+    max_check: int = 8,
+    steps_memo: StepsMemo | None = None,
+) -> str | None:
+    """The XPath relative to the record's first root that selects the slot in every record.
+
+    Checked on the first ``max_check`` records holding a value (bounded cost).
+    """
+    head0: Any = None  # the first checked record's head and steps
+    steps0: Any = None
+    key0: Any = None
+    need_pos: list[bool] = []
+    suffix0: str | None = None
+    checked = 0
+    for r, loc in enumerate(s.refs):
+        if loc is None:
+            continue
+        checked += 1
+        if checked > max_check:
+            break
+        rec = trees[r]
+        target = _value_node(s, r, loc, rec)
+        if target is None:
+            return None
+        node, suffix = target
+        if suffix0 is None:
+            suffix0 = suffix
+        elif suffix != suffix0:
+            return None
+        path = _record_path(page, rec, groups[r], node, sibpos, steps_memo)
+        if path is None:
+            return None
+        head, st = path
+        if key0 is None:
+            head0, steps0 = head, st
+            key0 = (head, tuple([(t, p) for t, p, _ in st]))
+            need_pos = [c > 1 for _, _, c in st]
+        elif st == steps0 and head == head0:
+            continue  # the same steps and counts as the first record: nothing new
+        else:
+            if (head, tuple([(t, p) for t, p, _ in st])) != key0:
+                return None
+            for k, (_, _, c) in enumerate(st):
+                if c > 1:
+                    need_pos[k] = True
+    if key0 is None:
+        return None
+    head, steps = key0
+    parts = []
+    if head:
+        parts.append(f"following-sibling::{head[0]}[{head[1]}]")
+    for k, (t, p) in enumerate(steps):
+        parts.append(f"{t}[{p}]" if need_pos[k] else t)
+    if suffix0:
+        parts.append(suffix0)
+    return "/".join(parts) if parts else "."
+
+
+def _value_node(s: Slot, r: int, loc: int, rec: RecordTree) -> tuple[int, str] | None:
+    """The element that selects slot ``s``'s value ``loc`` in record ``r``, and the XPath
+    suffix that reads it there (``None``: no XPath reads this text alone)."""
+    kind = s.kind
+    if kind == "text" and s.attr[r] == "datetime":
+        return (rec.pd.owner(loc) if loc < 0 else loc), "@datetime"
+    if kind == "text" and not s.collapsed:
+        pd = rec.pd
+        owner = pd.owner(loc)
+        if len(pd.items[owner]) == 1:  # the text is all the element holds: its string
+            return owner, ""
+        if -loc - 1 < pd.nleaves and sum(1 for c in rec.kids(owner) if c < 0) == 1:
+            return owner, "text()"  # the element's one text node
+        return None
+    if kind == "text":
+        return loc, ""
+    return loc, "@" + (s.attr[r] or "href")
+
+
+def _record_path(
+    page: Page,
+    rec: RecordTree,
+    g: tuple[int, ...],
+    node: int,
+    sibpos: SiblingPositions,
+    steps_memo: StepsMemo | None,
+) -> tuple[tuple[Any, ...], Steps] | None:
+    """``(head, steps)`` from the record's first root ``g[0]`` to ``node``: ``head`` is
+    ``(tag, offset)`` when ``node`` lies under a later root of the record, else ``()``."""
+    end, parent, tag = page.end, page.parent, page.tag
+    if len(g) == 1:  # rec.root_of for the usual single root (g is rec.roots)
+        r0 = g[0]
+        j = 0 if 0 <= node and r0 <= node <= end[r0] else rec.root_of(node)
+    else:
+        j = rec.root_of(node)
+    if j < 0 or j >= len(g):
+        return None
+    mr = steps_memo.get(g[j]) if steps_memo is not None else None
+    st: Any = mr.get(node, _MISS) if mr is not None else _MISS  # the record's memo first
+    if st is _MISS:
+        st = _steps(page, g[j], node, sibpos, steps_memo)
+    if st is None:
+        return None
+    head: tuple[Any, ...] = ()
+    if j > 0:
+        r0, rj = g[0], g[j]
+        if parent[r0] != parent[rj] or tag[r0] != tag[rj]:
+            return None
+        _steps(page, parent[r0], r0, sibpos, steps_memo)
+        off = sibpos[rj][0] - sibpos[r0][0]
+        if off <= 0:
+            return None
+        head = (tag[rj], off)
+    return head, st

@@ -1,0 +1,92 @@
+"""Aligned columns, DCADE's working table (Yuliana & Chang 2019, section 3.2), and what a
+column's codes say about it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scrapy_records.wrappers.inducers.dcade.encoding import LEVELS, Encoding, LevelCodes
+from scrapy_records.wrappers.inducers.dcade.tokens import NUMERIC_MASK
+
+
+class Column:
+    """An aligned column: ``cells`` maps page -> leaf indices (one leaf, or a merged run).
+
+    ``kind``: ``"MT"`` (landmark), ``"LM"`` (sub-landmark), ``"D"`` (aligned data or
+    template), ``"B"`` (merged low-density block), ``"L"`` (recordset, :class:`ListColumn`).
+    ``c0``, ``c1`` and ``cw`` are the codes of its cells at level 0, level 1 and the weak
+    match level, what the alignment scores a leaf against.
+    """
+
+    __slots__ = ("cells", "kind", "c0", "c1", "cw")
+
+    def __init__(self, kind: str = "D") -> None:
+        self.cells: dict[int, list[int]] = {}
+        self.kind = kind
+        self.c0: set[int] = set()
+        self.c1: set[int] = set()
+        self.cw: set[int] = set()
+
+    def add(self, enc: LevelCodes, r: int, k: int) -> None:
+        self.cells.setdefault(r, []).append(k)
+        lv = enc.lv[r]
+        self.c0.add(lv[0][k])
+        self.c1.add(lv[1][k])
+        if len(lv) > 2:
+            self.cw.add(lv[enc.weak_level][k])
+
+    def absorb(self, other: Column) -> None:
+        """Take the cells of ``other``, a column of other pages (disjunctive merging)."""
+        for r, ks in other.cells.items():
+            self.cells[r] = list(ks)
+        self.c0 |= other.c0
+        self.c1 |= other.c1
+        self.cw |= other.cw
+
+    def mask(self) -> int:
+        """The pages with a cell, as a bit mask."""
+        m = 0
+        for r in self.cells:
+            m |= 1 << r
+        return m
+
+
+class ListColumn(Column):
+    """A recordset in TableA: ``blocks`` are the record occurrences (``ref_gap`` columns each)."""
+
+    __slots__ = ("blocks", "ref_gap")
+
+    def __init__(self, blocks: list[list[Column | None]], ref_gap: int) -> None:
+        super().__init__("L")
+        self.blocks = blocks
+        self.ref_gap = ref_gap
+        for b in blocks:
+            for c in b:
+                if c is not None:
+                    for r in c.cells:
+                        self.cells.setdefault(r, [])
+
+
+def column_codes(enc: LevelCodes, c: Column, level: int) -> set[int]:
+    """The codes of the column's leaves at ``level``."""
+    lv = enc.lv
+    return {lv[r][level][k] for r, ks in c.cells.items() for k in ks}
+
+
+def column_level(enc: LevelCodes, c: Column) -> int | None:
+    """The most specific level at which all the column's leaves share one code."""
+    for L in range(LEVELS):
+        if len(column_codes(enc, c, L)) == 1:
+            return L
+    return None
+
+
+def is_template(enc: Encoding, opts: dict[str, Any], c: Column) -> bool:
+    """A column of one content (one CECId) on several pages."""
+    if len(c.cells) < 2 or len(c.c0) != 1 or c.kind == "B":
+        return False
+    if opts["mt_exclude_numeric"]:
+        ts = enc.typeset_of_cec.get(next(iter(c.c0)), 0)
+        if ts and not ts & ~NUMERIC_MASK:
+            return False
+    return True

@@ -1,0 +1,158 @@
+"""Frequent unit-length patterns of a segment and their sub-landmarks
+(Yuliana & Chang 2019, section 3.2.2).
+
+A pattern is a code found on at least ``theta_ot`` of the pages of a segment: an ST (single
+template) or RT (repeat template) by its CECId, an SD or RD (single / repeat data) by its
+TECId; a repeat occurs at least ``repeat_min`` times on some page. :func:`mine_patterns`
+drops the STs that are really data (an SD covers them) and the RT/RDs whose gaps are
+irregular (:func:`filter_repeats`); :func:`align_frequent` aligns the occurrences of the
+chosen patterns into sub-landmarks.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from scrapy_records.wrappers.inducers.dcade.align import center_star
+from scrapy_records.wrappers.inducers.dcade.encoding import Encoding
+
+
+@dataclass
+class Pattern:
+    """A frequent code: its level (0 CECId, 1 TECId) and positions per page (``PosMatrix``)."""
+
+    code: int
+    level: int
+    pos: dict[int, list[int]]
+
+    @property
+    def maxrep(self) -> int:
+        return max(len(v) for v in self.pos.values())
+
+
+@dataclass
+class Patterns:
+    """The patterns of one segment by type, with the RefGap and the NSD bound of RT and RD."""
+
+    ST: list[Pattern]
+    RT: list[Pattern]
+    RD: list[Pattern]
+    gap: dict[str, int]
+    nsd: dict[str, float]
+
+
+def filter_repeats(pats: list[Pattern], opts: dict[str, Any]) -> tuple[list[Pattern], int, float]:
+    """Drop the false repeats: NSD above the (adaptive) bound, then a modal gap other than
+    the RefGap, the modal gap over all repeats.
+
+    Returns ``(kept, RefGap, theta_NSD used)``; RefGap 0 when nothing is kept.
+    """
+    if not pats:
+        return [], 0, opts["theta_nsd"]
+    stats = []
+    for p in pats:
+        gaps: list[int] = []
+        for v in p.pos.values():
+            gaps.extend(b - a for a, b in zip(v, v[1:]))
+        mu = sum(gaps) / len(gaps) if gaps else 0.0
+        nsd = statistics.pstdev(gaps) / mu if gaps and mu else 0.0
+        modal = min(Counter(gaps).items(), key=lambda kv: (-kv[1], kv[0]))[0] if gaps else 0
+        stats.append((p, gaps, nsd, modal))
+    theta = opts["theta_nsd"]
+    if opts["nsd_adaptive"] and any(s[2] == 0 for s in stats):
+        theta = 0.0
+    stats = [s for s in stats if s[2] <= theta]
+    if not stats:
+        return [], 0, theta
+    glob: Counter[int] = Counter()
+    for s in stats:
+        glob.update(s[1])
+    ref = min(glob.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+    return [s[0] for s in stats if s[3] == ref], ref, theta
+
+
+def _occurrences(
+    codes: list[list[int]], left: list[int], right: list[int], active: list[int]
+) -> dict[int, dict[int, list[int]]]:
+    """code -> page -> positions strictly between ``left`` and ``right``."""
+    occ: dict[int, dict[int, list[int]]] = {}
+    for r in active:
+        L = codes[r]
+        for k in range(left[r] + 1, right[r]):
+            occ.setdefault(L[k], {}).setdefault(r, []).append(k)
+    return occ
+
+
+def _single_and_repeat(
+    occ: dict[int, dict[int, list[int]]], level: int, need: float, rep_min: int
+) -> tuple[list[Pattern], list[Pattern]]:
+    """The frequent codes occurring once per page, and those repeated ``rep_min`` times."""
+    single, repeat = [], []
+    for code, pos in occ.items():
+        if len(pos) >= need - 1e-9:
+            rep = max(len(x) for x in pos.values())
+            if rep == 1:
+                single.append(Pattern(code, level, pos))
+            elif rep >= rep_min:
+                repeat.append(Pattern(code, level, pos))
+    return single, repeat
+
+
+def _remove_false_st(enc: Encoding, ST: list[Pattern], SD: list[Pattern]) -> list[Pattern]:
+    """The STs not strictly subsumed by an SD of their TECId (a value that recurs on some
+    pages, not a template)."""
+    sd_by = {t.code: t for t in SD}
+    keep = []
+    for e in ST:
+        tecs = {enc.tec[r][v[0]] for r, v in e.pos.items()}
+        t = sd_by.get(next(iter(tecs))) if len(tecs) == 1 else None
+        if (
+            t is not None
+            and len(t.pos) > len(e.pos)
+            and all(t.pos.get(r) == v for r, v in e.pos.items())
+        ):
+            continue
+        keep.append(e)
+    return keep
+
+
+def mine_patterns(
+    enc: Encoding,
+    opts: dict[str, Any],
+    rep_min: int,
+    left: list[int],
+    right: list[int],
+    active: list[int],
+) -> Patterns:
+    """The patterns of the pages ``active`` between the bounds ``left`` and ``right``."""
+    need = opts["theta_ot"] * len(active)
+    ST, RT = _single_and_repeat(_occurrences(enc.cec, left, right, active), 0, need, rep_min)
+    SD, RD = _single_and_repeat(_occurrences(enc.tec, left, right, active), 1, need, rep_min)
+    if ST and SD:
+        ST = _remove_false_st(enc, ST, SD)
+    RT, g_rt, n_rt = filter_repeats(RT, opts)
+    RD, g_rd, n_rd = filter_repeats(RD, opts)
+    return Patterns(ST, RT, RD, {"RT": g_rt, "RD": g_rd}, {"RT": n_rt, "RD": n_rd})
+
+
+def align_frequent(enc: Encoding, opts: dict[str, Any], pats: list[Pattern]) -> list[list[int]]:
+    """Sub-landmarks: the occurrences of ``pats`` aligned by centre-star, one leaf index
+    per page (-1: none) per aligned column."""
+    level = pats[0].level
+    seqs: dict[int, list[int]] = {}
+    for p in pats:
+        for r, v in p.pos.items():
+            seqs.setdefault(r, []).extend(v)
+    for r in seqs:
+        seqs[r].sort()
+    cols = center_star(enc, seqs, opts, "cec" if level == 0 else "tec")
+    out = []
+    for c in cols:
+        vec = [-1] * enc.m
+        for r, ks in c.cells.items():
+            vec[r] = ks[0]
+        out.append(vec)
+    return out

@@ -1,0 +1,198 @@
+"""Column re-arrangement after the alignment of a segment (Yuliana & Chang 2019, section
+3.2.3): disjunctive columns merge at the most specific shared encoding level above 0, then
+low-density blocks (eq. 7) collapse into one column.
+
+Entry point: :func:`rearrange`. Options: ``merge_max_level`` (6), ``merge_window`` (200),
+``merge_partner`` (``"best"``: lowest merge level, or the paper's ``"first"``),
+``theta_den`` (0.7), ``density_pages`` (``"present"`` or ``"all"``), ``density_scope``
+(``"container"``: a run merges only when it fills one element, or ``"block"``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from scrapy_records.wrappers.inducers.dcade.columns import Column, column_codes, is_template
+from scrapy_records.wrappers.inducers.dcade.encoding import LEVELS, Encoding
+
+
+def rearrange(enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> list[Column]:
+    """Disjunctive merging, then low-density merging, of one aligned segment."""
+    seg = _DisjunctiveMerge(enc, opts, seg).run()
+    return merge_low_density(enc, opts, seg)
+
+
+def _shared_level(codes: list[set[int]]) -> int:
+    """The first level with a single code (``LEVELS`` when there is none)."""
+    for L in range(LEVELS):
+        if len(codes[L]) == 1:
+            return L
+    return LEVELS
+
+
+class _DisjunctiveMerge:
+    """Left to right, a data column missing on some pages takes the cells of a later data
+    column of other pages, with no cell of those pages in between, at the lowest level
+    where their cells share one code; until it is full or no partner is left."""
+
+    def __init__(self, enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> None:
+        self.enc = enc
+        self.seg = seg
+        self.full = (1 << enc.m) - 1
+        self.max_level = opts["merge_max_level"]
+        self.window = opts["merge_window"]
+        self.best_partner = opts["merge_partner"] == "best"
+        self.alive = [True] * len(seg)
+        self.masks = [c.mask() for c in seg]
+        self.cache: dict[int, list[set[int]]] = {}
+
+    def run(self) -> list[Column]:
+        seg, masks, full = self.seg, self.masks, self.full
+        for i in range(len(seg)):
+            if not self.alive[i] or seg[i].kind != "D" or masks[i] == full:
+                continue
+            while masks[i] != full:
+                pick = self.partner(i)
+                if pick is None:
+                    break
+                self.merge(i, pick[1])
+        return [c for c, a in zip(seg, self.alive) if a]
+
+    def codes(self, i: int) -> list[set[int]]:
+        x = self.cache.get(i)
+        if x is None:
+            x = self.cache[i] = [column_codes(self.enc, self.seg[i], L) for L in range(LEVELS)]
+        return x
+
+    def partner(self, i: int) -> tuple[int, int] | None:
+        """``(merge level, column)`` of the partner of column ``i``, if any."""
+        seg, masks, alive = self.seg, self.masks, self.alive
+        between = 0
+        pick: tuple[int, int] | None = None
+        for j in range(i + 1, min(len(seg), i + 1 + self.window)):
+            if not alive[j]:
+                continue
+            if (masks[i] | between) == self.full:
+                break
+            if seg[j].kind != "D" or masks[i] & masks[j] or masks[j] & between:
+                between |= masks[j]
+                continue
+            ci_codes, cj_codes = self.codes(i), self.codes(j)
+            lo = max(1, _shared_level(ci_codes), _shared_level(cj_codes))
+            merged_level = None
+            for L in range(lo, self.max_level + 1):
+                if len(ci_codes[L] | cj_codes[L]) == 1:
+                    merged_level = L
+                    break
+            if merged_level is not None and (pick is None or merged_level < pick[0]):
+                pick = (merged_level, j)
+                if not self.best_partner or merged_level <= lo:
+                    break
+            between |= masks[j]
+        return pick
+
+    def merge(self, i: int, j: int) -> None:
+        ci_codes, cj_codes = self.codes(i), self.codes(j)
+        self.seg[i].absorb(self.seg[j])
+        self.masks[i] |= self.masks[j]
+        self.cache[i] = [ci_codes[L] | cj_codes[L] for L in range(LEVELS)]
+        self.alive[j] = False
+
+
+def merge_low_density(enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> list[Column]:
+    """Collapse the runs of data columns of each low-density block (the columns between
+    two landmarks) into one column; template columns stay as separators."""
+    if len(seg) < 2:
+        return seg
+    out: list[Column] = []
+    block: list[Column] = []
+    for c in seg:
+        if c.kind in ("MT", "LM", "L"):
+            _flush_block(enc, opts, block, out)
+            block = []
+            out.append(c)
+        else:
+            block.append(c)
+    _flush_block(enc, opts, block, out)
+    return out
+
+
+def _flush_block(
+    enc: Encoding, opts: dict[str, Any], block: list[Column], out: list[Column]
+) -> None:
+    if not (len(block) >= 2 and _density(enc, opts, block) <= opts["theta_den"]):
+        out.extend(block)
+        return
+    run: list[Column] = []
+    for c in block:
+        if not is_template(enc, opts, c):
+            run.append(c)
+            continue
+        _flush_run(enc, opts, run, out)
+        run = []
+        out.append(c)
+    _flush_run(enc, opts, run, out)
+
+
+def _flush_run(enc: Encoding, opts: dict[str, Any], run: list[Column], out: list[Column]) -> None:
+    if len(run) >= 2 and fills_one_element(enc, opts, run):
+        out.append(_merge_run(run))
+    else:
+        out.extend(run)
+
+
+def fills_one_element(
+    enc: Encoding, opts: dict[str, Any], run: list[Column], strict_run: bool = True
+) -> bool:
+    """On every page the run's leaves fill one element: their lowest common ancestor holds
+    no leaf of a neighbouring column, as a comment or a free-text body does (optional
+    label/value rows stay apart). ``strict_run``: the run must also be contiguous, and
+    ``density_scope="block"`` accepts any run."""
+    if strict_run and opts["density_scope"] == "block":
+        return True
+    for r in {r for c in run for r in c.cells}:
+        ks = sorted(k for c in run for k in c.cells.get(r, ()))
+        if len(ks) < 2:
+            continue
+        page = enc.pages[r]
+        nodes = enc.leaves[r].node
+        a = nodes[ks[0]]
+        for k in ks[1:]:
+            b = nodes[k]
+            while a >= 0 and not page.is_ancestor(a, b):
+                a = page.parent[a]
+            if a < 0:
+                return False
+        inside = set(ks)
+        lo, hi = ks[0], ks[-1]
+        for k in (lo - 1, hi + 1):
+            if 0 <= k < enc.n[r] and k not in inside and page.is_ancestor(a, nodes[k]):
+                return False
+        if strict_run and any(k not in inside for k in range(lo, hi + 1)):
+            return False
+    return True
+
+
+def _density(enc: Encoding, opts: dict[str, Any], block: list[Column]) -> float:
+    """Eq. 7: the leaves of the block over (most leaves on a page x pages)."""
+    cnt: Counter[int] = Counter()
+    for c in block:
+        for r, ks in c.cells.items():
+            cnt[r] += len(ks)
+    if not cnt:
+        return 1.0
+    mpages = len(cnt) if opts["density_pages"] == "present" else enc.m
+    return sum(cnt.values()) / (max(cnt.values()) * mpages)
+
+
+def _merge_run(run: list[Column]) -> Column:
+    b = Column("B")
+    for c in run:
+        for r, ks in c.cells.items():
+            b.cells.setdefault(r, []).extend(ks)
+        b.c0 |= c.c0
+        b.c1 |= c.c1
+    for ks in b.cells.values():
+        ks.sort()
+    return b

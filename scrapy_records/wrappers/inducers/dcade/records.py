@@ -1,0 +1,250 @@
+"""Record boundaries in the data regions of an aligned segment, and their replacement by
+recordset columns (Yuliana & Chang 2019, section 3.2.3, eq. 8-9).
+
+Entry points: :func:`detect_records` on the working columns, :func:`rec_detection` (eq.
+8-9 on a list of codes, as in the paper's Example 8). Options: ``record_match_levels``
+((1, 2, 4, 5)), ``record_min_score`` (0.5), ``record_tiebreak`` (on: among equally scored
+record starts prefer records that fill one element), ``record_resync`` (on: skip extra
+columns to the next block that starts like the first record).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, NamedTuple
+
+from scrapy_records.wrappers.inducers.dcade.columns import (
+    Column,
+    ListColumn,
+    column_codes,
+    column_level,
+    is_template,
+)
+from scrapy_records.wrappers.inducers.dcade.encoding import Encoding
+from scrapy_records.wrappers.inducers.dcade.rearrange import fills_one_element
+
+#: levels at which a stray column may join a record's field
+_FOLD_LEVELS = (1, 2, 4, 5, 6)
+
+
+class DataRegion(NamedTuple):
+    """A (sub)segment split on repeat patterns: its pattern type, its column period and its
+    first and last sub-landmark columns (tracked by identity)."""
+
+    ptype: str
+    period: int
+    first: Column
+    last: Column
+    right: list[int]
+
+
+def rec_detection(
+    codes: list[Any], ref_gap: int, p1: int, pK: int, pK1: int
+) -> tuple[int, int, int, list[int]]:
+    """Eq. 8-9 on a list of column codes (1-based positions, as in Example 8).
+
+    Returns ``(SDR, EDR, SR1, record starts)``; ``match`` is code equality.
+    """
+    G = ref_gap
+    sdr = max(p1 - G + 1, 1)
+    edr = min(pK + G - 1, pK1 - 1)
+    sr1, best = sdr, -1.0
+    for s in range(sdr, edr - 2 * G + 1):
+        score = sum(codes[s - 1 + i] == codes[s - 1 + G + i] for i in range(G)) / G
+        if score > best:
+            sr1, best = s, score
+        if score == 1:
+            break
+    starts = list(range(sr1, edr - G + 2, G))
+    return sdr, edr, sr1, starts
+
+
+def detect_records(
+    enc: Encoding,
+    opts: dict[str, Any],
+    rep_min: int,
+    seg: list[Column],
+    regions: list[DataRegion],
+) -> list[Column]:
+    """The segment with the records of each data region replaced by one
+    :class:`ListColumn` (``seg`` is changed in place too); empty columns are dropped."""
+    detector = _RecordDetector(enc, opts, rep_min, seg)
+    for region in regions:
+        detector.region(region)
+    return [c for c in seg if c.cells or isinstance(c, ListColumn)]
+
+
+def _region_bounds(seg: list[Column], region: DataRegion) -> tuple[int, int] | None:
+    """``(SDR, EDR)`` of eq. 8 (1-based columns), ``None`` when the region's landmarks
+    are gone or it overlaps a recordset already split out."""
+    G = region.period
+    pos = {id(c): i for i, c in enumerate(seg)}
+    if id(region.first) not in pos or id(region.last) not in pos or G < 1:
+        return None
+    p1, pK = pos[id(region.first)] + 1, pos[id(region.last)] + 1
+    pK1 = len(seg) + 1
+    for i in range(pK, len(seg)):
+        if seg[i].kind in ("MT", "L"):
+            pK1 = i + 1
+            break
+    sdr = max(p1 - G + 1, 1)
+    edr = min(pK + G - 1, pK1 - 1)
+    if any(seg[i - 1].kind == "L" for i in range(sdr, edr + 1)):
+        return None
+    return sdr, edr
+
+
+def _enough_records(blocks: list[list[Column | None]], rep_min: int) -> bool:
+    """Some page has at least ``rep_min`` records (else the "set" is two look-alikes)."""
+    per_page: Counter[int] = Counter()
+    for blk in blocks:
+        for r in {r for x in blk if x is not None for r in x.cells}:
+            per_page[r] += 1
+    return max(per_page.values(), default=0) >= rep_min
+
+
+def _list_column(blocks: list[list[Column | None]], G: int) -> ListColumn:
+    """The recordset column, without the fields no record fills (record-profile columns)."""
+    keep = [f for f in range(G) if any((x := b[f]) is not None and x.cells for b in blocks)]
+    if len(keep) < G:
+        blocks = [[b[f] for f in keep] for b in blocks]
+    return ListColumn(blocks, len(keep))
+
+
+class _RecordDetector:
+    def __init__(
+        self, enc: Encoding, opts: dict[str, Any], rep_min: int, seg: list[Column]
+    ) -> None:
+        self.enc = enc
+        self.o = opts
+        self.rep_min = rep_min
+        self.seg = seg
+
+    def region(self, region: DataRegion) -> None:
+        """Split the records of one data region out of the segment, if it has a set."""
+        bounds = _region_bounds(self.seg, region)
+        if bounds is None:
+            return
+        sdr, edr = bounds
+        G = region.period
+        sr1 = self.first_record(sdr, edr, G)
+        if sr1 is None:
+            return
+        blocks, end = self.records(sr1, G, edr)
+        if len(blocks) < 2 or not _enough_records(blocks, self.rep_min):
+            return
+        self.seg[sr1 - 1 : end] = [_list_column(blocks, G)]
+
+    def first_record(self, sdr: int, edr: int, G: int) -> int | None:
+        """SR1 of eq. 9: the start whose record best matches the next one, if good enough.
+
+        The second record may be cut by EDR (the last record of a list often lacks its
+        trailing separator). With ``record_tiebreak`` the starts within one period of the
+        first perfect score compete, and the one whose records fill their own element wins.
+        """
+        seg, tiebreak = self.seg, self.o["record_tiebreak"]
+        sr1, best = None, -1.0
+        scores: list[tuple[int, float]] = []
+        first_one = None
+        for s in range(sdr, edr - G + 1):
+            if first_one is not None and (s >= first_one + G or not tiebreak):
+                break
+            pairs = (
+                self.match(seg[s - 1 + i], seg[s - 1 + G + i])
+                for i in range(G)
+                if s - 1 + G + i < edr
+            )
+            score = sum(pairs) / G
+            scores.append((s, score))
+            if score > best:
+                sr1, best = s, score
+            if score == 1 and first_one is None:
+                first_one = s
+        if tiebreak and sr1 is not None:
+            ties = [x for x, sc in scores if sc >= best - 1e-9]
+            if len(ties) > 1:
+                sr1 = max(ties, key=lambda x: (self.contained_blocks(x, G, edr), -x))
+        if sr1 is None or best < self.o["record_min_score"]:
+            return None
+        return sr1
+
+    def records(self, sr1: int, G: int, edr: int) -> tuple[list[list[Column | None]], int]:
+        """The record blocks from ``sr1`` on, and the 1-based index of the last column taken.
+
+        With ``record_resync``, a break in the period (an extra column: an optional field, a
+        value in a column of its own) skips up to G-1 columns to the next block that starts
+        like the first record, folding the skipped ones into the previous record's fields.
+        """
+        seg = self.seg
+        schema: list[Column | None] = list(seg[sr1 - 1 : sr1 - 1 + G])
+        blocks: list[list[Column | None]] = [schema]
+        s = sr1 + G
+        while s <= edr:
+            blk = self.block_at(s, schema, G, edr)
+            if blk is None and self.o["record_resync"]:
+                for d in range(1, G):
+                    if s + d > edr:
+                        break
+                    cand = self.block_at(s + d, schema, G, edr)
+                    if cand is not None and self.match(cand[0], schema[0]):
+                        self.fold(blocks[-1], seg[s - 1 : s - 1 + d])
+                        s += d
+                        blk = cand
+                        break
+            if blk is None:
+                break
+            blocks.append(blk)
+            s += G
+        return blocks, s - 1
+
+    def block_at(
+        self, s: int, schema: list[Column | None], G: int, edr: int
+    ) -> list[Column | None] | None:
+        """The record starting at column ``s``, if at least half its columns match."""
+        blk = [self.seg[s - 1 + i] if s - 1 + i < edr else None for i in range(G)]
+        hits = sum(self.match(x, y) for x, y in zip(blk, schema) if x is not None)
+        present = sum(1 for x in blk if x is not None)
+        return None if (hits == 0 or hits * 2 < present) else blk
+
+    def match(self, a: Column | None, b: Column | None) -> bool:
+        """Eq. 9's ``match``: the same template, or one code at the coarser level of the two."""
+        if a is None or b is None:
+            return False
+        if not a.cells or not b.cells:
+            return True  # a record-profile column empty in this block: no evidence either way
+        enc = self.enc
+        ta, tb = is_template(enc, self.o, a), is_template(enc, self.o, b)
+        if ta or tb:
+            return ta and tb and a.c0 == b.c0
+        la, lb = column_level(enc, a), column_level(enc, b)
+        lo = max(la or 1, lb or 1, 1)
+        for L in self.o["record_match_levels"]:
+            if L >= lo and len(column_codes(enc, a, L) | column_codes(enc, b, L)) == 1:
+                return True
+        return False
+
+    def fold(self, block: list[Column | None], extras: list[Column]) -> None:
+        """Move the cells of ``extras`` into disjoint fields of ``block`` (same code first)."""
+        enc = self.enc
+        for x in extras:
+            xm = x.mask()
+            for f in block:
+                if f is None or f.kind not in ("D", "LM") or f.mask() & xm:
+                    continue
+                if any(
+                    len(column_codes(enc, f, L) | column_codes(enc, x, L)) == 1
+                    for L in _FOLD_LEVELS
+                ):
+                    f.absorb(x)
+                    break
+
+    def contained_blocks(self, sr1: int, G: int, edr: int, limit: int = 3) -> int:
+        """How many of the first ``limit`` records from ``sr1`` fill an element of their own."""
+        n = 0
+        for b in range(limit):
+            start = sr1 - 1 + b * G
+            if start + G > edr:
+                break
+            if fills_one_element(self.enc, self.o, self.seg[start : start + G], strict_run=False):
+                n += 1
+        return n

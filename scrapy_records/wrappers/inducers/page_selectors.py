@@ -1,0 +1,183 @@
+"""Selectors for the nodes of one page: XPath/CSS steps and paths, robust-first, evaluated
+on the page to check what they select (used while inducing, never while applying)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lxml import etree
+from parsel.csstranslator import HTMLTranslator
+
+from scrapy_records.page import Page
+from scrapy_records.wrappers.selectors import class_predicate, css_ident_ok, stable_id, stable_token
+
+_CSS = HTMLTranslator()
+
+
+class PageSelectors:
+    """One page's nodes as selector steps and paths, with the per-page caches they need."""
+
+    def __init__(self, page: Page):
+        self.page = page
+        self._ids: dict[str, int] | None = None
+        self._elkids: dict[int, list[Any]] = {}
+        self._step_counts: dict[int, dict[tuple[str, str | None], int]] = {}
+
+    def id_count(self, v: str) -> int:
+        """How many elements of the page have the id ``v``."""
+        if self._ids is None:
+            ids: dict[str, int] = {}
+            for e in self.page.el:
+                x = e.get("id")
+                if x:
+                    ids[x] = ids.get(x, 0) + 1
+            self._ids = ids
+        return self._ids.get(v, 0)
+
+    def stable_classes(self, i: int) -> list[str]:
+        return [c for c in self.page.classes(i) if stable_token(c)]
+
+    def first_class(self, i: int) -> str | None:
+        for c in self.page.classes(i):
+            if stable_token(c):
+                return c
+        return None
+
+    def el_children(self, p: int) -> list[Any]:
+        """The lxml element children of node p (dropped tags such as scripts included)."""
+        kids = self._elkids.get(p)
+        if kids is None:
+            kids = self._elkids[p] = [c for c in self.page.el[p] if isinstance(c.tag, str)]
+        return kids
+
+    def el_pos(self, i: int) -> int:
+        """1-based position of node i among its parent's element children (XPath ``*[k]``)."""
+        p = self.page.parent[i]
+        if p < 0:
+            return 1
+        e = self.page.el[i]
+        for k, c in enumerate(self.el_children(p)):
+            if c is e:
+                return k + 1
+        return 1  # pragma: no cover
+
+    def same_step_count(self, j: int, c: str | None) -> int:
+        """Siblings of j (itself included) with j's tag and ``c`` as first stable class."""
+        page = self.page
+        p = page.parent[j]
+        if p < 0:
+            return 1
+        cnt = self._step_counts.get(p)
+        if cnt is None:
+            cnt = self._step_counts[p] = {}
+            for x in page.children[p]:
+                key = (page.tag[x], self.first_class(x))
+                cnt[key] = cnt.get(key, 0) + 1
+        return cnt.get((page.tag[j], c), 0)
+
+    def step(self, i: int) -> tuple[str, str]:
+        """(xpath step, css step) for node i under its parent: tag, tag+class or tag[k]."""
+        page = self.page
+        tag = page.tag[i]
+        p = page.parent[i]
+        if p < 0:
+            return tag, tag
+        sibs = [j for j in page.children[p] if page.tag[j] == tag]
+        if len(sibs) == 1:
+            return tag, tag
+        mine = self.stable_classes(i)
+        for c in mine:
+            if not any(c in page.classes(j) for j in sibs if j != i):
+                css = f"{tag}.{c}" if css_ident_ok(c) else None
+                return f"{tag}[{class_predicate(c)}]", css or ""
+        # positional among same-tag element siblings; lxml counts the dropped elements of
+        # the same tag too, so count on the lxml tree
+        e = page.el[i]
+        k = 1
+        for c in self.el_children(p):
+            if c is e:
+                break
+            if isinstance(c.tag, str) and c.tag.lower() == tag:
+                k += 1
+        return f"{tag}[{k}]", f"{tag}:nth-of-type({k})"
+
+    def path(self, i: int) -> tuple[str, str | None, bool]:
+        """Absolute XPath (and CSS) of node i, anchored on the nearest ancestor with a stable,
+        unique id when there is one; third value: anchored by such an id."""
+        page = self.page
+        steps: list[tuple[str, str]] = []
+        j = i
+        anchor = None
+        while j >= 0:
+            v = page.el[j].get("id")
+            if v and stable_id(v) and self.id_count(v) == 1:
+                anchor = (page.tag[j], v)
+                break
+            steps.append(self.step(j))
+            j = page.parent[j]
+        steps.reverse()
+        if anchor is not None:
+            tag, v = anchor
+            xp = f"//{tag}[@id='{v}']"
+            css: str | None = f"{tag}#{v}" if css_ident_ok(v) else None
+        else:  # absolute from the root: "html > body > ..."
+            xp = ""
+            css = ""
+        for sx, sc in steps:
+            xp += "/" + sx
+            if css is not None:
+                css = (css + " > " + sc) if css else sc
+                if not sc:
+                    css = None
+        return xp, (css or None), anchor is not None
+
+    def suffixes(self, i: int, max_steps: int = 6) -> list[tuple[str, str | None]]:
+        """``//`` + the last m steps of node i's path, m = 1..max_steps (shortest first).
+
+        Robust to changes above the region (an extra banner, a shifted layout table):
+        verification on the sample pages keeps only the suffixes that stay exact.
+        """
+        page = self.page
+        steps: list[tuple[str, str]] = []
+        j = i
+        while j >= 0 and page.tag[j] not in ("body", "html") and len(steps) < max_steps:
+            steps.append(self.step(j))
+            j = page.parent[j]
+        steps.reverse()
+        out = []
+        for m in range(1, len(steps) + 1):
+            part = steps[-m:]
+            xp = "//" + "/".join(sx for sx, _ in part)
+            css = " > ".join(sc for _, sc in part) if all(sc for _, sc in part) else None
+            out.append((xp, css))
+        return out
+
+    def select(self, xp: str, ctx: Any = None) -> list[int] | None:
+        """Evaluate xp on the page (or ctx element); indices, or None if anything is off-page."""
+        try:
+            found = (ctx if ctx is not None else self.page.root).xpath(xp)
+        except etree.XPathError:
+            return None
+        if not isinstance(found, list):
+            return None
+        out = []
+        for e in found:
+            if not isinstance(e, etree._Element):
+                return None
+            try:
+                out.append(self.page.index(e))
+            except KeyError:
+                return None
+        return out
+
+
+def css_matches(sel: PageSelectors, css: str | None, expect: list[int]) -> str | None:
+    """``css`` when it selects exactly the nodes ``expect`` on the page, else ``None``."""
+    if not css:
+        return None
+    try:
+        xp = _CSS.css_to_xpath(css)
+    except Exception:  # cssselect raises several classes
+        return None
+    got = sel.select(xp)
+    return css if got is not None and sorted(got) == sorted(expect) else None
