@@ -406,7 +406,7 @@ def test_runtime_wrapper_path_builds_no_page_model(monkeypatch):
         r.text.replace("Lamp", "Desk") for r in first.result.main.records
     ]
     assert again.result.records[0].fields["title"] == "Desk model 1"
-    assert again.result.records[0].fields["title_url"] == "http://a.com/p/1"
+    assert again.result.records[0].fields["url"] == "http://a.com/p/1"
 
 
 def test_runtime_reports_bad_pages_without_raising():

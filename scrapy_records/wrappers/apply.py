@@ -19,6 +19,7 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.dates import current_relative_base
+from scrapy_records.fields.text import inline_text
 from scrapy_records.fields.values import decimal_style, parse_date_iso, parse_number, parse_price
 from scrapy_records.page import Page, parse_html
 from scrapy_records.results import Column, PageResult, Record, Region
@@ -104,6 +105,14 @@ def node_text(node: Any, dirty: set[Any] | None = None) -> str:
             return " ".join(t.split()) if t else ""
         return " ".join(" ".join(node.itertext(etree.Element)).split())
     return " ".join(" ".join(_TEXT_XP(node)).split())
+
+
+def value_text(node: Any) -> str:
+    """A field value's text: a text node's, or an element's read as mining reads a column
+    (:func:`~scrapy_records.fields.text.inline_text`: inline markup never splits it)."""
+    if isinstance(node, str):
+        return " ".join(node.split())
+    return inline_text(node)
 
 
 def parse_source(
@@ -247,7 +256,7 @@ class FieldReader:
                     else " ".join(raw.split())
                 )
             else:
-                v = node_text(n, dirty)
+                v = value_text(n)
                 if self.type in ("url", "image"):
                     v = _to_value(self.type, v, base)
             if v:
@@ -416,7 +425,7 @@ def _eval_fields(
                         else " ".join(raw.split())
                     )
                 else:
-                    v = node_text(node, dirty)
+                    v = value_text(node)
                     if ftype in ("url", "image"):
                         v = _to_value(ftype, v, base)
                 if v:
