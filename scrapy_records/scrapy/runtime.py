@@ -29,6 +29,7 @@ Wrapper life cycle per ``(site, template)`` (issue 7 item 4, issue 5 item 5):
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 import uuid
@@ -139,6 +140,18 @@ def site_of(url: str | None) -> str:
     return host[4:] if host.startswith("www.") else host or "local"
 
 
+_DIGITS = re.compile(r"\d+")
+
+
+def url_pattern(url: str) -> str:
+    """The path of ``url`` as a name pattern: digit runs become ``N``, the file extension
+    goes (``/shop/product/12.html`` -> ``shop-product-N``; the site root is ``home``)."""
+    path = urlsplit(url).path
+    parts = [p.rsplit(".", 1)[0] if "." in p else p for p in path.split("/") if p]
+    name = "-".join(_DIGITS.sub("N", p) for p in parts)
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_-")[:60] or "home"
+
+
 @dataclass
 class TemplateState:
     """What this process knows about one ``(site, template)``."""
@@ -165,6 +178,7 @@ class Outcome:
     url: str
     site: str = ""
     template: str | None = None
+    template_name: str | None = None  # readable: the URL path pattern of its first page
     result: PageResult | None = None
     source: str = ""  # "wrapper" or the extractor name
     wrapper_id: str | None = None
@@ -190,6 +204,7 @@ class RecordsRuntime:
         self.owner = f"{uuid.uuid4().hex[:12]}"
         self._lock = threading.RLock()
         self._groupers: dict[str, TemplateGrouper] = {}
+        self._names: dict[tuple[str, str], str] = {}  # (site, template) -> readable name
         self._states: dict[tuple[str, str], TemplateState] = {}
         self._emitted: set[tuple[str, str, int]] = set()
         self._emitted_pipeline: set[tuple[str, str, int]] = set()
@@ -273,6 +288,23 @@ class RecordsRuntime:
         with self._lock:
             tid = self._grouper(site).assign(sig)
             return self._alias.get((site, tid), tid), sig
+
+    def template_name(self, site: str, template: str, url: str) -> str:
+        """A readable name of a template, from the URL of its first page here (unique
+        within the site): ``/shop/page/2`` -> ``shop-page-N``."""
+        key = (site, template)
+        name = self._names.get(key)
+        if name is None:
+            with self._lock:
+                name = self._names.get(key)
+                if name is None:
+                    taken = {n for (s, _t), n in self._names.items() if s == site}
+                    base = url_pattern(url)
+                    name, k = base, 2
+                    while name in taken:
+                        name, k = f"{base}-{k}", k + 1
+                    self._names[key] = name
+        return name
 
     def _state(self, site: str, template: str, signature: Any, out: Outcome) -> TemplateState:
         # The first page of a template loads the stored wrapper while holding the lock, so
@@ -380,6 +412,8 @@ class RecordsRuntime:
         else:
             template, sig = None, None
         out.template = template
+        if template:
+            out.template_name = self.template_name(out.site, template, response.url)
 
         st = self._state(out.site, template, sig, out) if use_wrappers and template else None
         if st is not None and st.wrapper is not None:
