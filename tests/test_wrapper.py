@@ -280,7 +280,7 @@ def _mutations():
         return f
 
     return {
-        "wrong version": setter(["version"], 2),
+        "wrong version": setter(["version"], 3),
         "bool version": setter(["version"], True),
         "wrong format": setter(["format"], "something-else"),
         "missing record": drop("record"),

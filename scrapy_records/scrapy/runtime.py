@@ -57,6 +57,7 @@ from scrapy_records.scrapy.store import (
     redact_uri,
 )
 from scrapy_records.wrappers.induce import induce
+from scrapy_records.wrappers.pins import carry_over
 from scrapy_records.wrappers.templates import (
     Signature,
     TemplateGrouper,
@@ -167,6 +168,7 @@ class TemplateState:
     misfits: int = 0
     samples: list[tuple[str, Any]] = field(default_factory=list)
     inducing: bool = False
+    previous: Any = None  # the stale wrapper being replaced: its names carry over
     failed_inductions: int = 0
     checked: float = 0.0  # time.monotonic() of the last look at the store
 
@@ -483,7 +485,7 @@ class RecordsRuntime:
                     ": re-inducing" if self.config.reinduce == "stale" else "",
                 )
                 if self.config.reinduce == "stale":
-                    st.wrapper = None
+                    st.previous, st.wrapper = wrapper, None
                     st.samples.clear()
                     st.misfits = 0
         out.inc("records/wrapper/misfit")
@@ -508,6 +510,9 @@ class RecordsRuntime:
             ):
                 return
             wrapper = self._induce(samples, extractor, opts)
+            if wrapper is not None and st.previous is not None:
+                # the template's schema stays: the old names (pinned ones too) carry over
+                carry_over(wrapper, st.previous, [p for _u, _r, p, _res in samples])
             if wrapper is None:
                 with self._lock:
                     st.failed_inductions += 1
@@ -557,6 +562,7 @@ class RecordsRuntime:
             st.document = document if version is None else None
             st.samples.clear()
             st.misfits = 0
+            st.previous = None
         out.inc("records/wrapper/induced")
         out.new_wrappers.append(
             {

@@ -297,6 +297,8 @@ def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
 
 
 _TYPED = frozenset({"number", "price", "date"})
+#: a page fits only if at least this share of the required values is there
+MIN_REQUIRED_FILL = 0.5
 
 # the parsers are the costly part of typing and values repeat across records and pages
 _parse_number = lru_cache(maxsize=8192)(parse_number)
@@ -725,6 +727,7 @@ class CompiledWrapper:
             "missing_required": sorted(set(missing) | set(page_missing)),
             "type_errors": type_errors,
             "fit": round(fit, 4),
-            "fits": fit >= self.w.health.min_fit,
+            # a page whose records lack most required values does not fit, whatever its count
+            "fits": fit >= self.w.health.min_fit and (not slots or rfill >= MIN_REQUIRED_FILL),
         }
         return health, fit
