@@ -119,6 +119,7 @@ def test_a_crawl_reinducing_a_stale_template_keeps_the_pinned_name():
 
     crawler = get_crawler(
         settings_dict={
+            "RECORDS_WORKERS": 0,
             "RECORDS_WRAPPER_STORE": "memory:",
             "RECORDS_INDUCTION_SAMPLES": 2,
             "RECORDS_STALE_AFTER": 1,
@@ -126,7 +127,7 @@ def test_a_crawl_reinducing_a_stale_template_keeps_the_pinned_name():
     )
     rt = RecordsRuntime.for_crawler(crawler)
     meta = {"records_template": "list"}
-    for n in (1, 2):
+    for n in (1, 2, 8):  # two samples, then one more page: the wrapper is induced
         rt.mine(response(*shop(n)), meta)
     stored = rt.store.get("shop.example", "list")
     w = Wrapper.from_json(stored.document)

@@ -230,7 +230,9 @@ def test_per_extractor_options():
 
 # ------------------------------------------------------------ downloader middleware
 def _dmw(**settings):
-    crawler = get_crawler(settings_dict={"RECORDS_WRAPPER_STORE": "memory:", **settings})
+    crawler = get_crawler(
+        settings_dict={"RECORDS_WORKERS": 0, "RECORDS_WRAPPER_STORE": "memory:", **settings}
+    )
     crawler.stats.open_spider()
     return RecordsDownloaderMiddleware.from_crawler(crawler), crawler
 
@@ -288,7 +290,11 @@ def test_playwright_on_request():
 # ------------------------------------------------------------------- engine
 def test_runtime_mines_and_uses_meta_template():
     crawler = get_crawler(
-        settings_dict={"RECORDS_WRAPPER_STORE": "memory:", "RECORDS_INDUCTION_SAMPLES": 1}
+        settings_dict={
+            "RECORDS_WORKERS": 0,
+            "RECORDS_WRAPPER_STORE": "memory:",
+            "RECORDS_INDUCTION_SAMPLES": 1,
+        }
     )
     rt = RecordsRuntime.for_crawler(crawler)
     assert RecordsRuntime.for_crawler(crawler) is rt
@@ -296,7 +302,10 @@ def test_runtime_mines_and_uses_meta_template():
     out = rt.mine(resp, {"records_template": "lists"})
     assert out.error is None and out.template == "lists" and out.site == "a.com"
     assert len(out.result.main.records) == 8
-    assert out.stats["records/wrapper/induced"] == 1
+    # the one sample is kept; a template that goes on beyond it is worth a wrapper
+    assert "records/wrapper/induced" not in out.stats
+    out = rt.mine(html_response("http://a.com/list1", LIST_PAGE), {"records_template": "lists"})
+    assert out.source != "wrapper" and out.stats["records/wrapper/induced"] == 1
     assert [w["template"] for w in out.new_wrappers] == ["lists"]
     again = rt.mine(html_response("http://a.com/list2", LIST_PAGE), {"records_template": "lists"})
     assert again.source == "wrapper" and len(again.result.records) == 8
@@ -330,10 +339,11 @@ def test_runtime_dates_relative_to_the_response_date_header():
 
     sent = datetime(2020, 3, 3, 12, 0, tzinfo=timezone.utc).astimezone().replace(tzinfo=None)
     want = [(sent - timedelta(hours=i)).isoformat() for i in range(1, 9)]
-    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", induction_samples=1))
-    first = rt.mine(news("http://a.com/1", "Tue, 03 Mar 2020 12:00:00 GMT"))
-    assert first.source != "wrapper"
-    assert [r.fields["date"] for r in first.result.main.records] == want
+    rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:", induction_samples=1))
+    for k in (1, 9):  # a sample, then a page that starts the induction
+        first = rt.mine(news(f"http://a.com/{k}", "Tue, 03 Mar 2020 12:00:00 GMT"))
+        assert first.source != "wrapper"
+        assert [r.fields["date"] for r in first.result.main.records] == want
     again = rt.mine(news("http://a.com/2", "Tue, 03 Mar 2020 12:00:00 GMT"))
     assert again.source == "wrapper"
     assert [r.fields["date"] for r in again.result.records] == want
@@ -362,13 +372,16 @@ def test_wrapper_pages_emit_the_fields_mined_pages_emit():
         )
         return html_response(f"http://a.com/p/{k}", body)
 
-    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", induction_samples=1))
+    rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:", induction_samples=1))
+    rt.mine(product(0))  # the sample
     first = rt.mine(product(1))
     assert first.source == "auto" and first.result.main.extractor == "mibat"
     assert first.stats["records/wrapper/induced"] == 1
     again = rt.mine(product(2))
     assert again.source == "wrapper"
-    mined = RecordsRuntime(RecordsConfig(wrapper_store="memory:", wrappers=False)).mine(product(2))
+    mined = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:", wrappers=False)).mine(
+        product(2)
+    )
     want = [{k: v for k, v in r.fields.items() if v is not None} for r in mined.result.main.records]
     assert want[0] == {
         "date": "2025-01-03",
@@ -380,28 +393,17 @@ def test_wrapper_pages_emit_the_fields_mined_pages_emit():
     assert [r.fields for r in again.result.records] == want
 
 
-def test_runtime_wrapper_path_builds_no_page_model(monkeypatch):
-    """A page a stored wrapper extracts costs the signature walk and the selectors: the
-    page model is built only for unsupervised mining (grouped by the same signature)."""
-    import scrapy_records.scrapy.runtime as engine
-
-    built = []
-    real = engine.Page
-
-    class CountingPage(real):
-        def __init__(self, *a, **kw):
-            built.append(1)
-            super().__init__(*a, **kw)
-
-    monkeypatch.setattr(engine, "Page", CountingPage)
-    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", induction_samples=1))
+def test_runtime_wrapper_path_builds_no_page_model():
+    """A page a stored wrapper extracts costs the parse, the signature walk and the
+    selectors: the page model is built only for unsupervised mining."""
+    rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:", induction_samples=1))
+    rt.mine(html_response("http://a.com/list0", LIST_PAGE))
     first = rt.mine(html_response("http://a.com/list", LIST_PAGE))
     assert first.source != "wrapper" and first.stats["records/wrapper/induced"] == 1
-    assert len(built) == 1 and first.page is not None
+    assert first.built_page
     again = rt.mine(html_response("http://a.com/list2", LIST_PAGE.replace("Lamp", "Desk")))
     assert again.source == "wrapper" and again.template == first.template
-    assert len(again.result.records) == 8 and again.page is None
-    assert len(built) == 1  # no page model for the wrapper page
+    assert len(again.result.records) == 8 and not again.built_page
     assert [r.text for r in again.result.records] == [
         r.text.replace("Lamp", "Desk") for r in first.result.main.records
     ]
@@ -410,7 +412,7 @@ def test_runtime_wrapper_path_builds_no_page_model(monkeypatch):
 
 
 def test_runtime_reports_bad_pages_without_raising():
-    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", max_nodes=50))
+    rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:", max_nodes=50))
     out = rt.mine(html_response("http://a.com/", "<ul>" + "<li>x</li>" * 200 + "</ul>"))
     assert out.skipped == "too_large"
     out = rt.mine(html_response("http://a.com/", "   "))
@@ -457,7 +459,9 @@ def test_preview_is_neutralised_and_annotated():
 
 # -------------------------------------------------------------------- pipeline
 def _pipeline(**settings):
-    crawler = get_crawler(settings_dict={"RECORDS_WRAPPER_STORE": "memory:", **settings})
+    crawler = get_crawler(
+        settings_dict={"RECORDS_WORKERS": 0, "RECORDS_WRAPPER_STORE": "memory:", **settings}
+    )
     crawler.stats.open_spider()
     return RecordsPipeline.from_crawler(crawler), crawler
 
@@ -603,8 +607,11 @@ def test_records_and_wrappers_commands(tmp_path, capsys):
 
 
 def test_runtime_stale_wrapper_is_reinduced():
-    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", induction_samples=1, stale_after=2))
+    rt = RecordsRuntime(
+        RecordsConfig(workers=0, wrapper_store="memory:", induction_samples=1, stale_after=2)
+    )
     meta = {"records_template": "lists"}
+    rt.mine(html_response("http://a.com/0", LIST_PAGE), meta)  # the sample
     first = rt.mine(html_response("http://a.com/1", LIST_PAGE), meta)
     assert first.stats["records/wrapper/induced"] == 1
     # the site changed its layout: the same records now sit in table rows
@@ -622,7 +629,8 @@ def test_runtime_stale_wrapper_is_reinduced():
     assert second.stats["records/wrapper/misfit"] == 1
     assert len(second.result.records) == 8  # the misfit page is mined unsupervised: nothing lost
     third = rt.mine(html_response("http://a.com/3", table), meta)
-    assert third.stats["records/wrapper/stale"] == 1
+    assert third.stats["records/wrapper/stale"] == 1  # sampling starts again with this page
+    third = rt.mine(html_response("http://a.com/3b", table), meta)
     assert third.stats["records/wrapper/induced"] == 1  # re-induced from the new layout
     assert third.new_wrappers[0]["status"] == "updated" and third.new_wrappers[0]["version"] == 2
     fourth = rt.mine(html_response("http://a.com/4", table), meta)
@@ -632,9 +640,12 @@ def test_runtime_stale_wrapper_is_reinduced():
 
 def test_runtime_never_reinduce_policy():
     rt = RecordsRuntime(
-        RecordsConfig(wrapper_store="memory:", induction_samples=1, stale_after=1, reinduce="never")
+        RecordsConfig(
+            workers=0, wrapper_store="memory:", induction_samples=1, stale_after=1, reinduce="never"
+        )
     )
     meta = {"records_template": "lists"}
+    rt.mine(html_response("http://a.com/0", LIST_PAGE), meta)
     rt.mine(html_response("http://a.com/1", LIST_PAGE), meta)
     other = (
         "<html><body><ol>"
@@ -649,7 +660,7 @@ def test_runtime_never_reinduce_policy():
 
 
 def test_meta_extractor_and_options():
-    rt = RecordsRuntime(RecordsConfig(wrapper_store="memory:", wrappers=False))
+    rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:", wrappers=False))
     out = rt.mine(html_response("http://a.com/", LIST_PAGE), {"records_extractor": "stem"})
     assert out.source == "stem" and out.stats["records/extractor/stem/pages"] == 1
     assert out.result.main is not None and all(r.extractor == "stem" for r in out.result.regions)
@@ -761,7 +772,7 @@ def test_wrapper_store_password_is_never_logged(caplog):
         "redis://:s3cret@127.0.0.1:1/0?history=many",
         "ftp://user:s3cret@host/x?password=s3cret",
     ):
-        rt = RecordsRuntime(RecordsConfig(wrapper_store=uri))
+        rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store=uri))
         with caplog.at_level("INFO"):
             assert type(rt.store).__name__ == "MemoryStore"  # this crawl only
     assert "cannot open wrapper store 'redis://127.0.0.1:1/0?history=many'" in caplog.text
@@ -773,16 +784,20 @@ LISTS = {"records_template": "lists"}
 
 
 def _induced_during_outage() -> tuple[QueueingStore, RecordsRuntime, Any]:
-    """A runtime whose store is down when it induces the ``lists`` wrapper (induction after
-    one page, the store looked at again on every page); returns the first page's outcome."""
+    """A runtime whose store is down when it induces the ``lists`` wrapper (induction on the
+    page after one sample, the store looked at again on every page); returns that page's
+    outcome."""
     store = QueueingStore()
-    rt = RecordsRuntime(RecordsConfig(induction_samples=1, store_refresh=0.001), store=store)
+    rt = RecordsRuntime(
+        RecordsConfig(workers=0, induction_samples=1, store_refresh=0.001), store=store
+    )
     store.down = True
+    rt.mine(html_response("http://a.com/0", LIST_PAGE), LISTS)
     return store, rt, rt.mine(html_response("http://a.com/1", LIST_PAGE), LISTS)
 
 
 def test_wrapper_stored_by_a_replay_is_recognised_as_our_own(caplog):
-    with caplog.at_level("INFO", logger="scrapy_records.scrapy.runtime"):
+    with caplog.at_level("INFO", logger="scrapy_records"):
         store, rt, first = _induced_during_outage()
         w = first.new_wrappers[0]
         assert (w["stored"], w["version"], w["base_version"]) == (False, None, None)
@@ -807,7 +822,7 @@ def test_replay_lost_to_another_worker_adopts_its_wrapper(caplog):
     store.down = False
     store.replay()  # conflict: the other worker's version 1 stays
     time.sleep(0.005)
-    with caplog.at_level("INFO", logger="scrapy_records.scrapy.runtime"):
+    with caplog.at_level("INFO", logger="scrapy_records"):
         second = rt.mine(html_response("http://a.com/2", LIST_PAGE), LISTS)
     assert second.stats["records/wrapper/adopted"] == 1
     assert second.source == "wrapper" and second.wrapper_version == 1
@@ -816,7 +831,9 @@ def test_replay_lost_to_another_worker_adopts_its_wrapper(caplog):
 
 def test_induction_lease_is_renewed_during_a_slow_induction():
     store = QueueingStore()
-    rt = RecordsRuntime(RecordsConfig(induction_samples=1, lease_seconds=0.15), store=store)
+    rt = RecordsRuntime(
+        RecordsConfig(workers=0, induction_samples=1, lease_seconds=0.15), store=store
+    )
     induce = rt._induce
     held_by_other = []
 
@@ -826,6 +843,7 @@ def test_induction_lease_is_renewed_during_a_slow_induction():
         return induce(*args, **kw)
 
     rt._induce = slow_induce
+    rt.mine(html_response("http://a.com/0", LIST_PAGE), {"records_template": "lists"})
     out = rt.mine(html_response("http://a.com/1", LIST_PAGE), {"records_template": "lists"})
     assert out.stats["records/wrapper/induced"] == 1
     assert held_by_other == [False]  # still ours after 0.4 s with a 0.15 s lease
@@ -936,6 +954,7 @@ def test_store_backends_resolved_by_scheme(tmp_path):
 def test_store_backend_from_setting():
     crawler = get_crawler(
         settings_dict={
+            "RECORDS_WORKERS": 0,
             "RECORDS_WRAPPER_STORE": "fake://bucket/wrappers",
             "RECORDS_WRAPPER_STORES": {"fake": f"{__name__}._FakeStore"},
         }

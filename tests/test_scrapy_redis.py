@@ -102,7 +102,7 @@ def test_redis_stopped_mid_crawl_does_not_stop_the_crawl(tmp_path):
     settings = {
         "RECORDS_INDUCTION_SAMPLES": 2,
         "RECORDS_STORE_REFRESH": 0.01,
-        "DOWNLOAD_DELAY": 0.1,
+        "DOWNLOAD_DELAY": 0.3,  # pages go on arriving after the first induction
         "CONCURRENT_REQUESTS": 1,
     }
     with RedisServer() as server, DemoSite() as site:

@@ -4,7 +4,8 @@ Enable everything with one line in ``settings.py``::
 
     ADDONS = {"scrapy_records.Addon": 300}
 
-See ``README.md ("Use it with Scrapy")`` for the settings, the manual middleware recipe, items and stores.
+See ``docs/scrapy.md`` and ``docs/settings.md`` for the settings, the manual middleware
+recipe, items, feeds and stores.
 """
 
 from scrapy_records.scrapy.addon import Addon

@@ -9,9 +9,10 @@ It installs the components at these priorities (the manual recipe, documented in
 
 and writes every ``RECORDS_*`` default at ``addon`` priority (project, spider and command line
 settings win), and the ``csv`` feed exporter that writes one row per record and one column
-per field (unless ``FEED_EXPORTERS`` names one for ``csv``). When ``RECORDS_PLAYWRIGHT`` or ``RECORDS_PLAYWRIGHT_AUTO`` is on and
-scrapy-playwright is installed, it also installs scrapy-playwright's download handlers and
-launches Chromium from ``RECORDS_BROWSER_PATH`` (unless ``PLAYWRIGHT_LAUNCH_OPTIONS`` is set).
+per field (unless ``FEED_EXPORTERS`` names one for ``csv``). When ``RECORDS_PLAYWRIGHT``
+or ``RECORDS_PLAYWRIGHT_AUTO`` is on and scrapy-playwright is installed, it also installs
+scrapy-playwright's download handlers and launches Chromium from ``RECORDS_BROWSER_PATH``
+(unless ``PLAYWRIGHT_LAUNCH_OPTIONS`` is set).
 """
 
 from __future__ import annotations

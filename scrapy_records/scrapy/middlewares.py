@@ -7,8 +7,9 @@
 * :class:`RecordsSpiderMiddleware` mines every selected response and yields
   :class:`~scrapy_records.scrapy.items.RecordItem` (and new
   :class:`~scrapy_records.scrapy.items.WrapperItem`) next to the callback's own output, which
-  passes through untouched. Mining runs in Twisted's thread pool (``RECORDS_THREADED``) so
-  the reactor keeps downloading while a page is analysed.
+  passes through untouched. Mining runs in worker processes (``RECORDS_WORKERS``), waited for
+  in Twisted's thread pool (``RECORDS_THREADED``), so the reactor keeps downloading while a
+  page is analysed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Any
 
 from scrapy import Request, signals
 from scrapy.http import HtmlResponse, Response, TextResponse
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.threads import deferToThread
 
 from scrapy_records.scrapy.component import RecordsComponent
 from scrapy_records.scrapy.items import RecordItem, WrapperItem
@@ -138,22 +141,15 @@ class RecordsSpiderMiddleware(RecordsComponent):
             yield item
 
     def _start(self, response: Response) -> Any:
-        """Start mining (in a worker thread when ``RECORDS_THREADED``); return an awaitable."""
+        """Start mining (waited for in Twisted's thread pool when ``RECORDS_THREADED``);
+        return an awaitable. Nothing is parsed here: parsing belongs with mining, off the
+        reactor thread."""
         meta = {
             k: response.meta.get(k)
             for k in ("records", "records_extractor", "records_template", "records_wrappers")
             if k in response.meta
         }
-        # Build (or reuse) the response's lxml tree here, in the reactor thread: the
-        # spider callback and the page model then share one parse.
-        try:
-            response.selector  # noqa: B018
-        except Exception:  # pragma: no cover - the page model reports the problem
-            pass
         if self.config.threaded:
-            from scrapy.utils.defer import maybe_deferred_to_future
-            from twisted.internet.threads import deferToThread
-
             return maybe_deferred_to_future(deferToThread(self.runtime.mine, response, meta))
         fut: Any = _done(self.runtime.mine(response, meta))
         return fut

@@ -18,6 +18,7 @@ from scrapy_records.scrapy.store import StoreError, VersionConflict
 
 logger = logging.getLogger(__name__)
 
+
 class RecordsPipeline(RecordsComponent):
     """See the module docstring. Priority 300 in the add-on."""
 

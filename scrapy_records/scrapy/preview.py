@@ -25,6 +25,7 @@ from parsel.selector import create_root_node
 from scrapy_records.scrapy.settings import DEFAULT_BROWSER_ARGS, DEFAULT_BROWSER_PATH
 
 #: Outline colours, one per region (cycled).
+_CELL_STYLE = "padding:1px 6px;border-top:1px solid #ddd"
 COLOURS = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324"]
 CSP = "default-src 'none'; img-src * data:; style-src * 'unsafe-inline'; font-src * data:"
 _DANGEROUS = (
@@ -164,7 +165,8 @@ def _panel(url: str | None, result: Any, title: str | None) -> str:
             {k for rec in region.records for k in rec.fields}
         )
         out.append(
-            f'<div style="margin-top:6px"><span style="background:{colour};color:#fff;padding:1px 5px">'
+            f'<div style="margin-top:6px"><span style="background:{colour};'
+            f'color:#fff;padding:1px 5px">'
             f"region {r}</span> {e(region.extractor)} · confidence {region.confidence:.2f} · "
             f"{len(region.records)} records · <code>{e(region.xpath)}</code></div>"
         )
@@ -177,8 +179,7 @@ def _panel(url: str | None, result: Any, title: str | None) -> str:
         for i, rec in enumerate(region.records[:200]):
             cells = (
                 "".join(
-                    f"<td style='padding:1px 6px;border-top:1px solid #ddd'>{e(_short(rec.fields.get(c)))}</td>"
-                    for c in cols
+                    f"<td style='{_CELL_STYLE}'>{e(_short(rec.fields.get(c)))}</td>" for c in cols
                 )
                 if cols
                 else f"<td style='padding:1px 6px'>{e(_short(rec.text))}</td>"

@@ -3,7 +3,8 @@
 :class:`RecordsConfig` is the table: each field is one setting. Components read it once per
 crawler with :meth:`RecordsConfig.from_settings` (in ``from_crawler``); the add-on writes the
 defaults at ``addon`` priority from :data:`SETTINGS`, which is derived from the same fields,
-and ``docs/settings.md`` is generated from it (``python -m scrapy_records.scrapy.settings``).
+and ``docs/settings.md`` is generated from it
+(``python -m scrapy_records.scrapy.settings --write docs/settings.md``).
 """
 
 from __future__ import annotations
@@ -170,11 +171,26 @@ class RecordsConfig:
         ["text/html", "application/xhtml+xml"],
         "Content types that are mined (stat `records/skipped/non_html` for the rest).",
     )
+    workers: int | None = setting(
+        "RECORDS_WORKERS",
+        None,
+        "Worker processes that parse, mine and induce (fed the response's bytes, URL and"
+        " encoding; results come back as plain data): throughput grows with the cores and the"
+        " reactor never waits on the GIL. `None`: the machine's cores; `0`: in the calling"
+        " thread (no processes to start: small crawls, tests, debugging).",
+        "int",
+    )
+    worker_timeout: float = setting(
+        "RECORDS_WORKER_TIMEOUT",
+        60.0,
+        "Seconds of work a page may take in a worker process; a page past it (or whose worker"
+        " dies) is counted in `records/errors`, the crawl goes on.",
+    )
     threaded: bool = setting(
         "RECORDS_THREADED",
         True,
-        "Run parsing, extraction and induction in Twisted's thread pool instead of the reactor"
-        " thread.",
+        "Wait for mining in Twisted's thread pool instead of the reactor thread (with"
+        " `RECORDS_WORKERS = 0`, mining itself runs there).",
     )
     preview_dir: str | None = setting(
         "RECORDS_PREVIEW_DIR",
@@ -319,5 +335,18 @@ def settings_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def write_settings_doc(path: str) -> None:
+    """Replace the settings table in the Markdown file ``path`` (between its markers)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("\n", text.index("<!-- settings table:")) + 1
+    end = text.index("<!-- end of settings table -->")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text[:start] + settings_table() + text[end:])
+
+
 if __name__ == "__main__":  # pragma: no cover - documentation generator
-    sys.stdout.write(settings_table())
+    if len(sys.argv) > 2 and sys.argv[1] == "--write":
+        write_settings_doc(sys.argv[2])
+    else:
+        sys.stdout.write(settings_table())

@@ -298,6 +298,11 @@ class TemplateGrouper:
         if all(t != tid for t, _ in self._clusters):
             self._clusters.append((tid, sig))
 
+    def count(self, tid: str) -> str:
+        """Count one more page of the known template ``tid``; returns it."""
+        self.counts[tid] = self.counts.get(tid, 0) + 1
+        return tid
+
     def best(self, sig: Signature) -> tuple[str | None, float]:
         """The most similar cluster and its similarity (``(None, 0.0)`` when empty)."""
         best_id, best_sim = None, -1.0

@@ -132,10 +132,10 @@ class WrapperStore(abc.ABC):
         """
         return True
 
-    def release_lease(self, site: str, template: str, owner: str) -> None:
-        """Give the lease back (no-op when not held)."""
+    def release_lease(self, site: str, template: str, owner: str) -> None:  # noqa: B027
+        """Give the lease back (no-op when not held; backends without leases need nothing)."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a backend without resources needs nothing
         """Release resources."""
 
     def __enter__(self) -> WrapperStore:

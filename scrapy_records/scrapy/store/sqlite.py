@@ -1,4 +1,4 @@
-"""The default wrapper store: one SQLite file, by default ``<project>/.scrapy/records/wrappers.sqlite``.
+"""The default wrapper store: one SQLite file (``<project>/.scrapy/records/wrappers.sqlite``).
 
 Safe with several processes: the database runs in WAL mode with a busy timeout, and every
 update is one ``BEGIN IMMEDIATE`` transaction that checks the expected version and writes the
@@ -59,7 +59,7 @@ def default_sqlite_path() -> str:
 
 
 class SQLiteStore(WrapperStore):
-    """:class:`WrapperStore` on one SQLite file (``sqlite:///path`` or ``sqlite`` for the default)."""
+    """:class:`WrapperStore` on one SQLite file (``sqlite:///path``; ``sqlite``: the default)."""
 
     @classmethod
     def from_uri(cls, uri: str) -> SQLiteStore:
@@ -198,7 +198,8 @@ class SQLiteStore(WrapperStore):
             if row and row[0] != owner and row[1] > now:
                 return False  # held by another owner (the empty transaction just commits)
             cur.execute(
-                "INSERT OR REPLACE INTO leases (site, template, owner, expires) VALUES (?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO leases (site, template, owner, expires)"
+                " VALUES (?, ?, ?, ?)",
                 (site, template, owner, now + ttl),
             )
         return True

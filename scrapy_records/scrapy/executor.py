@@ -1,0 +1,165 @@
+"""Where mining runs: worker processes (``RECORDS_WORKERS`` > 0) or the calling thread.
+
+:class:`Executor` runs the plain-data functions of :mod:`scrapy_records.scrapy.worker`.
+With workers, a page's CPU work happens in another process: the reactor thread never waits
+on the GIL for it and throughput grows with the cores. A call blocks only the Twisted
+pool thread that made it. A worker that crashes, or a page that runs past
+``RECORDS_WORKER_TIMEOUT``, costs that page (:class:`WorkerError`), never the crawl: the pool
+is replaced and the next pages go to fresh workers.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from types import SimpleNamespace
+from typing import Any, TypeVar
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class WorkerError(RuntimeError):
+    """A page's work was lost: its worker crashed or it ran past the time budget."""
+
+
+class _Timeout(Exception):
+    """Raised in a worker by its alarm (a page past its budget)."""
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise _Timeout()
+
+
+def _init_worker() -> None:
+    # a worker ignores Ctrl-C (the crawl stops it) and aborts a page by its own alarm
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGALRM, _alarm)
+
+
+def _call(fn: Callable[[T], R], arg: T, seconds: float) -> R:
+    """Run ``fn(arg)`` in a worker with an alarm after ``seconds`` (Python code between
+    two steps of the page's work sees it)."""
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn(arg)
+    except _Timeout:
+        raise WorkerError(f"page ran past its {seconds:g} s budget") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+@contextmanager
+def _main_not_imported() -> Iterator[None]:
+    """Start worker processes without importing the crawl's ``__main__`` in them.
+
+    multiprocessing re-imports the parent's main script in every new process; a crawl
+    started from a script without an ``if __name__ == "__main__"`` guard (a common way to
+    run ``CrawlerProcess``) would then crawl again in each worker. A main module whose
+    spec is named ``__main__`` is the one case multiprocessing does not import again. The
+    workers only need the library's own modules, which they import by name."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = main.__dict__.get("__spec__", _MISSING)
+    main.__spec__ = SimpleNamespace(name="__main__")  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if saved is _MISSING:
+            del main.__spec__
+        else:
+            main.__spec__ = saved
+
+
+_MISSING = object()
+
+
+class Executor:
+    """Runs a function on a job in ``workers`` processes, or in the calling thread (0)."""
+
+    def __init__(self, workers: int, timeout: float = 60.0) -> None:
+        self.workers = max(0, int(workers))
+        self.timeout = float(timeout)
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.RLock()
+        self.restarts = 0
+
+    def _get_pool(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                # forkserver: never fork the crawl's process (its threads and reactor)
+                methods = multiprocessing.get_all_start_methods()
+                ctx = multiprocessing.get_context(
+                    "forkserver" if "forkserver" in methods else "spawn"
+                )
+                self._pool = ProcessPoolExecutor(
+                    self.workers, mp_context=ctx, initializer=_init_worker
+                )
+            return self._pool
+
+    def run(self, fn: Callable[[T], R], job: T) -> R:
+        """``fn(job)``, in a worker process when there are workers.
+
+        :raises WorkerError: the worker crashed or the job ran past the time budget.
+        """
+        if not self.workers:
+            return fn(job)
+        pool = self._get_pool()
+        try:
+            with self._lock, _main_not_imported():  # submit may start a worker process
+                future: Future[R] = pool.submit(_call, fn, job, self.timeout)
+        except (BrokenProcessPool, RuntimeError):
+            self._replace(pool, "the worker pool was broken")
+            raise WorkerError("the worker pool was broken; the next pages get a new one") from None
+        try:
+            # a page stuck in C code never sees its alarm: give up on it a little later
+            return future.result(timeout=self.timeout * 1.5 + 5)
+        except BrokenProcessPool:
+            self._replace(pool, "a worker process died")
+            raise WorkerError("its worker process died") from None
+        except FutureTimeout:
+            self._replace(pool, f"a page ran past {self.timeout:g} s in C code")
+            raise WorkerError(f"page ran past its {self.timeout:g} s budget") from None
+
+    def _replace(self, pool: ProcessPoolExecutor, why: str) -> None:
+        """Drop a broken or stuck pool (its processes are killed); the next call starts a
+        new one."""
+        with self._lock:
+            if self._pool is not pool:
+                return  # another thread replaced it already
+            self._pool = None
+            self.restarts += 1
+        logger.warning("scrapy_records: %s: starting new worker processes", why)
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            try:
+                proc.kill()
+            except (OSError, AttributeError):
+                pass
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def default_workers() -> int:
+    """The machine's cores (the CPUs this process may use)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

@@ -1,0 +1,215 @@
+"""Mining one page and inducing one template's wrapper, as functions of plain data.
+
+:func:`mine_page` and :func:`induce_template` take everything they need in their job (the
+response's bytes, the site's templates and wrappers as JSON) and return plain results, so
+they run the same in a worker process (``RECORDS_WORKERS``) or in a thread: the records
+are the same either way. Parsing happens here, never in the reactor thread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from scrapy_records.api import extract
+from scrapy_records.errors import (
+    EmptyDocumentError,
+    NotHTMLError,
+    PageTooLargeError,
+    RecordsError,
+    WrapperError,
+)
+from scrapy_records.fields.dates import http_date_base, relative_to
+from scrapy_records.page import Page, parse_html
+from scrapy_records.results import PageResult, Region
+from scrapy_records.wrappers.induce import induce
+from scrapy_records.wrappers.pins import carry_over
+from scrapy_records.wrappers.templates import Signature, page_signature, similarity
+from scrapy_records.wrappers.wrapper import Wrapper
+
+
+@dataclass(frozen=True)
+class TemplateRef:
+    """A template of the site as the worker needs it: its signature and its wrapper."""
+
+    id: str
+    signature: dict[str, Any] | None
+    wrapper: str | None = None  # the wrapper's JSON document
+
+
+@dataclass
+class PageJob:
+    """One response to mine (see :func:`mine_page`)."""
+
+    url: str
+    body: bytes
+    encoding: str | None
+    date: bytes | None  # the response's Date header: relative dates count from it
+    extractor: str
+    options: dict[str, Any]
+    min_records: int = 2
+    max_bytes: int = 5 * 1024 * 1024
+    max_nodes: int = 150_000
+    threshold: float = 0.6
+    use_wrappers: bool = True
+    fixed_template: str | None = None  # ``meta["records_template"]``
+    templates: tuple[TemplateRef, ...] = ()
+
+
+@dataclass
+class MinedPage:
+    """What :func:`mine_page` found."""
+
+    signature: dict[str, Any] | None = None
+    template: str | None = None  # the known template the page belongs to (None: new)
+    result: PageResult | None = None
+    source: str = ""  # "wrapper" or the extractor's name
+    wrapper_fits: bool | None = None  # None: no wrapper applied
+    skipped: str | None = None
+    error: str | None = None
+    built_page: bool = False  # the page model was built (unsupervised mining)
+    seconds: float = 0.0  # CPU seconds
+
+
+#: compiled wrappers by their document's digest (a worker applies a site's wrappers again
+#: and again: compile once)
+_WRAPPERS: OrderedDict[str, Wrapper] = OrderedDict()
+_WRAPPER_CACHE = 128
+
+
+def _wrapper(document: str) -> Wrapper:
+    key = hashlib.blake2b(document.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    w = _WRAPPERS.get(key)
+    if w is None:
+        w = _WRAPPERS[key] = Wrapper.from_json(document)
+        if len(_WRAPPERS) > _WRAPPER_CACHE:
+            _WRAPPERS.popitem(last=False)
+    else:
+        _WRAPPERS.move_to_end(key)
+    return w
+
+
+def _template(sig: Signature, job: PageJob) -> str | None:
+    """The known template most similar to the page (at least the threshold), as
+    :class:`~scrapy_records.wrappers.templates.TemplateGrouper` chooses it."""
+    best, best_sim = None, -1.0
+    for ref in job.templates:
+        if ref.signature is None:
+            continue
+        s = similarity(sig, Signature.from_dict(ref.signature))
+        if s > best_sim:
+            best, best_sim = ref.id, s
+    return best if best is not None and best_sim >= job.threshold else None
+
+
+def mine_page(job: PageJob) -> MinedPage:
+    """Mine one page: its template, then the template's wrapper when it has one and the page
+    fits, else the unsupervised extractors. Never raises."""
+    t0 = time.process_time()
+    out = MinedPage()
+    try:
+        with relative_to(http_date_base(job.date)):
+            _mine(job, out)
+    except (NotHTMLError, EmptyDocumentError) as exc:
+        out.skipped, out.error = "non_html", str(exc)
+    except PageTooLargeError as exc:
+        out.skipped, out.error = "too_large", str(exc)
+    except Exception as exc:  # one page never breaks the crawl
+        out.error = f"{type(exc).__name__}: {exc}"
+    out.seconds = time.process_time() - t0
+    return out
+
+
+def _mine(job: PageJob, out: MinedPage) -> None:
+    root, _, encoding = parse_html(
+        job.body, job.url, encoding=job.encoding, max_bytes=job.max_bytes
+    )
+    if job.fixed_template:
+        out.template = job.fixed_template
+    elif job.use_wrappers:
+        sig = page_signature(root, max_nodes=job.max_nodes)
+        out.signature = sig.to_dict()
+        out.template = _template(sig, job)
+    ref = next((t for t in job.templates if t.id == out.template), None)
+    if job.use_wrappers and ref is not None and ref.wrapper is not None:
+        w = _wrapper(ref.wrapper)
+        result = w.extract(root, url=job.url)
+        health = result.regions[0].meta.get("health") if result.regions else None
+        out.wrapper_fits = bool(health and health.get("fits"))
+        w.stale = False  # the runtime, not this shared copy, decides when a wrapper is stale
+        if out.wrapper_fits:
+            out.result, out.source = result, "wrapper"
+            return
+    page = Page(root, job.url, encoding=encoding, max_nodes=job.max_nodes)
+    out.built_page = True
+    out.result = extract(
+        page, url=job.url, extractor=job.extractor, min_records=job.min_records, **job.options
+    )
+    out.source = job.extractor
+
+
+@dataclass
+class Sample:
+    """One page kept for induction: its bytes and what mining found on it."""
+
+    url: str
+    body: bytes
+    encoding: str | None
+    date: bytes | None
+    regions: list[Region] = field(default_factory=list)
+
+
+@dataclass
+class InductionJob:
+    """The samples of one template and how to induce its wrapper."""
+
+    samples: list[Sample]
+    extractor: str
+    inducer: str
+    max_bytes: int = 5 * 1024 * 1024
+    max_nodes: int = 150_000
+    previous: str | None = None  # the wrapper being replaced: its names carry over
+
+
+def induce_template(job: InductionJob) -> str:
+    """The induced wrapper's JSON document.
+
+    The samples are parsed again (a parse is the cheap part of mining); their mined regions
+    are reused when the inducer is the extractor, so induction does not mine again and the
+    wrapper's fields carry the names the mined records carry.
+
+    :raises RecordsError: no wrapper holds on the samples.
+    """
+    pages = []
+    for s in job.samples:
+        with relative_to(http_date_base(s.date)):
+            root, _, enc = parse_html(s.body, s.url, encoding=s.encoding, max_bytes=job.max_bytes)
+        pages.append(Page(root, s.url, encoding=enc, max_nodes=job.max_nodes))
+    mined = [s.regions for s in job.samples] if job.inducer == job.extractor else None
+    with relative_to(http_date_base(job.samples[0].date)):
+        try:
+            wrapper = induce(pages, extractor=job.inducer, regions=mined)
+        except (RecordsError, ValueError):
+            wrapper = _single_page_wrapper(pages, job.samples)
+        if job.previous is not None:
+            carry_over(wrapper, Wrapper.from_json(job.previous), pages)
+    return wrapper.to_json()
+
+
+def _single_page_wrapper(pages: list[Page], samples: list[Sample]) -> Wrapper:
+    """When no wrapper holds on all samples together: one sample's main region as a
+    wrapper, the first that finds records on every sample."""
+    for page, s in zip(pages, samples):
+        region = s.regions[0] if s.regions else None
+        if region is None:
+            continue
+        try:
+            w = Wrapper.from_region(region, page)
+        except (RecordsError, ValueError):
+            continue
+        if all(w.extract(p, url=p.url).records for p in pages):
+            return w
+    raise WrapperError("no wrapper finds records on every sample page")
