@@ -15,7 +15,7 @@ collapsed, punctuation stripped at both ends). A field is correct on a page when
 its values equals one of the page's gold values, or its values joined by a space equal all
 gold values joined by a space. Each attribute is mapped to the field with the most correct
 test pages (greedy, one field per attribute: an oracle mapping, so names do not change the
-score; the mapped names are printed). Attribute precision = correct / test pages where the
+score; the mapped names are printed, with ``=other`` for fields exactly as good). Attribute precision = correct / test pages where the
 mapped field has a value, recall = correct / test pages with a gold value; a site scores
 the mean F1 over its attributes; the total is the mean over sites.
 
@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import logging
 import statistics
 import sys
 import time
@@ -115,9 +116,14 @@ def correct(values: list[str], gold: list[str]) -> bool:
 
 def score_site(
     preds: list[dict[str, list[str]]], golds: list[dict[str, list[str]]], attrs: list[str]
-) -> tuple[float, dict[str, tuple[str | None, float, float, float]]]:
-    """Mean attribute F1 and ``{attr: (field, P, R, F1)}`` for the test pages."""
-    fields = sorted({f for p in preds for f in p})
+) -> tuple[float, dict[str, tuple[str | None, float, float, float]], dict[str, list[str]]]:
+    """Mean attribute F1, ``{attr: (field, P, R, F1)}`` for the test pages, and per
+    attribute the other fields exactly as good as the mapped one (same correct pages, same
+    pages with a value). Ties in the mapping go to the first field in record order."""
+    fields: list[str] = []
+    for p in preds:
+        fields += [f for f in p if f not in fields]
+    order = {f: i for i, f in enumerate(fields)}
     hits: dict[tuple[str, str], int] = {}
     for a in attrs:
         for f in fields:
@@ -126,7 +132,9 @@ def score_site(
                 hits[(a, f)] = n
     mapping: dict[str, str] = {}
     used: set[str] = set()
-    for (a, f), _n in sorted(hits.items(), key=lambda kv: (-kv[1], kv[0])):
+    n_pred = {f: sum(1 for p in preds if f in p) for f in fields}
+    ranked = sorted(hits.items(), key=lambda kv: (-kv[1], n_pred[kv[0][1]], order[kv[0][1]]))
+    for (a, f), _n in ranked:
         if a in mapping or f in used:
             continue
         mapping[a] = f
@@ -138,12 +146,19 @@ def score_site(
         if f is None:
             per[a] = (None, 0.0, 0.0, 0.0)
             continue
-        n_pred = sum(1 for p in preds if f in p)
         c = hits[(a, f)]
-        P = c / n_pred if n_pred else 0.0
+        P = c / n_pred[f] if n_pred[f] else 0.0
         R = c / n_gold if n_gold else 0.0
         per[a] = (f, P, R, 2 * P * R / (P + R) if P + R else 0.0)
-    return (statistics.mean(x[3] for x in per.values()) if per else 0.0), per
+    ties = {
+        a: [
+            g
+            for g in fields
+            if g != f and hits.get((a, g)) == hits[(a, f)] and n_pred[g] == n_pred[f]
+        ]
+        for a, f in mapping.items()
+    }
+    return (statistics.mean(x[3] for x in per.values()) if per else 0.0), per, ties
 
 
 # ----------------------------------------------------------------- naive reference
@@ -248,13 +263,14 @@ def run_site(site: str, samples: list[Any], args: argparse.Namespace) -> dict[st
         preds = [record_fields(w.extract(s.body, s.url)) for s in tests]
         train_preds = [record_fields(w.extract(s.body, s.url)) for s in train]
         ratio = float("nan") if args.no_timing else _timing(w, tests)
-    f1, per = score_site(preds, golds, attrs)
+    f1, per, ties = score_site(preds, golds, attrs)
     const, nav = _template_fields(train_preds, kinds)
     n_fields = statistics.median(sum(1 for f in p if not _twin(f)) for p in preds) if preds else 0
     return {
         "site": site,
         "f1": f1,
         "per": per,
+        "ties": ties,
         "fields": n_fields,
         "const": const,
         "nav": nav,
@@ -307,13 +323,20 @@ def main() -> int:
         f"{'ind_s':>5} {'x_lxml':>6}  attribute->field (F1)"
     )
     results = []
-    etree.use_global_python_log(etree.PyErrorLog())  # keep libxml2 quiet
+    # libxml2's parse messages ("ID already defined") go to a silenced logger
+    logging.getLogger("detail.libxml2").setLevel(logging.CRITICAL + 1)
+    etree.use_global_python_log(etree.PyErrorLog("detail.libxml2"))
     for site in sorted(by_site):
         if wanted and not any(w in site for w in wanted):
             continue
         res = run_site(site, by_site[site], args)
         results.append(res)
-        mapped = ", ".join(f"{a}->{f or '-'} ({F:.2f})" for a, (f, _P, _R, F) in res["per"].items())
+        mapped = ", ".join(
+            f"{a}->{f or '-'}"
+            + (f"={'='.join(res['ties'][a][:3])}" if res["ties"].get(a) else "")
+            + f" ({F:.2f})"
+            for a, (f, _P, _R, F) in res["per"].items()
+        )
         recs = Counter(res["records"])
         rec_s = "/".join(str(k) for k in sorted(recs)) if recs else "-"
         print(

@@ -8,7 +8,8 @@ A data column is named by the first rule that applies (the column's ``evidence``
    glued before it in its own leaf ("MSRP: $61,550" -> ``msrp``);
 2. ``itemprop``: schema.org microdata (``itemprop``) on the value's element or an ancestor
    close to it, or a microformat class (``tel``, ``fn``, ``adr``...);
-3. ``type``: what every value is (``email``, ``website``, ``phone``, ``date``, ``price``);
+3. ``type``: what every value is (``email``, ``website``, ``phone``, ``price``, ``address``
+   for a street address, ``date``);
 4. ``class``: a meaningful class or id word of the element
    (:func:`scrapy_records.fields.naming.best_token`, camel humps read as word breaks);
 5. ``tag``: ``h1`` -> ``title``, the page ``title`` -> ``page_title``, ``h2``-``h6`` ->
@@ -56,6 +57,12 @@ _EMPTY_WORDS = frozenset(
     "value values val text txt data content contents info information detail details field "
     "fields body main inner wrapper attribute attr attributes links link none".split()
 )
+#: a street address: a house number, words, a street word (English-speaking sites)
+_STREET_RE = re.compile(
+    r"^\d+[\w/-]*\s+(?:[\w.'-]+\s+){0,4}(?:st|street|rd|road|ave|avenue|blvd|boulevard|dr|"
+    r"drive|hwy|highway|ln|lane|way|pl|place|ct|court|pkwy|parkway|sq|square|ter|terrace)\b",
+    re.I,
+)
 _PHONE_RE = re.compile(r"^\+?\(?\d[\d\s().\-/]{5,}\d$")
 _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.\w+$")
 _WEB_RE = re.compile(r"^(?:https?://|www\.)\S+$", re.I)
@@ -70,8 +77,8 @@ def _values(c: SchemaColumn) -> list[str]:
 
 
 def type_name(values: Sequence[str]) -> str | None:
-    """The name every value's form gives (``email``, ``website``, ``phone``, ``date``,
-    ``price``), else None."""
+    """The name every value's form gives (``email``, ``website``, ``phone``, ``price``,
+    ``address``, ``date``), else None."""
     vals = [" ".join(v.split()).strip(_EDGE) for v in values if v and v.strip(_EDGE)]
     if not vals:
         return None
@@ -80,6 +87,7 @@ def type_name(values: Sequence[str]) -> str | None:
         ("website", lambda v: bool(_WEB_RE.match(v))),
         ("phone", lambda v: bool(_PHONE_RE.match(v)) and sum(ch.isdigit() for ch in v) >= 7),
         ("price", lambda v: all(token_type(w) == "CURRENCY" for w in v.split())),
+        ("address", lambda v: bool(_STREET_RE.match(v))),
         ("date", lambda v: token_type(v.split()[0]) == "DATE" and len(v.split()) <= 4),
     )
     for name, ok in checks:

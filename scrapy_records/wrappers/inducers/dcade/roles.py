@@ -42,6 +42,8 @@ _MAX_UP = 3
 #: leaves looked at before a value when searching its label
 _LABEL_SCAN = 4
 _TYPED = frozenset({"DATE", "CURRENCY", "INTEGER", "DECIMAL", "PERCENT"})
+#: words that join a form's parts, never a value
+_CONNECTIVES = frozenset("or and to of by at in on - | / all any none".split())
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,31 @@ def _signature(page: Page, node: int) -> tuple[str, str]:
     return page.tag[node], " ".join(page.classes(node))
 
 
+_CONTROLS = frozenset({"input", "select", "textarea", "button", "option"})
+_FORM = _CONTROLS | {"form"}
+
+
+def _value_like(text: str) -> bool:
+    """Could be a value: not a label ("Zip:"), not a connective ("or"), has a letter or
+    digit."""
+    t = text.strip()
+    if t.endswith((":", "：")) or not any(ch.isalnum() for ch in t):
+        return False
+    return t.lower() not in _CONNECTIVES
+
+
+def _in_form(page: Page, node: int) -> bool:
+    """Inside a form, or beside a form control: a search box's words, not a value."""
+    i, up = node, 0
+    while i >= 0 and up <= 3:
+        if page.tag[i] in _FORM:
+            return True
+        i, up = page.parent[i], up + 1
+    p = page.parent[node]
+    near = list(page.children[node]) + (list(page.children[p]) if p >= 0 else [])
+    return any(page.tag[c] in _CONTROLS for c in near)
+
+
 def _glued_typed(text: str) -> bool:
     """``Label: value`` in one leaf, the value a date, price or number."""
     head, sep, rest = text.partition(":")
@@ -258,8 +285,10 @@ def coinciding_values(
             continue
         r = rows[0]
         text = c.values[r]
-        if not isinstance(text, str) or text.rstrip().endswith((":", "：")):
-            continue  # a label, never a value
+        if not isinstance(text, str) or not _value_like(text):
+            continue
+        if any(_in_form(pages[q], leaves[q].node[c.leaves[q][0]]) for q in rows):
+            continue
         vnode = leaves[r].node[c.leaves[r][0]]
         if ci in labels:
             one = next(iter(labels[ci][1].values()))

@@ -91,6 +91,19 @@ def _reads_as_template(word: str) -> bool:
     return word.endswith((":", "：")) or not any(ch.isalnum() for ch in word)
 
 
+def _balanced(s: str) -> bool:
+    """Brackets open and close inside ``s``."""
+    depth = 0
+    for ch in s:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
 def leaf_skeleton(values: Sequence[str]) -> LeafSkeleton | None:
     """The template runs shared by ``values`` (one leaf text per page), or None when the
     values hold no template words worth splitting on (see the module docstring)."""
@@ -120,7 +133,10 @@ def leaf_skeleton(values: Sequence[str]) -> LeafSkeleton | None:
     run_text = tuple(" ".join(r) for r in runs)
     slots = []
     for g in range(len(runs) + 1):
-        if any(split_value(t, run_text, g) for t in texts):
+        parts = [split_value(t, run_text, g) for t in texts]
+        if any(not _balanced(x) for x in parts):
+            return None  # the template words sit inside brackets: "(50,000 - 249,999)"
+        if any(parts):
             slots.append(g)
     if not slots or len(slots) > MAX_SLOTS:
         return None

@@ -58,13 +58,15 @@ def _attribute(kind: str) -> str | None:
 
 
 def _worth_a_field(c: SchemaColumn, rows: list[int]) -> bool:
-    """A data column the record keeps: text with a letter or digit, seen on two pages (or
-    labelled: one page cannot show that it varies)."""
+    """A data column the record keeps: text with a letter or digit, not labels, seen on
+    two pages (or labelled: one page cannot show that it varies)."""
     if c.kind not in ("text", "href"):
         return False
     vals = [v for v in c.values if isinstance(v, str)]
     if c.kind == "text" and not any(ch.isalnum() for v in vals for ch in v):
         return False
+    if c.kind == "text" and sum(v.rstrip().endswith((":", "：")) for v in vals) * 2 >= len(vals):
+        return False  # labels the alignment left in a data column
     return len(rows) >= 2 or bool(c.label_text)
 
 

@@ -16,7 +16,7 @@ block above the value shifts absolute positions, not ids or labels). A label or 
 anchor needs a scan of the document; when the absolute path also reproduces every value, the
 selector reads it first, checked by the same label or attribute, and scans only when it finds
 nothing: ``P[check] | /html[not(P[check])]//anchor...`` costs one absolute path on a page
-of the template.
+of the template (``P`` may count positions from the end, see ``end``).
 """
 
 from __future__ import annotations
@@ -236,6 +236,13 @@ def _id_anchor(sel: SchemaSelectors, rows: list[int], targets: dict) -> str | No
     return None
 
 
+def stable_path(sel: SchemaSelectors, rows: list[int], nodes: dict[int, int]) -> str | None:
+    """The absolute path of ``nodes`` (one per page) when it is the same on every page,
+    else the path with positions counted from the end (:func:`end_path`), else None."""
+    same = _same(sel.absx(r, nodes[r]) for r in rows)
+    return same or end_path(sel, rows, {r: (nodes[r], "") for r in rows})
+
+
 def end_path(sel: SchemaSelectors, rows: list[int], targets: dict) -> str | None:
     """The absolute path with the positions that differ between pages counted from the
     end (``h5[last()]``, ``li[last()-1]``) when those agree: an optional element before
@@ -286,6 +293,7 @@ def _label_anchor(
         return None
     text = lab[0]
     steps, checks = set(), set()
+    lcas: dict[int, int] = {}
     for r in rows:
         page = sel.pages[r]
         ln = lab[1][r].node
@@ -300,7 +308,8 @@ def _label_anchor(
         down = sel.rel(r, a, node) if node != a else ""
         steps.add((page.tag[ln], test, page.depth[ln] - page.depth[a], down + suf))
         to_label = sel.rel(r, a, ln) if ln != a else "self::*"
-        checks.add((sel.absx(r, a), f"[{to_label}{test}]", down + suf))
+        checks.add((to_label, down + suf))
+        lcas[r] = a
     if len(steps) != 1:
         return None
     tag, test, up, down = steps.pop()
@@ -309,8 +318,10 @@ def _label_anchor(
         xp += "/" + down.lstrip("/")
     check = ""
     if len(checks) == 1:
-        base, pred, dn = checks.pop()
-        check = base + pred + ("/" + dn.lstrip("/") if dn else "")
+        to_label, dn = checks.pop()
+        base = stable_path(sel, rows, lcas)
+        if base:
+            check = base + f"[{to_label}{test}]" + ("/" + dn.lstrip("/") if dn else "")
     return xp, check
 
 
@@ -329,7 +340,7 @@ def _attr_anchor(sel: SchemaSelectors, rows: list[int], targets: dict) -> tuple[
             continue
         pred = f"[@{attr}={xlit(val)}]"
         if all(sel.attr_count(r, attr, tag, val) == 1 for r in rows):
-            check = _same(sel.absx(r, targets[r][0]) for r in rows)
+            check = stable_path(sel, rows, {r: targets[r][0] for r in rows})
             return f"//{tag}{pred}{suf}", (f"{check}{pred}{suf}" if check else "")
     return None
 
@@ -379,7 +390,8 @@ def column_xpath(
             best, best_xp = (n - wrong, -wrong), xp
     assert best is not None
     check = checked.get(best_xp)
-    if check and pos and scores.get(pos, -1) >= best[0]:
-        # fast path first: the absolute path, checked; the anchored scan when it misses
+    if check:
+        # fast path first: the absolute path, checked by the same label or attribute (a
+        # wrong row cannot pass); the anchored scan only when it finds nothing
         best_xp = f"{check} | /html[not({check})]{best_xp}"
     return best_xp, best[0]
