@@ -15,13 +15,14 @@ collapsed, punctuation stripped at both ends). A field is correct on a page when
 its values equals one of the page's gold values, or its values joined by a space equal all
 gold values joined by a space. Each attribute is mapped to the field with the most correct
 test pages (greedy, one field per attribute: an oracle mapping, so names do not change the
-score; the mapped names are printed, with ``=other`` for fields exactly as good). Attribute precision = correct / test pages where the
-mapped field has a value, recall = correct / test pages with a gold value; a site scores
-the mean F1 over its attributes; the total is the mean over sites.
+score; the mapped names are printed, with ``=other`` for fields exactly as good).
+Attribute precision = correct / test pages where the mapped field has a value, recall =
+correct / test pages with a gold value; a site scores the mean F1 over its attributes; the
+total is the mean over sites.
 
 Also per site: ``fields`` the fields emitted per test page (median; the ``_raw`` and
-``_currency`` twins of typed fields not counted, as the README counts fields), ``const`` the fields
-whose value is the same on every training page where they occur (template text that
+``_currency`` twins of typed fields not counted, as the README counts fields), ``const``
+the fields whose value is the same on every training page where they occur (template text that
 leaked into the record), ``nav`` the URL fields whose link text is the same on every
 training page (navigation), ``ind_s`` the induction time (5 pages, parsing included) and
 ``x_lxml`` the application cost relative to lxml's parse of the same bytes (median over
