@@ -28,8 +28,8 @@ from typing import Any
 
 from scrapy_records.api import PAGE_OPTIONS
 from scrapy_records.errors import WrapperError
-from scrapy_records.fields.naming import label_name
 from scrapy_records.extractors import BUILTIN_EXTRACTORS
+from scrapy_records.fields.naming import label_name
 from scrapy_records.page import Page, as_page
 from scrapy_records.results import Region
 from scrapy_records.wrappers.inducers.intersect import intersect_induce, mined_regions
