@@ -144,9 +144,7 @@ def test_tc6_labels_are_mandatory_templates_values_mandatory_data():
 
 def test_tc7_optional_field_above_support():
     pages = [
-        product(
-            *x, extra=("<tr><th>Discount:</th><td>%d%%</td></tr>" % (10 + i)) if i in (0, 2) else ""
-        )
+        product(*x, extra=f"<tr><th>Discount:</th><td>{10 + i}%</td></tr>" if i in (0, 2) else "")
         for i, x in enumerate(PRODUCTS)
     ]
     s = induce_schema(pages)
@@ -340,7 +338,9 @@ def results_page(i, years):
     rows = "".join(
         f"<tr><td><b>{y}</b></td>"
         + "".join(
-            f"<td>{'-' if rnd.random() < 0.6 else rnd.choice(RESULTS) + str(rnd.randint(1, 99))}</td>"
+            "<td>"
+            + ("-" if rnd.random() < 0.6 else rnd.choice(RESULTS) + str(rnd.randint(1, 99)))
+            + "</td>"
             for _ in range(4)
         )
         + "</tr>"

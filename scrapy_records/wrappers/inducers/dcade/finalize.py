@@ -18,7 +18,7 @@ from typing import Any
 from scrapy_records.fields.naming import label_name
 from scrapy_records.wrappers.inducers.dcade.columns import Column, ListColumn, column_level
 from scrapy_records.wrappers.inducers.dcade.encoding import Encoding
-from scrapy_records.wrappers.inducers.dcade.names import name_columns
+from scrapy_records.wrappers.inducers.dcade.names import container_name, name_columns
 from scrapy_records.wrappers.inducers.dcade.roles import coinciding_values, navigation_links
 from scrapy_records.wrappers.inducers.dcade.schema import RecordSet, Schema, SchemaColumn
 from scrapy_records.wrappers.inducers.dcade.subleaf import leaf_skeleton, split_value
@@ -55,7 +55,7 @@ def build_schema(
         for ci in navigation_links_in_set(enc, rs):
             _relabel(rs.columns[ci], template=True, role="navigation")
         lc = cols[rs.column_index]
-        lc.name = _list_label(cols, rs.column_index) or "list"
+        lc.name = _list_label(cols, rs.column_index) or _list_container(enc, rs) or "list"
         name_columns(pages, leaves, rs.columns, row_pages, list_label=lc.name)
     name_columns(pages, leaves, cols)
     return Schema(enc.m, cols, rsets, mts, dict(opts))
@@ -86,6 +86,16 @@ def _cut_glued_label(c: SchemaColumn) -> None:
         (x is None) == (y is None) for x, y in zip(c.values, vals)
     ):
         c.values, c.split, c.label_text = vals, (runs, 1), runs[0]
+
+
+def _list_container(enc: Encoding, rs: RecordSet) -> str | None:
+    """The class or id word of the element around a recordset's records."""
+    items = []
+    for f in rs.columns:
+        if f.data:
+            items = [(r, enc.leaves[r].node[ks[0]]) for (r, _k), ks in zip(rs.rows, f.leaves) if ks]
+            break
+    return container_name(enc.pages, items) if items else None
 
 
 def _list_label(cols: Sequence[SchemaColumn], i: int) -> str | None:

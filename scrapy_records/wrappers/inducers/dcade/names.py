@@ -102,7 +102,7 @@ def _attr_name(page: Page, node: int) -> str | None:
     while i >= 0 and up <= _ATTR_UP:
         prop = page.attr(i, "itemprop")
         if prop and prop.split():
-            return slug(prop.split()[0])
+            return slug(_words(prop.split()[0]).replace("-", "_"))
         for c in page.classes(i):
             if c.lower() in MICROFORMATS:
                 return MICROFORMATS[c.lower()]
@@ -138,6 +138,20 @@ def _class_name(page: Page, node: int) -> str | None:
     :meth:`ColumnNamer.data_name`)."""
     p = page.parent[node]
     return _own_class_name(page, p) if p >= 0 else None
+
+
+def container_name(pages: Sequence[Page], nodes: Sequence[tuple[int, int]]) -> str | None:
+    """A class or id word of the element holding a list's items (``(page, item element)``
+    pairs): its parent, else its grandparent."""
+    names = []
+    for r, x in nodes:
+        page = pages[r]
+        p = page.parent[x]
+        n = _own_class_name(page, p) if p >= 0 else None
+        if n is None and p >= 0 and page.parent[p] >= 0:
+            n = _own_class_name(page, page.parent[p])
+        names.append(n)
+    return _majority(names)
 
 
 def _tag_name(page: Page, node: int) -> str | None:
@@ -193,10 +207,12 @@ class ColumnNamer:
             n = label_name(c.label_text)
             if n:
                 return n, "label"
-        if c.split is None:
+        if c.split is None or not c.split[1] or not label_name(c.split[0][c.split[1] - 1]):
+            # (a value cut after a glued label is named by it, else by the label before
+            # its leaf: "<b>Pages</b>: 320")
             lab = column_label(self.pages, self.leaves, self.cols, ci, self.where)
             if lab is not None:
-                c.label_text = lab[0]
+                c.label_text = c.label_text or lab[0]
                 n = label_name(lab[0])
                 if n:
                     return n, "label"

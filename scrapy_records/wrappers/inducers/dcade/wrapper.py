@@ -6,8 +6,9 @@ Entry point: :func:`schema_to_wrapper`. One record per page (``/html``) whose fi
 data of ``TableA``: the columns labelled MD/OD (values that vary across the pages, values
 cut out of leaves with template words, values coinciding on the sample in a label/value
 list), not the template (MT/OT), not the navigation links (a link whose text is template).
-A recordset becomes a list: a ``multiple`` field when its records hold one text value (the
-authors of a book), else a nested list of records.
+A recordset becomes a list: a ``multiple`` field when its records hold one text value, else
+a nested list of records; sibling values too few to be a recordset (one or two authors on
+every sample page) become a ``multiple`` field as well (:mod:`siblings`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from scrapy_records.errors import RecordsError
 from scrapy_records.wrappers.inducers.dcade.schema import RecordSet, Schema, SchemaColumn
+from scrapy_records.wrappers.inducers.dcade.siblings import sibling_sets
 from scrapy_records.wrappers.inducers.dcade.subleaf import xpath_of_gap
 from scrapy_records.wrappers.inducers.dcade.tokens import token_type
 from scrapy_records.wrappers.inducers.dcade.xpaths import (
@@ -76,8 +78,13 @@ def _table_fields(sel: SchemaSelectors, schema: Schema) -> tuple[list[FieldSpec]
     fields: list[FieldSpec] = []
     fill: dict[str, float] = {}
     taken = {c.name for c in schema.columns}
+    sets = {s.columns[0]: s for s in sibling_sets(sel, schema)}
+    in_sets = {k for s in sets.values() for k in s.columns + s.links}
     for ci, c in enumerate(schema.columns):
-        if not c.data or c.kind == "list":
+        if ci in sets:
+            fields += [f for f in (sets[ci].field, sets[ci].url) if f is not None]
+            continue
+        if not c.data or c.kind == "list" or ci in in_sets:
             continue
         rows = [r for r in range(schema.m) if c.leaves[r]]
         if not rows or not _worth_a_field(c, rows):
