@@ -8,6 +8,8 @@ Quick use::
         print(record.fields)
 """
 
+from typing import Any
+
 from scrapy_records._version import __version__
 from scrapy_records.api import extract
 from scrapy_records.errors import (
@@ -24,8 +26,9 @@ from scrapy_records.results import Column, PageResult, Record, Region
 from scrapy_records.wrappers import Wrapper, induce
 
 
-def __getattr__(name: str):
-    # The add-on is imported on first use: library users do not import Scrapy's machinery.
+def __getattr__(name: str) -> Any:
+    # The add-on is imported on first use: library users do not import Scrapy's machinery
+    # (about 0.3 s), which the add-on's package pulls in.
     if name == "Addon":
         from scrapy_records.scrapy.addon import Addon
 

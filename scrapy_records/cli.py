@@ -19,12 +19,14 @@ import argparse
 import csv
 import json
 import sys
+import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import unquote, urlsplit
 
 from scrapy_records.api import extract
 from scrapy_records.errors import RecordsError
+from scrapy_records.results import PageResult
 from scrapy_records.wrappers.induce import induce
 from scrapy_records.wrappers.wrapper import Wrapper
 
@@ -34,8 +36,6 @@ def read_source(spec: str, timeout: float = 30.0) -> tuple[bytes, str | None]:
     if spec == "-":
         return sys.stdin.buffer.read(), None
     if spec.startswith(("http://", "https://")):
-        import urllib.request
-
         req = urllib.request.Request(
             spec, headers={"User-Agent": "scrapy-records (+https://scrapy.org)"}
         )
@@ -48,8 +48,10 @@ def read_source(spec: str, timeout: float = 30.0) -> tuple[bytes, str | None]:
     return path.read_bytes(), path.resolve().as_uri()
 
 
-def _rows(result, all_regions: bool) -> list[dict[str, Any]]:
-    regions = result.regions if all_regions else ([result.main] if result.main else [])
+def _rows(result: PageResult, all_regions: bool) -> list[dict[str, Any]]:
+    """One row per record: the main region's, or every region's with ``all_regions``."""
+    main = result.main
+    regions = result.regions if all_regions else ([main] if main else [])
     rows = []
     for rno, region in enumerate(regions):
         for k, rec in enumerate(region.records):
@@ -66,7 +68,8 @@ def _rows(result, all_regions: bool) -> list[dict[str, Any]]:
     return rows
 
 
-def write_rows(rows: list[dict[str, Any]], fmt: str, out) -> None:
+def write_rows(rows: list[dict[str, Any]], fmt: str, out: TextIO) -> None:
+    """Write ``rows`` as ``json``, ``jsonl`` or ``csv`` (list values joined by `` | ``)."""
     if fmt == "json":
         json.dump(rows, out, ensure_ascii=False, indent=2)
         out.write("\n")
@@ -87,7 +90,7 @@ def write_rows(rows: list[dict[str, Any]], fmt: str, out) -> None:
         raise ValueError(fmt)
 
 
-def cmd_extract(args) -> int:
+def cmd_extract(args: argparse.Namespace) -> int:
     body, url = read_source(args.source)
     options = json.loads(args.options) if args.options else {}
     result = extract(body, url=args.url or url, extractor=args.extractor, **options)
@@ -98,19 +101,21 @@ def cmd_extract(args) -> int:
     return 0
 
 
-def _summary(result, out) -> None:
+def _summary(result: PageResult, out: TextIO) -> None:
+    """One line per region (``*`` marks the main one), with its columns."""
     out.write(f"{result.url}: {len(result.regions)} region(s)\n")
     for i, r in enumerate(result.regions):
         mark = "*" if i == 0 and result.main is not None else " "
         cols = ", ".join(c.name for c in r.columns)
         out.write(
-            f"{mark}{i:>3} {r.extractor:<8} conf={r.confidence:.2f} records={len(r.records):<4} {r.xpath}\n"
+            f"{mark}{i:>3} {r.extractor:<8} conf={r.confidence:.2f} "
+            f"records={len(r.records):<4} {r.xpath}\n"
         )
         if cols:
             out.write(f"       columns: {cols}\n")
 
 
-def cmd_induce(args) -> int:
+def cmd_induce(args: argparse.Namespace) -> int:
     pages = []
     for spec in args.pages:
         body, url = read_source(spec)
@@ -126,7 +131,7 @@ def cmd_induce(args) -> int:
     return 0
 
 
-def cmd_apply(args) -> int:
+def cmd_apply(args: argparse.Namespace) -> int:
     wrapper = Wrapper.from_json(Path(args.wrapper).read_text(encoding="utf-8"))
     rows: list[dict[str, Any]] = []
     for spec in args.pages:

@@ -23,6 +23,7 @@ class Column:
     :param fill: share of the region's records that have a value in this column.
     :param xpath: the column's XPath relative to the record root, when one path selects it.
     :param evidence: where the name came from (``itemprop``, ``class``, ``label``, ``type``...).
+    :param multiple: each record holds a list of values (a repeated part: comments, tags).
     """
 
     name: str
@@ -30,6 +31,7 @@ class Column:
     fill: float = 1.0
     xpath: str | None = None
     evidence: str | None = None
+    multiple: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -38,6 +40,7 @@ class Column:
             "fill": round(float(self.fill), 4),
             "xpath": self.xpath,
             "evidence": self.evidence,
+            "multiple": self.multiple,
         }
 
 
@@ -77,7 +80,8 @@ class Region:
 
     :param extractor: the name of the extractor (or ``wrapper:<id>``) that found it.
     :param xpath: absolute XPath of the region's parent element.
-    :param confidence: in ``[0, 1]``; comparable across extractors (see :mod:`~scrapy_records.extractors.ranking`).
+    :param confidence: in ``[0, 1]``; comparable across extractors (see
+        :mod:`~scrapy_records.extractors.ranking`).
     :param meta: extractor-specific details (JSON-ready), e.g. MDR's ``g``/``start``/``covered``.
     :param parent: pre-order index of the parent in the page (not serialised).
     """

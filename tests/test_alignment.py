@@ -100,7 +100,7 @@ def test_urls_and_images_are_absolute_against_base_href(products):
             "https://other.example/black",
         ],
     )
-    assert link.type == "url" and link.name == "title_url"
+    assert link.type == "url" and link.name == "url"  # the main link
     image = column_of(
         cols,
         vals,
@@ -111,7 +111,7 @@ def test_urls_and_images_are_absolute_against_base_href(products):
             "https://shop.example/catalog/img/black.jpg",
         ],
     )
-    assert image.type == "image" and image.name == "thumb"
+    assert image.type == "image" and image.name == "image"  # its type, before its class
 
 
 def test_static_template_text_is_not_a_column(products):
@@ -135,13 +135,13 @@ def test_column_xpath_selects_the_values_in_each_record(products):
     page, cols, vals = products
     roots = nodes(page, "li", "product")
     title = by_name(cols)["title"]
-    href = by_name(cols)["title_url"]
+    href = by_name(cols)["url"]
     price = by_name(cols)["price"]
     assert title.xpath == "a" and href.xpath == "a/@href" and price.xpath == "span[1]"
     for r, v in zip(roots, vals):
         el = page.el[r]
         assert [e.text_content() for e in el.xpath(title.xpath)] == [v["title"]]
-        assert page.absolute(el.xpath(href.xpath)[0]) == v["title_url"]
+        assert page.absolute(el.xpath(href.xpath)[0]) == v["url"]
 
 
 # ---------------------------------------------------------------------- nested sub-list
@@ -159,10 +159,9 @@ def test_extra_repeated_sub_list_does_not_break_other_columns():
     title = column_of(cols, vals, ["Alpha", "Beta", "Gamma"])
     date = column_of(cols, vals, ["2021-02-03", "2021-02-04", "2021-02-05"])
     assert title.name == "title" and date.name == "date" and date.type == "date"
-    # the sub-list items were inserted into the template: optional columns of record 2
-    got = [c for c in cols if vals[1].get(c.name) in ("red", "green", "blue")]
-    assert [vals[1][c.name] for c in got] == ["red", "green", "blue"]
-    assert all(c.fill == pytest.approx(1 / 3) for c in got)
+    # the sub-list only record 2 has is one optional list column
+    tags = column_of(cols, vals, [None, ["red", "green", "blue"], None])
+    assert tags.multiple and tags.fill == pytest.approx(1 / 3) and tags.xpath == "ul/li"
 
 
 # ------------------------------------------------------------------------------ prices
@@ -180,10 +179,10 @@ PRICES = """<html><body><div>
 def test_prices_in_several_formats_become_numbers():
     page = Page(PRICES)
     cols, vals = align(page, nodes(page, "p", "offer"))
-    amount = by_name(cols)["amount"]
-    assert amount.type == "price"
-    assert [v["amount"] for v in vals] == [1299.99, 1299.99, 1299.99, 12.5, 12.0, 7.0, 1299.5]
-    assert [v["amount_currency"] for v in vals] == ["$", "EUR", "EUR", "EUR", "EUR", "GBP", "CHF"]
+    amount = by_name(cols)["price"]  # the value's type names it before its class
+    assert amount.type == "price" and amount.evidence == "type"
+    assert [v["price"] for v in vals] == [1299.99, 1299.99, 1299.99, 12.5, 12.0, 7.0, 1299.5]
+    assert [v["price_currency"] for v in vals] == ["$", "EUR", "EUR", "EUR", "EUR", "GBP", "CHF"]
     assert by_name(cols)["shop"].type == "text"
 
 
@@ -292,10 +291,10 @@ def test_name_from_stable_title_attribute_and_number_type(naming):
 def test_hash_classes_are_skipped_and_names_are_unique(naming):
     cols, vals = naming
     c = column_of(cols, vals, ["Lorem", "Ipsum"])
-    assert c.name.startswith("field_") and c.evidence == "position"
+    assert (c.name, c.evidence) == ("text", "generic")  # no usable class: a generic name
     m1 = column_of(cols, vals, ["one", "three"])
     m2 = column_of(cols, vals, ["two", "four"])
-    assert (m1.name, m2.name) == ("meta", "meta_2")
+    assert (m1.name, m2.name) == ("meta", "meta_2")  # as many in every record: two columns
     assert len({c.name for c in cols}) == len(cols)
 
 
@@ -304,8 +303,8 @@ def test_framework_noise_classes_are_not_names():
     <div class="r"><span class="col-md-6 mt-2 text-muted">B2</span><span class="d-flex">y</span></div></div>"""
     page = Page(html)
     cols, vals = align(page, nodes(page, "div", "r"))
-    assert [c.name for c in cols] == ["field_1", "field_2"]
-    assert [c.evidence for c in cols] == ["position", "position"]
+    assert [c.name for c in cols] == ["text", "text_2"]
+    assert [c.evidence for c in cols] == ["generic", "generic"]
 
 
 # ------------------------------------------------------------------- multi-root records
@@ -325,7 +324,7 @@ def test_multi_root_records_two_sibling_rows():
     rows = nodes(page, "tr")[1:]
     groups = [(rows[k], rows[k + 1]) for k in range(0, len(rows), 2)]
     cols, vals = align_records(page, groups)
-    assert [c.name for c in cols] == ["name", "name_url", "score", "updated", "field_5"]
+    assert [c.name for c in cols] == ["name", "name_url", "score", "updated", "text"]
     assert [c.evidence for c in cols][:4] == ["header"] * 4
     assert [v["name"] for v in vals] == ["Ann", "Bob", "Cid"]
     assert [v["name_url"] for v in vals] == [
@@ -335,11 +334,11 @@ def test_multi_root_records_two_sibling_rows():
     ]
     assert [v["score"] for v in vals] == [1234.5, 12.5, 7]
     assert [v["updated"] for v in vals] == ["2020-01-05", "2021-03-04", "2022-12-31"]
-    assert [v["field_5"] for v in vals] == ["first comment", "second comment", "third comment"]
-    detail = by_name(cols)["field_5"]
+    assert [v["text"] for v in vals] == ["first comment", "second comment", "third comment"]
+    detail = by_name(cols)["text"]
     assert detail.xpath == "following-sibling::tr[1]/td"
     for (r0, _), v in zip(groups, vals):
-        assert page.el[r0].xpath(f"string({detail.xpath})") == v["field_5"]
+        assert page.el[r0].xpath(f"string({detail.xpath})") == v["text"]
 
 
 # ------------------------------------------------------------------ inline formatting
@@ -368,13 +367,18 @@ def test_variable_inline_markup_is_one_text_value():
     )
     assert title.name == "title" and title.xpath == "h3/a"
     assert snippet.xpath == "p"
-    assert len(cols) == 4  # title, title_url, snippet, cite
+    assert len(cols) == 4  # title, url, snippet, cite
 
 
-def test_collapse_can_be_disabled():
+def test_inline_formatting_never_splits_a_value_even_without_collapsing():
+    """A text flowing around inline markup is one run of the page (not only a collapsed
+    template node), so ``collapse_inline=False`` gives the same whole values."""
     page = Page(SNIPPETS)
-    cols, _ = align_records(page, [(i,) for i in nodes(page, "div", "g")], collapse_inline=False)
-    assert len(cols) > 4
+    groups = [(i,) for i in nodes(page, "div", "g")]
+    cols, vals = align_records(page, groups, collapse_inline=False)
+    assert [v["title"] for v in vals] == ["Best shoes 2024", "Shoe shop", "Running"]
+    assert vals[1]["text"] == "Shoes for everyone"
+    assert len(cols) == 4
 
 
 # ------------------------------------------------------------------- via build_region
@@ -382,7 +386,7 @@ def test_build_region_fills_fields_and_columns(products):
     page = Page(PRODUCTS, url="https://shop.example/list")
     ul = nodes(page, "ul")[0]
     region = build_region(page, "test", ul, [(i,) for i in nodes(page, "li", "product")], 0.9)
-    assert [c.name for c in region.columns][:3] == ["title", "title_url", "price"]
+    assert [c.name for c in region.columns][:3] == ["title", "url", "price"]
     assert region.records[2].fields["title"] == "Green shoe"
     assert "price" not in region.records[2].fields
     assert region.records[0].fields["price"] == 1299.0
@@ -396,7 +400,7 @@ def test_empty_and_single_record():
     assert align_records(page, []) == ([], [])
     p = nodes(page, "p")[0]
     cols, vals = align_records(page, [(p,)])
-    assert [vals[0][c.name] for c in cols] == ["Only", "one"]  # one record: nothing is static
+    assert [vals[0][c.name] for c in cols] == ["Only one"]  # inline markup: one value
 
 
 def test_nested_roots_in_a_group_are_ignored():
@@ -404,7 +408,7 @@ def test_nested_roots_in_a_group_are_ignored():
     ps = nodes(page, "p")
     spans = nodes(page, "span")
     cols, vals = align_records(page, [(ps[0], spans[0]), (ps[1], spans[1])])
-    assert [list(v.values()) for v in vals] == [["x", "y"], ["z", "w"]]
+    assert [list(v.values()) for v in vals] == [["x y"], ["z w"]]
 
 
 def test_deep_records_do_not_recurse():
@@ -454,7 +458,7 @@ def test_optional_sibling_of_the_same_tag_goes_to_its_own_column():
     # tag-only STM ties; the class signature decides which span an optional one is
     price = column_of(cols, vals, [10.0, 11.0, None, 13.0])
     old = column_of(cols, vals, [12.0, None, 15.0, 14.0])
-    assert (price.name, old.name) == ("price", "old")
+    assert (price.name, old.name) == ("price", "old_price")  # one type, told apart by class
 
 
 def test_variable_length_lists_align_leftmost_and_plain_siblings_are_not_labels():
@@ -465,11 +469,8 @@ def test_variable_length_lists_align_leftmost_and_plain_siblings_are_not_labels(
     </div>"""
     page = Page(html)
     cols, vals = align(page, nodes(page, "div", "r"))
-    first = column_of(cols, vals, ["red", "blue", "green"])
-    second = column_of(cols, vals, ["big", None, "small"])
-    third = column_of(cols, vals, ["cheap", None, None])
-    assert (first.name, second.name, third.name) == ("specs", "specs_2", "specs_3")
-    assert first.xpath == "ul/li[1]"
+    specs = column_of(cols, vals, [["red", "big", "cheap"], ["blue"], ["green", "small"]])
+    assert (specs.name, specs.xpath, specs.multiple) == ("specs", "ul/li", True)
 
 
 def test_rare_variant_outside_the_template_sample_gets_its_column():
@@ -551,7 +552,7 @@ def test_align_region_fills_a_region_built_without_alignment():
     )
     assert region.columns == [] and region.records[0].fields == {}
     align_region(page, region)
-    assert [c.name for c in region.columns][:3] == ["title", "title_url", "price"]
+    assert [c.name for c in region.columns][:3] == ["title", "url", "price"]
     assert region.records[1].fields["price"] == 19.99
 
 
@@ -605,7 +606,7 @@ def test_value_first_labels_and_constant_link_text():
     assert column_of(cols, vals, [9, 8]).name == "decor"
     assert (
         column_of(cols, vals, ["https://r.example/c/1", "https://r.example/c/2"]).name
-        == "cached_url"
+        == "url"  # the record's only link is its main link
     )
 
 
@@ -614,5 +615,5 @@ def test_slots_without_any_value_are_not_columns():
     page = Page(html, url="https://e.example/")
     cols, vals = align(page, nodes(page, "li"))
     assert all(c.fill > 0 for c in cols)
-    assert [c.name for c in cols] == ["field_1", "url"]
-    assert vals[1] == {"field_1": "Two", "url": "https://e.example/2"}
+    assert [c.name for c in cols] == ["title", "url"]
+    assert vals[1] == {"title": "Two", "url": "https://e.example/2"}

@@ -115,7 +115,9 @@ def test_no_private_name_crosses_a_module():
     crossings = []
     for name, path in MODULES.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("scrapy_records"):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "scrapy_records"
+            ):
                 for alias in node.names:
                     if alias.name.startswith("_") and not alias.name.startswith("__"):
                         crossings.append((name, node.module, alias.name))
@@ -125,8 +127,6 @@ def test_no_private_name_crosses_a_module():
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not m.endswith("__main__")))
 def test_module_imports_in_isolation(module):
     """Each module imports in a fresh interpreter, whatever was imported before."""
-    if module.startswith("scrapy_records.scrapy.store.redis"):
-        pytest.importorskip("redis")
     proc = subprocess.run(
         [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=120
     )
@@ -149,15 +149,4 @@ def test_modules_and_functions_stay_small():
                 n = node.end_lineno - node.lineno + 1
                 if n > MAX_FUNCTION_LINES:
                     too_long.append((f"{name}.{node.name}", n))
-    assert sorted(x for x in too_long if x[0] not in _NOT_YET_SPLIT) == []
-
-
-#: Temporary, during the restructuring: units being split now. Must end empty and go.
-_NOT_YET_SPLIT = {
-    "scrapy_records.page",
-    "scrapy_records.page.parse_html",
-    "scrapy_records.page._build",
-    "scrapy_records.treematch",
-    "scrapy_records.treematch._solve",
-    "scrapy_records.treematch._combine",
-}
+    assert sorted(too_long) == []

@@ -91,7 +91,7 @@ def test_public_api_auto_main_region_has_fields():
     res = extract(wrap(results(8)), url="http://example.com/")
     fields = res.main.records[0].fields
     assert fields["title"] == "Result title number 0"
-    assert fields["title_url"] == "http://example.com/doc/0"
+    assert fields["url"] == "http://example.com/doc/0"
 
 
 def test_region_seen_by_one_extractor_only_is_halved():

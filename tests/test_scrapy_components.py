@@ -406,7 +406,7 @@ def test_runtime_wrapper_path_builds_no_page_model(monkeypatch):
         r.text.replace("Lamp", "Desk") for r in first.result.main.records
     ]
     assert again.result.records[0].fields["title"] == "Desk model 1"
-    assert again.result.records[0].fields["title_url"] == "http://a.com/p/1"
+    assert again.result.records[0].fields["url"] == "http://a.com/p/1"
 
 
 def test_runtime_reports_bad_pages_without_raising():
@@ -485,7 +485,7 @@ def test_pipeline_drops_low_confidence_and_flattens():
         pipe.process_item(_record(0.2))
     assert crawler.stats.get_value("records/dropped/low_confidence") == 1
     flat = pipe.process_item(_record(0.9, url="http://a.com/p/1", tags=["a", "b"]))
-    assert flat["url"] == "http://a.com/" and flat["record_url"] == "http://a.com/p/1"
+    assert flat["page_url"] == "http://a.com/" and flat["url"] == "http://a.com/p/1"
     assert flat["tags"] == "a | b"
     assert pipe.process_item({"own": 1}) == {"own": 1}
 
@@ -858,11 +858,59 @@ def test_csv_cells_of_dicts_and_lists_are_json(tmp_path):
     buf = io.BytesIO()
     JsonLinesItemExporter(buf).export_item(item)  # JSON feeds keep the nested object
     assert json.loads(buf.getvalue())["fields"]["tags"] == ["a", "b"]
-    # the example project's CSV feeds use it
-    sys.path.insert(0, str(REPO / "example_project"))
-    from demo import settings as demo_settings
 
-    assert demo_settings.FEED_EXPORTERS["csv"].endswith("JsonCellCsvItemExporter")
+
+def test_records_csv_exporter_writes_one_flat_table():
+    """One row per record, one column per field: the header is the union of the columns in
+    template order (whatever order the pages came in), lists are joined, wrapper items and
+    dict cells are not written; ``flat=False`` keeps the nested form."""
+    import csv
+    import io
+
+    from scrapy_records.scrapy.exporters import RecordsCsvItemExporter
+
+    def record(template, **fields):
+        item = _record(0.9, **fields)
+        item["template_name"] = template
+        return item
+
+    wrapper = WrapperItem(wrapper_id="a.com/t", site="a.com", template="t", document={"x": 1})
+    items = [
+        record("shop-product-N", author="ann", date="2026-01-10"),
+        {"own": "item"},
+        wrapper,
+        record("shop-page-N", title="Kettle", price=19.97, tags=["red", "tea"]),
+        record("shop-page-N", title="Pot", price=5.0, stock="In stock"),  # a late column
+    ]
+    buf = io.BytesIO()
+    exporter = RecordsCsvItemExporter(buf)
+    exporter.start_exporting()
+    for item in items:
+        exporter.export_item(item)
+    exporter.finish_exporting()
+    table = list(csv.reader(io.StringIO(buf.getvalue().decode())))
+    assert table[0] == [
+        "page_url",
+        "template",
+        "own",
+        "title",
+        "price",
+        "tags",
+        "stock",
+        "author",
+        "date",
+    ]
+    rows = [dict(zip(table[0], r)) for r in table[1:]]
+    assert len(rows) == 4  # no wrapper row
+    assert rows[2]["tags"] == "red | tea" and rows[2]["price"] == "19.97"
+    assert rows[3]["stock"] == "In stock" and rows[0]["author"] == "ann"
+    assert not any(c.startswith("{") for r in table for c in r)
+    nested = io.BytesIO()
+    exporter = RecordsCsvItemExporter(nested, flat=False, fields_to_export=["url", "fields"])
+    exporter.export_item(items[0])
+    exporter.finish_exporting()
+    row = list(csv.DictReader(io.StringIO(nested.getvalue().decode())))[0]
+    assert json.loads(row["fields"]) == {"author": "ann", "date": "2026-01-10"}
 
 
 # ------------------------------------------------------------------ store registry

@@ -153,3 +153,59 @@ def test_playwright_renders_js_page(tmp_path, site):
     recs = records(items)
     assert len(recs) == 10, log[-3000:]
     assert any("Blender 1" in r["text"] for r in recs)
+
+
+def test_demo_crawl_csv_is_one_stable_table(tmp_path):
+    """`scrapy crawl shop -O out.csv`, with a fresh store and then reusing it: one row per
+    record, one column per field, the same header both times, no dict cells, no wrapper
+    rows; the per-template CSVs are named after the URL pattern of their pages."""
+    import csv
+    import subprocess
+    import sys
+
+    from crawl_helpers import EXAMPLE, subprocess_env
+    from demo.site import N_PRODUCTS
+
+    env = subprocess_env(DEMO_OUTPUT_DIR=str(tmp_path / "output"))
+    headers, rows = [], []
+    for run in ("fresh", "reuse"):
+        out = tmp_path / f"{run}.csv"
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "scrapy",
+                "crawl",
+                "shop",
+                "-O",
+                str(out),
+                "-s",
+                f"RECORDS_WRAPPER_STORE=sqlite:///{tmp_path / 'w.sqlite'}",
+                "-s",
+                f"LOG_FILE={tmp_path / run}.log",
+            ],
+            cwd=EXAMPLE,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        with open(out, newline="", encoding="utf-8") as f:
+            table = list(csv.reader(f))
+        headers.append(table[0])
+        rows.append(table[1:])
+    assert headers[0] == headers[1]
+    header = headers[0]
+    assert header[:2] == ["page_url", "template"]
+    assert {"title", "url", "price", "author", "date", "text"} <= set(header)
+    assert not {"document", "wrapper_id", "fields"} & set(header)  # no wrapper rows, flat
+    for table in rows:
+        assert len(table) == N_PRODUCTS + sum(3 + i % 3 for i in range(1, N_PRODUCTS + 1))
+        assert not any(c.startswith(("{", "[")) for r in table for c in r)  # no dict cells
+    reuse_log = (tmp_path / "reuse.log").read_text()
+    assert "records/wrapper/reused" in reuse_log
+    assert sorted(p.name for p in (tmp_path / "output").glob("127.0.0.1-*.csv")) == [
+        "127.0.0.1-shop-page-N.csv",
+        "127.0.0.1-shop-product-N.csv",
+    ]

@@ -423,9 +423,13 @@ def test_example_project_with_scrapy_redis(tmp_path, redis_server):
     }
     logs = {w: (tmp_path / f"{w}.log").read_text() for w in procs}
     assert all("Traceback" not in log for log in logs.values())
-    products = [i["url"] for w in procs for i in items[w] if i.get("kind") == "product"]
-    assert len(products) == len(set(products)) == N_PRODUCTS  # shared dupefilter: once each
-    assert all(any(i.get("kind") == "product" for i in items[w]) for w in procs)  # both worked
+    product_pages = {
+        w: {i["url"] for i in items[w] if "/shop/product/" in i.get("url", "") and "fields" in i}
+        for w in procs
+    }
+    assert not product_pages["w1"] & product_pages["w2"]  # shared dupefilter: once each
+    assert len(product_pages["w1"] | product_pages["w2"]) == N_PRODUCTS
+    assert all(product_pages.values())  # both workers worked
     recs = [
         i for w in procs for i in items[w] if "/shop/page/" in i.get("url", "") and "fields" in i
     ]

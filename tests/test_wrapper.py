@@ -280,7 +280,7 @@ def _mutations():
         return f
 
     return {
-        "wrong version": setter(["version"], 2),
+        "wrong version": setter(["version"], 3),
         "bool version": setter(["version"], True),
         "wrong format": setter(["format"], "something-else"),
         "missing record": drop("record"),
@@ -430,22 +430,21 @@ NESTED = """<html><body><div id="posts">
 </div></body></html>"""
 
 
-def test_from_region_learns_nested_lists():
+def test_repeated_parts_are_list_fields_mined_and_wrapped_alike():
+    """Each post's comments are one list per value (names, links, texts), not comments,
+    comments_2, comments_3; the wrapper reads the same lists as mining."""
     page = Page(NESTED, "http://blog.example/")
     region = _region(page, [(i,) for i in _nodes(page, "div", "post")])
+    lists = [c for c in region.columns if c.multiple]
+    assert [c.xpath for c in lists] == ["ul/li/a", "ul/li/a/@href", "ul/li/span"]
+    mined = [r.fields for r in region.records]
+    assert [len(f[lists[0].name]) for f in mined] == [2, 1, 3]
+    assert mined[2][lists[2].name] == ["Yes", "No", "Maybe"]
+    assert mined[0][lists[1].name][0] == "http://blog.example/u/ann"
     w = Wrapper.from_region(region, page)
-    assert len(w.lists) == 1
-    lst = w.lists[0]
-    assert lst.record.xpath.startswith("ul[") and lst.record.xpath.endswith("/li")
+    assert all(f.multiple for f in w.fields if f.name in {c.name for c in lists})
     res = w.extract(NESTED, url="http://blog.example/")
-    rows = [r.fields[lst.name] for r in res.records]
-    assert [len(x) for x in rows] == [2, 1, 3]
-    span = next(f.name for f in lst.fields if f.xpath == "span")
-    link = next(f.name for f in lst.fields if f.type == "url")
-    assert [c[span] for c in rows[2]] == ["Yes", "No", "Maybe"]
-    assert rows[0][0][link] == "http://blog.example/u/ann"
-    # the comment fields are not repeated at record level
-    assert all(f.xpath in ("h2",) for f in w.fields)
+    assert [r.fields for r in res.records] == mined
     assert Wrapper.from_json(w.to_json()).to_json() == w.to_json()
 
 

@@ -221,7 +221,7 @@ def _drop(path: list[Any]):
 
 
 REFUSED = {
-    "other version": _set(["version"], 2),
+    "other version": _set(["version"], 3),
     "bool version": _set(["version"], True),
     "other format": _set(["format"], "x"),
     "empty id": _set(["id"], ""),

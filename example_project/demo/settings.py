@@ -1,8 +1,8 @@
 """Settings of the scrapy_records example project.
 
 ``ADDONS`` is the one line a project needs; everything else here is the demo's own taste:
-feeds to CSV and JSON Lines under ``output/``, the wrapper store under ``.scrapy/``, one
-CSV per template with one column per record field.
+feeds to CSV (one row per record, one column per field) and JSON Lines under ``output/``,
+the wrapper store under ``.scrapy/``, and one CSV per page template.
 """
 
 import os
@@ -37,27 +37,10 @@ FEEDS = {
         "overwrite": True,
         "encoding": "utf8",
     },
-    os.path.join(OUTPUT_DIR, "%(name)s.csv"): {
-        "format": "csv",
-        "overwrite": True,
-        "item_classes": ["scrapy_records.scrapy.items.RecordItem"],
-        "fields": [
-            "url",
-            "template",
-            "wrapper_id",
-            "index",
-            "extractor",
-            "confidence",
-            "text",
-            "fields",
-        ],
-    },
+    # with the add-on a CSV feed is a table: one row per record, one column per field
+    os.path.join(OUTPUT_DIR, "%(name)s.csv"): {"format": "csv", "overwrite": True},
 }
 
-# CSV cells of dict/list values (the records' `fields`) as JSON instead of Python's repr;
-# the JSON Lines feed keeps them as nested objects
-FEED_EXPORTERS = {"csv": "scrapy_records.scrapy.exporters.JsonCellCsvItemExporter"}
-
-# scrapy_records (every RECORDS_* setting is documented in README.md ("Use it with Scrapy"))
+# scrapy_records (every RECORDS_* setting is documented in docs/settings.md)
 RECORDS_INDUCTION_SAMPLES = 2
 RECORDS_CSV_PER_TEMPLATE = os.path.join(OUTPUT_DIR, "%(site)s-%(template)s.csv")

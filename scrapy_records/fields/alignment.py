@@ -20,7 +20,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from scrapy_records.fields.naming import mark_static, name_slots
+from scrapy_records.fields.namer import EVIDENCE_RANK, name_slots
 from scrapy_records.fields.records import (
     DEFAULT_MAX_CELLS,
     DEFAULT_MAX_NODE_CELLS,
@@ -28,10 +28,12 @@ from scrapy_records.fields.records import (
     RecordTree,
     page_data,
 )
+from scrapy_records.fields.slot_names import mark_static
 from scrapy_records.fields.slots import (
     Slot,
     collapse_variable_subtrees,
     data_slots,
+    drop_duplicates,
     fill_slots,
     find_slots,
     type_slots,
@@ -111,8 +113,9 @@ def align_records(
     mark_static(slots, n)
     data = data_slots(slots, max_columns)
     currencies = type_slots(data, n)
-    name_slots(page, slots, data, trees, maps, layout)
     set_xpaths(page, data, trees, roots)
+    data = name_slots(page, slots, data, trees, maps, layout)
+    data = drop_duplicates(data, EVIDENCE_RANK)
     return _assemble(data, currencies, n)
 
 
@@ -146,7 +149,7 @@ def _assemble(
     for s in data:
         name = unique(s.name)
         fill = sum(1 for v in s.values if v is not None) / n
-        columns.append(Column(name, s.type, fill, s.xpath, s.evidence))
+        columns.append(Column(name, s.type, fill, s.xpath, s.evidence, s.multiple))
         out.append((name, s.values))
         cl = currencies.get(id(s))
         if cl is not None:

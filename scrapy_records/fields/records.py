@@ -13,6 +13,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+from scrapy_records.fields.text import inline_text, is_label_text
 from scrapy_records.page import Page
 from scrapy_records.treematch import STM, Shapes
 
@@ -252,33 +253,38 @@ class PageData:
             else:
                 if cur:
                     if len(cur) >= 2:
-                        self._flush_run(i, cur, out)
+                        self._flush_run(i, cur, out, len(cur) == len(its))
                     else:
                         out.append(cur[0])
                     cur = []
                 out.append(c)
         if len(cur) >= 2:
-            self._flush_run(i, cur, out)
+            self._flush_run(i, cur, out, len(cur) == len(its))
         else:
             out.extend(cur)
         return out
 
-    def _flush_run(self, i: int, cur: list[int], out: list[int]) -> None:
+    def _flush_run(self, i: int, cur: list[int], out: list[int], whole: bool) -> None:
         """Append ``cur`` (>= 2 consecutive text/inline items of element ``i``) to ``out``:
-        as one run node when it reads as one flowing text, else item by item."""
-        own = 0
-        for c in cur:
-            if c < 0:
-                own += 1
-        if own and own < len(cur):
-            leaves, lo, hi = self.leaves, self.leaf_lo, self.leaf_hi
+        as one run node when it reads as one flowing text, else item by item.
+
+        Inline formatting inside a value never splits it ("$19<sup>97</sup>", "<b>Python</b>
+        tutorial"); only a label before inline markup stays apart ("Price: <b>$5</b>")."""
+        own = [c for c in cur if c < 0]
+        if not own or len(own) == len(cur):
+            out.extend(cur)
+            return
+        leaves, lo, hi = self.leaves, self.leaf_lo, self.leaf_hi
+        if len(own) == 1 and is_label_text(leaves[-own[0] - 1]):
+            out.extend(cur)
+            return
+        if whole:  # the run is all the element holds: read it as a browser does
+            text = inline_text(self.page.el[i])
+        else:
             parts = [leaves[-c - 1] if c < 0 else " ".join(leaves[lo[c] : hi[c]]) for c in cur]
             text = " ".join(p for p in parts if p)
-            if own >= 2 or len(text) >= 40:
-                out.append(-(self.nleaves + len(self.runs)) - 1)
-                self.runs.append((i, tuple(cur), text))
-                return
-        out.extend(cur)
+        out.append(-(self.nleaves + len(self.runs)) - 1)
+        self.runs.append((i, tuple(cur), text))
 
 
 _CACHE: weakref.WeakKeyDictionary[Page, PageData] = weakref.WeakKeyDictionary()

@@ -14,6 +14,7 @@ from typing import Any
 
 from scrapy_records.fields.records import INLINE_TAGS, ROOT, TEXT, RecordTree, page_data
 from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
+from scrapy_records.fields.text import inline_text
 from scrapy_records.fields.urls import image_url, url_resolver
 from scrapy_records.fields.values import infer_column
 from scrapy_records.page import Page
@@ -38,6 +39,7 @@ class Slot:
         "evidence",
         "type",
         "xpath",
+        "multiple",
     )
 
     def __init__(
@@ -55,6 +57,7 @@ class Slot:
         self.evidence = ""
         self.type = kind
         self.xpath: str | None = None
+        self.multiple = False  # a list of values per record (fields.repeats)
 
 
 def find_slots(
@@ -184,9 +187,12 @@ def fill_slots(page: Page, slots: list[Slot], maps: list[NodeMap]) -> None:
                 if 0 <= k < nleaves:  # a text leaf (pd.text_of / pd.owner inlined)
                     v = leaves[k]
                     owner = leaf_owner[k]
+                elif loc >= 0:  # a collapsed element: read as wrappers read it
+                    v = inline_text(pel[loc])
+                    owner = loc
                 else:
                     v = pd.text_of(loc)
-                    owner = pd.owner(loc) if loc < 0 else loc
+                    owner = pd.owner(loc)
                 if time_id >= 0 and tag_id[owner] == time_id:
                     # <time datetime="2020-01-05">5 Jan</time>: the machine-readable value
                     dtv = (pel[owner].get("datetime") or "").strip()
@@ -274,3 +280,17 @@ def type_slots(data: list[Slot], n: int) -> dict[int, list[str | None]]:
                 cl[r] = c
             currencies[id(s)] = cl
     return currencies
+
+
+def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:
+    """One column per value sequence: a slot whose values equal another's in every record
+    (the product link on the image and on the title) is dropped; the better-named one
+    (``rank`` of its evidence, then document order) stays."""
+    best: dict[tuple, Slot] = {}
+    for s in data:
+        key = (s.type, repr(s.values))
+        other = best.get(key)
+        if other is None or rank.get(s.evidence, 9) < rank.get(other.evidence, 9):
+            best[key] = s
+    keep = {id(s) for s in best.values()}
+    return [s for s in data if id(s) in keep]

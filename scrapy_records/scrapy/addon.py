@@ -8,7 +8,8 @@ It installs the components at these priorities (the manual recipe, documented in
     ITEM_PIPELINES = {"scrapy_records.scrapy.pipelines.RecordsPipeline": 300}
 
 and writes every ``RECORDS_*`` default at ``addon`` priority (project, spider and command line
-settings win). When ``RECORDS_PLAYWRIGHT`` or ``RECORDS_PLAYWRIGHT_AUTO`` is on and
+settings win), and the ``csv`` feed exporter that writes one row per record and one column
+per field (unless ``FEED_EXPORTERS`` names one for ``csv``). When ``RECORDS_PLAYWRIGHT`` or ``RECORDS_PLAYWRIGHT_AUTO`` is on and
 scrapy-playwright is installed, it also installs scrapy-playwright's download handlers and
 launches Chromium from ``RECORDS_BROWSER_PATH`` (unless ``PLAYWRIGHT_LAUNCH_OPTIONS`` is set).
 """
@@ -25,6 +26,7 @@ logger = logging.getLogger(__name__)
 DOWNLOADER_MW = "scrapy_records.scrapy.middlewares.RecordsDownloaderMiddleware"
 SPIDER_MW = "scrapy_records.scrapy.middlewares.RecordsSpiderMiddleware"
 PIPELINE = "scrapy_records.scrapy.pipelines.RecordsPipeline"
+CSV_EXPORTER = "scrapy_records.scrapy.exporters.RecordsCsvItemExporter"
 PLAYWRIGHT_HANDLER = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
 
 #: Downloader middleware priority: after HttpCompression (590) and close to the engine,
@@ -71,6 +73,9 @@ class Addon:
         settings.setdefault_in_component_priority_dict(
             "ITEM_PIPELINES", _load(PIPELINE), PRIORITIES["pipeline"]
         )
+        exporters = settings.getdict("FEED_EXPORTERS")
+        if "csv" not in exporters:  # a table: one row per record, one column per field
+            settings.set("FEED_EXPORTERS", {**exporters, "csv": CSV_EXPORTER}, priority="addon")
         if settings.getbool("RECORDS_PLAYWRIGHT") or settings.getbool("RECORDS_PLAYWRIGHT_AUTO"):
             playwright_settings(settings, settings.get("RECORDS_BROWSER_PATH"))
 

@@ -1,24 +1,37 @@
-"""Feed exporters of the Scrapy integration.
+"""Feed exporters: a CSV a spreadsheet opens, one row per record and one column per field.
 
-:class:`JsonCellCsvItemExporter` is Scrapy's CSV exporter with one difference: a ``dict``,
-``list`` or ``tuple`` value (``RecordItem.fields``, ``RecordItem.xpaths``,
-``WrapperItem.document``...) is written as JSON (``{"date": "2026-01-10", "author":
-"frank"}``) instead of Python's ``repr`` (``{'date': ...}``) or a comma-joined list, so the
-cell can be read back with any JSON parser. It changes only CSV: JSON and JSON Lines feeds
-keep nested objects. Enable it for every CSV feed of a project::
+:class:`RecordsCsvItemExporter` (the add-on installs it for the ``csv`` format) writes a
+:class:`~scrapy_records.scrapy.items.RecordItem` as one flat row: ``page_url``, ``template``,
+then the record's fields (a list value joined with `` | ``), and leaves
+:class:`~scrapy_records.scrapy.items.WrapperItem`\\ s out (wrappers are in the store, and in
+JSON feeds). Other items are written as they are, a ``dict``/``list`` value as a JSON cell.
+The header is the union of every row's columns, in first-seen order: rows are spooled to a
+temporary file and the file is written at the end, so a field that first appears in a late
+record still gets its column. ``FEED_EXPORT_FIELDS`` fixes the columns instead.
 
-    FEED_EXPORTERS = {"csv": "scrapy_records.scrapy.exporters.JsonCellCsvItemExporter"}
-
-(the example project does), or register it under another format name (``FEED_EXPORTERS =
-{"csvjson": ...}``) and use ``"format": "csvjson"`` in the feeds that should have it.
+``RECORDS_FEED_FLAT = False`` keeps the nested form (``fields`` as one JSON cell, with the
+record's metadata columns), as :class:`JsonCellCsvItemExporter` writes it.
 """
 
 from __future__ import annotations
 
+import csv
 import json
-from typing import Any
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from io import TextIOWrapper
+from typing import IO, Any
 
-from scrapy.exporters import CsvItemExporter
+from itemadapter import ItemAdapter
+from scrapy.exporters import BaseItemExporter, CsvItemExporter
+
+from scrapy_records.scrapy.items import RecordItem, WrapperItem
+
+#: what joins the items of a list value in one CSV cell
+LIST_SEPARATOR = " | "
+#: the columns before a record's fields in a flat row
+FLAT_COLUMNS = ("page_url", "template")
 
 
 def json_cell(value: Any) -> Any:
@@ -28,11 +41,129 @@ def json_cell(value: Any) -> Any:
     return value
 
 
+def flat_value(value: Any) -> Any:
+    """A field value as a cell: a list of plain values joined, anything else as JSON."""
+    if isinstance(value, (list, tuple)) and all(not isinstance(v, (dict, list)) for v in value):
+        return LIST_SEPARATOR.join("" if v is None else str(v) for v in value)
+    return json_cell(value)
+
+
+def flat_record(item: Any, prefix: str = "") -> dict[str, Any]:
+    """A record as one flat row: ``page_url``, ``template``, then its fields (``prefix``
+    before each field name; a field named like one of the first columns gets ``record_``)."""
+    a = ItemAdapter(item)
+    row: dict[str, Any] = {
+        "page_url": a.get("url"),
+        "template": a.get("template_name") or a.get("template"),
+    }
+    for name, value in (a.get("fields") or {}).items():
+        key = f"{prefix}{name}"
+        row[key if key not in FLAT_COLUMNS else f"record_{key}"] = flat_value(value)
+    return row
+
+
 class JsonCellCsvItemExporter(CsvItemExporter):
-    """CSV exporter writing ``dict``/``list`` values as JSON cells (see the module docstring)."""
+    """Scrapy's CSV exporter writing ``dict``/``list`` values as JSON cells (the nested form)."""
 
     def serialize_field(self, field: Any, name: str, value: Any) -> Any:
         serializer = field.get("serializer") if hasattr(field, "get") else None
         if serializer is None:
             value = json_cell(value)
         return super().serialize_field(field, name, value)
+
+
+class RowSpool:
+    """Rows of a CSV whose columns are only known at the end: rows wait in a temporary file
+    (one JSON line each, bounded memory) and :meth:`write` writes the header then the rows.
+
+    The header does not depend on the order pages arrived in: the first columns, then each
+    template's columns (templates by name, a template's columns in the order its records
+    give them)."""
+
+    def __init__(self, first: Iterable[str] = FLAT_COLUMNS) -> None:
+        self.first = list(first)
+        self.groups: dict[str, dict[str, None]] = {}
+        self._file: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
+        self.rows = 0
+
+    @property
+    def columns(self) -> list[str]:
+        out = dict.fromkeys(self.first)
+        for group in sorted(self.groups):
+            out.update(self.groups[group])
+        return list(out)
+
+    def add(self, row: dict[str, Any]) -> None:
+        cols = self.groups.setdefault(str(row.get("template") or ""), {})
+        for k in row:
+            if k not in cols:
+                cols[k] = None
+        self._file.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        self.rows += 1
+
+    def read(self) -> Iterator[dict[str, Any]]:
+        self._file.seek(0)
+        for line in self._file:
+            yield json.loads(line)
+
+    def write(self, stream: IO[str], columns: Iterable[str] | None = None, **csv_kw: Any) -> None:
+        header = list(columns) if columns is not None else self.columns
+        writer = csv.writer(stream, **csv_kw)
+        writer.writerow(header)
+        for row in self.read():
+            writer.writerow(["" if row.get(c) is None else row.get(c) for c in header])
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def read_csv_rows(path: str, encoding: str = "utf-8") -> Iterator[dict[str, Any]]:
+    """The rows of an existing CSV file as dicts (a resumed crawl's earlier rows)."""
+    if not os.path.exists(path) or not os.path.getsize(path):
+        return
+    with open(path, newline="", encoding=encoding) as f:
+        yield from csv.DictReader(f)
+
+
+class RecordsCsvItemExporter(BaseItemExporter):
+    """One row per record, one column per field (see the module docstring)."""
+
+    def __init__(self, file: IO[bytes], flat: bool = True, **kwargs: Any) -> None:
+        errors = kwargs.pop("errors", None)
+        kwargs.pop("include_headers_line", None)
+        kwargs.pop("join_multivalued", None)
+        super().__init__(dont_fail=True, **kwargs)
+        self.encoding = self.encoding or "utf-8"
+        self.file = file
+        self.errors = errors
+        self.flat = flat
+        self.spool = RowSpool()
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, file: IO[bytes], **kwargs: Any) -> RecordsCsvItemExporter:
+        kwargs.setdefault("flat", crawler.settings.getbool("RECORDS_FEED_FLAT", True))
+        return cls(file, **kwargs)
+
+    def row(self, item: Any) -> dict[str, Any] | None:
+        """The CSV row of ``item`` (``None``: not written)."""
+        if isinstance(item, WrapperItem):
+            return None
+        if isinstance(item, RecordItem) and self.flat:
+            return flat_record(item)
+        return {k: json_cell(v) for k, v in ItemAdapter(item).items()}
+
+    def export_item(self, item: Any) -> None:
+        row = self.row(item)
+        if row is not None:
+            self.spool.add(row)
+
+    def finish_exporting(self) -> None:
+        stream = TextIOWrapper(self.file, encoding=self.encoding, newline="", errors=self.errors)
+        try:
+            columns = list(self.fields_to_export) if self.fields_to_export else None
+            if self.spool.rows or columns:
+                self.spool.write(stream, columns)
+            stream.flush()
+        finally:
+            stream.detach()  # the feed storage closes the file
+            self.spool.close()

@@ -1,10 +1,9 @@
 """Items yielded by the spider middleware.
 
 Both items declare their fields, so feed exports (CSV in particular) get stable columns.
-A record's own fields (``price``, ``title``...) live in the ``fields`` dict; for one CSV
-column per record field set ``RECORDS_FLATTEN_FIELDS = True`` (and ``FEED_EXPORT_FIELDS``
-if you want a fixed column order) or ``RECORDS_CSV_PER_TEMPLATE`` (one CSV per template),
-see ``README.md ("Use it with Scrapy")``.
+A record's own fields (``price``, ``title``...) live in the ``fields`` dict; JSON feeds keep
+it nested, and with the add-on a CSV feed writes one column per field
+(:mod:`scrapy_records.scrapy.exporters`).
 """
 
 from __future__ import annotations
@@ -17,7 +16,9 @@ class RecordItem(scrapy.Item):
 
     :ivar url: the page URL.
     :ivar site: host name of the page (the wrapper store's first key).
-    :ivar template: template id of the page inside its site.
+    :ivar template: template id of the page inside its site (the wrapper store's key).
+    :ivar template_name: a readable name of the template: the URL path pattern of its first
+        page (``shop-page-N``, ``search``), unique within the site.
     :ivar wrapper_id: ``site/template`` of the wrapper that extracted it (``None`` when it came
         from unsupervised mining).
     :ivar wrapper_version: version of that wrapper in the store.
@@ -34,6 +35,7 @@ class RecordItem(scrapy.Item):
     url = scrapy.Field()
     site = scrapy.Field()
     template = scrapy.Field()
+    template_name = scrapy.Field()
     wrapper_id = scrapy.Field()
     wrapper_version = scrapy.Field()
     region = scrapy.Field()

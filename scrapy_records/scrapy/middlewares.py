@@ -185,6 +185,7 @@ class RecordsSpiderMiddleware(RecordsComponent):
         per_extractor: dict[str, int] = {}
         for rank, region in enumerate(regions):
             extractor = "wrapper" if outcome.source == "wrapper" else region.extractor
+            order = [c.name for c in region.columns]
             per_extractor[extractor] = per_extractor.get(extractor, 0) + len(region.records)
             for i, rec in enumerate(region.records):
                 out.append(
@@ -192,12 +193,13 @@ class RecordsSpiderMiddleware(RecordsComponent):
                         url=response.url,
                         site=outcome.site,
                         template=outcome.template,
+                        template_name=outcome.template_name,
                         wrapper_id=outcome.wrapper_id,
                         wrapper_version=outcome.wrapper_version,
                         region=rank,
                         region_xpath=region.xpath,
                         index=i,
-                        fields=dict(rec.fields),
+                        fields=_ordered_fields(rec.fields, order),
                         text=rec.text,
                         xpaths=list(rec.xpaths),
                         confidence=round(float(region.confidence), 4),
@@ -270,6 +272,16 @@ class RecordsSpiderMiddleware(RecordsComponent):
             self._mining_seconds,
         )
         self.runtime.close()
+
+
+def _ordered_fields(fields: dict[str, Any], order: list[str]) -> dict[str, Any]:
+    """A record's fields in its region's column order (mined and wrapped pages of a template
+    then list them alike), without empty values (an absent value is an absent key)."""
+    out = {k: fields[k] for k in order if fields.get(k) is not None}
+    for k, v in fields.items():
+        if v is not None and k not in out:
+            out[k] = v
+    return out
 
 
 async def _done(value: Any) -> Any:

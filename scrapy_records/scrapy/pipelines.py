@@ -3,83 +3,29 @@ optionally flatten record fields into columns or write one CSV per template."""
 
 from __future__ import annotations
 
-import csv
 import json
 import logging
 import os
+import re
 from typing import Any
 
-from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
 from scrapy_records.scrapy.component import RecordsComponent
-from scrapy_records.scrapy.exporters import JsonCellCsvItemExporter
+from scrapy_records.scrapy.exporters import RowSpool, flat_record, read_csv_rows
 from scrapy_records.scrapy.items import RecordItem, WrapperItem
 from scrapy_records.scrapy.store import StoreError, VersionConflict
 
 logger = logging.getLogger(__name__)
-
-#: RecordItem columns kept in a flattened record, before the record's own fields.
-FLAT_BASE = (
-    "url",
-    "site",
-    "template",
-    "wrapper_id",
-    "wrapper_version",
-    "region",
-    "index",
-    "confidence",
-    "extractor",
-)
-
-
-def flatten_record(item: Any, prefix: str = "") -> dict[str, Any]:
-    """A flat dict: the RecordItem's metadata columns then one key per record field
-    (lists are joined with `` | ``; a field named like a metadata column, e.g. ``url``,
-    becomes ``record_url``)."""
-    a = ItemAdapter(item)
-    out = {k: a.get(k) for k in FLAT_BASE}
-    for name, value in (a.get("fields") or {}).items():
-        if isinstance(value, list):
-            value = " | ".join(str(v) for v in value)
-        key = f"{prefix}{name}"
-        if key in FLAT_BASE:  # a record field named like a metadata column ("url")
-            key = f"record_{name}"
-        out[key] = value
-    return out
-
-
-def _widen_csv_header(path: str, first: int, header: list[str]) -> None:
-    """Rewrite ``path`` with ``header`` (its first ``first`` columns are the file's header,
-    the rest were added while writing) and pad the rows written before a column existed.
-    Streams through a temporary file next to it, then replaces it atomically."""
-    tmp = f"{path}.tmp"
-    with (
-        open(path, newline="", encoding="utf-8") as src,
-        open(tmp, "w", newline="", encoding="utf-8") as dst,
-    ):
-        reader = csv.reader(src)
-        writer = csv.writer(dst)
-        next(reader, None)
-        writer.writerow(header)
-        width = len(header)
-        for r in reader:
-            writer.writerow(r + [""] * (width - len(r)) if len(r) < width else r)
-    os.replace(tmp, path)
-    logger.info(
-        "scrapy_records: %s: %d columns appeared after the first records (%s); header rewritten",
-        path,
-        width - first,
-        ", ".join(header[first:]),
-    )
-
 
 class RecordsPipeline(RecordsComponent):
     """See the module docstring. Priority 300 in the add-on."""
 
     def __init__(self, crawler: Any) -> None:
         super().__init__(crawler)
-        self._csv: dict[str, tuple[Any, Any, list[str]]] = {}
+        self._csv: dict[str, RowSpool] = {}
+        # a crawl resumed from its JOBDIR adds to the per-template CSVs of the first run
+        self._append = bool(crawler.settings.get("JOBDIR"))
 
     def process_item(self, item: Any) -> Any:
         if isinstance(item, RecordItem):
@@ -100,7 +46,7 @@ class RecordsPipeline(RecordsComponent):
         if self.config.csv_per_template:
             self._write_csv(item)
         if self.config.flatten_fields:
-            return flatten_record(item, self.config.flatten_prefix)
+            return flat_record(item, self.config.flatten_prefix)
         return item
 
     def _wrapper(self, item: WrapperItem) -> Any:
@@ -144,36 +90,32 @@ class RecordsPipeline(RecordsComponent):
         return item
 
     def _write_csv(self, item: RecordItem) -> None:
-        """Append the record to its template's CSV. A field the file has no column for yet
-        (an optional field the first records lacked, a field a newer wrapper version adds)
-        gets a new column at the end: later rows carry it, and :meth:`close_spider`
-        rewrites the header (and pads the earlier rows) once, so no value is dropped."""
+        """Add the record to its template's CSV: rows are spooled and the file is written at
+        the end with one column per field seen (:class:`RowSpool`), so a field that first
+        appears in a late record (an optional one, or one a newer wrapper adds) is kept."""
         path = self.config.csv_per_template % {
-            "site": item.get("site") or "site",
-            "template": item.get("template") or "none",
+            "site": _filename(item.get("site") or "site"),
+            "template": _filename(item.get("template_name") or item.get("template") or "page"),
         }
-        row = flatten_record(item, self.config.flatten_prefix)
-        entry = self._csv.get(path)
-        if entry is None:
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            f = open(path, "wb")
-            exporter = JsonCellCsvItemExporter(
-                f, fields_to_export=list(row), include_headers_line=True
-            )
-            exporter.start_exporting()
-            entry = self._csv[path] = (f, exporter, list(row))
-        exporter = entry[1]
-        if any(k not in exporter.fields_to_export for k in row):
-            exporter.fields_to_export = list(exporter.fields_to_export) + [
-                k for k in row if k not in exporter.fields_to_export
-            ]
-        exporter.export_item(row)
+        spool = self._csv.get(path)
+        if spool is None:
+            spool = self._csv[path] = RowSpool()
+            if self._append:
+                for row in read_csv_rows(path):
+                    spool.add(row)
+        spool.add(flat_record(item))
 
     def close_spider(self) -> None:
-        for path, (f, exporter, cols) in self._csv.items():
-            exporter.finish_exporting()
-            f.close()
-            final = list(exporter.fields_to_export)
-            if len(final) > len(cols):
-                _widen_csv_header(path, len(cols), final)
-            logger.info("scrapy_records: records written to %s", path)
+        for path, spool in self._csv.items():
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            tmp = f"{path}.tmp"
+            with open(tmp, "w", newline="", encoding="utf-8") as f:
+                spool.write(f)
+            os.replace(tmp, path)  # a reader never sees half a file
+            spool.close()
+            logger.info("scrapy_records: %d records written to %s", spool.rows, path)
+
+
+def _filename(text: str) -> str:
+    """``text`` safe as a file name part."""
+    return re.sub(r"[^\w.-]+", "_", str(text)).strip("._") or "x"

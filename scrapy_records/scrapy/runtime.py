@@ -29,6 +29,7 @@ Wrapper life cycle per ``(site, template)`` (issue 7 item 4, issue 5 item 5):
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 import uuid
@@ -56,6 +57,7 @@ from scrapy_records.scrapy.store import (
     redact_uri,
 )
 from scrapy_records.wrappers.induce import induce
+from scrapy_records.wrappers.pins import carry_over
 from scrapy_records.wrappers.templates import (
     Signature,
     TemplateGrouper,
@@ -139,6 +141,18 @@ def site_of(url: str | None) -> str:
     return host[4:] if host.startswith("www.") else host or "local"
 
 
+_DIGITS = re.compile(r"\d+")
+
+
+def url_pattern(url: str) -> str:
+    """The path of ``url`` as a name pattern: digit runs become ``N``, the file extension
+    goes (``/shop/product/12.html`` -> ``shop-product-N``; the site root is ``home``)."""
+    path = urlsplit(url).path
+    parts = [p.rsplit(".", 1)[0] if "." in p else p for p in path.split("/") if p]
+    name = "-".join(_DIGITS.sub("N", p) for p in parts)
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_-")[:60] or "home"
+
+
 @dataclass
 class TemplateState:
     """What this process knows about one ``(site, template)``."""
@@ -154,6 +168,7 @@ class TemplateState:
     misfits: int = 0
     samples: list[tuple[str, Any]] = field(default_factory=list)
     inducing: bool = False
+    previous: Any = None  # the stale wrapper being replaced: its names carry over
     failed_inductions: int = 0
     checked: float = 0.0  # time.monotonic() of the last look at the store
 
@@ -165,6 +180,7 @@ class Outcome:
     url: str
     site: str = ""
     template: str | None = None
+    template_name: str | None = None  # readable: the URL path pattern of its first page
     result: PageResult | None = None
     source: str = ""  # "wrapper" or the extractor name
     wrapper_id: str | None = None
@@ -190,6 +206,7 @@ class RecordsRuntime:
         self.owner = f"{uuid.uuid4().hex[:12]}"
         self._lock = threading.RLock()
         self._groupers: dict[str, TemplateGrouper] = {}
+        self._names: dict[tuple[str, str], str] = {}  # (site, template) -> readable name
         self._states: dict[tuple[str, str], TemplateState] = {}
         self._emitted: set[tuple[str, str, int]] = set()
         self._emitted_pipeline: set[tuple[str, str, int]] = set()
@@ -273,6 +290,23 @@ class RecordsRuntime:
         with self._lock:
             tid = self._grouper(site).assign(sig)
             return self._alias.get((site, tid), tid), sig
+
+    def template_name(self, site: str, template: str, url: str) -> str:
+        """A readable name of a template, from the URL of its first page here (unique
+        within the site): ``/shop/page/2`` -> ``shop-page-N``."""
+        key = (site, template)
+        name = self._names.get(key)
+        if name is None:
+            with self._lock:
+                name = self._names.get(key)
+                if name is None:
+                    taken = {n for (s, _t), n in self._names.items() if s == site}
+                    base = url_pattern(url)
+                    name, k = base, 2
+                    while name in taken:
+                        name, k = f"{base}-{k}", k + 1
+                    self._names[key] = name
+        return name
 
     def _state(self, site: str, template: str, signature: Any, out: Outcome) -> TemplateState:
         # The first page of a template loads the stored wrapper while holding the lock, so
@@ -380,6 +414,8 @@ class RecordsRuntime:
         else:
             template, sig = None, None
         out.template = template
+        if template:
+            out.template_name = self.template_name(out.site, template, response.url)
 
         st = self._state(out.site, template, sig, out) if use_wrappers and template else None
         if st is not None and st.wrapper is not None:
@@ -449,7 +485,7 @@ class RecordsRuntime:
                     ": re-inducing" if self.config.reinduce == "stale" else "",
                 )
                 if self.config.reinduce == "stale":
-                    st.wrapper = None
+                    st.previous, st.wrapper = wrapper, None
                     st.samples.clear()
                     st.misfits = 0
         out.inc("records/wrapper/misfit")
@@ -474,6 +510,9 @@ class RecordsRuntime:
             ):
                 return
             wrapper = self._induce(samples, extractor, opts)
+            if wrapper is not None and st.previous is not None:
+                # the template's schema stays: the old names (pinned ones too) carry over
+                carry_over(wrapper, st.previous, [p for _u, _r, p, _res in samples])
             if wrapper is None:
                 with self._lock:
                     st.failed_inductions += 1
@@ -523,6 +562,7 @@ class RecordsRuntime:
             st.document = document if version is None else None
             st.samples.clear()
             st.misfits = 0
+            st.previous = None
         out.inc("records/wrapper/induced")
         out.new_wrappers.append(
             {

@@ -191,6 +191,13 @@ class RecordsConfig:
     pagination_max_pages: int = setting(
         "RECORDS_PAGINATION_MAX_PAGES", 50, "Maximum pagination hops followed from one start page."
     )
+    feed_flat: bool = setting(
+        "RECORDS_FEED_FLAT",
+        True,
+        "CSV feeds (`-O out.csv`, with the add-on): one row per record, one column per field"
+        " (`page_url`, `template`, then the fields; lists joined with ` | `; no wrapper rows)."
+        " `False`: the nested form, `fields` as one JSON cell.",
+    )
     flatten_fields: bool = setting(
         "RECORDS_FLATTEN_FIELDS",
         False,
@@ -203,8 +210,9 @@ class RecordsConfig:
     csv_per_template: str | None = setting(
         "RECORDS_CSV_PER_TEMPLATE",
         None,
-        "A path pattern with `%(site)s` and `%(template)s`: the pipeline writes one CSV per"
-        " template with one column per record field.",
+        "A path pattern with `%(site)s` and `%(template)s` (a readable template name, the URL"
+        " path pattern such as `shop-page-N`): the pipeline writes one CSV per template, one row"
+        " per record and one column per field. A crawl resumed from a `JOBDIR` appends to it.",
         "str",
     )
     emit_wrappers: bool = setting(

@@ -19,6 +19,7 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.dates import current_relative_base
+from scrapy_records.fields.text import inline_text
 from scrapy_records.fields.values import decimal_style, parse_date_iso, parse_number, parse_price
 from scrapy_records.page import Page, parse_html
 from scrapy_records.results import Column, PageResult, Record, Region
@@ -104,6 +105,14 @@ def node_text(node: Any, dirty: set[Any] | None = None) -> str:
             return " ".join(t.split()) if t else ""
         return " ".join(" ".join(node.itertext(etree.Element)).split())
     return " ".join(" ".join(_TEXT_XP(node)).split())
+
+
+def value_text(node: Any) -> str:
+    """A field value's text: a text node's, or an element's read as mining reads a column
+    (:func:`~scrapy_records.fields.text.inline_text`: inline markup never splits it)."""
+    if isinstance(node, str):
+        return " ".join(node.split())
+    return inline_text(node)
 
 
 def parse_source(
@@ -248,7 +257,7 @@ class FieldReader:
                     else " ".join(raw.split())
                 )
             else:
-                v = node_text(n, dirty)
+                v = value_text(n)
                 if self.type in ("url", "image"):
                     v = _to_value(self.type, v, base)
             if v:
@@ -289,6 +298,8 @@ def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
 
 
 _TYPED = frozenset({"number", "price", "date"})
+#: a page fits only if at least this share of the required values is there
+MIN_REQUIRED_FILL = 0.5
 
 # the parsers are the costly part of typing and values repeat across records and pages
 _parse_number = lru_cache(maxsize=8192)(parse_number)
@@ -436,7 +447,7 @@ def _eval_fields(
                         else " ".join(raw.split())
                     )
                 else:
-                    v = node_text(node, dirty)
+                    v = value_text(node)
                     if ftype in ("url", "image"):
                         v = _to_value(ftype, v, base)
                 if v:
@@ -754,6 +765,7 @@ class CompiledWrapper:
             "missing_required": sorted(set(missing) | set(page_missing)),
             "type_errors": type_errors,
             "fit": round(fit, 4),
-            "fits": fit >= self.w.health.min_fit,
+            # a page whose records lack most required values does not fit, whatever its count
+            "fits": fit >= self.w.health.min_fit and (not slots or rfill >= MIN_REQUIRED_FILL),
         }
         return health, fit

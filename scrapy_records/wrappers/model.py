@@ -17,6 +17,7 @@ from scrapy_records._version import __version__
 __all__ = [
     "WRAPPER_FORMAT",
     "WRAPPER_VERSION",
+    "READABLE_VERSIONS",
     "FIELD_TYPES",
     "RecordSelector",
     "FieldSpec",
@@ -27,7 +28,9 @@ __all__ = [
 ]
 
 WRAPPER_FORMAT = "scrapy-records-wrapper"
-WRAPPER_VERSION = 1
+WRAPPER_VERSION = 2
+#: document versions this library reads (version 1 has no pinned names or dropped fields)
+READABLE_VERSIONS = (1, 2)
 FIELD_TYPES = ("text", "url", "image", "number", "price", "date")
 
 
@@ -79,6 +82,8 @@ class FieldSpec:
     attribute: str | None = None
     optional: bool = False
     multiple: bool = False
+    #: the name was given by a person (``scrapy wrappers rename``): re-induction keeps it
+    pinned: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,6 +94,7 @@ class FieldSpec:
             "attribute": self.attribute,
             "optional": bool(self.optional),
             "multiple": bool(self.multiple),
+            "pinned": bool(self.pinned),
         }
 
     @classmethod
@@ -101,6 +107,7 @@ class FieldSpec:
             attribute=d["attribute"],
             optional=d["optional"],
             multiple=d["multiple"],
+            pinned=d.get("pinned", False),
         )
 
 

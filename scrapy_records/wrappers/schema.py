@@ -15,8 +15,8 @@ from parsel.csstranslator import HTMLTranslator
 from scrapy_records.errors import WrapperError
 from scrapy_records.wrappers.model import (
     FIELD_TYPES,
+    READABLE_VERSIONS,
     WRAPPER_FORMAT,
-    WRAPPER_VERSION,
     library_version,
 )
 
@@ -99,7 +99,12 @@ class Validator:
 
     @classmethod
     def field_(cls, d: Any, path: str) -> None:
-        cls.obj(d, path, ("name", "type", "xpath", "css", "attribute", "optional", "multiple"))
+        cls.obj(
+            d,
+            path,
+            ("name", "type", "xpath", "css", "attribute", "optional", "multiple"),
+            optional=("pinned",),
+        )
         cls.typ(d["name"], path + ".name", (str,))
         if not d["name"]:
             cls.fail(path + ".name", "empty name")
@@ -110,6 +115,7 @@ class Validator:
         cls.typ(d["attribute"], path + ".attribute", (str,), nullable=True)
         cls.typ(d["optional"], path + ".optional", (bool,))
         cls.typ(d["multiple"], path + ".multiple", (bool,))
+        cls.typ(d.get("pinned", False), path + ".pinned", (bool,))
 
     @classmethod
     def fields(cls, v: Any, path: str) -> None:
@@ -148,12 +154,14 @@ class Validator:
         if d.get("format") != WRAPPER_FORMAT:
             cls.fail("$.format", f"expected {WRAPPER_FORMAT!r}, got {d.get('format')!r}")
         version = d.get("version")
-        if version != WRAPPER_VERSION or isinstance(version, bool):
+        if version not in READABLE_VERSIONS or isinstance(version, bool):
             raise WrapperError(
                 f"unsupported wrapper version {version!r}: this library (scrapy_records "
-                f"{library_version()}) reads version {WRAPPER_VERSION}; re-induce the wrapper"
+                f"{library_version()}) reads versions {', '.join(map(str, READABLE_VERSIONS))};"
+                " re-induce the wrapper"
             )
-        cls.obj(d, "$", DOCUMENT_KEYS)
+        cls.obj(d, "$", DOCUMENT_KEYS, optional=("dropped",))
+        cls.dropped(d.get("dropped", []), "$.dropped")
         cls.typ(d["id"], "$.id", (str,))
         if not d["id"]:
             cls.fail("$.id", "empty id")
@@ -168,6 +176,16 @@ class Validator:
             cls.fail("$.record", "null record selector but record fields/lists are given")
         cls.provenance(d["provenance"], "$.provenance")
         cls.health(d["health"], "$.health")
+
+    @classmethod
+    def dropped(cls, v: Any, path: str) -> None:
+        """Fields a person dropped: re-induction leaves them out."""
+        cls.typ(v, path, (list,))
+        for k, x in enumerate(v):
+            cls.obj(x, f"{path}[{k}]", ("name", "xpath", "attribute"))
+            cls.typ(x["name"], f"{path}[{k}].name", (str,))
+            cls.typ(x["xpath"], f"{path}[{k}].xpath", (str,))
+            cls.typ(x["attribute"], f"{path}[{k}].attribute", (str,), nullable=True)
 
     @classmethod
     def template(cls, t: Any, path: str) -> None:

@@ -89,15 +89,6 @@ def same_tag_index(el: Any) -> int:
     return 1 + sum(1 for sib in el.itersiblings(preceding=True) if sib.tag == el.tag)
 
 
-def xpath_literal(s: str) -> str | None:
-    """``s`` as an XPath string literal (``None`` when it holds both kinds of quote)."""
-    if "'" not in s:
-        return f"'{s}'"
-    if '"' not in s:
-        return f'"{s}"'
-    return None
-
-
 def site_of(url: str | None) -> str | None:
     """The site key of a wrapper induced from ``url``: its host."""
     if not url:

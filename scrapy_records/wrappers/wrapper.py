@@ -50,6 +50,8 @@ class Wrapper:
     template: TemplateInfo = field(default_factory=TemplateInfo)
     provenance: Provenance = field(default_factory=Provenance)
     health: Health = field(default_factory=Health)
+    #: fields a person dropped (``{"name", "xpath", "attribute"}``): re-induction leaves them out
+    dropped: list[dict[str, Any]] = field(default_factory=list)
     #: set by :meth:`check` when a page no longer fits: re-induce from fresh pages.
     stale: bool = field(default=False, compare=False)
     _compiled: Any = field(default=None, init=False, repr=False, compare=False)
@@ -85,6 +87,7 @@ class Wrapper:
             "page_fields": [f.to_dict() for f in self.page_fields],
             "provenance": self.provenance.to_dict(),
             "health": self.health.to_dict(),
+            "dropped": [dict(x) for x in self.dropped],
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -108,6 +111,7 @@ class Wrapper:
                 page_fields=[FieldSpec.from_dict(f) for f in d["page_fields"]],
                 provenance=Provenance.from_dict(d["provenance"]),
                 health=Health.from_dict(d["health"]),
+                dropped=[dict(x) for x in d.get("dropped", [])],
             )
         except (KeyError, TypeError, ValueError) as exc:  # pragma: no cover - validator gap
             raise WrapperError(f"invalid wrapper document: {exc}") from exc
@@ -165,7 +169,9 @@ class Wrapper:
         ``max/n`` above it (0 when nothing is found); ``required_fill`` is the share of
         (record, required field) and required page-field slots that hold a value;
         ``fit = 0.5 * records_fit + 0.5 * required_fill`` (0 when the record selector
-        finds nothing). ``fits = fit >= health.min_fit``; a page that does not fit sets
+        finds nothing). ``fits`` when ``fit >= health.min_fit`` and at least half the
+        required values are there (a page whose records lack them is another layout, however
+        many records it has); a page that does not fit sets
         :attr:`stale` (stays set until the caller re-induces or resets it). The health
         dict is also stored in ``result.regions[0].meta["health"]``.
         """

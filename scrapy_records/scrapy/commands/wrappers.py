@@ -1,9 +1,12 @@
-"""``scrapy wrappers list|show|export|delete``: inspect and manage the wrapper store.
+"""``scrapy wrappers list|show|export|delete|rename|drop``: inspect and manage the wrapper store.
 
 * ``list [SITE]``: one line per stored wrapper (id, version, update time, record selector, fields);
 * ``show SITE/TEMPLATE [--history]``: the wrapper's JSON document (``--history``: its versions);
 * ``export DIR [SITE]``: write every wrapper (of a site) to a directory-of-JSON store;
-* ``delete SITE[/TEMPLATE]``: remove wrappers (they are re-induced on the next crawl).
+* ``delete SITE[/TEMPLATE]``: remove wrappers (they are re-induced on the next crawl);
+* ``rename SITE/TEMPLATE FIELD NEW_NAME``: rename a field; the name is pinned, so it
+  survives re-induction of the template;
+* ``drop SITE/TEMPLATE FIELD``: remove a field; re-induction leaves it out.
 
 The store is ``RECORDS_WRAPPER_STORE`` of the project (``--store URI`` overrides it).
 """
@@ -14,14 +17,18 @@ import json
 import sys
 import time
 from argparse import ArgumentParser, Namespace
+from collections.abc import Callable
 from typing import Any
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from scrapy_records.errors import WrapperError
 from scrapy_records.scrapy.commands.records import format_table
-from scrapy_records.scrapy.store import open_store
+from scrapy_records.scrapy.store import StoreError, open_store
 from scrapy_records.scrapy.store.directory import DirectoryStore
+from scrapy_records.wrappers.pins import drop_field, rename_field
+from scrapy_records.wrappers.wrapper import Wrapper
 
 
 def _summary(document: str) -> tuple[str, str]:
@@ -40,10 +47,13 @@ class Command(ScrapyCommand):
     default_settings = {"LOG_LEVEL": "WARNING"}
 
     def syntax(self) -> str:
-        return "list [SITE] | show SITE/TEMPLATE [--history] | export DIR [SITE] | delete SITE[/TEMPLATE]"
+        return (
+            "list [SITE] | show SITE/TEMPLATE [--history] | export DIR [SITE] |"
+            " delete SITE[/TEMPLATE] | rename SITE/TEMPLATE FIELD NEW | drop SITE/TEMPLATE FIELD"
+        )
 
     def short_desc(self) -> str:
-        return "List, show, export or delete the stored scrapy_records wrappers"
+        return "List, show, export, delete or edit the stored scrapy_records wrappers"
 
     def add_options(self, parser: ArgumentParser) -> None:
         super().add_options(parser)
@@ -62,7 +72,7 @@ class Command(ScrapyCommand):
 
     def run(self, args: list[str], opts: Namespace) -> None:
         if not args:
-            raise UsageError("missing sub-command: list, show, export or delete")
+            raise UsageError("missing sub-command: list, show, export, delete, rename or drop")
         cmd, rest = args[0], args[1:]
         store = self._store(opts)
         try:
@@ -78,6 +88,10 @@ class Command(ScrapyCommand):
                 print(f"deleted {n} wrapper(s)")
                 if not n:
                     self.exitcode = 1
+            elif cmd == "rename" and len(rest) == 3:
+                self._edit(store, rest[0], lambda w: rename_field(w, rest[1], rest[2]))
+            elif cmd == "drop" and len(rest) == 2:
+                self._edit(store, rest[0], lambda w: drop_field(w, rest[1]))
             else:
                 raise UsageError(f"bad sub-command or arguments: {' '.join(args)}")
         finally:
@@ -112,14 +126,33 @@ class Command(ScrapyCommand):
             return
         if history and hasattr(store, "history"):
             for version, updated, _doc in store.history(site, template):
-                print(
-                    f"version {version}  {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(updated))}"
-                )
+                when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(updated))
+                print(f"version {version}  {when}")
             return
         try:
             print(json.dumps(json.loads(w.document), indent=2, sort_keys=True, ensure_ascii=False))
         except ValueError:
             print(w.document)
+
+    def _edit(self, store: Any, wid: str, change: Callable[[Wrapper], None]) -> None:
+        """Apply ``change`` to a stored wrapper and store it (compare-and-set)."""
+        site, _, template = wid.partition("/")
+        sw = store.get(site, template)
+        if sw is None:
+            print(f"no wrapper {wid} in {store.uri}", file=sys.stderr)
+            self.exitcode = 1
+            return
+        try:
+            w = Wrapper.from_json(sw.document)
+            change(w)
+            version = store.put(
+                site, template, w.to_json(), expected_version=sw.version, signature=sw.signature
+            )
+        except (WrapperError, StoreError) as exc:
+            print(f"scrapy wrappers: {exc}", file=sys.stderr)
+            self.exitcode = 2
+            return
+        print(f"{wid}: version {version}, fields {', '.join(f.name for f in w.fields) or '-'}")
 
     def _export(self, store: Any, directory: str, site: str | None) -> None:
         out = DirectoryStore(directory)

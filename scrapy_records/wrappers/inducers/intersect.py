@@ -18,9 +18,11 @@ from lxml import etree
 
 from scrapy_records.api import extract
 from scrapy_records.errors import WrapperError
+from scrapy_records.fields.text import xpath_literal
 from scrapy_records.fields.values import guess_type
 from scrapy_records.page import Page
 from scrapy_records.results import Region
+from scrapy_records.wrappers.inducers.columns import column_fields
 from scrapy_records.wrappers.inducers.page_selectors import PageSelectors, css_matches
 from scrapy_records.wrappers.inducers.record_fields import build_fields, slug
 from scrapy_records.wrappers.inducers.record_selector import (
@@ -29,9 +31,8 @@ from scrapy_records.wrappers.inducers.record_selector import (
     record_layout,
     span_group,
 )
-from scrapy_records.wrappers.inducers.region import adopt_column_names
 from scrapy_records.wrappers.model import FieldSpec, Health, ListSpec, Provenance, RecordSelector
-from scrapy_records.wrappers.selectors import site_of, xpath_literal
+from scrapy_records.wrappers.selectors import site_of
 from scrapy_records.wrappers.templates import template_info
 from scrapy_records.wrappers.wrapper import Wrapper
 
@@ -173,6 +174,31 @@ def _common_fields(
         fill[name] = rate
     fields = fields[:max_fields]
     return fields, {f.name: fill[f.name] for f in fields}, lists
+
+
+def _record_fields(
+    pages: Sequence[Page],
+    sels: Sequence[PageSelectors],
+    main_regions: Sequence[Region | None],
+    selected: Sequence[Groups],
+    record: RecordSelector | None,
+    min_fill: float,
+    max_fields: int,
+) -> tuple[list[FieldSpec], dict[str, float], list[ListSpec]]:
+    """The record fields: the mined columns when the main regions have any (the same
+    names and values as mining), else the features common to every page."""
+    if record is None:
+        return [], {}, []
+    if not any(r is not None and r.columns for r in main_regions):
+        return _common_fields(sels, selected, record.size, min_fill, max_fields)
+    extra = [
+        f
+        for sel, groups in zip(sels, selected)
+        if groups
+        for f in build_fields(sel, groups, record.size, min_fill=min_fill, nested=False)[0]
+    ]
+    fields, fill = column_fields(pages, main_regions, record, Wrapper, extra)
+    return fields, fill, []
 
 
 # ------------------------------------------------------------------ page-level fields
@@ -365,13 +391,15 @@ def intersect_induce(
     1. Run ``extractor`` on each page; its main region gives that page's records.
     2. Record selector: over every page's verified candidates (robust first), pick the one
        that reproduces exactly the main records on the most pages (ties: robustness order).
-    3. Fields: the features of the records the chosen selector selects, per page; a field
-       is kept when it holds on every page that has records (``optional`` if some record
-       lacks it); fill rates are over all sample records.
+    3. Fields: the main regions' aligned columns, each read by the selector that
+       reproduces the mined values on every page
+       (:func:`~scrapy_records.wrappers.inducers.columns.column_fields`), so wrapped pages
+       carry the keys and values mined pages carry; without columns, the features of the
+       records kept when they hold on every page with records; fill rates are over all
+       sample records.
     4. Page fields (``page_fields=True``, >= 2 pages): data outside the records found once
        on every page with values that differ between pages, first those anchored on a
        template label, then positional ones.
-    5. Field names follow the extractor's column names where the values agree.
 
     :raises WrapperError: no records and no page-level data hold on the pages.
     """
@@ -382,11 +410,9 @@ def intersect_induce(
     mains = [record_groups(p, r) if r is not None else [] for p, r in zip(pages, main_regions)]
     record = _best_record_selector(sels, mains)
     selected = _selected_records(sels, record)
-    fields: list[FieldSpec] = []
-    fill: dict[str, float] = {}
-    lists: list[ListSpec] = []
-    if record is not None:
-        fields, fill, lists = _common_fields(sels, selected, record.size, min_fill, max_fields)
+    fields, fill, lists = _record_fields(
+        pages, sels, main_regions, selected, record, min_fill, max_fields
+    )
     pfields: list[FieldSpec] = []
     if page_fields and len(pages) >= 2:
         pfields = _page_level_fields(sels, selected, max_fields)
@@ -420,10 +446,5 @@ def intersect_induce(
         ),
         health=Health(expected_records=(min(counts), max(counts)), fill_rates=fill),
     )
-    if record is not None:  # the extractor's names, when values agree
-        for page, region in zip(pages, main_regions):
-            if region is not None and region.columns:
-                adopt_column_names(w, region, page)
-                break
     w.validate()
     return w

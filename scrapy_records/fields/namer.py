@@ -1,0 +1,334 @@
+"""Names of the aligned columns: one rule per kind of evidence, the strongest first.
+
+:func:`name_slots` names each data slot by the first rule that applies (the column's
+``evidence`` says which):
+
+1. ``itemprop`` / ``property``: schema.org microdata or RDFa on the value's element, or on
+   an ancestor inside the record that holds no other value of the same kind;
+2. ``label``, ``header``, ``aria-label``/``title``/``alt``: a label next to the value
+   ("Price:", "By" -> ``author``, ``<dt>``), the ``th`` above a table cell, a stable
+   attribute text;
+3. ``link``: the record's main link (in a heading, or the longest link text) is ``title``
+   and ``url``; another link's URL takes its text's name (``author`` -> ``author_url``);
+4. ``type``: ``price`` (with ``price_currency``), ``date``, ``rating``, ``image``;
+5. ``class`` / ``id``: meaningful tokens (:func:`~scrapy_records.fields.naming.token_name`);
+6. ``tag``: ``h1``-``h6`` -> ``title``, ``time`` -> ``date``, ``cite`` -> ``source``...;
+7. ``generic``: ``description`` (a long text), ``text``, ``link``, ``image``.
+
+Names never depend on column positions, so the same slot gets the same name on every page
+of a template. A link/image column named by evidence gets ``_url``/``_image`` appended
+unless the name already says so.
+"""
+
+from __future__ import annotations
+
+import re
+
+from scrapy_records.fields.naming import (
+    IMAGE_WORDS,
+    URL_WORDS,
+    generic_name,
+    label_name,
+    slug,
+    token_name,
+)
+from scrapy_records.fields.records import RecordTree
+from scrapy_records.fields.repeats import label_value_columns, merge_repeats
+from scrapy_records.fields.slot_names import (
+    TAG_NAMES,
+    Depths,
+    Evidence,
+    Parents,
+    TableHeaders,
+    find_labels,
+    tag_names,
+    tag_of,
+)
+from scrapy_records.fields.slots import Slot
+from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
+from scrapy_records.page import Page
+
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_RATING_RE = re.compile(
+    r"^\s*(?:[0-5](?:[.,]\d{1,2})?\s*(?:/\s*(?:5|10)\b|out of (?:5|10)\b|stars?\b|"
+    r"von (?:5|10)\b|sur (?:5|10)\b|de (?:5|10)\b)|[★☆]{3,})",
+    re.I,
+)
+#: the order in which duplicate columns keep the better-named one
+EVIDENCE_RANK = {
+    "itemprop": 0,
+    "property": 0,
+    "link": 1,
+    "label": 2,
+    "header": 2,
+    "aria-label": 2,
+    "title": 2,
+    "alt": 2,
+    "type": 3,
+    "class": 4,
+    "id": 4,
+    "tag": 5,
+    "generic": 6,
+}
+
+
+def name_slots(
+    page: Page,
+    slots: list[Slot],
+    data: list[Slot],
+    trees: list[RecordTree],
+    maps: list[NodeMap],
+    layout: Layout,
+) -> list[Slot]:
+    """Name the data slots ``data`` (``slots``: every slot, static ones included, for the
+    labels); returns them with repeated parts merged into list slots
+    (:func:`~scrapy_records.fields.repeats.merge_repeats`)."""
+    anchor, _count = _anchors(data, layout.parent)
+    labels = find_labels(slots, anchor, layout.parent, layout.depth, tag_names(page))
+    data = merge_repeats(data, layout, len(trees), set(labels))
+    anchor, count = _anchors(data, layout.parent)
+    rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
+    namer = _Namer(page, maps, layout, anchor, count, labels, rows)
+    namer.find_main_link(data, len(trees))
+    # texts and images first: a link's URL takes the name of its text
+    for s in sorted(data, key=lambda x: x.kind == "url"):
+        s.name, s.evidence = namer.name(s)
+    _qualify_repeats(data, namer)
+    return label_value_columns(data, len(trees))
+
+
+def _qualify_repeats(data: list[Slot], namer: _Namer) -> None:
+    """Columns named by their type or by nothing that share a name ("price", "price") are
+    told apart by their class tokens ("price", "old_price") where they have any."""
+    groups: dict[str, list[Slot]] = {}
+    for s in data:
+        if s.evidence in ("type", "generic"):
+            groups.setdefault(s.name, []).append(s)
+    for name, group in groups.items():
+        if len(group) < 2:
+            continue
+        for s in group:
+            found = namer.class_name(s)
+            if found:
+                s.name = found if name in found else f"{found}_{name}"
+
+
+def _anchors(
+    data: list[Slot], tparent: Parents
+) -> tuple[dict[int, TemplateNode], dict[tuple[TemplateNode, str], int]]:
+    """The node each data slot is read on (a text slot's element holds it), by ``id(slot)``,
+    and how many data slots of each kind lie under each template node."""
+    anchor: dict[int, TemplateNode] = {}
+    count: dict[tuple[TemplateNode, str], int] = {}
+    for s in data:
+        a = s.t if (s.kind != "text" or s.collapsed) else tparent[s.t]
+        assert a is not None  # a text node always has a parent element
+        anchor[id(s)] = a
+        p: TemplateNode | None = s.t
+        while p is not None:
+            count[(p, s.kind)] = count.get((p, s.kind), 0) + 1
+            p = tparent.get(p)
+    return anchor, count
+
+
+def _fill(s: Slot) -> float:
+    return sum(1 for v in s.values if v is not None) / max(1, len(s.values))
+
+
+def _mean_length(s: Slot | None) -> float:
+    vals = [v for v in s.values if isinstance(v, str)] if s is not None else []
+    return sum(len(v) for v in vals) / len(vals) if vals else 0.0
+
+
+class _Namer:
+    """The naming rules for the data slots of one alignment."""
+
+    def __init__(
+        self,
+        page: Page,
+        maps: list[NodeMap],
+        layout: Layout,
+        anchor: dict[int, TemplateNode],
+        count: dict[tuple[TemplateNode, str], int],
+        labels: dict[int, tuple[str, bool]],
+        rows: bool,
+    ) -> None:
+        self.tparent: Parents = layout.parent
+        self.tdepth: Depths = layout.depth
+        self.anchor, self.count, self.labels = anchor, count, labels
+        self.evidence = Evidence(page, maps)
+        self.tagnames = tag_names(page)
+        self.headers = TableHeaders(page, maps, layout.parent, layout.depth)
+        self.rows = rows  # the records are table rows: table headers may name columns
+        self.main_url = self.main_text = -1  # id() of the main link's slots
+        self.link_names: dict[TemplateNode, tuple[str, str]] = {}  # link element -> its text's name
+
+    # ------------------------------------------------------------------ the main link
+    def find_main_link(self, data: list[Slot], n: int) -> None:
+        """The record's main link: in a heading first, then the longest link text (a
+        link's text slot is read on the link element itself)."""
+        texts: dict[TemplateNode, Slot] = {}
+        for s in data:
+            if s.kind == "text":
+                texts.setdefault(self.anchor[id(s)], s)
+        best, best_key = None, None
+        for s in data:
+            if s.kind != "url" or s.multiple or _fill(s) < 0.5:
+                continue
+            a = self.anchor[id(s)]
+            text = texts.get(a)
+            if text is not None and id(text) in self.labels:
+                continue  # a labelled link ("By <a>Jane</a>") is that label's
+            key = (self._in_heading(a), _mean_length(text), _fill(s))
+            if best_key is None or key > best_key:
+                best, best_key = s, key
+        if best is not None:
+            self.main_url = id(best)
+            text = texts.get(self.anchor[id(best)])
+            if text is not None:
+                self.main_text = id(text)
+
+    def _in_heading(self, t: TemplateNode) -> bool:
+        p: TemplateNode | None = t
+        while p is not None and self.tdepth.get(p, 0) >= 1:
+            if tag_of(p, self.tagnames) in _HEADINGS:
+                return True
+            p = self.tparent.get(p)
+        return False
+
+    # ------------------------------------------------------------------------ naming
+    def name(self, s: Slot) -> tuple[str, str]:
+        """``(name, evidence)`` of data slot ``s``."""
+        kind = s.kind
+        a = self.anchor[id(s)]
+        chain = self._chain(a, kind)
+        found = (
+            self._by_schema(chain)
+            or self._by_context(s, chain)
+            or self._by_main_link(s)
+            or self._by_link(s, a)
+            or self._by_type(s)
+            or self._by_class(chain, a)
+            or self._by_tag(chain, kind)
+        )
+        if found is None:
+            found = generic_name(kind, s.values), "generic"
+        name, evidence = found
+        if kind in ("url", "image") and evidence != "link":
+            words = URL_WORDS if kind == "url" else IMAGE_WORDS
+            if not any(w in name for w in words):
+                name = f"{name}_{'url' if kind == 'url' else 'image'}"
+        if kind == "text" and evidence != "generic":
+            self.link_names.setdefault(a, (name, evidence))
+        return name, evidence
+
+    def class_name(self, s: Slot) -> str | None:
+        """The name ``s``'s class or id tokens give, if any."""
+        a = self.anchor[id(s)]
+        found = self._by_class(self._chain(a, s.kind), a)
+        return found[0] if found else None
+
+    def _chain(self, a: TemplateNode, kind: str) -> list[TemplateNode]:
+        """``a`` and its ancestors inside the record that hold no other slot of ``kind``."""
+        tparent, tdepth, count = self.tparent, self.tdepth, self.count
+        chain: list[TemplateNode] = []
+        p: TemplateNode | None = a
+        while p is not None and tdepth.get(p, 0) >= 2:  # stop at record roots
+            if count.get((p, kind), 0) <= 1:
+                chain.append(p)
+            else:
+                break
+            p = tparent.get(p)
+        return chain
+
+    def _by_schema(self, chain: list[TemplateNode]) -> tuple[str, str] | None:
+        """Rule 1: schema.org microdata (``itemprop``) or RDFa (``property``)."""
+        ev = self.evidence
+        for attr in ("itemprop", "property"):
+            for t in chain:
+                v = ev.stable_attr(t, attr)
+                if v:
+                    # "schema:name", "og:title", "http://schema.org/price" -> the last part
+                    name = slug(re.split(r"[:/#]", v.split()[0])[-1])
+                    if name:
+                        return name, attr
+                    break
+        return None
+
+    def _by_context(self, s: Slot, chain: list[TemplateNode]) -> tuple[str, str] | None:
+        """Rule 2: a label next to the value, a table header above it, a stable
+        ``aria-label``/``title``/``alt``."""
+        label = self.labels.get(id(s))
+        if label and not (label[1] and id(s) == self.main_url):
+            return label[0], "label"  # (the main link's own text, "Read more", names no field)
+        if self.rows:
+            hdr = self.headers.name(s)
+            if hdr:
+                return hdr, "header"
+        ev = self.evidence
+        for t in chain:
+            for at in ("aria-label", "title", "alt"):
+                v = ev.stable_attr(t, at)
+                ln = label_name(v) if v else None
+                if ln:
+                    return ln, at
+        return None
+
+    def _by_main_link(self, s: Slot) -> tuple[str, str] | None:
+        """Rule 3: the main link's ``title`` and ``url``."""
+        if id(s) == self.main_url:
+            return "url", "link"
+        if id(s) == self.main_text:
+            return "title", "link"
+        return None
+
+    def _by_link(self, s: Slot, a: TemplateNode) -> tuple[str, str] | None:
+        """Rule 3: another link's URL is named after its text (``author_url``)."""
+        if s.kind == "url" and a in self.link_names:
+            name, evidence = self.link_names[a]
+            if evidence == "link":
+                return None
+            return (name if any(w in name for w in URL_WORDS) else f"{name}_url"), evidence
+        return None
+
+    def _by_type(self, s: Slot) -> tuple[str, str] | None:
+        """Rule 4: the value's type."""
+        if s.type in ("price", "date"):
+            return s.type, "type"
+        if s.kind == "image":
+            return "image", "type"
+        if s.kind == "text":
+            vals = [v for v in s.values if isinstance(v, str)]
+            if vals and sum(1 for v in vals if _RATING_RE.match(v)) >= 0.8 * len(vals):
+                return "rating", "type"
+        return None
+
+    def _by_class(self, chain: list[TemplateNode], a: TemplateNode) -> tuple[str, str] | None:
+        """Rule 5: class or id tokens on the chain, then an ancestor's class."""
+        ev = self.evidence
+        for t in chain:
+            sid = ev.stable_tokens(t)[1]
+            v = ev.best_class(t)
+            if v:
+                return v, "class"
+            if sid:
+                v = token_name(sid)
+                if v:
+                    return v, "id"
+        # an ancestor's class even when it holds other slots too ("specs", "specs_2")
+        tparent, tdepth = self.tparent, self.tdepth
+        p = tparent.get(chain[-1]) if chain else a
+        while p is not None and tdepth.get(p, 0) >= 2:
+            v = ev.best_class(p)
+            if v:
+                return v, "class"
+            p = tparent.get(p)
+        return None
+
+    def _by_tag(self, chain: list[TemplateNode], kind: str) -> tuple[str, str] | None:
+        """Rule 6: the element's tag (a link's only when it is a heading)."""
+        for t in chain[:2]:
+            tn = TAG_NAMES.get(tag_of(t, self.tagnames))
+            if tn is not None and (kind == "text" or tn == "title"):
+                return tn, "tag"
+        return None

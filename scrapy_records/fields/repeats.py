@@ -1,0 +1,213 @@
+"""Repeated parts of a record as list columns: several comments, tags or sub-links of one
+record are one column holding a list, not ``comments``, ``comments_2``, ``comments_3``.
+
+Partial tree alignment gives each occurrence of a repeated element its own template node
+(the most any record has). :func:`merge_repeats` finds runs of sibling template nodes with
+the same tag and class signature, and merges the slots at the same place under each of them
+into one slot whose value is the list of the record's values, in document order. Slots with
+a label of their own ("Color:", "Size:" in each occurrence) are distinct fields and stay
+apart.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scrapy_records.fields.naming import label_name
+from scrapy_records.fields.slots import Slot
+from scrapy_records.fields.template import Layout, TemplateNode
+from scrapy_records.fields.text import is_label_text, xpath_literal
+
+_POSITION = re.compile(r"\[\d+\]")
+
+
+def _runs(t: TemplateNode) -> list[list[TemplateNode]]:
+    """Runs of >= 2 consecutive children of ``t`` with the same tag and class signature."""
+    out: list[list[TemplateNode]] = []
+    cur: list[TemplateNode] = []
+    for c in t.children:
+        if cur and c.label == cur[0].label and c.sig == cur[0].sig and c.label >= 0:
+            cur.append(c)
+        else:
+            if len(cur) >= 2:
+                out.append(cur)
+            cur = [c]
+    if len(cur) >= 2:
+        out.append(cur)
+    return out
+
+
+def _relative_key(
+    s: Slot, head: TemplateNode, layout: Layout
+) -> tuple[tuple[int, int, int], ...] | None:
+    """The slot's place under ``head``: (label, signature, rank among same-signature
+    siblings) per step, then its kind."""
+    steps: list[tuple[int, int, int]] = []
+    t: TemplateNode | None = s.t
+    while t is not None and t is not head:
+        p = layout.parent.get(t)
+        if p is None:
+            return None
+        before = p.children[: p.children.index(t)]
+        rank = sum(1 for c in before if (c.label, c.sig) == (t.label, t.sig))
+        steps.append((t.label, t.sig, rank))
+        t = p
+    if t is None:
+        return None
+    return (*reversed(steps), (hash(s.kind), int(s.collapsed), 0))
+
+
+def merge_repeats(data: list[Slot], layout: Layout, n: int, labelled: set[int]) -> list[Slot]:
+    """Merge the slots of repeated template siblings into list slots (module docstring);
+    ``labelled``: ``id()`` of the slots a label names."""
+    by_node: dict[TemplateNode, list[Slot]] = {}
+    for s in data:
+        p: TemplateNode | None = s.t
+        while p is not None:
+            by_node.setdefault(p, []).append(s)
+            p = layout.parent.get(p)
+    merged: dict[int, Slot] = {}  # id(member) -> its list slot
+    for t in layout.order:
+        for run in _runs(t):
+            for group in _groups(run, by_node, layout):
+                if any(id(s) in merged for s in group):
+                    continue
+                if any(id(s) in labelled for s in group):
+                    continue
+                lst = _list_slot(group, n, layout, run[0])
+                if lst is not None:
+                    for s in group:
+                        merged[id(s)] = lst
+    out: list[Slot] = []
+    emitted: set[int] = set()
+    for s in data:
+        lst = merged.get(id(s))
+        if lst is None:
+            out.append(s)
+        elif id(lst) not in emitted:
+            emitted.add(id(lst))
+            out.append(lst)
+    return out
+
+
+def _groups(
+    run: list[TemplateNode], by_node: dict[TemplateNode, list[Slot]], layout: Layout
+) -> list[list[Slot]]:
+    """The slots at the same place under each node of ``run`` (in run order)."""
+    keyed: dict[Any, list[Slot]] = {}
+    for head in run:
+        for s in by_node.get(head, ()):
+            key = _relative_key(s, head, layout)
+            if key is not None:
+                keyed.setdefault(key, []).append(s)
+    return [g for g in keyed.values() if len(g) >= 2]
+
+
+def _list_slot(group: list[Slot], n: int, layout: Layout, head: TemplateNode) -> Slot | None:
+    """One slot holding each record's values of ``group`` as a list, or ``None`` when the
+    members are distinct fields: never repeated in a record, repeated as many times in
+    every record (a table row's cells), or typed differently."""
+    if len({s.type for s in group}) != 1:
+        return None
+    values: list[Any] = [None] * n
+    counts = set()
+    for r in range(n):
+        items = [s.values[r] for s in group if s.values[r] is not None]
+        counts.add(len(items))
+        if items:
+            values[r] = items
+    if max(counts) < 2 or len(counts) < 2:
+        return None  # never repeated, or as many in every record: distinct columns
+    first = group[0]
+    lst = Slot(first.t, first.kind, first.order, n, collapsed=first.collapsed)
+    lst.values = values
+    lst.refs = list(first.refs)
+    lst.type = first.type
+    lst.xpath = _list_xpath(first.xpath, layout.depth[head])
+    lst.multiple = True
+    return lst
+
+
+def _list_xpath(xpath: str | None, head_depth: int) -> str | None:
+    """The first member's XPath without the position of the repeated step (template
+    depth ``head_depth``: record roots are at depth 1)."""
+    if not xpath:
+        return None
+    steps = xpath.split("/")
+    k = head_depth - 2 + (1 if steps[0].startswith("following-sibling::") else 0)
+    if not 0 <= k < len(steps) or steps[k].startswith("@"):
+        return None
+    steps[k] = _POSITION.sub("", steps[k])
+    return "/".join(steps)
+
+
+#: at most this many label-named columns come from one pair of key and value lists
+MAX_LABEL_COLUMNS = 30
+
+
+def label_value_columns(data: list[Slot], n: int) -> list[Slot]:
+    """A list of labels beside a list of values ("Brand Name:" / "TIGERKING", "Color:" /
+    "White", in another order in every record) becomes one column per label, named after
+    it and read by an XPath anchored on the label's text."""
+    out: list[Slot] = []
+    k = 0
+    while k < len(data):
+        keys = data[k]
+        vals = data[k + 1] if k + 1 < len(data) else None
+        cols = _pair_columns(keys, vals, n) if vals is not None else None
+        if cols is None:
+            out.append(keys)
+            k += 1
+        else:
+            out.extend(cols)
+            k += 2
+    return out
+
+
+def _pair_columns(keys: Slot, vals: Slot, n: int) -> list[Slot] | None:
+    if not (keys.multiple and vals.multiple and keys.kind == vals.kind == "text"):
+        return None
+    labels: list[str] = []
+    for r in range(n):
+        ks, vs = keys.values[r] or [], vals.values[r] or []
+        if len(ks) != len(vs):
+            return None
+        labels.extend(ks)
+    named = [label_name(x) for x in labels if is_label_text(x)]
+    if not labels or len(named) < 0.9 * len(labels) or None in named:
+        return None
+    order: dict[str, int] = {}
+    for x in labels:
+        order[x.strip()] = order.get(x.strip(), 0) + 1
+    kept = sorted(order, key=lambda x: -order[x])[:MAX_LABEL_COLUMNS]
+    kept.sort(key=lambda x: labels.index(next(y for y in labels if y.strip() == x)))
+    cols = []
+    for label in kept:
+        s = Slot(vals.t, "text", vals.order, n)
+        for r in range(n):
+            for kk, vv in zip(keys.values[r] or [], vals.values[r] or []):
+                if kk.strip() == label:
+                    s.values[r] = vv
+                    break
+        s.refs = list(vals.refs)
+        s.name, s.evidence = label_name(label) or "value", "label"
+        s.xpath = _label_xpath(keys.xpath, vals.xpath, label)
+        cols.append(s)
+    return cols
+
+
+def _label_xpath(key_xpath: str | None, value_xpath: str | None, label: str) -> str | None:
+    """The value's XPath with the repeated step anchored on its label's text:
+    ``div/div[starts-with(normalize-space(.), 'Color:')]/b``."""
+    lit = xpath_literal(label.strip())
+    if not key_xpath or not value_xpath or lit is None:
+        return None
+    ks, vs = key_xpath.split("/"), value_xpath.split("/")
+    k = 0
+    while k < min(len(ks), len(vs)) and ks[k] == vs[k]:
+        k += 1
+    if k == 0:
+        return None
+    item = f"{vs[k - 1]}[starts-with(normalize-space(.), {lit})]"
+    return "/".join([*vs[: k - 1], item, *vs[k:]])

@@ -1,0 +1,86 @@
+"""The text of one field value, read as a browser lays it out inline.
+
+Mining (the aligned columns) and wrapper application read a value element with the same
+function, :func:`inline_text`, so a page gives the same value whichever path produced it.
+Inline formatting never splits or spaces a value: ``Micro<b>soft</b>`` is ``Microsoft``
+(whitespace comes from the page, not from element boundaries), block elements and ``br``
+separate words, and superscript cents after a number are decimals (``$19<sup>97</sup>`` is
+``$19.97``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lxml import etree
+
+#: elements that start a new line: their boundaries separate words
+BLOCK_TAGS = frozenset(
+    "address article aside blockquote br dd div dl dt fieldset figcaption figure footer form"
+    " h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section table tbody td tfoot th thead"
+    " tr ul".split()
+)
+#: elements whose text is not page text
+SKIPPED_TAGS = frozenset({"script", "style", "noscript", "template"})
+
+_CENTS = re.compile(r"^\s*\d\d\s*$")
+_ENDS_WITH_DIGIT = re.compile(r"\d$")
+
+
+def is_cents(sup_text: str | None, before: str) -> bool:
+    """A ``sup`` holding two digits right after a digit: the cents of a price."""
+    return bool(sup_text and _CENTS.match(sup_text) and _ENDS_WITH_DIGIT.search(before))
+
+
+def inline_text(el: Any) -> str:
+    """Whitespace-normalised text of element ``el`` (see the module docstring)."""
+    if not len(el):
+        t = el.text
+        return " ".join(t.split()) if t else ""
+    parts: list[str] = []
+    walker = etree.iterwalk(el, events=("start", "end", "comment", "pi"))
+    for event, node in walker:
+        tag = node.tag
+        if event in ("comment", "pi"):
+            if node.tail:
+                parts.append(node.tail)
+            continue
+        if event == "start":
+            if tag in SKIPPED_TAGS:
+                walker.skip_subtree()
+                continue
+            if node is not el and tag in BLOCK_TAGS:
+                parts.append(" ")
+            text = node.text
+            if tag == "sup" and is_cents(text, "".join(parts[-2:])):
+                parts.append(".")
+                text = text.strip() if text else text
+            if text:
+                parts.append(text)
+        elif node is not el:
+            if tag in BLOCK_TAGS:
+                parts.append(" ")
+            if node.tail:
+                parts.append(node.tail)
+    return " ".join("".join(parts).split())
+
+
+#: words that label the value after them ("By <b>Jane</b>"): the author, in several languages
+BY_WORDS = frozenset("by von par por di written posted".split())
+
+
+def is_label_text(text: str) -> bool:
+    """A text piece that labels the value after it: it ends with a colon ("Price:") or is a
+    "by" word."""
+    t = text.strip()
+    return t.endswith((":", "：")) or t.lower().rstrip(".") in BY_WORDS
+
+
+def xpath_literal(s: str) -> str | None:
+    """``s`` as an XPath string literal (``None`` when it holds both kinds of quote)."""
+    if "'" not in s:
+        return f"'{s}'"
+    if '"' not in s:
+        return f'"{s}"'
+    return None

@@ -1,0 +1,43 @@
+"""The page model: parse once, flatten once, share with every extractor.
+
+:class:`Page` (built by :func:`as_page`) holds one lxml tree, parsed exactly as parsel and
+Scrapy parse it, flattened into arrays indexed by pre-order position, with the structure a
+browser would build. Modules: :mod:`~scrapy_records.page.decode` (charset detection),
+:mod:`~scrapy_records.page.parse` (validation and parsing),
+:mod:`~scrapy_records.page.repairs` (where a browser builds another tree than libxml2),
+:mod:`~scrapy_records.page.flatten` (the arrays, in one pass),
+:mod:`~scrapy_records.page.model` (the ``Page`` class).
+"""
+
+from scrapy_records.page.decode import decode_html, sniff_encoding
+from scrapy_records.page.flatten import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_NODES,
+    DROPPED_TAGS,
+    LEAF_TAGS,
+)
+from scrapy_records.page.model import Page, as_page
+from scrapy_records.page.parse import (
+    DEFAULT_MAX_BYTES,
+    HtmlElementParser,
+    base_url_of,
+    parse_html,
+)
+from scrapy_records.page.repairs import IMPLIED_CLOSE, holds_content
+
+__all__ = [
+    "Page",
+    "as_page",
+    "parse_html",
+    "decode_html",
+    "sniff_encoding",
+    "base_url_of",
+    "holds_content",
+    "HtmlElementParser",
+    "DROPPED_TAGS",
+    "LEAF_TAGS",
+    "IMPLIED_CLOSE",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_NODES",
+    "DEFAULT_MAX_DEPTH",
+]

@@ -1,0 +1,132 @@
+"""Charset detection and decoding of raw HTML bytes, as a browser does it.
+
+Entry points: :func:`decode_html` (bytes to text) and :func:`sniff_encoding` (the
+encoding only, when it is known without decoding). :func:`looks_binary` tells
+binary data from a text document before any of them runs.
+"""
+
+from __future__ import annotations
+
+import codecs
+
+from charset_normalizer import from_bytes
+from w3lib.encoding import html_body_declared_encoding, html_to_unicode
+
+#: Byte-order marks: the document states its own encoding.
+BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+#: Codecs that decode every ASCII byte to that character, in Python and in libxml2's
+#: iconv alike (not Shift_JIS: iconv reads 0x5C as a yen sign): pure-ASCII input in one
+#: of them is the same text as UTF-8.
+ASCII_SAFE = frozenset(
+    codecs.lookup(_n).name
+    for _n in (
+        "utf-8 ascii cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 cp1257 cp1258 "
+        "latin-1 iso-8859-2 iso-8859-3 iso-8859-4 iso-8859-5 iso-8859-6 iso-8859-7 iso-8859-8 "
+        "iso-8859-9 iso-8859-10 iso-8859-13 iso-8859-14 iso-8859-15 iso-8859-16 koi8-r koi8-u "
+        "gb18030 gbk gb2312 big5 euc-jp euc-kr cp949"
+    ).split()
+)
+
+_BINARY_MAGIC: tuple[bytes, ...] = (
+    b"\x89PNG",
+    b"GIF8",
+    b"\xff\xd8\xff",
+    b"%PDF",
+    b"PK\x03\x04",
+    b"\x1f\x8b",
+    b"BM",
+    b"RIFF",
+    b"\x00\x00\x01\x00",
+    b"OggS",
+    b"ID3",
+    b"fLaC",
+    b"wOFF",
+    b"wOF2",
+    b"\x7fELF",
+    b"MZ",
+)
+_CTRL_BYTES = bytes(b for b in range(32) if b < 9 or 13 < b < 32)
+_HIGH_BYTES = bytes(range(0x80, 0x100))
+
+
+def looks_binary(data: bytes) -> bool:
+    """True for an image, an archive, an executable... rather than a text document."""
+    head = data[:1024]
+    if head.startswith(BOMS):
+        return False
+    if head.startswith(_BINARY_MAGIC) or b"\x00" in head:
+        return True
+    # a high share of control characters: not a text document (counted in C)
+    ctrl = len(head) - len(head.translate(None, _CTRL_BYTES))
+    return bool(head) and ctrl / len(head) > 0.1
+
+
+def mostly_ascii(data: bytes) -> bool:
+    """At most 5% of the first 32 KiB are non-ASCII bytes."""
+    sample = data[:32768]
+    return len(sample) - len(sample.translate(None, _HIGH_BYTES)) <= 0.05 * len(sample)
+
+
+def _auto_detect(body: bytes) -> str | None:
+    """The encoding of an undeclared document: UTF-8 when valid, windows-1252 when
+    mostly ASCII (a Western browser's guess), else charset-normalizer's guess."""
+    try:
+        body.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    if mostly_ascii(body):
+        return "cp1252"
+    try:
+        best = from_bytes(body[:32768], steps=3, chunk_size=4096).best()
+        if best is not None:
+            return best.encoding
+    except Exception:  # pragma: no cover - detector failure is not fatal
+        pass
+    return "cp1252"
+
+
+def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]:
+    """Decode raw HTML bytes as a browser would and return ``(text, encoding)``.
+
+    Order of evidence (the WHATWG encoding sniffing algorithm, simplified):
+    byte-order mark, the HTTP ``Content-Type`` charset when given, a ``<meta charset>`` /
+    ``http-equiv`` declaration, then valid UTF-8, then windows-1252 when at most 5% of the
+    bytes are non-ASCII (what a Western browser assumes for an undeclared page), else
+    charset-normalizer's guess. Implemented with :func:`w3lib.encoding.html_to_unicode`,
+    the routine Scrapy's ``TextResponse`` uses.
+    """
+    ct = (
+        f"text/html; charset={content_type}"
+        if content_type and "/" not in content_type
+        else content_type
+    )
+    encoding, text = html_to_unicode(ct, data, auto_detect_fun=_auto_detect)
+    return text, encoding
+
+
+def sniff_encoding(data: bytes) -> str | None:
+    """The encoding :func:`decode_html` would choose, found without decoding to text.
+
+    ``None`` when only its slower branches can tell (a BOM, UTF-16/32, the
+    charset-normalizer guess); callers then use :func:`decode_html` itself.
+    """
+    return sniff(data)[0]
+
+
+def sniff(data: bytes) -> tuple[str | None, bool]:
+    """:func:`sniff_encoding`, and whether it found that ``data`` decodes with it."""
+    if data.startswith(BOMS):
+        return None, False
+    enc = html_body_declared_encoding(data)
+    if enc is not None:
+        return (None if enc.startswith(("utf-16", "utf-32")) else enc), False
+    if data.isascii():
+        return "utf-8", True
+    try:
+        data.decode("utf-8")
+        return "utf-8", True
+    except UnicodeDecodeError:
+        pass
+    return ("cp1252" if mostly_ascii(data) else None), False

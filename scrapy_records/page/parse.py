@@ -1,0 +1,210 @@
+"""Validate a page and parse it the way parsel/Scrapy parse it: :func:`parse_html`.
+
+The one parsing routine of the library (the page model and wrapper application both use
+it), so every XPath the library emits selects the same nodes in ``response.xpath(...)``.
+Also :func:`base_url_of` (what relative links resolve against) and
+:class:`HtmlElementParser` (lxml.html elements, chosen at C level).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from typing import Any
+from urllib.parse import urljoin
+
+import lxml.html
+from lxml import etree
+from parsel.selector import create_root_node
+
+from scrapy_records.errors import EmptyDocumentError, NotHTMLError, PageTooLargeError
+from scrapy_records.page.decode import ASCII_SAFE, BOMS, decode_html, looks_binary, sniff
+from scrapy_records.page.repairs import drop_premature_end_tags
+
+#: Default input budget (bytes, or characters of a ``str``); see the README.
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+
+_TAG_RE = re.compile(r"<\s*[a-zA-Z!?/]")
+_XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*>", re.I)
+_HTML_HINT_RE = re.compile(r"<\s*(html|head|body|div|table|p|span|a|ul|li|!doctype\s+html)\b", re.I)
+
+
+class HtmlElementParser(etree.HTMLParser):
+    """libxml2's HTML parser (the tree parsel builds) whose elements are ``lxml.html``
+    elements (``text_content()``, ``cssselect()``...) chosen by a C-level lookup.
+
+    ``lxml.html.HTMLParser`` chooses each element's class with a Python callback (forms and
+    inputs get their own classes), which costs more than the rest of the page model's walk
+    over the elements; this parser gives every element ``HtmlElement``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.set_element_class_lookup(_HTML_LOOKUP)
+
+
+_HTML_LOOKUP = etree.ElementDefaultClassLookup(
+    element=lxml.html.HtmlElement,
+    comment=lxml.html.HtmlComment,
+    pi=lxml.html.HtmlProcessingInstruction,
+    entity=lxml.html.HtmlEntity,
+)
+
+_PARSERS: dict[tuple[type, str], Any] = {}
+
+
+def _parser(parser_cls: type, encoding: str) -> Any:
+    key = (parser_cls, encoding)
+    p = _PARSERS.get(key)
+    if p is None:
+        p = _PARSERS[key] = parser_cls(recover=True, encoding=encoding, huge_tree=True)
+    return p
+
+
+def is_response(source: Any) -> bool:
+    """A Scrapy ``Response`` (duck-typed: scrapy stays out of the page model's imports)."""
+    return hasattr(source, "body") and hasattr(source, "url") and hasattr(source, "headers")
+
+
+def parse_html(
+    source: Any,
+    url: str | None = None,
+    *,
+    encoding: str | None = None,
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+    parser_cls: type = lxml.html.HTMLParser,
+) -> tuple[Any, str | None, str | None]:
+    """Validate and parse a page the way parsel/Scrapy parse it: ``(root, url, encoding)``.
+
+    * a Scrapy ``Response``: its selector tree (built here when nobody has yet), so the
+      spider's selectors and the library share one parse (refused when not HTML);
+    * a parsel ``Selector``, an lxml element or tree: used as is;
+    * ``bytes``: refused when binary or empty; when the encoding is known without
+      decoding (given, or :func:`~scrapy_records.page.decode.sniff_encoding`) libxml2
+      decodes the bytes itself, which saves a decode and re-encode; otherwise
+      :func:`~scrapy_records.page.decode.decode_html`;
+    * ``str``: parsed as parsel does (UTF-8 bytes to libxml2).
+
+    ``parser_cls`` is ``lxml.html.HTMLParser`` (what parsel uses) or ``lxml.etree.HTMLParser``
+    (same tree, plain elements: cheaper when only XPaths are evaluated).
+
+    :raises EmptyDocumentError, NotHTMLError, PageTooLargeError:
+    """
+    if is_response(source):
+        return (
+            _response_root(source, max_bytes),
+            url or source.url,
+            getattr(source, "encoding", None),
+        )
+    if hasattr(source, "root") and hasattr(source, "xpath") and hasattr(source, "type"):
+        return source.root, url, encoding  # a parsel Selector
+    if isinstance(source, etree._ElementTree):
+        return source.getroot(), url, encoding
+    if isinstance(source, etree._Element):
+        return source, url, encoding
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = _checked_bytes(bytes(source), max_bytes)
+        root, enc, data = _parse_bytes(data, url, encoding, parser_cls)
+        if root is not None:
+            return root, url, enc
+        if encoding:
+            text, enc = data.decode(encoding, errors="replace"), encoding
+        else:
+            text, enc = decode_html(data)
+    elif isinstance(source, str):
+        text, enc = source, encoding
+        if max_bytes is not None and len(text) > max_bytes:
+            raise PageTooLargeError(f"input is {len(text)} characters, over max_bytes={max_bytes}")
+    else:
+        raise TypeError(
+            "a page must be str, bytes, a Scrapy Response, a parsel Selector or an "
+            f"lxml element, not {type(source).__name__}"
+        )
+    return _parse_text(text, url, parser_cls), url, enc
+
+
+def _response_root(response: Any, max_bytes: int | None) -> Any:
+    """The root of a Scrapy response's selector tree, once the body is known to be HTML."""
+    body = response.body
+    if max_bytes is not None and len(body) > max_bytes:
+        raise PageTooLargeError(f"response is {len(body)} bytes, over max_bytes={max_bytes}")
+    if not body.strip():
+        raise EmptyDocumentError("empty response body")
+    if not hasattr(type(response), "selector"):  # (the class: do not build it yet)
+        raise NotHTMLError(f"{type(response).__name__} is not a text response")
+    if looks_binary(body):
+        raise NotHTMLError("response body is binary data, not HTML")
+    if getattr(response.selector, "type", "html") != "html":
+        raise NotHTMLError(f"response is {response.selector.type}, not HTML")
+    return response.selector.root
+
+
+def _checked_bytes(data: bytes, max_bytes: int | None) -> bytes:
+    """``data``, unless it is too large, empty or binary."""
+    if max_bytes is not None and len(data) > max_bytes:
+        raise PageTooLargeError(f"input is {len(data)} bytes, over max_bytes={max_bytes}")
+    if not data or data.isspace():  # (all ASCII whitespace: ``not data.strip()``)
+        raise EmptyDocumentError("empty document")
+    if looks_binary(data):
+        raise NotHTMLError("input is binary data, not HTML")
+    return data
+
+
+def _parse_bytes(
+    data: bytes, url: str | None, encoding: str | None, parser_cls: type
+) -> tuple[Any, str | None, bytes]:
+    """libxml2's parse of the bytes themselves: ``(root, encoding, data)``; the root is
+    ``None`` when the encoding is not known without decoding or the bytes are not plainly
+    HTML (then the text path decides, on ``data`` as returned)."""
+    enc, checked = (encoding, False) if encoding else sniff(data)
+    codec = text = None
+    if enc:
+        try:  # libxml2 (iconv) stops at bytes a codec leaves undefined: Python decides
+            codec = codecs.lookup(enc).name
+            if not checked and not (codec in ASCII_SAFE and data.isascii()):
+                text = data.decode(enc)
+        except (UnicodeDecodeError, LookupError):
+            enc = None
+    if not enc or b"\x00" in data:
+        return None, None, data
+    head = data[:4096].decode("latin-1")
+    if not _TAG_RE.search(head) or _XML_DECL_RE.match(head):
+        return None, None, data
+    stripped = drop_premature_end_tags(data)
+    if stripped is not data:
+        data, text = stripped, None
+    # libxml2 decodes other encodings through iconv, slower than Python's codecs: pure
+    # ASCII, and windows-1252 (decoded here anyway), go in as UTF-8, the same characters
+    src, src_enc = data, enc
+    if codec in ASCII_SAFE and data.isascii():
+        src_enc = "utf-8"
+    elif codec == "cp1252" and not data.startswith(BOMS):
+        src = (data.decode(enc) if text is None else text).encode("utf-8")
+        src_enc = "utf-8"
+    try:
+        root = etree.fromstring(src.strip(), _parser(parser_cls, src_enc), base_url=url)
+    except (LookupError, ValueError, etree.LxmlError):
+        return None, None, data
+    return root, enc, data
+
+
+def _parse_text(text: str, url: str | None, parser_cls: type) -> Any:
+    """parsel's parse of a decoded page, once it is known to hold HTML markup."""
+    if not text.strip():
+        raise EmptyDocumentError("empty document")
+    head = text[:4096]
+    if not _TAG_RE.search(head) and not _TAG_RE.search(text[:65536]):
+        raise NotHTMLError("input holds no markup: plain text, not HTML")
+    if _XML_DECL_RE.match(head) and not _HTML_HINT_RE.search(text[:65536]):
+        raise NotHTMLError("input is an XML document, not HTML")
+    text = _XML_DECL_RE.sub("", text, count=1)
+    text = drop_premature_end_tags(text)
+    return create_root_node(text, parser_cls, base_url=url)
+
+
+def base_url_of(root: Any, url: str | None) -> str | None:
+    """The URL relative links of the document resolve against: its ``<base href>`` (made
+    absolute against ``url``) or ``url``."""
+    base = root.find(".//head/base[@href]") if root is not None else None
+    if base is None:
+        return url
+    return urljoin(url or "", base.get("href", "").strip())

@@ -1,0 +1,192 @@
+"""Record fields from the aligned columns: a wrapper emits the columns mining emitted.
+
+The template's schema is the main region's columns: each becomes a field with the column's
+name and type, read by the column's XPath (relative to the record's first element). Where a
+column has no single XPath, or its XPath differs between the sample pages, the candidates
+are every page's column XPath plus the feature-based selectors of
+:mod:`~scrapy_records.wrappers.inducers.record_fields`; each candidate is applied to every
+sample page and the one whose values agree best with the mined values (on >= 80% of the
+records holding either, on every page) reads the column. So mined and wrapped pages of a
+template give the same keys and the same values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from scrapy_records.page import Page
+from scrapy_records.results import Column, Region
+from scrapy_records.wrappers.apply import CompiledWrapper
+from scrapy_records.wrappers.model import FIELD_TYPES, FieldSpec, RecordSelector
+
+if TYPE_CHECKING:  # the Wrapper class is passed in: wrapper.py imports the inducers
+    from scrapy_records.wrappers.wrapper import Wrapper
+
+#: a field reads a column when it agrees with the mined values on this share of the records
+MIN_AGREEMENT = 0.8
+
+
+def schema_columns(region: Region) -> list[Column]:
+    """The columns a wrapper must reproduce: all but the companions it derives itself
+    (``<price>_currency``)."""
+    return [c for c in region.columns if c.evidence != "currency"]
+
+
+def column_spec(col: Column) -> FieldSpec | None:
+    """The field that reads ``col`` with its own XPath (``None`` when it has none)."""
+    xp = col.xpath
+    if not xp:
+        return None
+    attr = None
+    head, _, last = xp.rpartition("/")
+    if last.startswith("@"):
+        attr, xp = last[1:], head or "."
+    ftype = col.type if col.type in FIELD_TYPES else "text"
+    if attr in ("href", "src", "data-src", "srcset") and ftype not in ("url", "image"):
+        ftype = "url" if attr == "href" else "image"
+    return FieldSpec(col.name, ftype, xp, None, attr, col.fill < 1.0, col.multiple)
+
+
+_POSITION = re.compile(r"\[\d+\]")
+
+
+def _robustness(spec: FieldSpec) -> int:
+    """Between selectors that read a column equally well, the one that survives a block
+    shifting position: no positional step, then a class step."""
+    return (not _POSITION.search(spec.xpath)) * 2 + ("@class" in spec.xpath)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is not None and b is not None and str(a) == str(b)
+
+
+def _agreement(
+    got: dict[str, list[dict[str, Any]]], mined: dict[str, dict[str, Any]], key: str, name: str
+) -> tuple[int, int]:
+    """(records where the candidate ``key`` reads the mined value of ``name``, records
+    where either has a value), over one page's records matched by their first XPath."""
+    same = either = 0
+    for first, fields in mined.items():
+        rows = got.get(first)
+        g = rows[0].get(key) if rows else None
+        m = fields.get(name)
+        if g is not None or m is not None:
+            either += 1
+            same += _same(g, m)
+    return same, either
+
+
+def _apply_candidates(
+    page: Page, record: RecordSelector, cands: list[FieldSpec], wrapper_cls: type[Wrapper]
+) -> dict[str, list[dict[str, Any]]]:
+    """The candidates' values on ``page``, per record (keyed by its first XPath)."""
+    draft = wrapper_cls(id="draft", record=record, fields=cands)
+    res = CompiledWrapper(draft).apply(page.root, page.url, page)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in res.regions[0].records if res.regions else []:
+        out.setdefault(r.xpaths[0], []).append(r.fields)
+    return out
+
+
+def column_fields(
+    pages: Sequence[Page],
+    regions: Sequence[Region | None],
+    record: RecordSelector,
+    wrapper_cls: type[Wrapper],
+    extra: Sequence[FieldSpec] = (),
+) -> tuple[list[FieldSpec], dict[str, float]]:
+    """The record fields that read the main regions' columns on every sample page.
+
+    :param regions: each page's main region (aligned), ``None`` where a page has none.
+    :param wrapper_cls: the :class:`~scrapy_records.wrappers.wrapper.Wrapper` class (a
+        draft wrapper applies the candidates).
+    :param extra: more candidate selectors (any name) tried for every column.
+    :returns: ``(fields, fill rates)``, fields in the first page's column order.
+    """
+    order: list[str] = []
+    columns: dict[str, Column] = {}
+    for region in regions:
+        for col in schema_columns(region) if region is not None else []:
+            if col.name not in columns:
+                columns[col.name] = col
+                order.append(col.name)
+    cands: list[FieldSpec] = []
+    owner: dict[str, str] = {}  # candidate key -> column name ("" for the extra ones)
+    seen: set[tuple[str, str, str | None]] = set()
+    for region in regions:
+        for col in schema_columns(region) if region is not None else []:
+            spec = column_spec(col)
+            if spec is not None and (col.name, spec.xpath, spec.attribute) not in seen:
+                seen.add((col.name, spec.xpath, spec.attribute))
+                spec.name = f"c{len(cands)}"
+                owner[spec.name] = col.name
+                cands.append(spec)
+    for f in extra:
+        # a typed feature also as text: a column may hold the text as written ("date_raw")
+        for ftype in {f.type, "text"} if f.type in ("number", "price", "date") else {f.type}:
+            spec = FieldSpec(f"c{len(cands)}", ftype, f.xpath, f.css, f.attribute, True, False)
+            cands.append(spec)
+            owner[spec.name] = ""
+    scores: dict[tuple[str, str], list[float]] = {}
+    present: dict[str, int] = {}
+    for page, region in zip(pages, regions):
+        if region is None:
+            continue
+        got = _apply_candidates(page, record, cands, wrapper_cls)
+        mined = {r.xpaths[0]: r.fields for r in region.records if r.xpaths}
+        names = {c.name for c in schema_columns(region)}
+        for name in names:
+            present[name] = present.get(name, 0) + 1
+        for spec in cands:
+            for name in names if not owner[spec.name] else [owner[spec.name]]:
+                if name not in names:
+                    continue
+                same, either = _agreement(got, mined, spec.name, name)
+                scores.setdefault((name, spec.name), []).append(same / either if either else 1.0)
+    chosen: dict[str, FieldSpec] = {}
+    for name in order:
+        best = None
+        for spec in cands:
+            vals = scores.get((name, spec.name))
+            if not vals or len(vals) < present.get(name, 0):
+                continue
+            key = (min(vals), sum(vals), _robustness(spec), owner[spec.name] == name)
+            if min(vals) >= MIN_AGREEMENT and (best is None or key > best[0]):
+                best = (key, spec)
+        if best is not None:
+            spec = best[1]
+            col = columns[name]
+            ftype = col.type if col.type in FIELD_TYPES else spec.type
+            if spec.attribute and ftype not in ("url", "image"):
+                ftype = spec.type
+            chosen[name] = FieldSpec(
+                name, ftype, spec.xpath, spec.css, spec.attribute, True, col.multiple
+            )
+    fields = [chosen[n] for n in order if n in chosen]
+    return fields, _fill_rates(pages, regions, record, fields, wrapper_cls)
+
+
+def _fill_rates(
+    pages: Sequence[Page],
+    regions: Sequence[Region | None],
+    record: RecordSelector,
+    fields: list[FieldSpec],
+    wrapper_cls: type[Wrapper],
+) -> dict[str, float]:
+    """Share of the sample records holding each field; a field every record holds is not
+    optional."""
+    total = 0
+    filled: dict[str, int] = {f.name: 0 for f in fields}
+    for page, region in zip(pages, regions):
+        if region is None:
+            continue
+        for rows in _apply_candidates(page, record, fields, wrapper_cls).values():
+            total += 1
+            for f in fields:
+                filled[f.name] += f.name in rows[0]
+    fill = {name: (n / total if total else 0.0) for name, n in filled.items()}
+    for f in fields:
+        f.optional = fill[f.name] < 1.0
+    return fill

@@ -1,0 +1,161 @@
+"""The names a template's wrapper already had survive its re-induction.
+
+A template's schema is its wrapper's field list: when the wrapper is induced again (the
+site changed, it went stale), :func:`carry_over` gives each new field the name of the old
+field that read the same slot (the same selector, the same last steps of it, e.g. the same
+classed element under a new wrapper element, or the same values on the sample pages),
+so a crawl's columns stay put, and names a person gave (``scrapy wrappers rename``, or an
+edited wrapper document) are kept; fields a person dropped (``scrapy wrappers drop``) stay
+out. :func:`rename_field` and :func:`drop_field` make those edits on a wrapper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from scrapy_records.errors import WrapperError
+from scrapy_records.page import Page
+from scrapy_records.wrappers.apply import CompiledWrapper
+from scrapy_records.wrappers.wrapper import Wrapper
+
+#: a new field reads an old field's slot when their values agree on this share of records
+MIN_AGREEMENT = 0.8
+
+
+def rename_field(w: Wrapper, old: str, new: str) -> None:
+    """Rename field ``old`` to ``new`` and pin it (re-induction keeps the name)."""
+    field = next((f for f in w.fields if f.name == old), None)
+    if field is None:
+        names = ", ".join(f.name for f in w.fields) or "none"
+        raise WrapperError(f"wrapper {w.id} has no field {old!r} (fields: {names})")
+    if new != old and any(f.name == new for f in w.fields):
+        raise WrapperError(f"wrapper {w.id} already has a field {new!r}")
+    field.name, field.pinned = new, True
+    if old in w.health.fill_rates:
+        w.health.fill_rates[new] = w.health.fill_rates.pop(old)
+    w.validate()
+
+
+def drop_field(w: Wrapper, name: str) -> None:
+    """Remove field ``name`` and remember it, so re-induction leaves it out."""
+    field = next((f for f in w.fields if f.name == name), None)
+    if field is None:
+        names = ", ".join(f.name for f in w.fields) or "none"
+        raise WrapperError(f"wrapper {w.id} has no field {name!r} (fields: {names})")
+    w.fields.remove(field)
+    w.health.fill_rates.pop(name, None)
+    w.dropped.append({"name": name, "xpath": field.xpath, "attribute": field.attribute})
+    w.validate()
+
+
+def _values(w: Wrapper, pages: Sequence[Page]) -> dict[str, list[Any]]:
+    """Each field's value on every record of the pages (records keyed by page and XPath)."""
+    out: dict[str, dict[tuple[int, str], Any]] = {f.name: {} for f in w.fields}
+    for k, page in enumerate(pages):
+        res = CompiledWrapper(w).apply(page.root, page.url, page)
+        for r in res.regions[0].records if res.regions else []:
+            for name in out:
+                out[name][(k, r.xpaths[0] if r.xpaths else "")] = r.fields.get(name)
+    keys = sorted({key for per in out.values() for key in per})
+    return {name: [per.get(key) for key in keys] for name, per in out.items()}
+
+
+def _steps(xpath: str) -> list[str]:
+    """An XPath's steps (``/`` inside predicates and string literals left alone)."""
+    steps, depth, quote, cur = [], 0, "", []
+    for ch in xpath:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == "/" and depth == 0:
+            steps.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    steps.append("".join(cur))
+    return steps
+
+
+def same_slot(a: tuple[str, str | None], b: tuple[str, str | None]) -> int:
+    """How surely two selectors ``(xpath, attribute)`` read the same slot after a redesign:
+    the number of equal last steps, when they say enough (two steps, or a step with a
+    predicate such as a class test); 0 otherwise."""
+    if a[1] != b[1]:
+        return 0
+    sa, sb = _steps(a[0]), _steps(b[0])
+    n = 0
+    while n < min(len(sa), len(sb)) and sa[-1 - n] == sb[-1 - n]:
+        n += 1
+    return n if n >= 2 or (n == 1 and "[" in sa[-1]) else 0
+
+
+def _agreement(a: list[Any], b: list[Any]) -> float:
+    either = sum(1 for x, y in zip(a, b) if x is not None or y is not None)
+    same = sum(1 for x, y in zip(a, b) if x is not None and str(x) == str(y))
+    return same / either if either else 0.0
+
+
+def carry_over(new: Wrapper, old: Wrapper, pages: Sequence[Page]) -> Wrapper:
+    """Name ``new``'s fields after ``old``'s where they read the same slot, keep ``old``'s
+    pins and dropped fields (module docstring); returns ``new``."""
+    new.fields = [
+        f
+        for f in new.fields
+        if not any(
+            f.name == d["name"] or same_slot((f.xpath, f.attribute), (d["xpath"], d["attribute"]))
+            for d in old.dropped
+        )
+    ]
+    new.dropped = [dict(d) for d in old.dropped]
+    pairs: list[tuple[float, int, int]] = []
+    new_vals = old_vals = None
+    for i, f in enumerate(new.fields):
+        by_selector = [
+            (same_slot((f.xpath, f.attribute), (g.xpath, g.attribute)), j)
+            for j, g in enumerate(old.fields)
+        ]
+        best = max(by_selector, default=(0, -1))
+        if best[0]:
+            pairs.append((1.0 + best[0], i, best[1]))
+            continue
+        if new_vals is None:
+            new_vals, old_vals = _values(new, pages), _values(old, pages)
+        assert old_vals is not None
+        for j, g in enumerate(old.fields):
+            score = _agreement(new_vals[f.name], old_vals[g.name])
+            if score >= MIN_AGREEMENT:
+                pairs.append((score, i, j))
+    _rename(new, old, sorted(pairs, reverse=True))
+    new.validate()
+    return new
+
+
+def _rename(new: Wrapper, old: Wrapper, pairs: list[tuple[float, int, int]]) -> None:
+    """Apply the best pairs (one old name per new field, each old name once)."""
+    names: dict[int, tuple[str, bool]] = {}
+    used_old: set[int] = set()
+    for _score, i, j in pairs:
+        if i in names or j in used_old:
+            continue
+        names[i] = (old.fields[j].name, old.fields[j].pinned)
+        used_old.add(j)
+    taken = {name for name, _ in names.values()}
+    fill: dict[str, float] = {}
+    for i, f in enumerate(new.fields):
+        before = f.name
+        if i in names:
+            f.name, f.pinned = names[i]
+        elif f.name in taken:  # a kept name another slot now holds: this one gets a new one
+            k = 2
+            while f"{before}_{k}" in taken:
+                k += 1
+            f.name = f"{before}_{k}"
+        taken.add(f.name)
+        fill[f.name] = new.health.fill_rates.get(before, 1.0)
+    new.health.fill_rates = fill
