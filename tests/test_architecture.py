@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "scrapy_records"
 #: lower layers never import higher ones (a module may import its own layer)
 LAYERS = [
     ("scrapy_records._version", "scrapy_records.errors", "scrapy_records.results"),
-    ("scrapy_records.page", "scrapy_records.treematch"),
+    ("scrapy_records.page", "scrapy_records.treematch", "scrapy_records.selectors"),
     ("scrapy_records.fields",),
     ("scrapy_records.extractors",),
     ("scrapy_records.api",),

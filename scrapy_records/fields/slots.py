@@ -14,7 +14,7 @@ from typing import Any
 
 from scrapy_records.fields.records import INLINE_TAGS, ROOT, TEXT, RecordTree, page_data
 from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
-from scrapy_records.fields.text import inline_text
+from scrapy_records.fields.text import inline_text, strip_separators
 from scrapy_records.fields.urls import image_url, url_resolver
 from scrapy_records.fields.values import infer_column
 from scrapy_records.page import Page
@@ -193,6 +193,7 @@ def fill_slots(page: Page, slots: list[Slot], maps: list[NodeMap]) -> None:
                 else:
                     v = pd.text_of(loc)
                     owner = pd.owner(loc)
+                v = strip_separators(v)
                 if time_id >= 0 and tag_id[owner] == time_id:
                     # <time datetime="2020-01-05">5 Jan</time>: the machine-readable value
                     dtv = (pel[owner].get("datetime") or "").strip()

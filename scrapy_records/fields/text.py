@@ -33,6 +33,15 @@ def is_cents(sup_text: str | None, before: str) -> bool:
     return bool(sup_text and _CENTS.match(sup_text) and _ENDS_WITH_DIGIT.search(before))
 
 
+#: separators around a value that belong to the layout, not to the value ("344,", "· 3 min")
+_EDGE_SEPARATORS = " ,;|·•"
+
+
+def strip_separators(text: str) -> str:
+    """``text`` without the list separators at its ends ("344," -> "344")."""
+    return text.strip(_EDGE_SEPARATORS)
+
+
 def inline_text(el: Any) -> str:
     """Whitespace-normalised text of element ``el`` (see the module docstring)."""
     if not len(el):

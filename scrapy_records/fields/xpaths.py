@@ -13,6 +13,7 @@ from typing import Any
 from scrapy_records.fields.records import RecordTree
 from scrapy_records.fields.slots import Slot
 from scrapy_records.page import Page
+from scrapy_records.selectors import class_predicate, stable_token
 
 #: relative path steps ``(tag, position among same-tag siblings, same-tag count)``
 Steps = tuple[tuple[str, int, int], ...]
@@ -99,7 +100,9 @@ def column_xpath(
     max_check: int = 8,
     steps_memo: StepsMemo | None = None,
 ) -> str | None:
-    """The XPath relative to the record's first root that selects the slot in every record.
+    """The XPath relative to the record's first root that selects the slot in every record:
+    positional steps where the records agree, else class steps (an optional block before the
+    value shifts positions from record to record).
 
     Checked on the first ``max_check`` records holding a value (bounded cost).
     """
@@ -108,12 +111,12 @@ def column_xpath(
     key0: Any = None
     need_pos: list[bool] = []
     suffix0: str | None = None
-    checked = 0
+    checked: list[tuple[int, int]] = []  # (record root, value node)
+    positional = True
     for r, loc in enumerate(s.refs):
         if loc is None:
             continue
-        checked += 1
-        if checked > max_check:
+        if len(checked) >= max_check:
             break
         rec = trees[r]
         target = _value_node(s, r, loc, rec)
@@ -124,6 +127,7 @@ def column_xpath(
             suffix0 = suffix
         elif suffix != suffix0:
             return None
+        checked.append((groups[r][0], node))
         path = _record_path(page, rec, groups[r], node, sibpos, steps_memo)
         if path is None:
             return None
@@ -134,14 +138,16 @@ def column_xpath(
             need_pos = [c > 1 for _, _, c in st]
         elif st == steps0 and head == head0:
             continue  # the same steps and counts as the first record: nothing new
+        elif (head, tuple([(t, p) for t, p, _ in st])) != key0:
+            positional = False
         else:
-            if (head, tuple([(t, p) for t, p, _ in st])) != key0:
-                return None
             for k, (_, _, c) in enumerate(st):
                 if c > 1:
                     need_pos[k] = True
     if key0 is None:
         return None
+    if not positional:
+        return _class_xpath(page, checked, suffix0 or "")
     head, steps = key0
     parts = []
     if head:
@@ -151,6 +157,42 @@ def column_xpath(
     if suffix0:
         parts.append(suffix0)
     return "/".join(parts) if parts else "."
+
+
+def _class_xpath(page: Page, checked: list[tuple[int, int]], suffix: str) -> str | None:
+    """Steps of tag plus a stable class the records share at that step, verified: in every
+    checked record the XPath's first match is the value's element."""
+    chains = []
+    for root, node in checked:
+        chain = []
+        i = node
+        while i != root:
+            if i < 0:
+                return None
+            chain.append(i)
+            i = page.parent[i]
+        chains.append(chain[::-1])
+    if len({len(c) for c in chains}) != 1:
+        return None
+    parts = []
+    for k in range(len(chains[0])):
+        tags = {page.tag[c[k]] for c in chains}
+        if len(tags) != 1:
+            return None
+        tag = tags.pop()
+        common = set.intersection(*(set(page.classes(c[k])) for c in chains))
+        cls = next((t for t in page.classes(chains[0][k]) if t in common and stable_token(t)), None)
+        parts.append(f"{tag}[{class_predicate(cls)}]" if cls else tag)
+    xp = "/".join(parts + ([suffix] if suffix else [])) or "."
+    element_xp = "/".join(parts) or "."
+    for root, node in checked:
+        try:
+            found = page.el[root].xpath(element_xp)
+        except Exception:  # an XPath lxml refuses: no column XPath
+            return None
+        if not found or found[0] is not page.el[node]:
+            return None
+    return xp
 
 
 def _value_node(s: Slot, r: int, loc: int, rec: RecordTree) -> tuple[int, str] | None:
@@ -164,9 +206,16 @@ def _value_node(s: Slot, r: int, loc: int, rec: RecordTree) -> tuple[int, str] |
         owner = pd.owner(loc)
         if len(pd.items[owner]) == 1:  # the text is all the element holds: its string
             return owner, ""
-        if -loc - 1 < pd.nleaves and sum(1 for c in rec.kids(owner) if c < 0) == 1:
+        k = -loc - 1
+        if k >= pd.nleaves:
+            return None  # a run that is only part of its element's text
+        if sum(1 for c in rec.kids(owner) if c < 0) == 1:
             return owner, "text()"  # the element's one text node
-        return None
+        # one of several text nodes ("<b>Calories:</b> 120 <b>Fat:</b> 3 g"): by position
+        # among the element's non-blank text nodes, as the page model keeps them
+        lo, leaf_owner = pd.leaf_lo[owner], pd.leaf_owner
+        pos = sum(1 for q in range(lo, k) if leaf_owner[q] == owner) + 1
+        return owner, f"text()[normalize-space()][{pos}]"
     if kind == "text":
         return loc, ""
     return loc, "@" + (s.attr[r] or "href")

@@ -19,7 +19,7 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.dates import current_relative_base
-from scrapy_records.fields.text import inline_text
+from scrapy_records.fields.text import inline_text, strip_separators
 from scrapy_records.fields.values import decimal_style, parse_date_iso, parse_number, parse_price
 from scrapy_records.page import Page, parse_html
 from scrapy_records.results import Column, PageResult, Record, Region
@@ -111,8 +111,8 @@ def value_text(node: Any) -> str:
     """A field value's text: a text node's, or an element's read as mining reads a column
     (:func:`~scrapy_records.fields.text.inline_text`: inline markup never splits it)."""
     if isinstance(node, str):
-        return " ".join(node.split())
-    return inline_text(node)
+        return strip_separators(" ".join(node.split()))
+    return strip_separators(inline_text(node))
 
 
 def parse_source(

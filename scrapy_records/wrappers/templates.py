@@ -27,8 +27,8 @@ from lxml import etree
 
 from scrapy_records.errors import PageTooLargeError, WrapperError
 from scrapy_records.page import DROPPED_TAGS, LEAF_TAGS, Page, holds_content, parse_html
+from scrapy_records.selectors import stable_token
 from scrapy_records.wrappers.model import TemplateInfo
-from scrapy_records.wrappers.selectors import stable_token
 
 logger = logging.getLogger(__name__)
 

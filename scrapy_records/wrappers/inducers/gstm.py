@@ -15,12 +15,12 @@ from typing import Any
 
 from scrapy_records.errors import WrapperError
 from scrapy_records.page import Page, as_page
+from scrapy_records.selectors import site_of
 from scrapy_records.wrappers.apply import CompiledWrapper
 from scrapy_records.wrappers.inducers.gstm_page_fields import PatternPageFields
 from scrapy_records.wrappers.inducers.gstm_pattern import Pattern, induce_pattern
 from scrapy_records.wrappers.inducers.gstm_selectors import PatternSelectors
 from scrapy_records.wrappers.model import FieldSpec, Health, ListSpec, Provenance, RecordSelector
-from scrapy_records.wrappers.selectors import site_of
 from scrapy_records.wrappers.templates import template_info
 from scrapy_records.wrappers.wrapper import Wrapper
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from scrapy_records.fields.values import guess_type
+from scrapy_records.selectors import same_tag_index, tag_step
 from scrapy_records.treematch import TEXT
 from scrapy_records.wrappers.inducers.gstm_pattern import ATTR_SLOTS, PList, PNode
 from scrapy_records.wrappers.inducers.gstm_selectors import (
@@ -19,7 +20,6 @@ from scrapy_records.wrappers.inducers.gstm_selectors import (
     label_slug,
 )
 from scrapy_records.wrappers.model import FieldSpec
-from scrapy_records.wrappers.selectors import same_tag_index, tag_step
 
 #: the element items of a list's records by instance: (sample page, node) -> template item
 Items = dict[tuple[int, int], PNode]

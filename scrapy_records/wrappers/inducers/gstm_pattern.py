@@ -16,8 +16,8 @@ from typing import Any
 from scrapy_records.errors import WrapperError
 from scrapy_records.extractors.gstm import make_matcher
 from scrapy_records.page import as_page
+from scrapy_records.selectors import stable_id, stable_token
 from scrapy_records.treematch import TEXT, Detail, Matcher, PageTree, flatten, segment
-from scrapy_records.wrappers.selectors import stable_id, stable_token
 
 __all__ = [
     "ATTR_SLOTS",

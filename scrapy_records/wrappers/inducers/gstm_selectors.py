@@ -15,6 +15,12 @@ from typing import Any
 
 from scrapy_records.fields.values import guess_type
 from scrapy_records.page import Page
+from scrapy_records.selectors import (
+    class_predicate,
+    same_tag_index,
+    stable_token,
+    tag_step,
+)
 from scrapy_records.treematch import TEXT
 from scrapy_records.wrappers.inducers.gstm_pattern import (
     ATTR_SLOTS,
@@ -25,12 +31,6 @@ from scrapy_records.wrappers.inducers.gstm_pattern import (
     Slot,
 )
 from scrapy_records.wrappers.model import FieldSpec, ListSpec, RecordSelector
-from scrapy_records.wrappers.selectors import (
-    class_predicate,
-    same_tag_index,
-    stable_token,
-    tag_step,
-)
 
 _NAME_BAD = re.compile(r"[^A-Za-z0-9_\-]+")
 

@@ -22,6 +22,7 @@ from scrapy_records.fields.text import xpath_literal
 from scrapy_records.fields.values import guess_type
 from scrapy_records.page import Page
 from scrapy_records.results import Region
+from scrapy_records.selectors import site_of
 from scrapy_records.wrappers.inducers.columns import column_fields
 from scrapy_records.wrappers.inducers.page_selectors import PageSelectors, css_matches
 from scrapy_records.wrappers.inducers.record_fields import build_fields, slug
@@ -32,7 +33,6 @@ from scrapy_records.wrappers.inducers.record_selector import (
     span_group,
 )
 from scrapy_records.wrappers.model import FieldSpec, Health, ListSpec, Provenance, RecordSelector
-from scrapy_records.wrappers.selectors import site_of
 from scrapy_records.wrappers.templates import template_info
 from scrapy_records.wrappers.wrapper import Wrapper
 

@@ -9,7 +9,7 @@ from lxml import etree
 from parsel.csstranslator import HTMLTranslator
 
 from scrapy_records.page import Page
-from scrapy_records.wrappers.selectors import class_predicate, css_ident_ok, stable_id, stable_token
+from scrapy_records.selectors import class_predicate, css_ident_ok, stable_id, stable_token
 
 _CSS = HTMLTranslator()
 

@@ -20,9 +20,9 @@ from lxml import etree
 
 from scrapy_records.fields.values import guess_type
 from scrapy_records.page import Page
+from scrapy_records.selectors import class_predicate, css_ident_ok
 from scrapy_records.wrappers.inducers.page_selectors import PageSelectors
 from scrapy_records.wrappers.model import FieldSpec, ListSpec, RecordSelector
-from scrapy_records.wrappers.selectors import class_predicate, css_ident_ok
 
 #: a relative path inside a record: (tag, first stable class, position among same-tag
 #: siblings or 0) per step

@@ -17,7 +17,7 @@ their shared relative path or the tag at any depth, then global class selectors.
 comes the union of the records' absolute XPaths (always exact on the sample, brittle).
 
 Class tokens and ids that look machine generated, and state classes, are never used
-(:mod:`scrapy_records.wrappers.selectors`).
+(:mod:`scrapy_records.selectors`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from lxml import etree
 
 from scrapy_records.page import Page
 from scrapy_records.results import Region
+from scrapy_records.selectors import class_predicate, css_ident_ok
 from scrapy_records.wrappers.inducers.page_selectors import PageSelectors, css_matches
 from scrapy_records.wrappers.model import RecordSelector
-from scrapy_records.wrappers.selectors import class_predicate, css_ident_ok
 
 #: an XPath candidate and its CSS twin (None: not expressible in CSS)
 Candidate = tuple[str, str | None]

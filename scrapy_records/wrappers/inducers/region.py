@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy_records.errors import WrapperError
 from scrapy_records.page import as_page
 from scrapy_records.results import Region
+from scrapy_records.selectors import site_of
 from scrapy_records.wrappers.inducers.columns import column_fields
 from scrapy_records.wrappers.inducers.page_selectors import PageSelectors
 from scrapy_records.wrappers.inducers.record_fields import build_fields
@@ -23,7 +24,6 @@ from scrapy_records.wrappers.inducers.record_selector import (
     record_layout,
 )
 from scrapy_records.wrappers.model import Health, Provenance
-from scrapy_records.wrappers.selectors import site_of
 from scrapy_records.wrappers.templates import template_info
 
 if TYPE_CHECKING:  # the Wrapper class is passed in: wrapper.py imports this module

@@ -1,5 +1,6 @@
-"""Selector building blocks shared by the inducers: which class and id tokens are stable
-enough for a selector, and the XPath/CSS pieces built from them."""
+"""Selector building blocks: which class and id tokens are stable enough for a selector, and
+the XPath/CSS pieces built from them (used by the column XPaths of field alignment and by
+every wrapper inducer)."""
 
 from __future__ import annotations
 
