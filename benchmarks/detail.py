@@ -22,9 +22,10 @@ total is the mean over sites.
 
 Also per site: ``fields`` the fields emitted per test page (median; the ``_raw`` and
 ``_currency`` twins of typed fields not counted, as the README counts fields), ``const``
-the fields whose value is the same on every training page where they occur (template text that
-leaked into the record), ``nav`` the URL fields whose link text is the same on every
-training page (navigation), ``ind_s`` the induction time (5 pages, parsing included) and
+the fields whose value is the same on every training page where they occur (template text
+that leaked into the record, or data coinciding on the sample), ``nav`` the link fields
+whose links' text is the same on every training page (navigation, whatever the URL),
+``ind_s`` the induction time (5 pages, parsing included) and
 ``x_lxml`` the application cost relative to lxml's parse of the same bytes (median over
 the test pages, best of 3 each).
 
@@ -197,42 +198,40 @@ def _twin(name: str) -> bool:
 
 
 def _template_fields(
-    train_preds: list[dict[str, list[str]]], kinds: dict[str, str]
+    train_preds: list[dict[str, list[str]]], w: Any, train: list[Any]
 ) -> tuple[list[str], list[str]]:
-    """Fields constant on all training pages where they occur (>= 2 of them), and URL
-    fields whose link text (the field of the same element) is constant."""
+    """Fields constant on all training pages where they occur (>= 2 of them), and link
+    fields (record or page level) whose links' text is the same on every training page
+    (navigation: the URL may still vary with a session id)."""
     const, nav = [], []
     names = sorted({f for p in train_preds for f in p if not _twin(f)})
     for f in names:
         vals = [tuple(p[f]) for p in train_preds if f in p]
         if len(vals) >= 2 and len(set(vals)) == 1:
             const.append(f)
-    for f in names:
-        if kinds.get(f) != "url":
+    if w is None:
+        return const, nav
+    specs = [(f.name, f) for f in w.fields] + [(f"page.{f.name}", f) for f in w.page_fields]
+    roots = [lxml.html.document_fromstring(s.body) for s in train]
+    for name, f in specs:
+        if f.attribute != "href":
             continue
-        text = kinds.get(f + "#text")
-        if text and text in const:
-            nav.append(f)
+        try:
+            xp = etree.XPath(f.xpath)
+        except etree.XPathSyntaxError:
+            continue
+        texts = []
+        for root in roots:
+            try:
+                nodes = xp(root)
+            except etree.XPathEvalError:
+                nodes = []
+            els = [n for n in (nodes if isinstance(nodes, list) else []) if hasattr(n, "itertext")]
+            if els:
+                texts.append(tuple(" ".join(" ".join(e.itertext()).split()) for e in els))
+        if len(texts) >= 2 and len(set(texts)) == 1:
+            nav.append(name)
     return const, nav
-
-
-def _field_kinds(w: Any) -> dict[str, str]:
-    """Field name -> type, and ``url_field#text`` -> the text field on the same element."""
-    out: dict[str, str] = {}
-    by_xpath: dict[str, str] = {}
-    specs = (
-        [(f.name, f) for f in w.fields]
-        + [(f"{ls.name}.{f.name}", f) for ls in w.lists for f in ls.fields]
-        + [(f"page.{f.name}", f) for f in w.page_fields]
-    )
-    for name, f in specs:
-        out[name] = f.type
-        if f.attribute is None:
-            by_xpath[f.xpath] = name
-    for name, f in specs:
-        if f.attribute == "href" and f.xpath in by_xpath:
-            out[name + "#text"] = by_xpath[f.xpath]
-    return out
 
 
 def _timing(w: Any, tests: list[Any]) -> float:
@@ -249,7 +248,6 @@ def run_site(site: str, samples: list[Any], args: argparse.Namespace) -> dict[st
     attrs = sorted(samples[0].meta["attributes"])
     golds = [s.meta["attributes"] for s in tests]
     t0 = time.perf_counter()
-    kinds: dict[str, str] = {}
     if args.naive:
         nw = NaiveWrapper([s.body for s in train])
         t_ind = time.perf_counter() - t0
@@ -260,12 +258,11 @@ def run_site(site: str, samples: list[Any], args: argparse.Namespace) -> dict[st
     else:
         w = scrapy_records.induce([(s.url, s.body) for s in train], extractor=args.inducer)
         t_ind = time.perf_counter() - t0
-        kinds = _field_kinds(w)
         preds = [record_fields(w.extract(s.body, s.url)) for s in tests]
         train_preds = [record_fields(w.extract(s.body, s.url)) for s in train]
         ratio = float("nan") if args.no_timing else _timing(w, tests)
     f1, per, ties = score_site(preds, golds, attrs)
-    const, nav = _template_fields(train_preds, kinds)
+    const, nav = _template_fields(train_preds, w, train)
     n_fields = statistics.median(sum(1 for f in p if not _twin(f)) for p in preds) if preds else 0
     return {
         "site": site,
