@@ -247,3 +247,18 @@ def test_the_gap_xpath_reads_what_split_value_reads():
     for gap, want in ((1, "$1"), (2, "$2")):
         assert root.xpath(xpath_of_gap("/html/body/p", runs, gap)) == want
         assert split_value("MSRP: $1 - $2", runs, gap) == want
+
+
+def test_codes_and_percentages_stay_text_numbers_are_typed():
+    rows = [("21286", "56%", "1,200"), ("21204", "61%", "980"), ("20603", "47%", "15,000")]
+    rows += [("20902", "70%", "2,282"), ("21162", "38%", "534")]
+
+    def college(zip_code, rate, size):
+        return Page(
+            f"<html><body><dl><dt>Zip:</dt><dd>{zip_code}</dd><dt>Admitted:</dt>"
+            f"<dd>{rate}</dd><dt>Students:</dt><dd>{size}</dd></dl></body></html>"
+        )
+
+    w = induce_wrapper([college(*r) for r in rows])
+    got = fields_of(w, college("02134", "12%", "7,040").root)
+    assert got["zip"] == "02134" and got["admitted"] == "12%" and got["students"] == 7040

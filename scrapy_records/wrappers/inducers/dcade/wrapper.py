@@ -32,18 +32,34 @@ from scrapy_records.wrappers.wrapper import Wrapper
 _TYPED = ("price", "number", "date")
 
 
+def _codes(values: list[str]) -> bool:
+    """Digit strings all of one length of five or more (zip codes, ids): codes, not
+    numbers ("02134" is no 2134)."""
+    vals = [v.strip() for v in values]
+    return (
+        bool(vals)
+        and all(v.isdigit() for v in vals)
+        and len({len(v) for v in vals}) == 1
+        and len(vals[0]) >= 5
+    )
+
+
 def _ftype(values: list[str], kind: str) -> str:
-    """The field type all values read as (by their token types), else ``text``."""
+    """The field type all values read as (by their token types), else ``text``: a price
+    when every word is an amount of money, a number when every word is a number (a
+    percentage stays text), a date when a word is a date."""
     if kind == "href":
         return "url"
     if kind == "src":
         return "image"
     types: Counter[str] = Counter()
+    if _codes(values):
+        return "text"
     for v in values:
         ts = {token_type(w) for w in v.split()}
         if ts and ts <= {"CURRENCY"}:
             types["price"] += 1
-        elif ts and ts <= {"INTEGER", "DECIMAL", "PERCENT"}:
+        elif ts and ts <= {"INTEGER", "DECIMAL"}:
             types["number"] += 1
         elif "DATE" in ts:
             types["date"] += 1
