@@ -4,9 +4,10 @@ DCADE makes a recordset of a repeat only when some page has more than ``theta_rp
 occurrences (Yuliana & Chang 2019, section 3.2.2), so a book with one or two authors on
 every sample page gets an ``author`` and an ``author_2`` column and a later page with three
 loses the third. In the wrapper (our design) consecutive data columns whose values are
-sibling elements of the same tag under one parent, with only template text between them,
-become one ``multiple`` field reading all those siblings, checked on the induction pages to
-return exactly the columns' values in order (and their links, a ``<name>_url`` field).
+sibling elements of the same tag under one parent, with only separators between them (no
+label: ``dt``/``dd`` pairs stay fields), become one ``multiple`` field reading all those
+siblings, checked on the induction pages to return exactly the columns' values in order
+(and their links, a ``<name>_url`` field).
 """
 
 from __future__ import annotations
@@ -58,13 +59,16 @@ def _follows(sel: SchemaSelectors, a: SchemaColumn, b: SchemaColumn) -> bool:
 
 
 def _between_ok(cols: list[SchemaColumn], i: int, j: int, group: list[int]) -> list[int] | None:
-    """The link columns between ``i`` and ``j`` when all else there is template text."""
+    """The link columns between ``i`` and ``j`` when all else there is separators
+    (", ", "|"): a label between two values makes them two fields, not a set."""
     links = []
     for k in range(i + 1, j):
         c = cols[k]
         if c.kind == "href":
             links.append(k)
         elif c.kind == "list" or (c.data and k not in group):
+            return None
+        elif any(ch.isalnum() for v in c.values if isinstance(v, str) for ch in v):
             return None
     return links
 
