@@ -88,6 +88,35 @@ def _worth_a_field(c: SchemaColumn, rows: list[int]) -> bool:
     return len(rows) >= 2 or bool(c.label_text)
 
 
+#: which column to keep when several hold the same values (best first): microdata, a
+#: label, a value type, a heading tag, the page title, a class word
+_EVIDENCE_RANK = {"itemprop": 0, "label": 1, "type": 2, "tag": 3, "class": 5, "link": 6}
+
+
+def _keep_rank(c: SchemaColumn) -> int:
+    if c.evidence == "tag" and c.name.startswith("page_title"):
+        return 4
+    return _EVIDENCE_RANK.get(c.evidence, 9)
+
+
+def _copies(cols: list[SchemaColumn]) -> set[int]:
+    """Data columns holding the same varying values as a better-named one on every
+    induction page (the title in the page title, the heading and the breadcrumb): the
+    record keeps one. (Values equal on the sample are no evidence: two "Not available".)"""
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for ci, c in enumerate(cols):
+        vals = [v for v in c.values if v is not None]
+        if c.data and c.kind in ("text", "href") and not c.split and len(set(vals)) >= 2:
+            # (a value cut from a longer leaf is not a copy: its raw text differs)
+            groups.setdefault((c.kind, tuple(c.values)), []).append(ci)
+    out: set[int] = set()
+    for members in groups.values():
+        if len(members) > 1:
+            best = min(members, key=lambda i: (_keep_rank(cols[i]), i))
+            out.update(i for i in members if i != best)
+    return out
+
+
 def _table_fields(sel: SchemaSelectors, schema: Schema) -> tuple[list[FieldSpec], dict]:
     """The record's fields from the data columns of TableA (typed ones with a ``_raw``
     twin: the text as written, label included)."""
@@ -96,11 +125,12 @@ def _table_fields(sel: SchemaSelectors, schema: Schema) -> tuple[list[FieldSpec]
     taken = {c.name for c in schema.columns}
     sets = {s.columns[0]: s for s in sibling_sets(sel, schema)}
     in_sets = {k for s in sets.values() for k in s.columns + s.links}
+    copies = _copies(schema.columns)
     for ci, c in enumerate(schema.columns):
         if ci in sets:
             fields += [f for f in (sets[ci].field, sets[ci].url) if f is not None]
             continue
-        if not c.data or c.kind == "list" or ci in in_sets:
+        if not c.data or c.kind == "list" or ci in in_sets or ci in copies:
             continue
         rows = [r for r in range(schema.m) if c.leaves[r]]
         if not rows or not _worth_a_field(c, rows):
