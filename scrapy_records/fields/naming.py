@@ -105,7 +105,8 @@ def token_name(tok: str) -> str | None:
 _STYLE_WORDS = frozenset(
     """primary secondary tertiary link links color colour colors size sizes base small medium
     large xs sm md lg xl xxl fz fs fw font text texts bold light dark gray grey black white
-    red blue green yellow orange purple pink copy padding margin truncate line lines clamp
+    red blue green yellow orange purple pink dgray lgray ltgray dkgray copy padding margin
+    truncate line lines clamp
     ellipsis float fl fr left right top bottom center centre middle align wrap wrapper nowrap
     inline block flex grid col cols row rows span hidden visible show hide display pull push
     offset order gutter spacing space spacer gap border borders rounded radius shadow bg

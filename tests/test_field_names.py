@@ -1,0 +1,135 @@
+"""The table a user gets: whole values, names that explain themselves, one schema per
+template whether a page was mined or extracted by a wrapper."""
+
+from __future__ import annotations
+
+import scrapy_records
+from scrapy_records.fields.naming import label_name, token_name
+
+
+def mined(html: str, url: str = "https://shop.example/list"):
+    main = scrapy_records.extract(html, url=url).main
+    assert main is not None
+    return main
+
+
+def page(body: str) -> str:
+    return f"<html><body><div id='main'>{body}</div></body></html>"
+
+
+def products(start: int = 1, n: int = 4) -> str:
+    return page(
+        "<ul class='grid'>"
+        + "".join(
+            f'<li class="product pl6 col-xs-4"><a href="/p/{i}"><img src="/img/{i}.jpg"></a>'
+            f'<h3 class="mt6"><a href="/p/{i}">Kettle model {i}</a></h3>'
+            f'<span class="secondary-link-color">${10 + i}<sup>9{i}</sup></span>'
+            f'<a class="btn" href="/cart?add={i}">Add to cart</a></li>'
+            for i in range(start, start + n)
+        )
+        + "</ul>"
+    )
+
+
+def test_superscript_cents_make_one_price_and_the_duplicate_link_goes():
+    main = mined(products())
+    names = [c.name for c in main.columns]
+    first = main.records[0].fields
+    assert first["price"] == 11.91 and first["price_currency"] == "$"
+    assert first["title"] == "Kettle model 1" and first["url"] == "https://shop.example/p/1"
+    # the image's link is the title's link in every record: emitted once
+    assert sum(1 for v in first.values() if v == "https://shop.example/p/1") == 1
+    assert "Add to cart" not in first.values()  # template text, not data
+    assert names == ["image", "title", "url", "price", "price_currency", "add_to_cart_url"]
+
+
+def test_utility_css_tokens_are_no_names():
+    for token in ("pl6", "mt6", "col-xs-4", "secondary-link-color", "a-size-base", "fz-ms"):
+        assert token_name(token) is None, token
+    assert token_name("s-item__price") == "price"
+    assert token_name("productPadding") == "product"
+
+
+def test_highlighted_search_title_is_one_value():
+    results = page(
+        "".join(
+            f'<div class="g"><h3><a href="/r{i}">{"<b>Python</b> tutorial" if i % 2 else "Learn <em>python</em> fast"}'
+            f" {i}</a></h3><p>Snippet <b>python</b> number {i}, a text long enough to read as a"
+            f" description of the result.</p><cite>site{i}.example</cite></div>"
+            for i in range(5)
+        )
+    )
+    main = mined(results)
+    titles = [r.fields["title"] for r in main.records]
+    assert titles[:2] == ["Learn python fast 0", "Python tutorial 1"]
+    assert [c.name for c in main.columns] == ["title", "url", "description", "source"]
+
+
+def test_labels_name_values_and_are_not_values():
+    rows = page(
+        "".join(
+            f'<div class="item"><h4>Book {i}</h4><div><span>Price:</span> <span>${i}.50</span></div>'
+            f'<div><b>By</b> <a href="/author/{i}">Author {i}</a></div>'
+            f'<a href="/book/{i}">Read more</a></div>'
+            for i in range(1, 5)
+        )
+    )
+    main = mined(rows)
+    rec = main.records[0].fields
+    assert rec == {
+        "title": "Book 1",
+        "price": 1.5,
+        "price_currency": "$",
+        "author": "Author 1",
+        "author_url": "https://shop.example/author/1",
+        "url": "https://shop.example/book/1",
+    }
+    assert label_name("By") == "author" and label_name("Price:") == "price"
+
+
+def test_microdata_and_rdfa_names_win():
+    cards = page(
+        "".join(
+            f'<div class="card" itemscope><span itemprop="name">Lamp {i}</span>'
+            f'<span class="c1x2" itemprop="price">{i}.99</span>'
+            f'<span property="schema:brand">Acme {i}</span></div>'
+            for i in range(1, 5)
+        )
+    )
+    main = mined(cards)
+    assert [(c.name, c.evidence) for c in main.columns] == [
+        ("name", "itemprop"),
+        ("price", "itemprop"),
+        ("brand", "property"),
+    ]
+
+
+def test_names_do_not_depend_on_optional_fields_or_positions():
+    """A page where an optional part is missing from every record names the other columns
+    as a page that has it."""
+    with_badge = page(
+        "".join(
+            f'<div class="r"><span class="badge">New</span><span class="date">2026-01-0{i}</span>'
+            f'<a href="/x{i}">Thing {i}</a><span>{i} left</span></div>'
+            for i in range(1, 5)
+        ).replace('<span class="badge">New</span>', '<span class="badge">Sale</span>', 1)
+    )
+    without = page(
+        "".join(
+            f'<div class="r"><span class="date">2026-02-0{i}</span><a href="/y{i}">Other {i}</a>'
+            f"<span>{i} left</span></div>"
+            for i in range(1, 5)
+        )
+    )
+    a = {c.name for c in mined(with_badge).columns} - {"badge"}
+    b = {c.name for c in mined(without).columns}
+    assert a == b == {"date", "title", "url", "text"}
+
+
+def test_wrapper_pages_give_the_mined_names_and_values():
+    pages = [(f"https://shop.example/list?p={k}", products(1 + 4 * k)) for k in range(3)]
+    w = scrapy_records.induce(pages[:2])
+    got = w.extract(pages[2][1], url=pages[2][0])
+    want = mined(pages[2][1], pages[2][0])
+    assert [r.fields for r in got.records] == [r.fields for r in want.records]
+    assert [c.name for c in got.regions[0].columns] == [c.name for c in want.columns]
