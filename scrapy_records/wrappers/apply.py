@@ -199,9 +199,10 @@ def _to_value(ftype: str, raw: str, base: str | None) -> Any:
 
 
 #: field paths that cannot be evaluated from a node-set of records (absolute, upward or
-#: positional over the whole set): read record by record
+#: positional over the whole set, or a string expression such as ``normalize-space(..)``):
+#: read record by record
 _NOT_BATCHABLE = re.compile(
-    r"^\s*[/(]|\.\.|ancestor|preceding|parent::|\||\$|last\(\)|position\(\)"
+    r"^\s*[/(]|^\s*[\w-]+\(|\.\.|ancestor|preceding|parent::|\||\$|last\(\)|position\(\)"
 )
 
 
@@ -360,6 +361,21 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
     return errors
 
 
+def _eval_one(
+    fields: list[FieldReader], first: Any, base: str | None, dirty: Any, out: dict[str, Any]
+) -> None:
+    """:func:`_eval_fields` for a single record: each distinct path read once (a typed
+    field and its ``_raw`` twin share it)."""
+    seen: dict[tuple[Any, ...], Any] = {}
+    for f in fields:
+        key = (f.path, f.attr, f.multiple, f.type in ("url", "image"))
+        v = seen.get(key, seen)
+        if v is seen:
+            v = seen[key] = f.read(first, base, dirty)
+        if v is not None:
+            out[f.name] = v
+
+
 def _eval_fields(
     fields: list[FieldReader],
     firsts: list[Any],
@@ -372,13 +388,17 @@ def _eval_fields(
 
     Batched: one XPath evaluation per distinct field path over all records (``$recs/F |
     $recs``, the record elements acting as document-order markers), shared by fields with
-    the same path (a link's URL and its text).
+    the same path (a link's URL and its text); with a single record (a detail page) each
+    distinct path is read once too (a typed field and its ``_raw`` twin).
     """
     n_rec = len(firsts)
+    if n_rec == 1:
+        _eval_one(fields, firsts[0], base, dirty, values[0])
+        return
     first_index = {x: k for k, x in enumerate(firsts)}
     found_cache: dict[str, list[tuple[int, Any]]] = {}
     for f in fields:
-        if f.batch is None or n_rec < 2:
+        if f.batch is None:
             for k, e in enumerate(firsts):
                 v = f.read(e, base, dirty)
                 if v is not None:
@@ -530,6 +550,20 @@ def _record_text(els: list[Any], nxt: Any, dirty: set[Any] | None) -> str:
     return _group_text(els, dirty)
 
 
+def _values_text(fields: dict[str, Any]) -> str:
+    """The text of a record that is the whole document (a detail page's ``/html``): its
+    field values, text ones, in field order. The page's own text would repeat its menus and
+    footers, and costs as much as its parse."""
+    parts: list[str] = []
+    for v in fields.values():
+        for x in v if isinstance(v, list) else [v]:
+            if isinstance(x, dict):
+                parts.extend(y for y in x.values() if isinstance(y, str))
+            elif isinstance(x, str):
+                parts.append(x)
+    return " ".join(" ".join(parts).split())
+
+
 def _page_index(page: Any, el: Any) -> int:
     """``page.index(el)``, -1 when the page model does not hold the element."""
     try:
@@ -669,7 +703,11 @@ class CompiledWrapper:
                 except KeyError:
                     nodes = ()
             nxt = firsts[k + 1] if k + 1 < n_rec else None
-            records.append(Record(paths[k], _record_text(els, nxt, dirty), fields, 1.0, nodes))
+            if len(els) == 1 and els[0].getparent() is None:
+                text = _values_text(fields)  # the whole page: the record is its values
+            else:
+                text = _record_text(els, nxt, dirty)
+            records.append(Record(paths[k], text, fields, 1.0, nodes))
         return records, firsts, type_errors
 
     def _page_values(self, root: Any, base: str | None) -> tuple[dict[str, Any], list[str], int]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import entry_points
 from typing import Any
@@ -28,6 +29,7 @@ from typing import Any
 from scrapy_records.api import PAGE_OPTIONS
 from scrapy_records.errors import WrapperError
 from scrapy_records.extractors import BUILTIN_EXTRACTORS
+from scrapy_records.fields.naming import label_name
 from scrapy_records.page import Page, as_page
 from scrapy_records.results import Region
 from scrapy_records.wrappers.inducers.intersect import intersect_induce, mined_regions
@@ -116,9 +118,14 @@ def _get_inducer(name: str) -> Callable[..., Wrapper] | None:
     return fn
 
 
-#: ``induce(extractor="auto")`` treats a template as detail pages below this median share
-#: of page text inside the main region's records.
-DETAIL_PAGE_COVERAGE = 0.3
+#: ``induce(extractor="auto")`` treats a template as detail pages when, on the median page,
+#: less than this share of the text that varies across the sample pages lies in the main
+#: region's records (on a list page nearly all of it does: the records are the data) ...
+DETAIL_VARYING_SHARE = 0.5
+#: ... or when at least this share of the main region's records are label rows: each holds
+#: a label of its own (a text found once on every sample page) and a value that varies, as
+#: the rows of a product's specification table do (a list repeats one layout in every row)
+DETAIL_LABEL_ROWS = 0.5
 #: ... and hands detail pages to DCADE from this many sample pages on (DCADE tells template
 #: from data by what varies across pages: with 2 pages it does worse than intersection).
 DCADE_MIN_PAGES = 5
@@ -126,16 +133,41 @@ DCADE_MIN_PAGES = 5
 _INTERSECT_OPTIONS = ("min_fill", "max_fields", "site", "page_fields", "template_id")
 
 
-def _median_main_coverage(pages: Sequence[Page], ranked: Sequence[Sequence[Region]]) -> float:
-    """Median share of the body text that sits in the main region's records."""
-    shares = []
+def _median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2 if n else 0.0
+
+
+def detail_template(pages: Sequence[Page], ranked: Sequence[Sequence[Region]]) -> bool:
+    """Whether pages of one template describe one object each rather than list records
+    (:data:`DETAIL_VARYING_SHARE`, :data:`DETAIL_LABEL_ROWS`)."""
+    m = len(pages)
+    present: Counter[str] = Counter()
+    once: Counter[str] = Counter()
+    for p in pages:
+        counts = Counter(p.leaves)
+        present.update(counts)
+        once.update(t for t, n in counts.items() if n == 1)
+    shares, label_rows = [], []
     for page, regions in zip(pages, ranked):
-        total = len(page.text(page.body)) or 1
+        varying = sum(len(t) for t in page.leaves if present[t] < m) or 1
         main = next((r for r in regions if len(r.records) >= 2), None)
-        shares.append(sum(len(r.text) for r in main.records) / total if main else 0.0)
-    shares.sort()
-    n = len(shares)
-    return (shares[n // 2] + shares[(n - 1) // 2]) / 2 if n else 0.0
+        if main is None:
+            shares.append(0.0)
+            label_rows.append(0.0)
+            continue
+        inside, rows = 0, 0
+        for rec in main.records:
+            texts = [
+                page.leaves[k] for x in rec.nodes for k in range(page.leaf_lo[x], page.leaf_hi[x])
+            ]
+            inside += sum(len(t) for t in texts if present[t] < m)
+            labels = {t for t in texts if once[t] == m and label_name(t)}
+            rows += bool(labels) and any(present[t] < m for t in texts)
+        shares.append(inside / varying)
+        label_rows.append(rows / len(main.records))
+    return _median(shares) < DETAIL_VARYING_SHARE or _median(label_rows) >= DETAIL_LABEL_ROWS
 
 
 def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wrapper:
@@ -146,10 +178,11 @@ def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wra
     :param extractor: ``"auto"``/a single-page extractor name (intersection induction,
         :func:`intersect_induce`), ``"gstm"``/``"dcade"`` (their pattern inducers) or a
         registered inducer's name (module docstring). ``"auto"`` prefers DCADE for *detail-page*
-        templates: with ``DCADE_MIN_PAGES`` (5) or more pages whose main regions hold
-        less than ``DETAIL_PAGE_COVERAGE`` (30%) of the page text (median), the pages
-        describe one object each rather than a list, and DCADE's full-page schema fits
-        them; otherwise intersection induction over the ``auto`` extractor's main regions.
+        templates: with ``DCADE_MIN_PAGES`` (5) or more pages of which :func:`detail_template`
+        says they describe one object each (the text that varies across them lies mostly
+        outside the main region's records, or those records are label/value rows), DCADE's
+        schema gives one record per page with its named fields; otherwise intersection
+        induction over the ``auto`` extractor's main regions.
     :param options: page budgets (``max_bytes``, ``max_nodes``, ``max_depth``,
         ``encoding``), inducer options and extractor options; ``regions``: the ranked
         regions :func:`scrapy_records.extract` already gave for each page (a crawl passes
@@ -167,7 +200,7 @@ def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wra
     if extractor == "auto" and len(plist) >= DCADE_MIN_PAGES:
         extractor_opts = {k: v for k, v in options.items() if k not in _INTERSECT_OPTIONS}
         ranked = regions or [mined_regions(p, "auto", extractor_opts) for p in plist]
-        if _median_main_coverage(plist, ranked) < DETAIL_PAGE_COVERAGE:
+        if detail_template(plist, ranked):
             fn = _get_inducer("dcade")
             if fn is not None:
                 logger.debug("auto induction: detail-page template, using dcade")

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from scrapy_records.wrappers.inducers.dcade.encoding import LEVELS, Encoding, LevelCodes
-from scrapy_records.wrappers.inducers.dcade.tokens import NUMERIC_MASK
 
 
 class Column:
@@ -82,11 +81,6 @@ def column_level(enc: LevelCodes, c: Column) -> int | None:
 
 
 def is_template(enc: Encoding, opts: dict[str, Any], c: Column) -> bool:
-    """A column of one content (one CECId) on several pages."""
-    if len(c.cells) < 2 or len(c.c0) != 1 or c.kind == "B":
-        return False
-    if opts["mt_exclude_numeric"]:
-        ts = enc.typeset_of_cec.get(next(iter(c.c0)), 0)
-        if ts and not ts & ~NUMERIC_MASK:
-            return False
-    return True
+    """A column of one content (one CECId) on several pages (``mt_exclude_numeric`` keeps
+    numbers and punctuation out of the landmarks only: a "-" cell is still template)."""
+    return len(c.cells) >= 2 and len(c.c0) == 1 and c.kind != "B"

@@ -3,28 +3,25 @@ recordset tables and field names (Yuliana & Chang 2019, sections 2 and 3.2.3).
 
 Entry point: :func:`build_schema`. Option ``single_value_rule``: ``"label"`` (default; a
 column with one value is template only when it reads as a label) or ``"literal"``.
+After the paper's labels come our refinements (``docs/algorithms/dcade.md``): values cut
+out of leaves that hold template words too (:mod:`subleaf`), link targets whose text is
+template relabelled navigation and values that coincide on the sample relabelled data
+(:mod:`roles`), then names (:mod:`names`).
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
+from scrapy_records.fields.naming import label_name
 from scrapy_records.wrappers.inducers.dcade.columns import Column, ListColumn, column_level
 from scrapy_records.wrappers.inducers.dcade.encoding import Encoding
+from scrapy_records.wrappers.inducers.dcade.names import container_name, name_columns
+from scrapy_records.wrappers.inducers.dcade.roles import coinciding_values, navigation_links
 from scrapy_records.wrappers.inducers.dcade.schema import RecordSet, Schema, SchemaColumn
-
-_SLUG = re.compile(r"[^0-9a-zA-Z]+")
-
-
-def _slug(text: str) -> str:
-    s = _SLUG.sub("_", text).strip("_").lower()
-    if not s:
-        return ""
-    if s[0].isdigit():
-        s = "f_" + s
-    return s[:40]
+from scrapy_records.wrappers.inducers.dcade.subleaf import leaf_skeleton, split_value
 
 
 def build_schema(
@@ -41,8 +38,78 @@ def build_schema(
         else:
             rows = [(r, c.cells.get(r)) for r in range(enc.m)]
             cols.append(_column(enc, opts, len(cols), c, rows))
-    name_columns(cols)
+    cols = split_leaves(cols)
+    for i, sc in enumerate(cols):
+        sc.index = i
+        if sc.recordset is not None:
+            rsets[sc.recordset].column_index = i
+    pages, leaves = enc.pages, enc.leaves
+    for ci in navigation_links(pages, leaves, cols):
+        _relabel(cols[ci], template=True, role="navigation")
+    for ci in coinciding_values(pages, leaves, cols):
+        _relabel(cols[ci], template=False, role="coinciding")
+        _cut_glued_label(cols[ci])
+    for rs in rsets:
+        rs.columns = split_leaves(rs.columns)
+        row_pages = [r for r, _k in rs.rows]
+        for ci in navigation_links_in_set(enc, rs):
+            _relabel(rs.columns[ci], template=True, role="navigation")
+        lc = cols[rs.column_index]
+        lc.name = _list_label(cols, rs.column_index) or _list_container(enc, rs) or "list"
+        name_columns(pages, leaves, rs.columns, row_pages, list_label=lc.name)
+    name_columns(pages, leaves, cols)
     return Schema(enc.m, cols, rsets, mts, dict(opts))
+
+
+def navigation_links_in_set(enc: Encoding, rs: RecordSet) -> list[int]:
+    """:func:`navigation_links` inside a recordset: its rows stand for pages."""
+    rows = [r for r, _k in rs.rows]
+    pages = [enc.pages[r] for r in rows]
+    leaves = [enc.leaves[r] for r in rows]
+    return navigation_links(pages, leaves, rs.columns)
+
+
+def _relabel(c: SchemaColumn, template: bool, role: str) -> None:
+    c.label = ("M" if c.mandatory else "O") + ("T" if template else "D")
+    c.role = role
+
+
+def _cut_glued_label(c: SchemaColumn) -> None:
+    """A coinciding "Posted: December 6, 2010": the label is template, the rest the value."""
+    v = next((x for x in c.values if isinstance(x, str)), "")
+    head, sep, rest = v.partition(":")
+    if not sep or not rest.strip():
+        return
+    runs = (" ".join((head + ":").split()),)
+    vals = [split_value(x, runs, 1) or None if isinstance(x, str) else None for x in c.values]
+    if any(isinstance(x, str) for x in c.values) and all(
+        (x is None) == (y is None) for x, y in zip(c.values, vals)
+    ):
+        c.values, c.split, c.label_text = vals, (runs, 1), runs[0]
+
+
+def _list_container(enc: Encoding, rs: RecordSet) -> str | None:
+    """The class or id word of the element around a recordset's records."""
+    items = []
+    for f in rs.columns:
+        if f.data:
+            items = [(r, enc.leaves[r].node[ks[0]]) for (r, _k), ks in zip(rs.rows, f.leaves) if ks]
+            break
+    return container_name(enc.pages, items) if items else None
+
+
+def _list_label(cols: Sequence[SchemaColumn], i: int) -> str | None:
+    """The label or heading right before a list column (up to three columns back)."""
+    for j in range(i - 1, max(-1, i - 4), -1):
+        p = cols[j]
+        if p.template and p.kind == "text":
+            v = next((x for x in p.values if isinstance(x, str)), "")
+            n = label_name(v)
+            if n:
+                return n
+        elif p.data:
+            return None
+    return None
 
 
 def _column(
@@ -68,18 +135,59 @@ def _column(
             vals.append(None)
             nodes.append(())
             leaves.append(())
+    kind = kinds.most_common(1)[0][0] if kinds else "text"
+    level = column_level(enc, c) if c is not None else None
+    label = _label(opts, vals, merged=c is not None and c.kind == "B")
+    support = sum(1 for v in vals if v is not None) / len(vals) if vals else 0.0
+    return SchemaColumn(index, label, "", kind, vals, nodes, leaves, level, support)
+
+
+def _label(opts: dict[str, Any], vals: Sequence[Any], merged: bool = False) -> str:
+    """MT/OT/MD/OD from the values of a column (None: no cell)."""
     present = [v for v in vals if v is not None]
-    support = len(present) / len(vals) if vals else 0.0
-    template = bool(present) and len(set(present)) == 1 and (c is None or c.kind != "B")
-    if template and len(present) == 1 and opts["single_value_rule"] == "label":
+    template = bool(present) and len(set(present)) == 1 and not merged
+    if template and len(present) == 1 and opts.get("single_value_rule", "label") == "label":
         # one value cannot show constancy: it is template only if it reads as a label
         v = present[0]
         template = v.endswith(":") or not any(ch.isalnum() for ch in v)
-    mand = support >= 1.0
-    label = ("M" if mand else "O") + ("T" if template else "D")
-    kind = kinds.most_common(1)[0][0] if kinds else "text"
-    level = column_level(enc, c) if c is not None else None
-    return SchemaColumn(index, label, "", kind, vals, nodes, leaves, level, support)
+    return ("M" if len(present) == len(vals) else "O") + ("T" if template else "D")
+
+
+def split_leaves(cols: list[SchemaColumn]) -> list[SchemaColumn]:
+    """Each data text column whose leaves hold template words too becomes one column per
+    value between them (:mod:`subleaf`); the template words are dropped."""
+    out: list[SchemaColumn] = []
+    for c in cols:
+        if not (c.data and c.kind == "text" and c.split is None):
+            out.append(c)
+            continue
+        if any(len(ks) > 1 for ks in c.leaves):
+            out.append(c)
+            continue
+        sk = leaf_skeleton([v for v in c.values if isinstance(v, str)])
+        if sk is None:
+            out.append(c)
+            continue
+        for g in sk.slots:
+            vals = [
+                split_value(v, sk.runs, g) or None if isinstance(v, str) else None for v in c.values
+            ]
+            keep = [v is not None for v in vals]
+            sc = SchemaColumn(
+                c.index,
+                _label({}, vals),
+                "",
+                c.kind,
+                vals,
+                [n if k else () for n, k in zip(c.nodes, keep)],
+                [x if k else () for x, k in zip(c.leaves, keep)],
+                c.level,
+                sum(keep) / len(keep) if keep else 0.0,
+                split=(sk.runs, g),
+                label_text=sk.label_of(g),
+            )
+            out.append(sc)
+    return out
 
 
 def _recordset(
@@ -106,7 +214,6 @@ def _recordset(
         fields.append(_column(enc, opts, f, c.blocks[0][f], rr))
     pages_with = {r for r, _ in rows}
     rs = RecordSet(set_id, c.ref_gap, fields, rows, index)
-    name_columns(fields)
     lc = SchemaColumn(
         index,
         "MR" if len(pages_with) == m else "OR",
@@ -117,51 +224,3 @@ def _recordset(
         recordset=set_id,
     )
     return rs, lc
-
-
-def _first_value(c: SchemaColumn) -> Any:
-    return next(v for v in c.values if v is not None)
-
-
-def _field_name(cols: list[SchemaColumn], i: int) -> str:
-    """A data column's name: the nearest preceding short template label (up to three
-    columns back), or for a link/image the name of the text right before it."""
-    c = cols[i]
-    name = ""
-    for j in range(i - 1, max(-1, i - 4), -1):
-        p = cols[j]
-        if p.template and p.kind == "text":
-            lab = _first_value(p)
-            if len(lab) <= 40 and len(lab.split()) <= 5:
-                name = _slug(lab)
-            break
-        if p.data and p.kind == "text" and c.kind != "text" and j == i - 1:
-            name = p.name or f"field_{j}"
-            break
-    if c.kind == "href":
-        name = (name + "_url") if name else "url"
-    elif c.kind == "src":
-        name = (name + "_image") if name else "image"
-    return name or "field"
-
-
-def name_columns(cols: list[SchemaColumn]) -> None:
-    """Name the columns after the nearest preceding template label; repeated names get
-    ``_2``, ``_3``... in order."""
-    used: Counter[str] = Counter()
-    for i, c in enumerate(cols):
-        name = ""
-        if c.kind == "list":
-            # label: the template column right before the list
-            for j in range(i - 1, max(-1, i - 3), -1):
-                p = cols[j]
-                if p.template and p.kind == "text":
-                    name = _slug(_first_value(p))
-                    break
-            name = name or "list"
-        elif c.template:
-            name = "t_" + (_slug(_first_value(c)) or "const")
-        else:
-            name = _field_name(cols, i)
-        used[name] += 1
-        c.name = name if used[name] == 1 else f"{name}_{used[name]}"

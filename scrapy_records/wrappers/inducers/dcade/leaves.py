@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from scrapy_records.page import Page
@@ -45,6 +45,7 @@ class PageLeaves:
     node: list[int]  # owner element (the anchor / img for attribute leaves)
     path: list[int]  # global path id (interned tag tuple)
     struct: list[int]  # global (path, ids, classes) id
+    pos: list[int] = field(default_factory=list)  # index in Page.leaves (-1: a target)
 
 
 class _StructureSeqs:
@@ -130,16 +131,17 @@ def page_leaves(
     """The leaf sequence of one page; ``tags``, ``paths``, ``toks`` and ``structs`` intern
     across the pages of one induction."""
     seqs = _StructureSeqs(page, tags, toks)
-    out = PageLeaves([], [], [], [], [])
+    out = PageLeaves([], [], [], [], [], [])
     href_t = tags.id(_HREF)
     src_t = tags.id(_SRC)
-    for _pos, _sub, node, kind, content in _leaf_entries(page, opts):
+    for pos, _sub, node, kind, content in _leaf_entries(page, opts):
         pt, ids, cls = seqs.of(node)
         if kind == "href":
             pt = pt + (href_t,)
         elif kind == "src":
             pt = pt + (src_t,)
         out.content.append(content)
+        out.pos.append(pos if kind == "text" else -1)
         out.kind.append(kind)
         out.node.append(node)
         out.path.append(paths.id(pt))

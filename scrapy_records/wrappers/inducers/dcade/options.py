@@ -34,7 +34,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "nw_weak": 0,
     "nw_weak_level": 5,
     "lis": "paper",  # MT chain: "paper" (pairwise LIS) or "exact" (multi-page chain DP)
-    "mt_exclude_numeric": False,  # numbers and punctuation never become MT landmarks
+    "mt_exclude_numeric": True,  # numbers and punctuation never become MT landmarks (paper: off)
     # also try "no split" at the top of a segment (fewest columns wins); off by default:
     # with low-density merging it swallows long lists
     "trial_plain": False,

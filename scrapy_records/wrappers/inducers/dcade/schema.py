@@ -23,6 +23,13 @@ class SchemaColumn:
     :param leaves: per row, the leaf indices of its value (into ``Schema.page_leaves``).
     :param support: the share of rows with a value.
     :param recordset: for a list column, the index of its :class:`RecordSet`.
+    :param split: for a value cut out of its leaves (``subleaf``): the template runs of the
+        leaf text and the gap between them that holds the value.
+    :param label_text: the label the value stands next to ("Price:"), if any.
+    :param evidence: what the name was made from (``label``, ``itemprop``, ``type``,
+        ``class``, ``tag``, ``link``, ``list``, ``position``).
+    :param role: ``navigation`` for a link target whose text is template, ``coinciding``
+        for a value constant on the sample in a place where values vary (``roles``).
     """
 
     index: int
@@ -35,6 +42,10 @@ class SchemaColumn:
     level: int | None = None
     support: float = 1.0
     recordset: int | None = None
+    split: tuple[tuple[str, ...], int] | None = None
+    label_text: str | None = None
+    evidence: str = ""
+    role: str = ""
 
     @property
     def template(self) -> bool:

@@ -1,0 +1,264 @@
+"""DCADE on detail pages: the record holds the object's data, named by its labels.
+
+Small hand-written sites, five pages of one template each (one book, one car...): menus
+whose links carry a session id, labels in ``th``/``dt``/bold/glued form, optional blocks
+that shift positions, lists of authors, values that coincide on the sample.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_records import induce
+from scrapy_records.page import Page
+from scrapy_records.wrappers.inducers.dcade import induce_schema, induce_wrapper
+from scrapy_records.wrappers.inducers.dcade.names import type_name
+from scrapy_records.wrappers.inducers.dcade.subleaf import (
+    leaf_skeleton,
+    split_value,
+    xpath_of_gap,
+)
+
+BOOKS = [
+    ("The Silent Sea", ["Ann Archer"], "Jove Books", "978-0-515-10001-1", "320", True),
+    ("River of Stars", ["Bo Baker", "Cy Cole"], "Ace", "978-0-441-20002-2", "288", False),
+    ("Night Train", ["Di Dunn", "Ed Eames", "Flo Ford"], "Tor", "978-0-765-30003-3", "412", True),
+    ("Glass Harbor", ["Gus Grant"], "Orbit", "978-0-316-40004-4", "256", False),
+    ("Iron Garden", ["Hal Hood", "Ivy Irwin"], "Del Rey", "978-0-345-50005-5", "368", False),
+]
+NEW_BOOK = ("Copper Moon", ["Jo Jones", "Kim King", "Lu Lane", "Mo Moss"], "Baen", "978-1", "500")
+
+
+def book(i, title, authors, publisher, isbn, pages, sale, sid=None, binding="Paperback"):
+    """A book page: a menu whose links carry the session id, a byline of author links, an
+    optional promotion paragraph (it shifts the positions of what follows), a th/td table,
+    a bold label with its colon outside, a description and a footer."""
+    sid = sid or f"S{i}x{7 * i + 3}"
+    menu = "".join(
+        f'<li><a href="/{p}?sid={sid}">{t}</a></li>'
+        for p, t in (("home", "Home"), ("books", "Books"), ("help", "Help"))
+    )
+    auth = ", ".join(f'<a href="/author/{a.split()[1].lower()}">{a}</a>' for a in authors)
+    promo = "<p class='promo'><b>Sale!</b> 20% off this week</p>" if sale else ""
+    return f"""<html><head><title>{title} - Bookshop</title></head><body>
+<div id="top"><a href="#main">Skip to content</a><ul class="menu">{menu}</ul></div>
+<div id="main"><h1 class="book-title">{title}</h1><p class="byline">by {auth}</p>{promo}
+<table class="details"><tr><th>Publisher:</th><td>{publisher}</td></tr>
+<tr><th>ISBN-13</th><td>{isbn}</td></tr><tr><th>Binding:</th><td>{binding}</td></tr></table>
+<p><b>Pages</b>: {pages}</p>
+<p class="blurb">A novel about {title.lower()} and what lies beyond it, in {pages} pages.</p>
+</div><div id="foot">Copyright Bookshop Inc. <b>Phone:</b> 555-0100
+<a href="/about?sid={sid}">About us</a></div></body></html>"""
+
+
+def book_pages(books=BOOKS):
+    return [(f"http://books.example/b/{i}", book(i, *b)) for i, b in enumerate(books)]
+
+
+@pytest.fixture(scope="module")
+def book_wrapper():
+    return induce(book_pages())
+
+
+def fields_of(w, html, url="http://books.example/b/9"):
+    res = w.extract(html, url)
+    assert len(res.regions) == 1 and len(res.regions[0].records) == 1
+    return res.regions[0].records[0].fields
+
+
+# ------------------------------------------------------------------- template
+def test_auto_takes_detail_pages_to_dcade_with_one_record_per_page(book_wrapper):
+    assert book_wrapper.provenance.extractor == "dcade"
+    assert book_wrapper.record is not None and book_wrapper.record.xpath == "/html"
+    for url, html in book_pages():
+        assert len(book_wrapper.extract(html, url).regions[0].records) == 1
+
+
+def test_menu_links_with_a_session_id_are_navigation_not_fields(book_wrapper):
+    specs = list(book_wrapper.fields) + [f for ls in book_wrapper.lists for f in ls.fields]
+    # the author links are data (their text varies); no menu, skip link or footer link
+    assert [f.name for f in specs if f.type == "url"] == ["byline_url"]
+    got = fields_of(book_wrapper, book(9, *NEW_BOOK, sale=False, sid="NEW"))
+    flat = " ".join(str(v) for v in got.values())
+    assert "sid=" not in flat and "Skip to content" not in flat and "Home" not in flat
+
+
+def test_text_identical_on_all_sample_pages_is_template(book_wrapper):
+    got = [fields_of(book_wrapper, html, url) for url, html in book_pages()]
+    for name in {n for g in got for n in g}:
+        if name.endswith(("_raw", "_currency")) or name == "binding":
+            continue  # binding: see test_a_value_coinciding_on_the_sample_...
+        assert len({str(g.get(name)) for g in got}) > 1, name
+    assert not any("Copyright" in str(v) or "555-0100" in str(v) for g in got for v in g.values())
+
+
+# -------------------------------------------------------------------- labels
+def test_values_are_named_by_their_labels_without_the_label_text(book_wrapper):
+    got = fields_of(book_wrapper, book(9, *NEW_BOOK, sale=False, sid="NEW"))
+    assert got["publisher"] == "Baen"
+    assert got["isbn_13"] == "978-1"  # a th label without a colon
+    assert got["pages"] == 500 and got["pages_raw"] == ": 500"  # "<b>Pages</b>: 500"
+    assert got["book_title"] == "Copper Moon"
+
+
+def test_a_label_glued_to_its_value_names_it_and_is_cut_off():
+    def car(i, price, make):
+        return Page(
+            f"<html><body><h1>Car {i}</h1><div class='p'>MSRP: {price}</div>"
+            f"<div class='m'>Made by: {make}</div></body></html>",
+            url=f"http://cars.example/{i}",
+        )
+
+    cars = [("$61,550", "BMW"), ("$34,200", "Audi"), ("$36,050", "Kia"), ("$9,900", "Fiat")]
+    pages = [car(i, p, m) for i, (p, m) in enumerate(cars + [("$12,000", "Seat")])]
+    w = induce_wrapper(pages)
+    got = fields_of(w, car(9, "$41,000", "Opel").root)
+    assert got["msrp"] == 41000.0 and got["msrp_raw"] == "MSRP: $41,000"
+    assert got["made_by"] == "Opel"
+
+
+def test_names_from_microdata_then_value_type_then_class():
+    people = [("Ann", "555-123-4567", "a@x.org", "S1"), ("Bo", "555-234-5678", "b@y.com", "S2")]
+    people += [("Cy", "555-345-6789", "c@z.net", "S3"), ("Di", "555-456-7890", "d@w.io", "S4")]
+    people += [("Ed", "555-567-8901", "e@v.de", "S5")]
+
+    def person(name, tel, mail, sku):
+        return Page(
+            f"<html><body><div itemscope><span itemprop='givenName'>{name}</span></div>"
+            f"<div><span>{tel}</span></div><div><span>{mail}</span></div>"
+            f"<div><span class='sku'>{sku}</span></div></body></html>"
+        )
+
+    s = induce_schema([person(*p) for p in people])
+    names = {c.values[0]: (c.name, c.evidence) for c in s.columns if c.data}
+    assert names["Ann"] == ("given_name", "itemprop")
+    assert names["555-123-4567"] == ("phone", "type")
+    assert names["a@x.org"] == ("email", "type")
+    assert names["S1"] == ("sku", "class")
+
+
+def test_value_types():
+    assert type_name(["410-821-6358 |", "(952) 851-0066"]) == "phone"
+    assert type_name(["www.acu.edu", "http://x.org"]) == "website"
+    assert type_name(["901 Goucher Blvd. (Putty Hill Ave.)", "3310 Crain Hwy."]) == "address"
+    assert type_name(["Abilene Christian University", "Adrian College"]) is None
+
+
+# ------------------------------------------------------------- robust paths
+def test_an_optional_block_that_shifts_positions_does_not_shift_values(book_wrapper):
+    for sale in (True, False):
+        got = fields_of(book_wrapper, book(9, *NEW_BOOK, sale=sale, sid="NEW"))
+        assert got["pages"] == 500 and got["publisher"] == "Baen"
+        assert got["blurb"].startswith("A novel about copper moon")
+
+
+def test_a_detail_page_missing_a_field_is_still_one_record(book_wrapper):
+    html = book(9, *NEW_BOOK, sale=False).replace("<tr><th>ISBN-13</th><td>978-1</td></tr>", "")
+    got = fields_of(book_wrapper, html)
+    assert "isbn_13" not in got and got["publisher"] == "Baen"
+
+
+# -------------------------------------------------------------------- sets
+def test_authors_are_a_list_field(book_wrapper):
+    # one to three authors on the sample pages: a recordset, a list field named after the
+    # byline's label ("by") or its element
+    got = fields_of(book_wrapper, book(9, *NEW_BOOK, sale=True))
+    lists = {k: v for k, v in got.items() if isinstance(v, list)}
+    assert len(lists) == 1
+    name, rows = lists.popitem()
+    assert name in ("author", "authors", "byline")
+    names = [next(x for x in r.values() if "/" not in x) for r in rows]
+    assert names == ["Jo Jones", "Kim King", "Lu Lane", "Mo Moss"]
+
+
+def test_one_or_two_authors_on_every_sample_page_still_give_a_list_field():
+    # no page has three authors: DCADE makes no recordset (MaxRep > 2), the sibling
+    # columns become one multiple field
+    two = [b[:1] + (b[1][:2],) + b[2:] for b in BOOKS]
+    w = induce(book_pages(two))
+    got = fields_of(w, book(9, *NEW_BOOK, sale=False))
+    assert got["byline"] == ["Jo Jones", "Kim King", "Lu Lane", "Mo Moss"]
+    assert got["byline_url"][0] == "http://books.example/author/jones"
+    got1 = fields_of(w, book(8, "Solo", ["Una Uno"], "Ace", "978-2", "100", False))
+    assert got1["byline"] == ["Una Uno"]
+
+
+# ------------------------------------------------------- coinciding values
+def test_a_value_coinciding_on_the_sample_in_a_label_value_table_is_data(book_wrapper):
+    # every sample book is a paperback, but "Binding:" heads a row like Publisher's
+    got = fields_of(book_wrapper, book(9, *NEW_BOOK, sale=False, binding="Hardcover"))
+    assert got["binding"] == "Hardcover"
+    # the footer's "Phone: 555-0100" is no such row: template
+    assert "phone" not in got
+
+
+def test_the_record_text_is_the_objects_values_not_the_page(book_wrapper):
+    res = book_wrapper.extract(book(9, *NEW_BOOK, sale=False), "http://books.example/b/9")
+    text = res.regions[0].records[0].text
+    assert "Copper Moon" in text and "Baen" in text
+    assert "Skip to content" not in text and "Copyright" not in text
+
+
+# -------------------------------------------------------------- list pages
+def test_auto_keeps_list_pages_away_from_dcade():
+    def shop(offset):
+        items = "".join(
+            f"<li class='item'><a href='/p/{k}'>Product number {k} with a long name</a>"
+            f"<span class='price'>${k}.99</span></li>"
+            for k in range(offset, offset + 6 + offset % 3)
+        )
+        return f"<html><body><h1>Shop</h1><ul id='results'>{items}</ul></body></html>"
+
+    pages = [(f"https://s.example/{n}", shop(10 * n)) for n in range(5)]
+    w = induce(pages)
+    assert w.provenance.extractor != "dcade"
+    assert len(w.extract(shop(70), url="https://s.example/9").regions[0].records) == 7
+
+
+# ---------------------------------------------------------------- sub-leaf
+def test_leaf_skeleton_cuts_values_at_template_words():
+    sk = leaf_skeleton(["1 - 3 of 3", "1 - 12 of 40", "13 - 25 of 40"])
+    assert sk is not None and sk.runs == ("-", "of")
+    assert [split_value("13 - 25 of 40", sk.runs, g) for g in sk.slots] == ["13", "25", "40"]
+    sk = leaf_skeleton(["Date Posted: 05/20/2011", "Date Posted: 05/18/2011"])
+    assert sk is not None and sk.slots == (1,) and sk.label_of(1) == "Date Posted:"
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["University of Alabama", "University of Alaska"],  # names sharing words
+        ["17 mpg City, 24 mpg Hwy", "18 mpg City, 28 mpg Hwy"],  # one value with commas
+        ["Small city (50,000 - 249,999)", "Large town (10,000 - 49,999)"],  # inside brackets
+        ["same", "same"],  # no variation
+    ],
+)
+def test_leaf_skeleton_leaves_whole_values_alone(values):
+    assert leaf_skeleton(values) is None
+
+
+def test_the_gap_xpath_reads_what_split_value_reads():
+    from lxml import etree
+
+    runs = ("MSRP:", "-")
+    root = etree.fromstring(
+        "<html><body><p>MSRP:\u00a0$1 -  $2</p></body></html>", etree.HTMLParser()
+    )
+    for gap, want in ((1, "$1"), (2, "$2")):
+        assert root.xpath(xpath_of_gap("/html/body/p", runs, gap)) == want
+        assert split_value("MSRP: $1 - $2", runs, gap) == want
+
+
+def test_codes_and_percentages_stay_text_numbers_are_typed():
+    rows = [("21286", "56%", "1,200"), ("21204", "61%", "980"), ("20603", "47%", "15,000")]
+    rows += [("20902", "70%", "2,282"), ("21162", "38%", "534")]
+
+    def college(zip_code, rate, size):
+        return Page(
+            f"<html><body><dl><dt>Zip:</dt><dd>{zip_code}</dd><dt>Admitted:</dt>"
+            f"<dd>{rate}</dd><dt>Students:</dt><dd>{size}</dd></dl></body></html>"
+        )
+
+    w = induce_wrapper([college(*r) for r in rows])
+    got = fields_of(w, college("02134", "12%", "7,040").root)
+    assert got["zip"] == "02134" and got["admitted"] == "12%" and got["students"] == 7040
