@@ -262,3 +262,47 @@ def test_codes_and_percentages_stay_text_numbers_are_typed():
     w = induce_wrapper([college(*r) for r in rows])
     got = fields_of(w, college("02134", "12%", "7,040").root)
     assert got["zip"] == "02134" and got["admitted"] == "12%" and got["students"] == 7040
+
+
+def test_a_crawl_gives_detail_pages_one_record_each_with_the_same_columns():
+    """In a crawl, a detail template's first pages wait for its DCADE wrapper (induced
+    from 5 samples, on the 6th page): every page, held or later, gives one record with the
+    same named fields; records still waiting when the crawl is idle get a wrapper from the held pages."""
+    from scrapy.http import HtmlResponse, Request
+
+    from scrapy_records.scrapy.runtime import RecordsRuntime
+    from scrapy_records.scrapy.settings import RecordsConfig
+
+    def response(url, html):
+        return HtmlResponse(url, body=html.encode(), encoding="utf-8", request=Request(url))
+
+    rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:"))
+    books = BOOKS + [(*NEW_BOOK, False), BOOKS[0]]
+    outs = [
+        rt.mine(response(f"http://books.example/b/{i}", book(i, *b))) for i, b in enumerate(books)
+    ]
+    assert all(o.result is None and o.stats["records/held"] == 1 for o in outs[:5])
+    assert outs[5].stats["records/wrapper/induced"] == 1
+    assert outs[5].new_wrappers[0]["document"]["provenance"]["extractor"] == "dcade"
+    pages = [*outs[5].released, outs[6]]
+    assert [p.url for p in pages[:5]] == [f"http://books.example/b/{i}" for i in range(5)]
+    records = [p.result.records for p in pages]
+    assert all(len(r) == 1 for r in records)
+    names = {tuple(sorted(r[0].fields)) for r in records}
+    assert len(names) == 1  # the same columns on every page
+    first = records[0][0].fields
+    assert first["publisher"] == "Jove Books" and "Ann Archer" in str(first)
+    # a template that never gets its wrapper: when the crawl is idle, its held pages get a
+    # DCADE wrapper of their own (not stored) and one record each
+    rt2 = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:"))
+    held = [
+        rt2.mine(response(f"http://books.example/b/{i}", book(i, *b)))
+        for i, b in enumerate(BOOKS[:3])
+    ]
+    assert all(o.result is None for o in held) and rt2.has_held()
+    released = rt2.flush_held()
+    assert [r.url for r in released] == [f"http://books.example/b/{i}" for i in range(3)]
+    assert [r.source for r in released] == ["dcade"] * 3
+    assert [r.result.records[0].fields["publisher"] for r in released] == ["Jove Books", "Ace", "Tor"]
+    assert rt2.store.list("books.example") == []  # a wrapper of 3 pages is not kept
+    assert not rt2.has_held()

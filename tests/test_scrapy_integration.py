@@ -211,3 +211,83 @@ def test_demo_crawl_csv_is_one_stable_table(tmp_path):
         "127.0.0.1-shop-page-N.csv",
         "127.0.0.1-shop-product-N.csv",
     ]
+
+
+DETAIL_CRAWL = """
+import json, sys, scrapy
+from scrapy.crawler import CrawlerProcess
+base, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+
+class Books(scrapy.Spider):
+    name = "books"
+    async def start(self):
+        for i in range(n):
+            yield scrapy.Request(f"{base}b/{i}", callback=self.parse)
+    def parse(self, response):
+        return []
+
+items = []
+process = CrawlerProcess({
+    "ADDONS": {"scrapy_records.Addon": 300}, "RECORDS_WRAPPER_STORE": "memory:",
+    "LOG_LEVEL": "INFO", "CONCURRENT_REQUESTS": 1, "TELNETCONSOLE_ENABLED": False,
+})
+crawler = process.create_crawler(Books)
+def scraped(item, response, spider):  # a named function: signals hold weak references
+    items.append(dict(item))
+crawler.signals.connect(scraped, signal=scrapy.signals.item_scraped)
+process.crawl(crawler)
+process.start()
+json.dump([{k: v for k, v in i.items() if k in ("url", "fields", "extractor")} for i in items],
+          open(out, "w"))
+"""
+
+
+def test_a_crawl_of_a_few_detail_pages_emits_their_records_when_idle(tmp_path):
+    """Three detail pages of a template (fewer than DCADE's samples): their records wait
+    for a wrapper that never comes; the idle crawl induces one from them and emits one
+    record per page with the same columns.
+    (The crawl script has no main guard: worker processes must not run it again.)"""
+    import http.server
+    import subprocess
+    import sys
+    import threading
+
+    from crawl_helpers import subprocess_env
+    from test_dcade_detail import BOOKS, book
+
+    pages = {f"/b/{i}": book(i, *b).encode() for i, b in enumerate(BOOKS[:3])}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = pages.get(self.path, b"")
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    script = tmp_path / "crawl.py"
+    script.write_text(DETAIL_CRAWL)
+    out = tmp_path / "items.json"
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(script), f"http://127.0.0.1:{server.server_port}/", str(out), "3"],
+            env=subprocess_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        server.shutdown()
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    items = json.loads(out.read_text())
+    assert sorted(i["url"].rsplit("/", 1)[1] for i in items) == ["0", "1", "2"], proc.stderr[-4000:]
+    assert {i["extractor"] for i in items} == {"dcade"}
+    assert sorted(i["fields"]["publisher"] for i in items) == ["Ace", "Jove Books", "Tor"]
+    assert len({tuple(sorted(i["fields"])) for i in items}) == 1
+    assert "3 records of 3 pages that waited for a wrapper" in proc.stderr
+    assert proc.stderr.count("Spider opened") == 1  # the workers did not crawl again

@@ -21,15 +21,16 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from scrapy import Request, signals
+from scrapy.exceptions import DontCloseSpider
 from scrapy.http import HtmlResponse, Response, TextResponse
-from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from scrapy_records.scrapy.component import RecordsComponent
 from scrapy_records.scrapy.items import RecordItem, WrapperItem
 from scrapy_records.scrapy.pagination import next_page_urls
 from scrapy_records.scrapy.preview import preview_filename, render_preview
-from scrapy_records.scrapy.runtime import Outcome, RecordsRuntime
+from scrapy_records.scrapy.runtime import Outcome, RecordsRuntime, Released, site_of
 
 logger = logging.getLogger(__name__)
 
@@ -118,7 +119,9 @@ class RecordsSpiderMiddleware(RecordsComponent):
     def __init__(self, crawler: Any) -> None:
         super().__init__(crawler)
         self._mining_seconds = 0.0
+        self._flushing: Any = None
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
 
     # ------------------------------------------------------------------ output
     async def process_spider_output(
@@ -170,28 +173,56 @@ class RecordsSpiderMiddleware(RecordsComponent):
             ):
                 out.append(WrapperItem(**w))
         result = outcome.result
+        n = 0
+        if result is not None:
+            page = Released(
+                response.url,
+                outcome.template,
+                outcome.template_name,
+                result,
+                outcome.source,
+                outcome.wrapper_id,
+                outcome.wrapper_version,
+            )
+            items = self.record_items(page, outcome.site)
+            n = len(items)
+            out.extend(items)
+        for held in outcome.released:  # a detail template's first pages, now its wrapper is known
+            out.extend(self.record_items(held, outcome.site))
+        if result is not None and not n:
+            stats.inc_value("records/pages_without_records")
+        if result is not None and self.config.preview_dir:
+            self._write_preview(response, result)
+        if result is not None and self.config.follow_pagination:
+            out.extend(self._pagination(response, outcome))
+        return out
+
+    def record_items(self, page: Released, site: str) -> list[RecordItem]:
+        """The record items of one page's result (counted in the stats)."""
+        result = page.result
         if result is None:
-            return out
+            return []
         regions = (
             result.regions
             if self.config.regions == "all"
             else ([result.main] if result.main is not None else [])
         )
-        n = 0
-        per_extractor: dict[str, int] = {}
+        items = []
         for rank, region in enumerate(regions):
-            extractor = "wrapper" if outcome.source == "wrapper" else region.extractor
+            # "wrapper", what "auto" chose ("mdr", "stem"...), or "dcade" for held detail
+            # pages extracted by a wrapper of their own when the crawl went idle
+            wrapped = page.source == "wrapper" or region.extractor.startswith("wrapper")
+            extractor = page.source if wrapped else region.extractor
             order = [c.name for c in region.columns]
-            per_extractor[extractor] = per_extractor.get(extractor, 0) + len(region.records)
             for i, rec in enumerate(region.records):
-                out.append(
+                items.append(
                     RecordItem(
-                        url=response.url,
-                        site=outcome.site,
-                        template=outcome.template,
-                        template_name=outcome.template_name,
-                        wrapper_id=outcome.wrapper_id,
-                        wrapper_version=outcome.wrapper_version,
+                        url=page.url,
+                        site=site,
+                        template=page.template,
+                        template_name=page.template_name,
+                        wrapper_id=page.wrapper_id,
+                        wrapper_version=page.wrapper_version,
                         region=rank,
                         region_xpath=region.xpath,
                         index=i,
@@ -202,17 +233,36 @@ class RecordsSpiderMiddleware(RecordsComponent):
                         extractor=extractor,
                     )
                 )
-                n += 1
-        stats.inc_value("records/records", n)
-        for name, k in per_extractor.items():  # "mdr", "stem"... (what "auto" chose) or "wrapper"
-            stats.inc_value(f"records/extractor/{name}/records", k)
-        if not n:
-            stats.inc_value("records/pages_without_records")
-        if self.config.preview_dir:
-            self._write_preview(response, result)
-        if self.config.follow_pagination:
-            out.extend(self._pagination(response, outcome))
-        return out
+            self.stats.inc_value(f"records/extractor/{extractor}/records", len(region.records))
+        self.stats.inc_value("records/records", len(items))
+        return items
+
+    def spider_idle(self, spider: Any) -> None:
+        """Nothing left to crawl: the records still waiting for their template's wrapper
+        are emitted (:meth:`RecordsRuntime.flush_held`, off the reactor thread); the
+        spider stays open until they are through the item pipelines."""
+        if self._flushing is None and self.runtime.has_held():
+            self._flushing = deferred_from_coro(self._flush())
+        if self._flushing is not None:
+            raise DontCloseSpider
+
+    async def _flush(self) -> None:
+        try:
+            released = await maybe_deferred_to_future(deferToThread(self.runtime.flush_held))
+            items = [i for held in released for i in self.record_items(held, site_of(held.url))]
+            logger.info(
+                "scrapy_records: %d records of %d pages that waited for a wrapper of their"
+                " template (the crawl is idle)",
+                len(items),
+                len(released),
+            )
+            scraper = self.crawler.engine.scraper
+            for item in items:
+                await scraper.start_itemproc_async(item, response=None)
+        except Exception:  # never let the idle crawl hang on a failed flush
+            logger.exception("scrapy_records: emitting held records failed")
+        finally:
+            self._flushing = None
 
     def _write_preview(self, response: Response, result: Any) -> None:
 

@@ -44,14 +44,17 @@ from scrapy_records.scrapy.store import WrapperStore, open_store, redact_uri
 from scrapy_records.scrapy.store.memory import MemoryStore
 from scrapy_records.scrapy.store_sync import StoreSync, TemplateState
 from scrapy_records.scrapy.worker import (
+    ApplyJob,
     InductionJob,
     MinedPage,
     PageJob,
     Sample,
     TemplateRef,
+    apply_wrapper,
     induce_template,
     mine_page,
 )
+from scrapy_records.wrappers.induce import DCADE_MIN_PAGES
 from scrapy_records.wrappers.templates import Signature, TemplateGrouper
 from scrapy_records.wrappers.wrapper import Wrapper
 
@@ -62,6 +65,10 @@ __all__ = ["RecordsRuntime", "Outcome", "TemplateState", "site_of", "url_pattern
 RUNTIME_ATTR = "_scrapy_records_runtime"
 #: inductions of one template that produced nothing before it is mined for good
 MAX_FAILED_INDUCTIONS = 3
+#: a template whose first page's main region holds less than this share of the page's
+#: text (or that has none) may be detail pages: it gets DCADE's sample count and its
+#: records wait for its wrapper (``induce`` then decides with all samples)
+DETAIL_HINT_COVERAGE = 0.3
 
 
 def site_of(url: str | None) -> str:
@@ -83,6 +90,20 @@ def url_pattern(url: str) -> str:
 
 
 @dataclass
+class Released:
+    """The records of a page emitted later than the page itself (a detail template's first
+    pages wait for its wrapper, so that all its pages give the same columns)."""
+
+    url: str
+    template: str | None
+    template_name: str | None
+    result: PageResult | None
+    source: str
+    wrapper_id: str | None = None
+    wrapper_version: int | None = None
+
+
+@dataclass
 class Outcome:
     """The result of mining one response (produced in a pool thread, consumed in the reactor)."""
 
@@ -99,6 +120,7 @@ class Outcome:
     built_page: bool = False  # the page model was built (unsupervised mining)
     stats: dict[str, int] = field(default_factory=dict)
     new_wrappers: list[dict[str, Any]] = field(default_factory=list)
+    released: list[Released] = field(default_factory=list)  # held pages emitted now
     seconds: float = 0.0  # CPU seconds spent mining (in the worker, or this thread)
 
     def inc(self, key: str, n: int = 1) -> None:
@@ -331,9 +353,21 @@ class RecordsRuntime(StoreSync):
                 return
         out.result, out.source = mined.result, mined.source
         out.inc(f"records/extractor/{mined.source}/pages")
+        if st is None or st.wrapper is not None:
+            return
         result = mined.result
-        if st is not None and st.wrapper is None and result is not None and result.main is not None:
-            sample = Sample(job.url, job.body, job.encoding, job.date, list(result.regions))
+        if st.detail is None:  # decided on the template's first mined page
+            st.detail = mined.coverage is not None and mined.coverage < DETAIL_HINT_COVERAGE
+        sample = Sample(job.url, job.body, job.encoding, job.date, list(result.regions))
+        if st.detail:
+            # a detail template: its pages' records wait for its wrapper (DCADE's one
+            # record per page), so that all its pages give the same columns
+            held = Released(job.url, st.template, out.template_name, result, mined.source)
+            with self._lock:
+                st.held.append((sample, held))
+            out.result = None
+            out.inc("records/held")
+        if st.detail or (result is not None and result.main is not None):
             self._sample_and_induce(st, sample, job, out)
 
     def _wrapper_outcome(self, st: TemplateState, mined: MinedPage, out: Outcome) -> bool:
@@ -376,6 +410,14 @@ class RecordsRuntime(StoreSync):
         samples = self._take_sample(st, sample, out)
         if samples is None:
             return
+        try:
+            self._induce_and_store(st, samples, job, out)
+        finally:
+            out.released.extend(self._release(st))
+
+    def _induce_and_store(
+        self, st: TemplateState, samples: list[Sample], job: PageJob, out: Outcome
+    ) -> None:
         store = self.store
         # one induction per site at a time across processes: two workers that met the same
         # template first through different pages gave it different local ids
@@ -418,7 +460,12 @@ class RecordsRuntime(StoreSync):
                 or st.failed_inductions >= MAX_FAILED_INDUCTIONS
             ):
                 return None
-            if len(st.samples) < cfg.induction_samples:
+            needed = (
+                max(cfg.induction_samples, DCADE_MIN_PAGES)
+                if st.detail
+                else (cfg.induction_samples)
+            )
+            if len(st.samples) < needed:
                 if self._n_samples() >= cfg.max_samples:
                     out.inc("records/wrapper/samples_full")
                 else:
@@ -499,6 +546,95 @@ class RecordsRuntime(StoreSync):
             wrapper.record.xpath if wrapper.record is not None else None,
             ", ".join(f.name for f in wrapper.fields) or "-",
         )
+
+    def _release(self, st: TemplateState) -> list[Released]:
+        """The held pages of a template, now that its induction is over: extracted by its
+        wrapper when it has one (the columns of its later pages), else as mined."""
+        with self._lock:
+            held, st.held = st.held, []
+            wrapper, document, version = st.wrapper, st.document, st.version
+        out = []
+        for sample, mined in held:
+            if wrapper is not None and document is not None:
+                job = ApplyJob(
+                    sample.url,
+                    sample.body,
+                    sample.encoding,
+                    sample.date,
+                    document,
+                    self.config.max_page_bytes,
+                )
+                try:
+                    result = self.executor.run(apply_wrapper, job)
+                except Exception as exc:  # the mined records are still there
+                    logger.warning("scrapy_records: wrapper on held page %s: %s", sample.url, exc)
+                else:
+                    mined = Released(
+                        sample.url,
+                        st.template,
+                        mined.template_name,
+                        result,
+                        "wrapper",
+                        f"{st.site}/{st.template}",
+                        version,
+                    )
+            out.append(mined)
+        return out
+
+    def has_held(self) -> bool:
+        """Some pages' records wait for their template's wrapper."""
+        with self._lock:
+            return any(st.held for st in self._states.values())
+
+    def flush_held(self) -> list[Released]:
+        """Every held page's records, now that the crawl is idle (no more pages of their
+        templates are coming). A template with two or more held pages gets a DCADE
+        wrapper induced from them (fewer pages than DCADE likes, but one record per page
+        with the same columns beats none: detail pages have no list to mine); it is used for
+        these pages only and not stored. Otherwise, or when induction fails, the pages'
+        records as mined. Blocking: call it off the reactor thread."""
+        with self._lock:
+            states = [st for st in self._states.values() if st.held]
+            flushed = []
+            for st in states:
+                flushed.append((st, st.held))
+                st.held, st.detail = [], False
+        out: list[Released] = []
+        for st, held in flushed:
+            out.extend(self._flush_template(st, held))
+        return out
+
+    def _flush_template(
+        self, st: TemplateState, held: list[tuple[Sample, Released]]
+    ) -> list[Released]:
+        mined = [h for _s, h in held]
+        if len(held) < 2:
+            return mined
+        samples = [s for s, _h in held]
+        cfg = self.config
+        ijob = InductionJob(samples, cfg.extractor, "dcade", cfg.max_page_bytes, cfg.max_nodes)
+        try:
+            document = self.executor.run(induce_template, ijob)
+            results = [
+                self.executor.run(
+                    apply_wrapper,
+                    ApplyJob(s.url, s.body, s.encoding, s.date, document, cfg.max_page_bytes),
+                )
+                for s in samples
+            ]
+        except (RecordsError, WorkerError, ValueError) as exc:
+            logger.info(
+                "scrapy_records: %d held pages of %s/%s: no wrapper (%s); their records as mined",
+                len(held),
+                st.site,
+                st.template,
+                exc,
+            )
+            return mined
+        return [
+            Released(h.url, h.template, h.template_name, r, "dcade")
+            for h, r in zip(mined, results)
+        ]
 
     def _n_samples(self) -> int:
         """Pages held for induction, over all templates (bounded by ``RECORDS_MAX_SAMPLES``)."""

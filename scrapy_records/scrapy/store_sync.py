@@ -42,6 +42,8 @@ class TemplateState:
     samples: list[Sample] = field(default_factory=list)
     inducing: bool = False
     previous: Wrapper | None = None  # the stale wrapper being replaced: its names carry over
+    detail: bool | None = None  # its pages look like detail pages (one object each)
+    held: list[tuple[Sample, Any]] = field(default_factory=list)  # (sample, Released)
     failed_inductions: int = 0
     checked: float = 0.0  # time.monotonic() of the last look at the store
 

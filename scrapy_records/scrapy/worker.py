@@ -71,6 +71,7 @@ class MinedPage:
     skipped: str | None = None
     error: str | None = None
     built_page: bool = False  # the page model was built (unsupervised mining)
+    coverage: float | None = None  # share of the page's text in its main region's records
     seconds: float = 0.0  # CPU seconds
 
 
@@ -149,6 +150,32 @@ def _mine(job: PageJob, out: MinedPage) -> None:
         page, url=job.url, extractor=job.extractor, min_records=job.min_records, **job.options
     )
     out.source = job.extractor
+    main = out.result.main
+    total = sum(map(len, page.leaves))
+    covered = sum(len(r.text) for r in main.records) if main is not None else 0
+    out.coverage = covered / total if total else 0.0
+
+
+@dataclass
+class ApplyJob:
+    """One page to extract with a given wrapper (a held page, once its template's wrapper
+    is known)."""
+
+    url: str
+    body: bytes
+    encoding: str | None
+    date: bytes | None
+    wrapper: str  # the wrapper's JSON document
+    max_bytes: int = 5 * 1024 * 1024
+
+
+def apply_wrapper(job: ApplyJob) -> PageResult:
+    """The wrapper's result on the page."""
+    with relative_to(http_date_base(job.date)):
+        root, _, _enc = parse_html(
+            job.body, job.url, encoding=job.encoding, max_bytes=job.max_bytes
+        )
+        return _wrapper(job.wrapper).extract(root, url=job.url)
 
 
 @dataclass
