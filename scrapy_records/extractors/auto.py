@@ -50,7 +50,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from scrapy_records.extractors import BUILTIN_EXTRACTORS, get_extractor
-from scrapy_records.extractors.base import leaf_text_prefix
+from scrapy_records.extractors.evidence import PageText, demotion, landmark_of
+from scrapy_records.extractors.explain import explain
 from scrapy_records.extractors.mdr.extractor import DEFAULTS
 from scrapy_records.extractors.mibat.extractor import DEFAULTS as MIBAT_DEFAULTS
 from scrapy_records.extractors.mibat.ugc import ugc_router
@@ -81,74 +82,16 @@ AUTO_MAIN_THRESHOLD = 0.4
 AUTO_COUNT_EXPONENT = 0.5
 
 
-#: Step 3b: factor on the auto confidence of a region inside page chrome (:func:`chrome_of`).
+#: Step 3b: factor on the auto confidence of a demoted region (page chrome, no text).
 CHROME_FACTOR = 0.4
-_CHROME_TAGS = frozenset({"nav", "header", "footer", "aside", "menu"})
-_CHROME_ROLES = frozenset(
-    {"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"}
-)
-_CHROME_WORDS = (
-    "nav",
-    "navbar",
-    "navigation",
-    "menu",
-    "sidebar",
-    "footer",
-    "header",
-    "breadcrumb",
-    "breadcrumbs",
-    "widget",
-    "masthead",
-    "share",
-    "sharing",
-    "social",
-)
-_CHROME_PREFIXES = tuple(w + s for w in _CHROME_WORDS for s in "-_")
-_CHROME_SUFFIXES = tuple(s + w for w in _CHROME_WORDS for s in "-_")
 
 
-def chrome_of(page: Page, node: int, text_prefix: list[int] | None = None) -> str | None:
-    """Why the region under ``node`` is page chrome, or ``None``: ``node`` or an ancestor
-    below ``<body>`` is a ``nav``/``header``/``footer``/``aside``/``menu`` element, has an
-    ARIA landmark role of chrome (navigation, banner, contentinfo, complementary, menu), or
-    an ``id``/``class`` item that is, starts or ends with a chrome word (``sidebar``,
-    ``main-nav``, ``widget-content``, ``menu-primary``; not ``content-sidebar-wrap``, whose
-    middle word says nothing). ``<body>`` and ``<html>`` are skipped: CMS themes put words
-    such as ``custom-header`` on the body of every page. The role and the names do not count
-    on an element that holds more than half of the page's text: themes mark the main column
-    ``with-sidebar`` or ``sidebar-right`` (a ``nav`` element is chrome whatever its size).
-    ``text_prefix`` (:func:`~scrapy_records.extractors.base.leaf_text_prefix`) is computed
-    when not given."""
-    tag, parent, els = page.tag, page.parent, page.el
-    if text_prefix is None:
-        text_prefix = leaf_text_prefix(page)
-    lo, hi = page.leaf_lo, page.leaf_hi
-    half = text_prefix[-1] / 2
-    i = node
-    while i >= 0 and tag[i] not in ("body", "html"):
-        t = tag[i]
-        if t in _CHROME_TAGS:
-            return t
-        if text_prefix[hi[i]] - text_prefix[lo[i]] > half:
-            i = parent[i]  # a name on the main column says nothing
-            continue
-        el = els[i]
-        role = el.get("role")
-        if role and role.strip().lower() in _CHROME_ROLES:
-            return f"role={role.strip().lower()}"
-        for attr in ("id", "class"):
-            v = el.get(attr)
-            if not v:
-                continue
-            for item in v.lower().split():
-                if (
-                    item in _CHROME_WORDS
-                    or item.startswith(_CHROME_PREFIXES)
-                    or item.endswith(_CHROME_SUFFIXES)
-                ):
-                    return f"{attr}={item}"
-        i = parent[i]
-    return None
+def chrome_of(page: Page, node: int, text: PageText | None = None) -> str | None:
+    """Why the region under ``node`` is page chrome by its landmarks, or ``None``
+    (:func:`scrapy_records.extractors.evidence.landmark_of`: a ``nav``/``menu`` element, a
+    page-level ``header``/``footer``/``aside``, an ARIA role of chrome; class and id names
+    are not read)."""
+    return landmark_of(page, node, text)
 
 
 def main_threshold_for(name: str) -> float:
@@ -174,8 +117,8 @@ def run_extractor(
     ):
         options["align"] = False
     if name == "auto":
-        return auto_extract(page, **options)
-    return rank(page, get_extractor(name).extract(page, **options))
+        return explain(auto_extract(page, **options))
+    return explain(rank(page, get_extractor(name).extract(page, **options)))
 
 
 def _accepted(name: str) -> frozenset[str] | None:
@@ -270,25 +213,27 @@ def auto_extract(
 
 
 def _combine(page: Page, found: dict[str, list[Region]]) -> list[Region]:
-    """Steps 2-5 on the regions of several extractors: agreement, auto confidence, page
-    chrome, ranking, duplicates."""
+    """Steps 2-5 on the regions of several extractors: agreement, auto confidence,
+    demotions (page chrome, records without text), ranking, duplicates."""
     regions: list[Region] = []
     agree = agreement(found)
-    prefix = leaf_text_prefix(page)
+    text = PageText(page)
     for regs in found.values():
         for r in regs:
             a, _ = agree[id(r)]
             r.meta["extractor_confidence"] = r.confidence
             r.meta["agreement"] = round(a, 4)
             r.confidence = r.confidence * (0.5 + 0.5 * a)
-            where = chrome_of(page, r.parent, prefix)
-            if where is not None:
-                r.meta["chrome"] = where
+            demoted = demotion(page, r, text)
+            if demoted is not None:
+                kind, why = demoted
+                r.meta[kind] = why
                 r.confidence *= CHROME_FACTOR
             regions.append(r)
-    regions = rank(page, regions, count_exponent=AUTO_COUNT_EXPONENT)
-    # step 3b: page chrome ranks after every other region (stable)
-    regions.sort(key=lambda r: "chrome" in r.meta)
+    regions = rank(page, regions, count_exponent=AUTO_COUNT_EXPONENT, text=text)
+    # step 3b: demoted regions rank after every other region (stable): chrome, then
+    # regions without text
+    regions.sort(key=lambda r: 2 if "no_text" in r.meta else "chrome" in r.meta)
     return _drop_duplicates(regions)
 
 
