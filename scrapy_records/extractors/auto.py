@@ -6,19 +6,23 @@ or ``auto``, ranked) and :func:`main_threshold_for`.
 Rule (quoted by the README)::
 
     1. run MDR and STEM on the page (both: they fail on different pages);
+    1b. card grids: a region whose records are rows of cards (each row's children alike,
+       each with text in two pieces or more and a link) is replaced by the region of the
+       cards (:func:`scrapy_records.extractors.cards.split_card_rows`);
     2. agreement: for every region, the share of its records that the other extractor
        also found (same record start nodes; |A & B| / max(|A|, |B|) against the other
        extractor's best-matching region);
     3. auto confidence = extractor confidence * (0.5 + 0.5 * agreement): a list both
        independent methods cut the same way keeps its confidence, a region only one of
        them sees is halved (menus, teasers and other page chrome rarely agree);
-    3b. page chrome: a region inside a ``nav``/``header``/``footer``/``aside``/``menu``
-       element, an ARIA landmark of chrome, or an element whose id/class item is, starts
-       or ends with a chrome word (``sidebar``, ``main-nav``, ``widget-content``,
-       ``share-tools``, ``social-links``; names and roles only on elements with at most
-       half of the page's text; :func:`chrome_of`) gets ``CHROME_FACTOR`` (0.4) of its
-       auto confidence, ``meta["chrome"]`` says why, and it ranks after every other
-       region;
+    3b. demotions (:func:`scrapy_records.extractors.evidence.demotion`): a region whose
+       records mostly hold no text, a region in page chrome (a ``nav``/``menu``/``aside``
+       element, a page-level ``header``/``footer``, an ARIA role of chrome;
+       :func:`chrome_of`; class and id names are not read), and a region of links only
+       beside more text of the page's own (related stories, tag lists) get
+       ``CHROME_FACTOR`` (0.4) of their auto confidence, ``meta["no_text"]``,
+       ``meta["chrome"]`` or ``meta["links_only"]`` says why, and they rank after every
+       other region (regions without text last);
     4. a region both found once is reported once (the better-scored copy, with
        ``meta["agreement"]`` and ``meta["confirmed_by"]``);
     5. rank all regions with the ranking rule (:mod:`scrapy_records.extractors.ranking`;
@@ -27,7 +31,9 @@ Rule (quoted by the README)::
     6. UGC routing: when MiBAT (date anchors) finds date-anchored user content that is
        not dwarfed by the best list region
        (:func:`scrapy_records.extractors.mibat.ugc.ugc_router`, rule documented there),
-       the page is a forum/comment/review page and MiBAT's regions are returned instead.
+       the page is a forum/comment/review page and MiBAT's regions are returned instead
+       (records with an author or reply/quote structure and a free-text body, and no list
+       of distinct headline links: news, shop and video lists stay with the list extractors).
        The check runs first and compares against MDR's best region, so on user-content
        pages STEM never runs.
 
@@ -41,6 +47,9 @@ Running both list extractors measures better than either alone on the developmen
 ``options`` given to ``auto`` go to every extractor that accepts them (e.g. ``K`` and
 ``T`` to MDR, ``alpha`` to STEM, ``tau`` to MiBAT); an option no extractor accepts raises
 ``TypeError``. ``ugc=False`` disables step 6, ``extractors=("mdr",)`` restricts steps 1-4.
+
+Every region of :func:`run_extractor` carries ``meta["rank_reasons"]``: why it ranks where
+it does, in words (:func:`scrapy_records.extractors.explain.explain`).
 """
 
 from __future__ import annotations
@@ -50,8 +59,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from scrapy_records.extractors import BUILTIN_EXTRACTORS, get_extractor
+from scrapy_records.extractors.cards import split_card_rows
 from scrapy_records.extractors.evidence import PageText, demotion, landmark_of
-from scrapy_records.extractors.explain import explain
+from scrapy_records.extractors.explain import DEMOTIONS, explain
 from scrapy_records.extractors.mdr.extractor import DEFAULTS
 from scrapy_records.extractors.mibat.extractor import DEFAULTS as MIBAT_DEFAULTS
 from scrapy_records.extractors.mibat.ugc import ugc_router
@@ -216,8 +226,12 @@ def _combine(page: Page, found: dict[str, list[Region]]) -> list[Region]:
     """Steps 2-5 on the regions of several extractors: agreement, auto confidence,
     demotions (page chrome, records without text), ranking, duplicates."""
     regions: list[Region] = []
-    agree = agreement(found)
     text = PageText(page)
+    # step 1b: a record that is a row of cards gives way to the cards
+    found = {
+        name: [split_card_rows(page, r, text) or r for r in regs] for name, regs in found.items()
+    }
+    agree = agreement(found)
     for regs in found.values():
         for r in regs:
             a, _ = agree[id(r)]
@@ -231,9 +245,9 @@ def _combine(page: Page, found: dict[str, list[Region]]) -> list[Region]:
                 r.confidence *= CHROME_FACTOR
             regions.append(r)
     regions = rank(page, regions, count_exponent=AUTO_COUNT_EXPONENT, text=text)
-    # step 3b: demoted regions rank after every other region (stable): chrome, then
-    # regions without text
-    regions.sort(key=lambda r: 2 if "no_text" in r.meta else "chrome" in r.meta)
+    # step 3b: demoted regions rank after every other region (stable): chrome and links
+    # beside the page's text, then regions without text
+    regions.sort(key=lambda r: 2 if "no_text" in r.meta else any(k in r.meta for k in DEMOTIONS))
     return _drop_duplicates(regions)
 
 

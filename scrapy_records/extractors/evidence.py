@@ -23,7 +23,14 @@ from itertools import accumulate, compress
 from scrapy_records.page import Page
 from scrapy_records.results import Region
 
-__all__ = ["PageText", "landmark_of", "demotion", "groups_evidence", "EMPTY_SHARE"]
+__all__ = [
+    "PageText",
+    "landmark_of",
+    "demotion",
+    "groups_evidence",
+    "EMPTY_SHARE",
+    "LINKS_ONLY",
+]
 
 #: Landmarks of page chrome wherever they are (``aside``: content tangential to the page
 #: or to the section it is in).
@@ -39,6 +46,8 @@ _CHROME_ROLES = frozenset(
 
 #: Records without text: at least this share of the records hold no text at all.
 EMPTY_SHARE = 0.5
+#: Links only: at least this share of the records' text is link text...
+LINKS_ONLY = 0.9
 
 
 class PageText:
@@ -47,7 +56,7 @@ class PageText:
     Built once per page from the page arrays: one prefix sum over the text leaves, and one
     over the leaves inside links (link ranges marked by slices, no per-leaf Python loop)."""
 
-    __slots__ = ("page", "chars", "linked")
+    __slots__ = ("page", "chars", "linked", "_free")
 
     def __init__(self, page: Page) -> None:
         self.page = page
@@ -61,6 +70,7 @@ class PageText:
                 inside[lo[i] : hi[i]] = b"\x01" * (hi[i] - lo[i])
                 last = end[i]
         self.linked = [0, *accumulate(map(operator.mul, lens, inside))]
+        self._free: int | None = None
 
     @property
     def total(self) -> int:
@@ -71,6 +81,22 @@ class PageText:
         """Characters of text in node ``i``'s sub-tree."""
         p = self.page
         return self.chars[p.leaf_hi[i]] - self.chars[p.leaf_lo[i]]
+
+    @property
+    def free(self) -> int:
+        """Characters of the page's text outside links and outside landmarks of chrome
+        (``nav``, ``menu``, ``aside``, ``header``, ``footer``): its own words."""
+        if self._free is None:
+            tag, end = self.page.tag, self.page.end
+            marks = _ALWAYS_CHROME | _PAGE_CHROME
+            out = 0
+            last = -1
+            for i in compress(range(len(tag)), map(marks.__contains__, tag)):
+                if i > last:
+                    out += self.size(i) - self.linked_size(i)
+                    last = end[i]
+            self._free = self.total - self.linked[-1] - out
+        return self._free
 
     def linked_size(self, i: int) -> int:
         """Characters of link text in node ``i``'s sub-tree."""
@@ -117,8 +143,11 @@ def demotion(page: Page, region: Region, text: PageText) -> tuple[str, str] | No
     """``(kind, why)`` when ``region`` is no candidate for the page's main content, else
     ``None``: ``("no_text", "3/4")`` when at least :data:`EMPTY_SHARE` of its records hold
     no text (spacer rows, image strips), ``("chrome", "nav")`` when it sits in page chrome
-    (:func:`landmark_of`). :func:`scrapy_records.extractors.explain.explain` says it in
-    words."""
+    (:func:`landmark_of`), ``("links_only", "0.97")`` when its text is (nearly) all link
+    text (:data:`LINKS_ONLY`) and the page has more words of its own elsewhere than the
+    region holds: related stories, tag lists and menus beside an article, not the page's
+    records (a search result page of bare titles has no such text).
+    :func:`scrapy_records.extractors.explain.explain` says it in words."""
     n = len(region.records)
     empty = sum(1 for rec in region.records if not sum(text.size(x) for x in rec.nodes))
     if n and empty >= EMPTY_SHARE * n:
@@ -126,6 +155,9 @@ def demotion(page: Page, region: Region, text: PageText) -> tuple[str, str] | No
     where = landmark_of(page, region.parent, text)
     if where is not None:
         return "chrome", where
+    chars, linked = groups_evidence(page, [r.nodes for r in region.records], text)
+    if chars and linked >= LINKS_ONLY * chars and text.free - (chars - linked) >= chars:
+        return "links_only", f"{linked / chars:.2f}"
     return None
 
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from scrapy_records.results import Region
 
-__all__ = ["explain", "reasons_of"]
+__all__ = ["explain", "reasons_of", "DEMOTIONS"]
+
+#: The ``meta`` keys of a demotion (:func:`scrapy_records.extractors.evidence.demotion`).
+DEMOTIONS = ("chrome", "links_only", "no_text")
 
 
 def explain(ranked: list[Region]) -> list[Region]:
@@ -33,6 +36,16 @@ def reasons_of(region: Region) -> list[str]:
     if "no_text" in m:
         empty, _, n = str(m["no_text"]).partition("/")
         out.append(f"demoted: {empty} of its {n} records have no text")
+    if "links_only" in m:
+        out.append(
+            f"demoted: {float(m['links_only']):.0%} of its text is link text, and the page has "
+            "more text of its own elsewhere (related links, not the page's records)"
+        )
+    if "cards_from" in m:
+        out.append(
+            f"each of the {m['cards_from']} records found was a row of cards: the records "
+            "are the cards"
+        )
     if "ugc_evidence" in m:
         out.append(
             f"user posts: {float(m['ugc_evidence']):.0%} of the records hold an author or "
@@ -49,7 +62,7 @@ def reasons_of(region: Region) -> list[str]:
 
 
 def _demoted(r: Region) -> bool:
-    return "chrome" in r.meta or "no_text" in r.meta
+    return any(k in r.meta for k in DEMOTIONS)
 
 
 def _position(ranked: list[Region], k: int, top: Region | None) -> str:

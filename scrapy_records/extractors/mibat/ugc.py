@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 from scrapy_records.extractors.mibat.anchors import (
-    PERMALINK_HREF_RE,
     REPLY_HREF_RE,
     REPLY_TEXT_RE,
     AuthorLinkAnchor,
@@ -76,9 +75,9 @@ def ugc_evidence(
 
 def teaser_share(page: Page, groups: list[tuple[int, ...]], author_links: list[int]) -> float:
     """Share of records that are teasers of other pages: a headline link (3 words or more,
-    to a page, not a profile, a permalink or a reply link) whose text and target differ
-    from record to record. News, shop and video lists are made of such records; posts of a
-    thread are not (their titles, if any, repeat the thread's: "Re: ...")."""
+    to a page, not a profile or a reply link) whose text and target differ from record to
+    record. News, shop and video lists are made of such records; posts of a thread are not
+    (their titles, if any, repeat the thread's: "Re: ...", and link within the page)."""
     if not groups:
         return 0.0
     heads: list[tuple[str, str]] = []
@@ -144,7 +143,7 @@ def _headline(
             text = page.text(i)
             if len(text.split()) < 3 or in_sorted(author_links, i, i):
                 continue
-            if PERMALINK_HREF_RE.search(href) or REPLY_HREF_RE.search(href):
+            if REPLY_HREF_RE.search(href):
                 continue
             return text, href
     return None

@@ -1,0 +1,88 @@
+"""Card grids: when each record a list extractor cut is a row of cards, the records are the
+cards.
+
+Product and recipe grids lay their items out in rows (``<div class=row>`` of 3-12
+``<li>`` cards). The rows repeat, so MDR and STEM may take a row for the record: one record
+then holds several products, and field alignment makes a column of every product field of
+every card (78-100 columns). :func:`split_card_rows` recognises the case from the records'
+structure alone and returns the region of the cards.
+
+A row is a row of cards when its element children (at least two) are all of one tag, are
+alike (normalised tag-string distance at most :data:`CARD_DISTANCE` from the row's first
+card, Liu et al. 2003, section 3.2.2) and each looks like a record of its own: some text
+in at least :data:`CARD_LEAVES` pieces and a link. A table row of field cells fails the
+test (its cells differ, or hold one piece of text each).
+"""
+
+from __future__ import annotations
+
+from scrapy_records.extractors.base import build_region
+from scrapy_records.extractors.evidence import PageText
+from scrapy_records.extractors.mdr.distance import normalized_distance
+from scrapy_records.page import Page
+from scrapy_records.results import Region
+
+__all__ = ["split_card_rows", "CARD_DISTANCE", "CARD_LEAVES", "CARD_ROW_SHARE"]
+
+#: Largest normalised tag-string distance of a card from the first card of its row.
+CARD_DISTANCE = 0.6
+#: Pieces of text a card holds at least (a title and a price, a name and a date).
+CARD_LEAVES = 2
+#: Share of the records that must be rows of cards.
+CARD_ROW_SHARE = 0.8
+
+
+def split_card_rows(page: Page, region: Region, text: PageText) -> Region | None:
+    """The region of the cards when ``region``'s records are rows of cards, else ``None``.
+
+    The new region keeps the extractor, parent and confidence, and says in
+    ``meta["cards_from"]`` how many rows it was cut from."""
+    recs = region.records
+    if len(recs) < 2 or any(len(r.nodes) != 1 for r in recs):
+        return None
+    cards: list[tuple[int, ...]] = []
+    rows = 0
+    for rec in recs:
+        row = _cards_of(page, rec.nodes[0], text)
+        if row is None:
+            cards.append(rec.nodes)
+            continue
+        rows += 1
+        cards.extend((c,) for c in row)
+    if rows < CARD_ROW_SHARE * len(recs) or len(cards) <= len(recs):
+        return None
+    meta = {**region.meta, "cards_from": len(recs)}
+    out = build_region(
+        page,
+        region.extractor,
+        region.parent,
+        cards,
+        region.confidence,
+        meta=meta,
+        align=bool(region.columns),
+    )
+    return out
+
+
+def _cards_of(page: Page, root: int, text: PageText) -> list[int] | None:
+    """The cards of the row under ``root``, or ``None`` when it is no row of cards."""
+    kids = [c for c in page.children[root] if text.size(c) > 0]
+    if len(kids) < 2:
+        return None
+    tag, tag_id, end = page.tag, page.tag_id, page.end
+    first = tag_id[kids[0] : end[kids[0]] + 1]
+    for c in kids:
+        if tag[c] != tag[kids[0]] or not _is_card(page, c):
+            return None
+        if c != kids[0]:
+            d = normalized_distance(first, tag_id[c : end[c] + 1], CARD_DISTANCE)
+            if d > CARD_DISTANCE:
+                return None
+    return kids
+
+
+def _is_card(page: Page, node: int) -> bool:
+    """Some text in at least :data:`CARD_LEAVES` pieces, and a link."""
+    if page.leaf_hi[node] - page.leaf_lo[node] < CARD_LEAVES:
+        return False
+    return "a" in page.tag[node : page.end[node] + 1]
