@@ -98,9 +98,14 @@ def record_fields(
         author_url = _absolute(page, page.el[author_node].get("href"))
     else:
         author, author_node = unlinked_author(page, group, pivot)
-    fields["author"] = author
-    fields["author_url"] = author_url
-    fields["permalink"] = _absolute(page, permalink)
+    # a field the post does not have is left out (not ``None``, which exports as "None")
+    for name, value in (
+        ("author", author),
+        ("author_url", author_url),
+        ("permalink", _absolute(page, permalink)),
+    ):
+        if value is not None:
+            fields[name] = value
     body, body_score, scores = _weighted_body(page, group, pivot, author_node)
     body = _descend_body(page, body, scores)
     if body >= 0 and body_score > 0:
