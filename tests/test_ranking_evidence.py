@@ -222,3 +222,21 @@ def test_summary_and_preview_show_why_regions_rank_where_they_do():
     assert "ranked first" in text and "score " in text
     preview = render_preview(html, "http://example.com/s", result)
     assert "ranked first" in preview
+
+
+def test_a_block_of_cards_under_a_heading_is_split_into_the_cards():
+    # a search page that groups its results by kind: "Products (3)", "News (3)"
+    blocks = "".join(
+        f"<div class='block'><h2>{kind} results</h2><div class='items'>"
+        + "".join(card(10 * b + k) for k in range(3))
+        + "</div></div>"
+        for b, kind in enumerate(("Products", "News"))
+    )
+    page = Page(wrap("<div class='groups'>" + blocks + "</div>"))
+    groups = [i for i, t in enumerate(page.tag) if page.attr(i, "class") == "groups"][0]
+    by_block = build_region(page, "stem", groups, [(b,) for b in page.children[groups]], 0.8)
+    cards = split_card_rows(page, by_block, PageText(page))
+    assert cards is not None and cards.meta["cards_from"] == 2
+    assert [r.text.split(" $")[0] for r in cards.records] == [
+        f"Headphones model {n}" for n in (0, 1, 2, 10, 11, 12)
+    ]

@@ -54,6 +54,7 @@ it does, in words (:func:`scrapy_records.extractors.explain.explain`).
 
 from __future__ import annotations
 
+import bisect
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -92,6 +93,9 @@ AUTO_MAIN_THRESHOLD = 0.4
 AUTO_COUNT_EXPONENT = 0.5
 
 
+#: Step 5b: a finer region inside the first one's records goes first with this many times
+#: its auto confidence (:func:`_prefer_finer`).
+NEST_RATIO = 1.5
 #: Step 3b: factor on the auto confidence of a demoted region (page chrome, no text).
 CHROME_FACTOR = 0.4
 
@@ -248,7 +252,37 @@ def _combine(page: Page, found: dict[str, list[Region]]) -> list[Region]:
     # step 3b: demoted regions rank after every other region (stable): chrome and links
     # beside the page's text, then regions without text
     regions.sort(key=lambda r: 2 if "no_text" in r.meta else any(k in r.meta for k in DEMOTIONS))
+    _prefer_finer(page, regions)
     return _drop_duplicates(regions)
+
+
+def _prefer_finer(page: Page, ranked: list[Region]) -> None:
+    """Step 5b: when the first region's records hold the records of a lower region that
+    cuts the same content finer (at least as many records) with clearly more certainty
+    (:data:`NEST_RATIO` times the auto confidence: both extractors cut it so, only one cut
+    the coarse records), the finer region goes first: the coarse one won on its text alone,
+    which the two share."""
+    if len(ranked) < 2 or any(k in ranked[0].meta for k in DEMOTIONS):
+        return
+    top = ranked[0]
+    roots = sorted(x for rec in top.records for x in rec.nodes)
+    end = page.end
+    for k in range(1, len(ranked)):
+        r = ranked[k]
+        if any(m in r.meta for m in DEMOTIONS):
+            break
+        if len(r.records) < len(top.records) or r.confidence < NEST_RATIO * top.confidence:
+            continue
+        if all(_inside(roots, end, x) for rec in r.records for x in rec.nodes):
+            r.meta["finer_than"] = f"{top.extractor}:{len(top.records)}"
+            ranked.insert(0, ranked.pop(k))
+            return
+
+
+def _inside(roots: list[int], end: list[int], node: int) -> bool:
+    """Is ``node`` in the sub-tree of one of ``roots`` (sorted pre-order indices)?"""
+    k = bisect.bisect_right(roots, node) - 1
+    return k >= 0 and node <= end[roots[k]]
 
 
 def _drop_duplicates(ranked: list[Region]) -> list[Region]:

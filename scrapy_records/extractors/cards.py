@@ -7,11 +7,13 @@ then holds several products, and field alignment makes a column of every product
 every card (78-100 columns). :func:`split_card_rows` recognises the case from the records'
 structure alone and returns the region of the cards.
 
-A row is a row of cards when its element children (at least two) are all of one tag, are
-alike (normalised tag-string distance at most :data:`CARD_DISTANCE` from the row's first
-card, Liu et al. 2003, section 3.2.2) and each looks like a record of its own: some text
-in at least :data:`CARD_LEAVES` pieces and a link. A table row of field cells fails the
-test (its cells differ, or hold one piece of text each).
+A record is a row of cards when, at its roots or a few wrappers below, the element
+children with text (at least two) are all of one tag, are alike (normalised tag-string
+distance at most :data:`CARD_DISTANCE` from the first card, Liu et al. 2003, section
+3.2.2), each looks like a record of its own (some text in at least :data:`CARD_LEAVES`
+pieces and a link) and together hold most of the record's text (:data:`CARD_TEXT`; a
+block of results under a heading is a row of cards too). A table row of field cells fails
+the test (its cells differ, or hold one piece of text each).
 """
 
 from __future__ import annotations
@@ -22,7 +24,14 @@ from scrapy_records.extractors.mdr.distance import normalized_distance
 from scrapy_records.page import Page
 from scrapy_records.results import Region
 
-__all__ = ["split_card_rows", "CARD_DISTANCE", "CARD_LEAVES", "CARD_ROW_SHARE"]
+__all__ = [
+    "split_card_rows",
+    "CARD_DISTANCE",
+    "CARD_LEAVES",
+    "CARD_ROW_SHARE",
+    "CARD_DEPTH",
+    "CARD_TEXT",
+]
 
 #: Largest normalised tag-string distance of a card from the first card of its row.
 CARD_DISTANCE = 0.6
@@ -30,20 +39,27 @@ CARD_DISTANCE = 0.6
 CARD_LEAVES = 2
 #: Share of the records that must be rows of cards.
 CARD_ROW_SHARE = 0.8
+#: How far below a record's roots its cards may sit (wrappers around a row).
+CARD_DEPTH = 4
+#: Share of a record's text its cards hold at least.
+CARD_TEXT = 0.6
+#: Elements looked at per level of one record, at most (a bound on odd, flat records).
+_MAX_LEVEL = 64
 
 
 def split_card_rows(page: Page, region: Region, text: PageText) -> Region | None:
-    """The region of the cards when ``region``'s records are rows of cards, else ``None``.
+    """The region of the cards when ``region``'s records are rows (or blocks) of cards,
+    else ``None``.
 
     The new region keeps the extractor, parent and confidence, and says in
-    ``meta["cards_from"]`` how many rows it was cut from."""
+    ``meta["cards_from"]`` how many records it was cut from."""
     recs = region.records
-    if len(recs) < 2 or any(len(r.nodes) != 1 for r in recs):
+    if len(recs) < 2:
         return None
     cards: list[tuple[int, ...]] = []
     rows = 0
     for rec in recs:
-        row = _cards_of(page, rec.nodes[0], text)
+        row = _cards_of(page, rec.nodes, text)
         if row is None:
             cards.append(rec.nodes)
             continue
@@ -52,7 +68,7 @@ def split_card_rows(page: Page, region: Region, text: PageText) -> Region | None
     if rows < CARD_ROW_SHARE * len(recs) or len(cards) <= len(recs):
         return None
     meta = {**region.meta, "cards_from": len(recs)}
-    out = build_region(
+    return build_region(
         page,
         region.extractor,
         region.parent,
@@ -61,24 +77,43 @@ def split_card_rows(page: Page, region: Region, text: PageText) -> Region | None
         meta=meta,
         align=bool(region.columns),
     )
-    return out
 
 
-def _cards_of(page: Page, root: int, text: PageText) -> list[int] | None:
-    """The cards of the row under ``root``, or ``None`` when it is no row of cards."""
-    kids = [c for c in page.children[root] if text.size(c) > 0]
-    if len(kids) < 2:
+def _cards_of(page: Page, group: tuple[int, ...], text: PageText) -> list[int] | None:
+    """The cards of the record made of ``group``, or ``None`` when it is no row of cards:
+    the first element, at most :data:`CARD_DEPTH` levels down, whose children with text
+    are alike cards holding at least :data:`CARD_TEXT` of the record's text (a block's
+    heading, "Products: 12 results", stays out)."""
+    total = sum(text.size(x) for x in group)
+    if not total:
         return None
+    level = list(group)
+    for _ in range(CARD_DEPTH + 1):
+        nxt = []
+        for v in level:
+            kids = [c for c in page.children[v] if text.size(c) > 0]
+            if len(kids) >= 2 and sum(text.size(c) for c in kids) >= CARD_TEXT * total:
+                if _alike_cards(page, kids):
+                    return kids
+            nxt.extend(kids)
+        level = nxt
+        if len(level) > _MAX_LEVEL:
+            return None
+    return None
+
+
+def _alike_cards(page: Page, kids: list[int]) -> bool:
+    """All of one tag, each a card (:func:`_is_card`), and alike the first."""
     tag, tag_id, end = page.tag, page.tag_id, page.end
     first = tag_id[kids[0] : end[kids[0]] + 1]
     for c in kids:
         if tag[c] != tag[kids[0]] or not _is_card(page, c):
-            return None
+            return False
         if c != kids[0]:
             d = normalized_distance(first, tag_id[c : end[c] + 1], CARD_DISTANCE)
             if d > CARD_DISTANCE:
-                return None
-    return kids
+                return False
+    return True
 
 
 def _is_card(page: Page, node: int) -> bool:
