@@ -8,12 +8,13 @@ every card (78-100 columns). :func:`split_card_rows` recognises the case from th
 structure alone and returns the region of the cards.
 
 A record is a row of cards when, at its roots or a few wrappers below, the element
-children with text (at least two) are all of one tag, are alike (normalised tag-string
-distance at most :data:`CARD_DISTANCE` from the first card, Liu et al. 2003, section
-3.2.2), each looks like a record of its own (some text in at least :data:`CARD_LEAVES`
-pieces and a link) and together hold most of the record's text (:data:`CARD_TEXT`; a
-block of results under a heading is a row of cards too). A table row of field cells fails
-the test (its cells differ, or hold one piece of text each).
+children with text (at least two) are all of one tag, are alike each other (within a
+normalised tag-string distance of :data:`CARD_DISTANCE`, Liu et al. 2003, section 3.2.2;
+a variant with an optional badge is alike a card of another row), each looks like a
+record of its own (some text in at least :data:`CARD_LEAVES` pieces and a link) and
+together they hold most of the record's text (:data:`CARD_TEXT`; a block of results under
+a heading is a row of cards too). A table row of field cells fails the test: its cells
+differ from each other, or hold one piece of text each.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ __all__ = [
     "CARD_TEXT",
 ]
 
-#: Largest normalised tag-string distance of a card from the first card of its row.
+#: Largest normalised tag-string distance of a card from its nearest card in the row.
 CARD_DISTANCE = 0.6
 #: Pieces of text a card holds at least (a title and a price, a name and a date).
 CARD_LEAVES = 2
@@ -45,6 +46,8 @@ CARD_DEPTH = 4
 CARD_TEXT = 0.6
 #: Elements looked at per level of one record, at most (a bound on odd, flat records).
 _MAX_LEVEL = 64
+#: Cards in one region, at most (the family test compares pairs).
+_MAX_CARDS = 400
 
 
 def split_card_rows(page: Page, region: Region, text: PageText) -> Region | None:
@@ -56,16 +59,20 @@ def split_card_rows(page: Page, region: Region, text: PageText) -> Region | None
     recs = region.records
     if len(recs) < 2:
         return None
+    rows = [_row_of(page, rec.nodes, text) for rec in recs]
+    found = [row for row in rows if row is not None]
+    if len(found) < CARD_ROW_SHARE * len(recs) or sum(map(len, found)) > _MAX_CARDS:
+        return None
+    family = _alike(page, [c for row in found for c in row])
     cards: list[tuple[int, ...]] = []
-    rows = 0
-    for rec in recs:
-        row = _cards_of(page, rec.nodes, text)
-        if row is None:
+    split = 0
+    for rec, row in zip(recs, rows):
+        if row is not None and _is_row(page, row, family):
+            split += 1
+            cards.extend((c,) for c in row)
+        else:
             cards.append(rec.nodes)
-            continue
-        rows += 1
-        cards.extend((c,) for c in row)
-    if rows < CARD_ROW_SHARE * len(recs) or len(cards) <= len(recs):
+    if split < CARD_ROW_SHARE * len(recs) or len(cards) <= len(recs):
         return None
     meta = {**region.meta, "cards_from": len(recs)}
     return build_region(
@@ -79,22 +86,26 @@ def split_card_rows(page: Page, region: Region, text: PageText) -> Region | None
     )
 
 
-def _cards_of(page: Page, group: tuple[int, ...], text: PageText) -> list[int] | None:
-    """The cards of the record made of ``group``, or ``None`` when it is no row of cards:
-    the first element, at most :data:`CARD_DEPTH` levels down, whose children with text
-    are alike cards holding at least :data:`CARD_TEXT` of the record's text (a block's
-    heading, "Products: 12 results", stays out)."""
+def _row_of(page: Page, group: tuple[int, ...], text: PageText) -> list[int] | None:
+    """The would-be cards of the record made of ``group``: the first element, at most
+    :data:`CARD_DEPTH` levels down, whose children with text (two or more) are all of one
+    tag, each a card (:func:`_is_card`), and hold at least :data:`CARD_TEXT` of the
+    record's text (a block's heading, "Products: 12 results", stays out)."""
     total = sum(text.size(x) for x in group)
     if not total:
         return None
+    tag = page.tag
     level = list(group)
     for _ in range(CARD_DEPTH + 1):
         nxt = []
         for v in level:
             kids = [c for c in page.children[v] if text.size(c) > 0]
-            if len(kids) >= 2 and sum(text.size(c) for c in kids) >= CARD_TEXT * total:
-                if _alike_cards(page, kids):
-                    return kids
+            if (
+                len(kids) >= 2
+                and sum(text.size(c) for c in kids) >= CARD_TEXT * total
+                and all(tag[c] == tag[kids[0]] and _is_card(page, c) for c in kids)
+            ):
+                return kids
             nxt.extend(kids)
         level = nxt
         if len(level) > _MAX_LEVEL:
@@ -102,18 +113,30 @@ def _cards_of(page: Page, group: tuple[int, ...], text: PageText) -> list[int] |
     return None
 
 
-def _alike_cards(page: Page, kids: list[int]) -> bool:
-    """All of one tag, each a card (:func:`_is_card`), and alike the first."""
-    tag, tag_id, end = page.tag, page.tag_id, page.end
-    first = tag_id[kids[0] : end[kids[0]] + 1]
-    for c in kids:
-        if tag[c] != tag[kids[0]] or not _is_card(page, c):
-            return False
-        if c != kids[0]:
-            d = normalized_distance(first, tag_id[c : end[c] + 1], CARD_DISTANCE)
-            if d > CARD_DISTANCE:
-                return False
-    return True
+def _alike(page: Page, cards: list[int]) -> set[int]:
+    """The members of ``cards`` alike another one (normalised tag-string distance at most
+    :data:`CARD_DISTANCE`)."""
+    tag_id, end = page.tag_id, page.end
+    strings = [tag_id[c : end[c] + 1] for c in cards]
+    out = set()
+    for i, si in enumerate(strings):
+        for j, sj in enumerate(strings):
+            if j != i and normalized_distance(si, sj, CARD_DISTANCE) <= CARD_DISTANCE:
+                out.add(cards[i])
+                break
+    return out
+
+
+def _is_row(page: Page, row: list[int], family: set[int]) -> bool:
+    """Cards alike each other within the row (at least two, and half of the row), the
+    others variants of the region's cards (an optional badge or seller line). The fields of
+    a record differ from each other: a title block and a snippet block are no row."""
+    within = _alike(page, row)
+    return (
+        len(within) >= 2
+        and 2 * len(within) >= len(row)
+        and all(c in within or c in family for c in row)
+    )
 
 
 def _is_card(page: Page, node: int) -> bool:
