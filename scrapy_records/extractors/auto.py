@@ -89,6 +89,8 @@ __all__ = [
 LIST_EXTRACTORS: tuple[str, ...] = ("mdr", "stem")
 #: Default ``main_threshold`` for ``auto`` (on the auto confidence, step 3).
 AUTO_MAIN_THRESHOLD = 0.4
+#: STEM's ``max_regions`` in ``auto`` when alignment is deferred (STEM alone: 5).
+AUTO_STEM_REGIONS = 20
 #: Exponent of the record-count term ``log2(1 + n)`` when ranking the union (step 5).
 AUTO_COUNT_EXPONENT = 0.5
 
@@ -206,6 +208,10 @@ def auto_extract(
     """The ``auto`` policy (module docstring): ranked regions, best first."""
     names = list(extractors)
     per = _split_options(names + (["mibat"] if ugc else []), options)
+    if "stem" in per and per["stem"].get("align") is False:
+        # regions built without alignment are cheap: let STEM report more of them, so
+        # that a list MDR also found is not cut by STEM's own pre-score
+        per["stem"].setdefault("max_regions", AUTO_STEM_REGIONS)
     decide = None
     if ugc:
         decide = ugc_router(page, **per["mibat"])
