@@ -89,8 +89,8 @@ __all__ = [
 LIST_EXTRACTORS: tuple[str, ...] = ("mdr", "stem")
 #: Default ``main_threshold`` for ``auto`` (on the auto confidence, step 3).
 AUTO_MAIN_THRESHOLD = 0.4
-#: STEM's ``max_regions`` in ``auto`` when alignment is deferred (STEM alone: 5).
-AUTO_STEM_REGIONS = 20
+#: STEM's ``max_regions`` in ``auto`` when alignment is deferred: twice its own 5.
+AUTO_STEM_REGIONS = 10
 #: Exponent of the record-count term ``log2(1 + n)`` when ranking the union (step 5).
 AUTO_COUNT_EXPONENT = 0.5
 

@@ -44,8 +44,6 @@ CARD_ROW_SHARE = 0.8
 CARD_DEPTH = 4
 #: Share of a record's text its cards hold at least.
 CARD_TEXT = 0.6
-#: Elements looked at per level of one record, at most (a bound on odd, flat records).
-_MAX_LEVEL = 64
 #: Cards in one region, at most (the family test compares pairs).
 _MAX_CARDS = 400
 
@@ -59,20 +57,37 @@ def split_card_rows(page: Page, region: Region, text: PageText) -> Region | None
     recs = region.records
     if len(recs) < 2:
         return None
-    rows = [_row_of(page, rec.nodes, text) for rec in recs]
+    allowed = len(recs) - CARD_ROW_SHARE * len(recs)  # records that may be no row
+    rows: list[list[int] | None] = []
+    misses = 0
+    for rec in recs:
+        row = _row_of(page, rec.nodes, text)
+        rows.append(row)
+        if row is None:
+            misses += 1
+            if misses > allowed:
+                return None  # most regions stop at their first record
     found = [row for row in rows if row is not None]
-    if len(found) < CARD_ROW_SHARE * len(recs) or sum(map(len, found)) > _MAX_CARDS:
+    if sum(map(len, found)) > _MAX_CARDS:
         return None
-    family = _alike(page, [c for row in found for c in row])
+    within = {row[0]: _alike(page, row) for row in found}
+    rows = [row if row is not None and _is_row(row, within[row[0]]) else None for row in rows]
+    good = [row for row in rows if row is not None]
+    if len(good) < CARD_ROW_SHARE * len(recs):
+        return None
+    # a card unlike the others of its row must be a variant of a card of another row
+    odd = {c for row in good for c in row if c not in within[row[0]]}
+    if odd and not _variants(page, odd, [c for row in good for c in row]):
+        rows = [row if row is None or not odd & set(row) else None for row in rows]
+        if sum(row is not None for row in rows) < CARD_ROW_SHARE * len(recs):
+            return None
     cards: list[tuple[int, ...]] = []
-    split = 0
     for rec, row in zip(recs, rows):
-        if row is not None and _is_row(page, row, family):
-            split += 1
-            cards.extend((c,) for c in row)
-        else:
+        if row is None:
             cards.append(rec.nodes)
-    if split < CARD_ROW_SHARE * len(recs) or len(cards) <= len(recs):
+        else:
+            cards.extend((c,) for c in row)
+    if len(cards) <= len(recs):
         return None
     meta = {**region.meta, "cards_from": len(recs)}
     return build_region(
@@ -87,29 +102,25 @@ def split_card_rows(page: Page, region: Region, text: PageText) -> Region | None
 
 
 def _row_of(page: Page, group: tuple[int, ...], text: PageText) -> list[int] | None:
-    """The would-be cards of the record made of ``group``: the first element, at most
-    :data:`CARD_DEPTH` levels down, whose children with text (two or more) are all of one
-    tag, each a card (:func:`_is_card`), and hold at least :data:`CARD_TEXT` of the
-    record's text (a block's heading, "Products: 12 results", stays out)."""
+    """The would-be cards of the record made of ``group``: the children with text (two or
+    more) of the element that holds at least :data:`CARD_TEXT` of the record's text (a
+    root, or at most :data:`CARD_DEPTH` wrappers below one; a block's heading,
+    "Products: 12 results", stays out), when they are all of one tag and each a card
+    (:func:`_is_card`)."""
+    lo, hi = page.leaf_lo, page.leaf_hi
+    if sum(hi[x] - lo[x] for x in group) < 2 * CARD_LEAVES:
+        return None  # too little text for two cards
     total = sum(text.size(x) for x in group)
-    if not total:
-        return None
+    need = CARD_TEXT * total
+    v = next((x for x in group if text.size(x) >= need), -1) if total else -1
     tag = page.tag
-    level = list(group)
     for _ in range(CARD_DEPTH + 1):
-        nxt = []
-        for v in level:
-            kids = [c for c in page.children[v] if text.size(c) > 0]
-            if (
-                len(kids) >= 2
-                and sum(text.size(c) for c in kids) >= CARD_TEXT * total
-                and all(tag[c] == tag[kids[0]] and _is_card(page, c) for c in kids)
-            ):
-                return kids
-            nxt.extend(kids)
-        level = nxt
-        if len(level) > _MAX_LEVEL:
+        if v < 0:
             return None
+        kids = [c for c in page.children[v] if hi[c] > lo[c]]
+        if len(kids) >= 2 and all(tag[c] == tag[kids[0]] and _is_card(page, c) for c in kids):
+            return kids if sum(text.size(c) for c in kids) >= need else None
+        v = next((c for c in kids if text.size(c) >= need), -1)
     return None
 
 
@@ -127,16 +138,26 @@ def _alike(page: Page, cards: list[int]) -> set[int]:
     return out
 
 
-def _is_row(page: Page, row: list[int], family: set[int]) -> bool:
-    """Cards alike each other within the row (at least two, and half of the row), the
-    others variants of the region's cards (an optional badge or seller line). The fields of
-    a record differ from each other: a title block and a snippet block are no row."""
-    within = _alike(page, row)
-    return (
-        len(within) >= 2
-        and 2 * len(within) >= len(row)
-        and all(c in within or c in family for c in row)
-    )
+def _is_row(row: list[int], within: set[int]) -> bool:
+    """Cards alike each other within the row: at least two, and half of the row. The
+    fields of a record differ from each other: a title block and a snippet block are no
+    row."""
+    return len(within) >= 2 and 2 * len(within) >= len(row)
+
+
+def _variants(page: Page, odd: set[int], cards: list[int]) -> bool:
+    """Is every card of ``odd`` alike some other card of ``cards`` (an optional badge or
+    seller line makes a variant of the family, not another kind of thing)?"""
+    tag_id, end = page.tag_id, page.end
+    for c in odd:
+        sc = tag_id[c : end[c] + 1]
+        if not any(
+            normalized_distance(sc, tag_id[o : end[o] + 1], CARD_DISTANCE) <= CARD_DISTANCE
+            for o in cards
+            if o != c
+        ):
+            return False
+    return True
 
 
 def _is_card(page: Page, node: int) -> bool:

@@ -149,7 +149,8 @@ def demotion(page: Page, region: Region, text: PageText) -> tuple[str, str] | No
     records (a search result page of bare titles has no such text).
     :func:`scrapy_records.extractors.explain.explain` says it in words."""
     n = len(region.records)
-    empty = sum(1 for rec in region.records if not sum(text.size(x) for x in rec.nodes))
+    lo, hi = page.leaf_lo, page.leaf_hi  # (text leaves are never empty strings)
+    empty = sum(1 for rec in region.records if all(hi[x] == lo[x] for x in rec.nodes))
     if n and empty >= EMPTY_SHARE * n:
         return "no_text", f"{empty}/{n}"
     where = landmark_of(page, region.parent, text)
