@@ -56,7 +56,7 @@ class PageText:
     Built once per page from the page arrays: one prefix sum over the text leaves, and one
     over the leaves inside links (link ranges marked by slices, no per-leaf Python loop)."""
 
-    __slots__ = ("page", "chars", "linked", "_free")
+    __slots__ = ("page", "chars", "linked", "_free", "landmarks")
 
     def __init__(self, page: Page) -> None:
         self.page = page
@@ -71,6 +71,8 @@ class PageText:
                 last = end[i]
         self.linked = [0, *accumulate(map(operator.mul, lens, inside))]
         self._free: int | None = None
+        #: :func:`landmark_of` per node, memoised (regions share their parents).
+        self.landmarks: dict[int, str | None] = {}
 
     @property
     def total(self) -> int:
@@ -113,9 +115,16 @@ def landmark_of(page: Page, node: int, text: PageText | None = None) -> str | No
     contentinfo, complementary, menu, menubar). A role on an element that holds more than
     half of the page's text is no chrome: templates put ``role=complementary`` on the main
     column. The nearest reason is given (``"nav"``, ``"role=complementary"``)."""
-    tag, parent = page.tag, page.parent
     if text is None:
         text = PageText(page)
+    if node in text.landmarks:
+        return text.landmarks[node]
+    where = text.landmarks[node] = _landmark(page, node, text)
+    return where
+
+
+def _landmark(page: Page, node: int, text: PageText) -> str | None:
+    tag, parent = page.tag, page.parent
     chain = []
     i = node
     while i >= 0 and tag[i] not in ("body", "html"):
