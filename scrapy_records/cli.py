@@ -113,6 +113,13 @@ def _summary(result: PageResult, out: TextIO) -> None:
         )
         if cols:
             out.write(f"       columns: {cols}\n")
+        for why in r.meta.get("rank_reasons", []):
+            out.write(f"       - {why}\n")
+    if result.regions and result.main is None:
+        out.write(
+            f"no main region: the best confidence {result.regions[0].confidence:.2f} is below "
+            f"the threshold {result.main_threshold:.2f}\n"
+        )
 
 
 def cmd_induce(args: argparse.Namespace) -> int:

@@ -343,12 +343,14 @@ def test_runtime_dates_relative_to_the_response_date_header():
     for k in (1, 9):  # a sample, then a page that starts the induction
         first = rt.mine(news(f"http://a.com/{k}", "Tue, 03 Mar 2020 12:00:00 GMT"))
         assert first.source != "wrapper"
-        assert [r.fields["date"] for r in first.result.main.records] == want
+        # a list of headlines: the list extractors keep the titles, the date is a typed column
+        date = [c.name for c in first.result.main.columns if c.type == "date"][0]
+        assert [r.fields[date] for r in first.result.main.records] == want
     again = rt.mine(news("http://a.com/2", "Tue, 03 Mar 2020 12:00:00 GMT"))
     assert again.source == "wrapper"
-    assert [r.fields["date"] for r in again.result.records] == want
+    assert [r.fields[date] for r in again.result.records] == want
     fresh = rt.mine(news("http://a.com/3"))
-    got = datetime.fromisoformat(fresh.result.records[0].fields["date"])
+    got = datetime.fromisoformat(fresh.result.records[0].fields[date])
     assert abs(got + timedelta(hours=1) - datetime.now()) < timedelta(minutes=5)
 
 

@@ -6,19 +6,23 @@ or ``auto``, ranked) and :func:`main_threshold_for`.
 Rule (quoted by the README)::
 
     1. run MDR and STEM on the page (both: they fail on different pages);
+    1b. card grids: a region whose records are rows of cards (each row's children alike,
+       each with text in two pieces or more and a link) is replaced by the region of the
+       cards (:func:`scrapy_records.extractors.cards.split_card_rows`);
     2. agreement: for every region, the share of its records that the other extractor
        also found (same record start nodes; |A & B| / max(|A|, |B|) against the other
        extractor's best-matching region);
     3. auto confidence = extractor confidence * (0.5 + 0.5 * agreement): a list both
        independent methods cut the same way keeps its confidence, a region only one of
        them sees is halved (menus, teasers and other page chrome rarely agree);
-    3b. page chrome: a region inside a ``nav``/``header``/``footer``/``aside``/``menu``
-       element, an ARIA landmark of chrome, or an element whose id/class item is, starts
-       or ends with a chrome word (``sidebar``, ``main-nav``, ``widget-content``,
-       ``share-tools``, ``social-links``; names and roles only on elements with at most
-       half of the page's text; :func:`chrome_of`) gets ``CHROME_FACTOR`` (0.4) of its
-       auto confidence, ``meta["chrome"]`` says why, and it ranks after every other
-       region;
+    3b. demotions (:func:`scrapy_records.extractors.evidence.demotion`): a region whose
+       records mostly hold no text, a region in page chrome (a ``nav``/``menu``/``aside``
+       element, a page-level ``header``/``footer``, an ARIA role of chrome;
+       :func:`chrome_of`; class and id names are not read), and a region of links only
+       beside more text of the page's own (related stories, tag lists) get
+       ``CHROME_FACTOR`` (0.4) of their auto confidence, ``meta["no_text"]``,
+       ``meta["chrome"]`` or ``meta["links_only"]`` says why, and they rank after every
+       other region (regions without text last);
     4. a region both found once is reported once (the better-scored copy, with
        ``meta["agreement"]`` and ``meta["confirmed_by"]``);
     5. rank all regions with the ranking rule (:mod:`scrapy_records.extractors.ranking`;
@@ -27,7 +31,9 @@ Rule (quoted by the README)::
     6. UGC routing: when MiBAT (date anchors) finds date-anchored user content that is
        not dwarfed by the best list region
        (:func:`scrapy_records.extractors.mibat.ugc.ugc_router`, rule documented there),
-       the page is a forum/comment/review page and MiBAT's regions are returned instead.
+       the page is a forum/comment/review page and MiBAT's regions are returned instead
+       (records with an author or reply/quote structure and a free-text body, and no list
+       of distinct headline links: news, shop and video lists stay with the list extractors).
        The check runs first and compares against MDR's best region, so on user-content
        pages STEM never runs.
 
@@ -41,16 +47,22 @@ Running both list extractors measures better than either alone on the developmen
 ``options`` given to ``auto`` go to every extractor that accepts them (e.g. ``K`` and
 ``T`` to MDR, ``alpha`` to STEM, ``tau`` to MiBAT); an option no extractor accepts raises
 ``TypeError``. ``ugc=False`` disables step 6, ``extractors=("mdr",)`` restricts steps 1-4.
+
+Every region of :func:`run_extractor` carries ``meta["rank_reasons"]``: why it ranks where
+it does, in words (:func:`scrapy_records.extractors.explain.explain`).
 """
 
 from __future__ import annotations
 
+import bisect
 import logging
 from collections.abc import Sequence
 from typing import Any
 
 from scrapy_records.extractors import BUILTIN_EXTRACTORS, get_extractor
-from scrapy_records.extractors.base import leaf_text_prefix
+from scrapy_records.extractors.cards import split_card_rows
+from scrapy_records.extractors.evidence import PageText, demotion, landmark_of
+from scrapy_records.extractors.explain import DEMOTIONS, explain
 from scrapy_records.extractors.mdr.extractor import DEFAULTS
 from scrapy_records.extractors.mibat.extractor import DEFAULTS as MIBAT_DEFAULTS
 from scrapy_records.extractors.mibat.ugc import ugc_router
@@ -77,78 +89,25 @@ __all__ = [
 LIST_EXTRACTORS: tuple[str, ...] = ("mdr", "stem")
 #: Default ``main_threshold`` for ``auto`` (on the auto confidence, step 3).
 AUTO_MAIN_THRESHOLD = 0.4
+#: STEM's ``max_regions`` in ``auto`` when alignment is deferred: twice its own 5.
+AUTO_STEM_REGIONS = 10
 #: Exponent of the record-count term ``log2(1 + n)`` when ranking the union (step 5).
 AUTO_COUNT_EXPONENT = 0.5
 
 
-#: Step 3b: factor on the auto confidence of a region inside page chrome (:func:`chrome_of`).
+#: Step 5b: a finer region inside the first one's records goes first with this many times
+#: its auto confidence (:func:`_prefer_finer`).
+NEST_RATIO = 1.5
+#: Step 3b: factor on the auto confidence of a demoted region (page chrome, no text).
 CHROME_FACTOR = 0.4
-_CHROME_TAGS = frozenset({"nav", "header", "footer", "aside", "menu"})
-_CHROME_ROLES = frozenset(
-    {"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"}
-)
-_CHROME_WORDS = (
-    "nav",
-    "navbar",
-    "navigation",
-    "menu",
-    "sidebar",
-    "footer",
-    "header",
-    "breadcrumb",
-    "breadcrumbs",
-    "widget",
-    "masthead",
-    "share",
-    "sharing",
-    "social",
-)
-_CHROME_PREFIXES = tuple(w + s for w in _CHROME_WORDS for s in "-_")
-_CHROME_SUFFIXES = tuple(s + w for w in _CHROME_WORDS for s in "-_")
 
 
-def chrome_of(page: Page, node: int, text_prefix: list[int] | None = None) -> str | None:
-    """Why the region under ``node`` is page chrome, or ``None``: ``node`` or an ancestor
-    below ``<body>`` is a ``nav``/``header``/``footer``/``aside``/``menu`` element, has an
-    ARIA landmark role of chrome (navigation, banner, contentinfo, complementary, menu), or
-    an ``id``/``class`` item that is, starts or ends with a chrome word (``sidebar``,
-    ``main-nav``, ``widget-content``, ``menu-primary``; not ``content-sidebar-wrap``, whose
-    middle word says nothing). ``<body>`` and ``<html>`` are skipped: CMS themes put words
-    such as ``custom-header`` on the body of every page. The role and the names do not count
-    on an element that holds more than half of the page's text: themes mark the main column
-    ``with-sidebar`` or ``sidebar-right`` (a ``nav`` element is chrome whatever its size).
-    ``text_prefix`` (:func:`~scrapy_records.extractors.base.leaf_text_prefix`) is computed
-    when not given."""
-    tag, parent, els = page.tag, page.parent, page.el
-    if text_prefix is None:
-        text_prefix = leaf_text_prefix(page)
-    lo, hi = page.leaf_lo, page.leaf_hi
-    half = text_prefix[-1] / 2
-    i = node
-    while i >= 0 and tag[i] not in ("body", "html"):
-        t = tag[i]
-        if t in _CHROME_TAGS:
-            return t
-        if text_prefix[hi[i]] - text_prefix[lo[i]] > half:
-            i = parent[i]  # a name on the main column says nothing
-            continue
-        el = els[i]
-        role = el.get("role")
-        if role and role.strip().lower() in _CHROME_ROLES:
-            return f"role={role.strip().lower()}"
-        for attr in ("id", "class"):
-            v = el.get(attr)
-            if not v:
-                continue
-            for item in v.lower().split():
-                if (
-                    item in _CHROME_WORDS
-                    or item.startswith(_CHROME_PREFIXES)
-                    or item.endswith(_CHROME_SUFFIXES)
-                ):
-                    return f"{attr}={item}"
-        i = parent[i]
-    return None
+def chrome_of(page: Page, node: int, text: PageText | None = None) -> str | None:
+    """Why the region under ``node`` is page chrome by its landmarks, or ``None``
+    (:func:`scrapy_records.extractors.evidence.landmark_of`: a ``nav``/``menu`` element, a
+    page-level ``header``/``footer``/``aside``, an ARIA role of chrome; class and id names
+    are not read)."""
+    return landmark_of(page, node, text)
 
 
 def main_threshold_for(name: str) -> float:
@@ -174,8 +133,8 @@ def run_extractor(
     ):
         options["align"] = False
     if name == "auto":
-        return auto_extract(page, **options)
-    return rank(page, get_extractor(name).extract(page, **options))
+        return explain(auto_extract(page, **options))
+    return explain(rank(page, get_extractor(name).extract(page, **options)))
 
 
 def _accepted(name: str) -> frozenset[str] | None:
@@ -249,6 +208,10 @@ def auto_extract(
     """The ``auto`` policy (module docstring): ranked regions, best first."""
     names = list(extractors)
     per = _split_options(names + (["mibat"] if ugc else []), options)
+    if "stem" in per and per["stem"].get("align") is False:
+        # regions built without alignment are cheap: let STEM report more of them, so
+        # that a list MDR also found is not cut by STEM's own pre-score
+        per["stem"].setdefault("max_regions", AUTO_STEM_REGIONS)
     decide = None
     if ugc:
         decide = ugc_router(page, **per["mibat"])
@@ -270,26 +233,62 @@ def auto_extract(
 
 
 def _combine(page: Page, found: dict[str, list[Region]]) -> list[Region]:
-    """Steps 2-5 on the regions of several extractors: agreement, auto confidence, page
-    chrome, ranking, duplicates."""
+    """Steps 2-5 on the regions of several extractors: agreement, auto confidence,
+    demotions (page chrome, records without text), ranking, duplicates."""
     regions: list[Region] = []
+    text = PageText(page)
+    # step 1b: a record that is a row of cards gives way to the cards
+    found = {
+        name: [split_card_rows(page, r, text) or r for r in regs] for name, regs in found.items()
+    }
     agree = agreement(found)
-    prefix = leaf_text_prefix(page)
     for regs in found.values():
         for r in regs:
             a, _ = agree[id(r)]
             r.meta["extractor_confidence"] = r.confidence
             r.meta["agreement"] = round(a, 4)
             r.confidence = r.confidence * (0.5 + 0.5 * a)
-            where = chrome_of(page, r.parent, prefix)
-            if where is not None:
-                r.meta["chrome"] = where
+            demoted = demotion(page, r, text)
+            if demoted is not None:
+                kind, why = demoted
+                r.meta[kind] = why
                 r.confidence *= CHROME_FACTOR
             regions.append(r)
-    regions = rank(page, regions, count_exponent=AUTO_COUNT_EXPONENT)
-    # step 3b: page chrome ranks after every other region (stable)
-    regions.sort(key=lambda r: "chrome" in r.meta)
+    regions = rank(page, regions, count_exponent=AUTO_COUNT_EXPONENT, text=text)
+    # step 3b: demoted regions rank after every other region (stable): chrome and links
+    # beside the page's text, then regions without text
+    regions.sort(key=lambda r: 2 if "no_text" in r.meta else any(k in r.meta for k in DEMOTIONS))
+    _prefer_finer(page, regions)
     return _drop_duplicates(regions)
+
+
+def _prefer_finer(page: Page, ranked: list[Region]) -> None:
+    """Step 5b: when the first region's records hold the records of a lower region that
+    cuts the same content finer (at least as many records) with clearly more certainty
+    (:data:`NEST_RATIO` times the auto confidence: both extractors cut it so, only one cut
+    the coarse records), the finer region goes first: the coarse one won on its text alone,
+    which the two share."""
+    if len(ranked) < 2 or any(k in ranked[0].meta for k in DEMOTIONS):
+        return
+    top = ranked[0]
+    roots = sorted(x for rec in top.records for x in rec.nodes)
+    end = page.end
+    for k in range(1, len(ranked)):
+        r = ranked[k]
+        if any(m in r.meta for m in DEMOTIONS):
+            break
+        if len(r.records) < len(top.records) or r.confidence < NEST_RATIO * top.confidence:
+            continue
+        if all(_inside(roots, end, x) for rec in r.records for x in rec.nodes):
+            r.meta["finer_than"] = f"{top.extractor}:{len(top.records)}"
+            ranked.insert(0, ranked.pop(k))
+            return
+
+
+def _inside(roots: list[int], end: list[int], node: int) -> bool:
+    """Is ``node`` in the sub-tree of one of ``roots`` (sorted pre-order indices)?"""
+    k = bisect.bisect_right(roots, node) - 1
+    return k >= 0 and node <= end[roots[k]]
 
 
 def _drop_duplicates(ranked: list[Region]) -> list[Region]:

@@ -35,10 +35,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from scrapy_records.extractors.evidence import PageText, groups_evidence
 from scrapy_records.page import Page
 from scrapy_records.results import Region
 
-__all__ = ["rank", "region_score", "link_share", "groups_link_share"]
+__all__ = ["rank", "region_score", "score_terms", "link_share", "groups_link_share"]
 
 
 def link_share(page: Page, region: Region) -> float:
@@ -65,22 +66,55 @@ def groups_link_share(page: Page, groups: Iterable[Sequence[int]]) -> float:
     return linked / total if total else 0.0
 
 
-def region_score(page: Page, region: Region, count_exponent: float = 1.0) -> float:
-    """The ranking score of one region (see the module docstring); ``count_exponent``
-    raises the record-count term ``log2(1 + n)`` to that power (1 by default, 0.5 in
-    :mod:`scrapy_records.extractors.auto`)."""
+def score_terms(
+    page: Page, region: Region, count_exponent: float = 1.0, text: PageText | None = None
+) -> dict[str, float]:
+    """The terms of :func:`region_score`: ``confidence``, ``chars`` (record text),
+    ``records``, ``link_share``, ``link_factor``, ``count_exponent`` and ``score``."""
     chars = sum(len(r.text) for r in region.records)
     n = len(region.records)
-    ls = link_share(page, region)
+    if text is not None:
+        c, linked = groups_evidence(page, [r.nodes for r in region.records], text)
+        ls = linked / c if c else 0.0
+    else:
+        ls = link_share(page, region)
     penalty = 1.0 - 0.6 * max(0.0, ls - 0.6) / 0.4
     conf = min(1.0, max(0.0, region.confidence))
-    return math.sqrt(conf * chars) * math.log2(1 + n) ** count_exponent * penalty
+    score = math.sqrt(conf * chars) * math.log2(1 + n) ** count_exponent * penalty
+    return {
+        "confidence": conf,
+        "chars": chars,
+        "records": n,
+        "link_share": ls,
+        "link_factor": penalty,
+        "count_exponent": count_exponent,
+        "score": score,
+    }
 
 
-def rank(page: Page, regions: Iterable[Region], count_exponent: float = 1.0) -> list[Region]:
-    """Score and sort regions best first (stable for equal scores: input order)."""
+def region_score(
+    page: Page, region: Region, count_exponent: float = 1.0, text: PageText | None = None
+) -> float:
+    """The ranking score of one region (see the module docstring); ``count_exponent``
+    raises the record-count term ``log2(1 + n)`` to that power (1 by default, 0.5 in
+    :mod:`scrapy_records.extractors.auto`). ``text`` (the page's :class:`PageText`, when
+    the caller has it) gives the link share from prefix sums."""
+    return score_terms(page, region, count_exponent, text)["score"]
+
+
+def rank(
+    page: Page,
+    regions: Iterable[Region],
+    count_exponent: float = 1.0,
+    text: PageText | None = None,
+) -> list[Region]:
+    """Score and sort regions best first (stable for equal scores: input order). Each
+    region's ``meta["score_terms"]`` keeps the terms (:func:`score_terms`) for the
+    explanation (:func:`scrapy_records.extractors.explain.explain`)."""
     out = list(regions)
     for r in out:
-        r.score = region_score(page, r, count_exponent)
+        terms = score_terms(page, r, count_exponent, text)
+        r.score = terms["score"]
+        r.meta["score_terms"] = {k: round(v, 4) for k, v in terms.items()}
     out.sort(key=lambda r: -r.score)
     return out

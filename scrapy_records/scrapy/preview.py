@@ -159,6 +159,11 @@ def _panel(url: str | None, result: Any, title: str | None) -> str:
         f"<b>scrapy_records preview</b> {e(title or '')} — {e(url or '')}<br>",
         f"{len(result.regions)} region(s); main: {0 if result.main is not None else 'none'}",
     ]
+    if result.regions and result.main is None:
+        out.append(
+            f" (the best confidence {result.regions[0].confidence:.2f} is below the threshold "
+            f"{result.main_threshold:.2f})"
+        )
     for r, region in enumerate(result.regions):
         colour = COLOURS[r % len(COLOURS)]
         cols = [c.name for c in region.columns] or sorted(
@@ -170,6 +175,13 @@ def _panel(url: str | None, result: Any, title: str | None) -> str:
             f"region {r}</span> {e(region.extractor)} · confidence {region.confidence:.2f} · "
             f"{len(region.records)} records · <code>{e(region.xpath)}</code></div>"
         )
+        reasons = region.meta.get("rank_reasons") or []
+        if reasons:  # why it ranks where it does (scrapy_records.extractors.explain)
+            out.append(
+                '<ul style="margin:2px 0 0 8px;padding-left:16px;font-size:12px;color:#444">'
+                + "".join(f"<li>{e(str(why))}</li>" for why in reasons)
+                + "</ul>"
+            )
         out.append('<table style="border-collapse:collapse;font-size:12px;margin:2px 0 0 8px">')
         out.append(
             "<tr><th style='text-align:left;padding:1px 6px'>#</th>"

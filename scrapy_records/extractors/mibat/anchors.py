@@ -112,9 +112,15 @@ def lowest(page: Page, nodes: list[int] | set[int]) -> list[int]:
     return out
 
 
+#: A clock reading alone, without a day or an am/pm mark: ``1:28:08``, ``(4:12)``, ``03:45``.
+_BARE_CLOCK = re.compile(r"^\W*\d{1,2}(?::\d{2}){1,2}\W*$")
+
+
 @lru_cache(maxsize=16384)
 def _leaf_is_date(text: str) -> bool:
-    return is_date_candidate(text)
+    """A post-date candidate: a date or time in the text, but not a bare clock reading (a
+    video's length, a track's duration: it names no day, so it cannot date a post)."""
+    return is_date_candidate(text) and not _BARE_CLOCK.match(text)
 
 
 class DateAnchor:

@@ -42,7 +42,13 @@ from scrapy_records.fields.dates import date_substring, iso_date, parse_date, pa
 from scrapy_records.page import Page
 from scrapy_records.results import Column, Region
 
-__all__ = ["record_fields", "body_consensus", "content_text", "add_field_columns"]
+__all__ = [
+    "record_fields",
+    "body_consensus",
+    "content_text",
+    "add_field_columns",
+    "unlinked_author",
+]
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 #: Tags that hold a bare author name in profile boxes (FluxBB's ``<dt><strong>``).
@@ -91,10 +97,15 @@ def record_fields(
             author = page.el[imgs[0]].get("alt") if imgs else None
         author_url = _absolute(page, page.el[author_node].get("href"))
     else:
-        author, author_node = _unlinked_author(page, group, pivot)
-    fields["author"] = author
-    fields["author_url"] = author_url
-    fields["permalink"] = _absolute(page, permalink)
+        author, author_node = unlinked_author(page, group, pivot)
+    # a field the post does not have is left out (not ``None``, which exports as "None")
+    for name, value in (
+        ("author", author),
+        ("author_url", author_url),
+        ("permalink", _absolute(page, permalink)),
+    ):
+        if value is not None:
+            fields[name] = value
     body, body_score, scores = _weighted_body(page, group, pivot, author_node)
     body = _descend_body(page, body, scores)
     if body >= 0 and body_score > 0:
@@ -233,7 +244,7 @@ def _scored_links(
     return author_node, permalink
 
 
-def _unlinked_author(page: Page, group: tuple[int, ...], pivot: int) -> tuple[str | None, int]:
+def unlinked_author(page: Page, group: tuple[int, ...], pivot: int) -> tuple[str | None, int]:
     """``(name, node)`` of an author without a link: a ``cite`` or an element whose class
     names an author, else a short name-like text in a profile zone (FluxBB-style
     ``<div class=postleft><dl><dt><strong>name</strong>``); ``(None, -1)``."""

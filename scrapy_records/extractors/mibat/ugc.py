@@ -10,78 +10,172 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from scrapy_records.extractors.mibat.anchors import AuthorLinkAnchor, in_sorted
+from scrapy_records.extractors.mibat.anchors import (
+    REPLY_HREF_RE,
+    REPLY_TEXT_RE,
+    AuthorLinkAnchor,
+    in_sorted,
+)
 from scrapy_records.extractors.mibat.boundaries import MiBATRegion
 from scrapy_records.extractors.mibat.extractor import MiBATExtractor, with_defaults
-from scrapy_records.extractors.mibat.hints import is_ugc_hint
+from scrapy_records.extractors.mibat.hints import is_quote_hint
+from scrapy_records.extractors.mibat.record_fields import unlinked_author
 from scrapy_records.page import Page
 from scrapy_records.results import Region
 
-__all__ = ["is_ugc_page", "ugc_router", "ugc_regions", "ugc_evidence"]
+__all__ = [
+    "is_ugc_page",
+    "ugc_router",
+    "ugc_regions",
+    "ugc_evidence",
+    "teaser_share",
+    "MIN_BODY",
+    "TEASER_SHARE",
+]
+
+_BLOCKS = frozenset({"div", "table", "section", "aside", "figure", "q"})
+
+
+#: A record's body: at least this many characters of text outside links (the date aside).
+MIN_BODY = 40
+#: Teasers: at least this share of the records lead to a page of their own by a headline
+#: link, with distinct headlines.
+TEASER_SHARE = 0.8
 
 
 def ugc_evidence(
-    page: Page, groups: list[tuple[int, ...]], author_links: list[int] | None = None, scan: int = 80
+    page: Page,
+    groups: list[tuple[int, ...]],
+    author_links: list[int] | None = None,
+    pivots: list[int] | None = None,
 ) -> float:
-    """Share of records that look like user posts: a profile link with a name-like text
-    (1-40 characters, a letter; the author anchor's links, or ``author_links``), or a
-    class / id naming posts, comments, reviews, authors... among the first ``scan``
-    elements of the record."""
+    """Share of records that look like user posts (Song et al. 2010, section 1: posts carry
+    an author, a date and a free-text body): a body of at least :data:`MIN_BODY`
+    characters outside links, with an author (a profile link with a name-like text, 1-40
+    characters with a letter, or the unlinked name MiBAT's author field finds) or with
+    reply / quote structure (a reply or quote link, a ``blockquote`` or quote block beside
+    the post's own text). The date is the anchor the records were cut on (``pivots``)."""
     if not groups:
         return 0.0
     if author_links is None:
-        author_links = [
-            i
-            for i in AuthorLinkAnchor().candidates(page)
-            if 0 < len(page.text(i)) <= 40 and any(ch.isalpha() for ch in page.text(i))
-        ]
+        author_links = _author_links(page)
     hits = 0
-    for g in groups:
-        found = False
-        for r in g:
-            if in_sorted(author_links, r, page.end[r]):
-                found = True
-                break
-            for i in range(r, min(page.end[r], r + scan) + 1):
-                el = page.el[i]
-                if el.attrib:
-                    h = (
-                        (el.get("class") or "")
-                        + " "
-                        + (el.get("id") or "")
-                        + " "
-                        + (el.get("itemprop") or "")
-                    )
-                    if h.strip() and is_ugc_hint(h):
-                        found = True
-                        break
-            if found:
-                break
-        hits += found
+    for k, g in enumerate(groups):
+        body = sum(_free_text(page, r) for r in g)
+        if body < MIN_BODY:
+            continue
+        if any(in_sorted(author_links, r, page.end[r]) for r in g) or any(
+            _has_reply_or_quote(page, r) for r in g
+        ):
+            hits += 1
+        elif unlinked_author(page, g, pivots[k] if pivots else -1)[1] >= 0:
+            hits += 1
     return hits / len(groups)
 
 
-def _ugc_decision(
-    page: Page,
-    main: MiBATRegion | None,
-    regions: list[Region] | None,
-    min_text: int,
-    min_evidence: float,
-) -> bool:
-    """The three tests of :func:`is_ugc_page` on MiBAT's main region; ``regions=None``
-    skips the third."""
+def teaser_share(page: Page, groups: list[tuple[int, ...]], author_links: list[int]) -> float:
+    """Share of records that are teasers of other pages: a headline link (3 words or more,
+    to a page, not a profile or a reply link) whose text and target differ from record to
+    record. News, shop and video lists are made of such records; posts of a thread are not
+    (their titles, if any, repeat the thread's: "Re: ...", and link within the page)."""
+    if not groups:
+        return 0.0
+    heads: list[tuple[str, str]] = []
+    for g in groups:
+        head = _headline(page, g, author_links)
+        if head is not None:
+            heads.append(head)
+    if not heads:
+        return 0.0
+    distinct = min(len({t for t, _ in heads}), len({h for _, h in heads}))
+    return distinct / len(groups)
+
+
+def _author_links(page: Page) -> list[int]:
+    out = []
+    for i in AuthorLinkAnchor().candidates(page):
+        t = page.text(i)
+        if 0 < len(t) <= 40 and any(ch.isalpha() for ch in t):
+            out.append(i)
+    return out
+
+
+def _free_text(page: Page, root: int) -> int:
+    """Characters of text under ``root`` outside links."""
+    tag, parent, owner, leaves = page.tag, page.parent, page.leaf_owner, page.leaves
+    n = 0
+    for k in range(page.leaf_lo[root], page.leaf_hi[root]):
+        o = owner[k]
+        while o > root and tag[o] != "a":
+            o = parent[o]
+        if tag[o] != "a":
+            n += len(leaves[k])
+    return n
+
+
+def _has_reply_or_quote(page: Page, root: int) -> bool:
+    """A reply or quote link, or a quote block that leaves some of the record's text out
+    (an embedded tweet that is the whole record quotes nobody)."""
+    size = page.leaf_hi[root] - page.leaf_lo[root]
+    for i in range(root, page.end[root] + 1):
+        t = page.tag[i]
+        el = page.el[i]
+        if t == "a":
+            if REPLY_HREF_RE.search(el.get("href") or "") or REPLY_TEXT_RE.match(page.text(i)):
+                return True
+        elif t == "blockquote" or (t in _BLOCKS and is_quote_hint(el.get("class") or "")):
+            if page.leaf_hi[i] - page.leaf_lo[i] < size:
+                return True
+    return False
+
+
+def _headline(
+    page: Page, group: tuple[int, ...], author_links: list[int]
+) -> tuple[str, str] | None:
+    """``(text, href)`` of the record's first headline link, or ``None``."""
+    for r in group:
+        for i in range(r, page.end[r] + 1):
+            if page.tag[i] != "a":
+                continue
+            href = (page.el[i].get("href") or "").strip()
+            if not href or href.startswith(("#", "javascript:", "mailto:")):
+                continue
+            text = page.text(i)
+            if len(text.split()) < 3 or in_sorted(author_links, i, i):
+                continue
+            if REPLY_HREF_RE.search(href):
+                continue
+            return text, href
+    return None
+
+
+def _post_evidence(
+    page: Page, main: MiBATRegion | None, min_text: int, min_evidence: float
+) -> float | None:
+    """Tests 1-2 of :func:`is_ugc_page` on MiBAT's main region: the share of records that
+    look like user posts (:func:`ugc_evidence`), or ``None`` when a test fails."""
     if main is None or len(main.groups) < 2:
-        return False
+        return None
     chars = sum(len(page.texts(g)) for g in main.groups)
     if chars / len(main.groups) < min_text:
-        return False
-    if ugc_evidence(page, main.groups) < min_evidence:
-        return False
+        return None
+    authors = _author_links(page)
+    if teaser_share(page, main.groups, authors) >= TEASER_SHARE:
+        return None  # a list of headlines: the list extractors keep titles and links
+    ev = ugc_evidence(page, main.groups, authors, main.pivots)
+    return ev if ev >= min_evidence else None
+
+
+def _not_dwarfed(page: Page, main: MiBATRegion, regions: list[Region] | None) -> bool:
+    """Test 3 of :func:`is_ugc_page`: the best list region (``regions``, ranked) holds no
+    more records of the same list, and MiBAT's text is at least half of its text or one
+    region contains the other."""
     if not regions:
         return True
     best = regions[0]
     if best.parent == main.parent and len(best.records) > len(main.groups):
         return False  # the list extractor sees more records of the same list
+    chars = sum(len(page.texts(g)) for g in main.groups)
     other = sum(len(r.text) for r in best.records)
     if chars >= 0.5 * other:
         return True
@@ -102,9 +196,12 @@ def is_ugc_page(
     True when MiBAT (date anchor, PS) finds a main region of >= 2 records such that
 
     1. the records carry content: mean record text >= ``min_text`` characters;
-    2. they look like user posts: >= ``min_evidence`` of them hold a profile link or a
-       class / id naming posts, comments, reviews, authors (:func:`ugc_evidence`); search
-       results and product lists also carry dates, this is what tells them apart;
+    2. they are no teasers of other pages: fewer than :data:`TEASER_SHARE` of them lead
+       to a page of their own by a distinct headline link (:func:`teaser_share`): news,
+       shop and video lists carry dates too, and the list extractors keep their titles
+       and links;
+    2b. they look like user posts: >= ``min_evidence`` of them hold an author and a
+       free-text body, or reply / quote structure (:func:`ugc_evidence`);
     3. the region is not dwarfed by the best region the list extractors found
        (``regions``, ranked): that region does not hold more records under the same
        parent, and MiBAT's text is at least half of its text or one region contains the
@@ -140,13 +237,20 @@ def ugc_router(
     opts = with_defaults(options)
     ext = MiBATExtractor()
     regs, main = ext.find(page, **{**opts, "anchors": ("date",)})
-    if not _ugc_decision(page, main, None, min_text, min_evidence):
+    ev = _post_evidence(page, main, min_text, min_evidence)
+    if ev is None or main is None:
         return None
+    post = main
 
     def decide(regions: list[Region] | None, build: bool = True) -> list[Region] | None:
-        if not _ugc_decision(page, main, regions, min_text, min_evidence):
+        if not _not_dwarfed(page, post, regions):
             return None
-        return ext.to_regions(page, regs, main, opts) if build else []
+        if not build:
+            return []
+        out = ext.to_regions(page, regs, post, opts)
+        for r in out:
+            r.meta["ugc_evidence"] = round(ev, 3)
+        return out
 
     return decide
 

@@ -1,0 +1,242 @@
+"""What ``auto`` weighs to find "the records of this page", one pattern per test: a content
+list under class names with menu words, dated product and video lists that are no user
+posts, card grids, rows without text, related links beside an article, and the reasons
+the ranking gives in words (``meta["rank_reasons"]``, the summary and the preview)."""
+
+from __future__ import annotations
+
+import io
+
+from scrapy_records import extract
+from scrapy_records.extractors import build_region
+from scrapy_records.extractors.auto import chrome_of
+from scrapy_records.extractors.cards import split_card_rows
+from scrapy_records.extractors.evidence import PageText, demotion
+from scrapy_records.extractors.explain import explain
+from scrapy_records.extractors.mibat.anchors import DateAnchor
+from scrapy_records.extractors.mibat.ugc import is_ugc_page
+from scrapy_records.page import Page
+
+
+def wrap(body: str) -> str:
+    return (
+        "<html><head><title>t</title></head><body><header><nav><a href='/'>Home</a> "
+        f"<a href='/about'>About us</a> <a href='/help'>Help</a></nav></header>{body}"
+        "<footer>Copyright 2026 Example Inc. All rights reserved.</footer></body></html>"
+    )
+
+
+def results(n: int) -> str:
+    return (
+        "<div class='results'>"
+        + "".join(
+            f"<div class='r'><h3><a href='/doc/{i}'>Result title number {i}</a></h3>"
+            f"<p>A snippet of text for result {i} that describes the document in a few words.</p>"
+            f"<span class='url'>www.example.com/doc/{i}</span></div>"
+            for i in range(n)
+        )
+        + "</div>"
+    )
+
+
+# ------------------------------------------------------------ class names say nothing
+def test_a_result_list_under_menu_words_in_class_names_is_the_main_region():
+    # Amazon and Best Buy wrap their result lists in elements named after their menus
+    page = Page(
+        wrap(
+            "<div id='a-page' class='nav_redesign'><div class='has-sticky-nav'>"
+            "<div class='s-main fixed-header-offset'>" + results(6) + "</div></div></div>"
+        )
+    )
+    result = extract(page)
+    assert result.main is not None and len(result.main.records) == 6
+    assert "chrome" not in result.main.meta
+    wrapper = [i for i, t in enumerate(page.tag) if page.attr(i, "class") == "has-sticky-nav"][0]
+    assert chrome_of(page, wrapper) is None
+    # the menu in <nav> is chrome by its landmark
+    assert chrome_of(page, page.tag.index("nav")) == "nav"
+
+
+def test_a_header_of_an_article_is_not_page_chrome():
+    # HTML-AAM: a header inside an article or section belongs to it, not to the page
+    page = Page(
+        "<html><body><main><section><header><ul>"
+        + "".join(f"<li><a href='/t/{i}'>Tag {i}</a> and more words {i}</li>" for i in range(4))
+        + "</ul></header></section></main><header><ul><li>x</li></ul></header></body></html>"
+    )
+    section_header, page_header = [i for i, t in enumerate(page.tag) if t == "header"]
+    assert chrome_of(page, section_header + 1) is None
+    assert chrome_of(page, page_header + 1) == "header"
+
+
+# ------------------------------------------------------------ dated lists are no posts
+def product(i: int) -> str:
+    return (
+        f"<li class='item'><a href='/p/{i}'>Garden chair model {i} in oak wood</a>"
+        f"<div class='by'>by <a href='/brand/{i}'>Brand{i}</a></div>"
+        f"<p>A solid chair for the garden, weather proof, made of oak, number {i}.</p>"
+        f"<span class='price'>$ {i + 20}.99</span>"
+        f"<span class='released'>Release date: March {i + 1}, 2015</span></li>"
+    )
+
+
+def test_a_dated_product_list_stays_with_the_list_extractors():
+    page = Page(wrap("<ul class='products'>" + "".join(product(i) for i in range(6)) + "</ul>"))
+    assert not is_ugc_page(page)
+    result = extract(page)
+    main = result.main
+    assert main is not None and main.extractor in ("mdr", "stem") and len(main.records) == 6
+    # the records keep their title and its link
+    values = list(main.records[0].fields.values())
+    assert "Garden chair model 0 in oak wood" in values
+    assert any(str(v).endswith("/p/0") for v in values)
+    assert "None" not in values
+
+
+def video(i: int) -> str:
+    return (
+        f"<div class='video'><a href='/watch?v={i}'><img src='/t/{i}.jpg'></a>"
+        f"<h3><a href='/watch?v={i}'>How to prune an apple tree, part {i}</a></h3>"
+        f"<span class='duration'>{i + 1}:28:0{i}</span>"
+        f"<p>Gardener Sam shows the cuts that keep an old tree healthy, lesson {i}.</p></div>"
+    )
+
+
+def test_video_durations_are_no_post_dates_and_the_list_is_no_forum():
+    page = Page(wrap("<div class='videos'>" + "".join(video(i) for i in range(5)) + "</div>"))
+    durations = [i for i, t in enumerate(page.tag) if page.attr(i, "class") == "duration"]
+    assert not set(durations) & set(DateAnchor().candidates(page))
+    result = extract(page)
+    main = result.main
+    assert main is not None and main.extractor in ("mdr", "stem") and len(main.records) == 5
+    # the duration stays the text it is, never a date of today
+    assert any(v == "1:28:00" for v in main.records[0].fields.values())
+
+
+def test_forum_posts_still_go_to_the_post_extractor():
+    posts = "".join(
+        f"<div class='post'><div class='head'><a href='/member.php?u={i}'>user{i}</a> "
+        f"<span>{i + 3} March 2010, 10:0{i}</span></div>"
+        f"<div class='body'><p>I tried the fix number {i} from the manual, and the router "
+        f"still drops the connection every evening, any other idea?</p></div></div>"
+        for i in range(4)
+    )
+    result = extract(wrap("<div id='posts'>" + posts + "</div>"))
+    assert result.main is not None and result.main.extractor == "mibat"
+    assert any("user posts" in why for why in result.main.meta["rank_reasons"])
+
+
+# ------------------------------------------------------------------------ card grids
+def card(i: int) -> str:
+    return (
+        f"<li class='card'><a href='/p/{i}'><img src='/i/{i}.jpg'></a>"
+        f"<h4><a href='/p/{i}'>Headphones model {i}</a></h4>"
+        f"<span class='price'>${i}9.99</span></li>"
+    )
+
+
+def test_a_row_of_cards_is_split_into_the_cards():
+    rows = "".join(
+        "<ul class='row'>" + "".join(card(4 * r + k) for k in range(4)) + "</ul>" for r in range(3)
+    )
+    page = Page(wrap("<div class='grid'>" + rows + "</div>"))
+    result = extract(page)
+    main = result.main
+    assert main is not None and len(main.records) == 12
+    assert main.records[5].text.startswith("Headphones model 5")
+    # an extractor that took the rows for the records: the cards take their place
+    grid = [i for i, t in enumerate(page.tag) if page.attr(i, "class") == "grid"][0]
+    by_rows = build_region(page, "stem", grid, [(r,) for r in page.children[grid]], 0.9)
+    cards = split_card_rows(page, by_rows, PageText(page))
+    assert cards is not None and len(cards.records) == 12 and cards.meta["cards_from"] == 3
+    assert cards.confidence == 0.9 and cards.records[4].text.startswith("Headphones model 4")
+    explain([cards])
+    assert any("row of cards" in why for why in cards.meta["rank_reasons"])
+
+
+def test_a_table_row_of_field_cells_is_not_split():
+    rows = "".join(
+        f"<tr><td><img src='/i/{i}.jpg'></td><td><a href='/p/{i}'>Book title {i}</a> by Author</td>"
+        f"<td>${i}.99</td></tr>"
+        for i in range(5)
+    )
+    page = Page(wrap("<table>" + rows + "</table>"))
+    result = extract(page)
+    assert result.main is not None and len(result.main.records) == 5
+    assert split_card_rows(page, result.main, PageText(page)) is None
+
+
+# ------------------------------------------------------------------- rows without text
+def test_rows_without_text_rank_after_the_records():
+    spacers = "<table class='spacer'>" + "<tr><td><img src='/s.gif'></td></tr>" * 12 + "</table>"
+    page = Page(wrap(spacers + results(3)))
+    result = extract(page)
+    assert result.main is not None and len(result.main.records) == 3
+    empty = [r for r in result.regions if "no_text" in r.meta]
+    assert empty and result.regions.index(empty[0]) > 0
+    assert any("have no text" in why for why in empty[0].meta["rank_reasons"])
+    assert demotion(page, empty[0], PageText(page)) == ("no_text", empty[0].meta["no_text"])
+
+
+# ------------------------------------------------------------- related links beside text
+def test_related_links_beside_an_article_are_no_main_region():
+    article = "".join(
+        f"<p>Paragraph {i} of the story, told at length with many words of its own.</p>"
+        for i in range(12)
+    )
+    related = (
+        "<ul class='more'>"
+        + "".join(f"<li><a href='/story/{i}'>Another story headline {i}</a></li>" for i in range(8))
+        + "</ul>"
+    )
+    result = extract(wrap("<article>" + article + "</article>" + related))
+    assert result.main is None
+    links = [r for r in result.regions if "links_only" in r.meta]
+    assert links and any("link text" in why for why in links[0].meta["rank_reasons"])
+
+
+def test_a_page_of_bare_title_links_keeps_its_main_region():
+    # a search result page of titles only: no text of the page's own beside the links
+    items = "".join(
+        f"<li><a href='/doc/{i}'>Annual report of the department number {i}</a></li>"
+        for i in range(15)
+    )
+    result = extract(wrap("<ol>" + items + "</ol>"))
+    assert result.main is not None and len(result.main.records) == 15
+    assert "links_only" not in result.main.meta
+
+
+# ---------------------------------------------------------------------- explanations
+def test_summary_and_preview_show_why_regions_rank_where_they_do():
+    from scrapy_records.cli import _summary
+    from scrapy_records.scrapy.preview import render_preview
+
+    html = wrap(results(5))
+    result = extract(html, url="http://example.com/s")
+    reasons = result.regions[0].meta["rank_reasons"]
+    assert reasons[0].startswith("ranked first")
+    assert any(why.startswith("score ") for why in reasons)
+    out = io.StringIO()
+    _summary(result, out)
+    text = out.getvalue()
+    assert "ranked first" in text and "score " in text
+    preview = render_preview(html, "http://example.com/s", result)
+    assert "ranked first" in preview
+
+
+def test_a_block_of_cards_under_a_heading_is_split_into_the_cards():
+    # a search page that groups its results by kind: "Products (3)", "News (3)"
+    blocks = "".join(
+        f"<div class='block'><h2>{kind} results</h2><div class='items'>"
+        + "".join(card(10 * b + k) for k in range(3))
+        + "</div></div>"
+        for b, kind in enumerate(("Products", "News"))
+    )
+    page = Page(wrap("<div class='groups'>" + blocks + "</div>"))
+    groups = [i for i, t in enumerate(page.tag) if page.attr(i, "class") == "groups"][0]
+    by_block = build_region(page, "stem", groups, [(b,) for b in page.children[groups]], 0.8)
+    cards = split_card_rows(page, by_block, PageText(page))
+    assert cards is not None and cards.meta["cards_from"] == 2
+    assert [r.text.split(" $")[0] for r in cards.records] == [
+        f"Headphones model {n}" for n in (0, 1, 2, 10, 11, 12)
+    ]
