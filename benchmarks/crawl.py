@@ -1,4 +1,15 @@
-"""Crawl benchmark of the Scrapy integration on the bundled demo site (served on 127.0.0.1).
+"""Crawl benchmark of the Scrapy integration: the bundled demo site, or a folder of saved pages.
+
+With ``--pages DIR`` (a folder, or a ``.zip`` such as the datasets' ``modern/estuka-dev.zip``),
+the saved pages are served on 127.0.0.1 through a local HTTP proxy, each site under its own
+host name (``http://<site>.example/...``), so that the add-on sees one site per folder as on
+the web. A page's site is its folder, or its folder's parent when every folder holds a
+single page (``site/query/page.htm``). Modes there: ``plain`` (the callback does nothing),
+``unsupervised`` (``RECORDS_WRAPPERS = False``), ``defaults`` (the add-on as installed),
+``workers1``/``workers2``/... (defaults with N worker processes) and ``inthread``
+(``RECORDS_WORKERS = 0``); each ratio is to ``plain`` in the same run.
+
+On the demo site:
 
 Every mode crawls the same pages in its own subprocess (the Twisted reactor starts once per
 process), in the same run, and reports pages per second:
@@ -15,6 +26,8 @@ It also reports the largest reactor stall (a 10 ms ``LoopingCall``'s worst laten
 number that decides whether mining must leave the reactor thread.
 
     python benchmarks/crawl.py [--repeat 4] [--rounds 3] [--modes plain,plain_items,unsupervised,wrappers,reuse,inline]
+    python benchmarks/crawl.py --pages ../shared/datasets/modern/estuka-dev.zip [--rounds 2]
+        [--modes plain,unsupervised,defaults,workers1,workers2]
 """
 
 from __future__ import annotations
@@ -32,6 +45,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "example_project"))
 sys.path.insert(0, str(REPO))
 
+from saved_site import SavedSite  # noqa: E402
+
 from demo.site import N_POSTS, N_PRODUCTS, PER_PAGE, POSTS_PER_PAGE, DemoSite  # noqa: E402
 
 RUNNER = textwrap.dedent(
@@ -47,11 +62,15 @@ RUNNER = textwrap.dedent(
         name = "bench"
 
         async def start(self):
+            meta = {"proxy": cfg["proxy"]} if cfg.get("proxy") else {}
             for r in range(cfg["repeat"]):
                 for path in cfg["paths"]:
-                    yield scrapy.Request(cfg["base"] + path, callback=self.parse, dont_filter=True)
+                    yield scrapy.Request(cfg["base"] + path, callback=self.parse, dont_filter=True,
+                                         meta=meta)
 
         def parse(self, response):
+            if cfg.get("bare"):  # the callback does nothing
+                return
             # the spider's own light parsing, as a user's spider would do
             yield {"url": response.url, "title": response.css("title::text").get()}
             for k in range(cfg.get("extra_items", 0)):  # baseline: as many items as records
@@ -79,7 +98,10 @@ RUNNER = textwrap.dedent(
     dt = time.perf_counter() - t0
     st = crawler.stats.get_stats()
     pages = st.get("response_received_count", 0)
+    import resource
+    cpu = resource.getrusage(resource.RUSAGE_SELF)
     json.dump({"pages": pages, "seconds": dt, "max_lag": lag["max"],
+               "cpu": cpu.ru_utime + cpu.ru_stime,
                "stats": {k: v for k, v in st.items() if k.startswith("records/")}},
               open(cfg["out"], "w"), default=str)
     """
@@ -98,16 +120,26 @@ def paths() -> list[str]:
     return lists + details + forum
 
 
-def run_mode(site: DemoSite, workdir: Path, name: str, settings: dict, repeat: int) -> dict:
+def run_mode(
+    site: DemoSite | None,
+    workdir: Path,
+    name: str,
+    settings: dict,
+    repeat: int,
+    urls: list[str] | None = None,
+    proxy: str | None = None,
+) -> dict:
     runner = workdir / "runner.py"
     runner.write_text(RUNNER)
     cfg = {
-        "base": site.url,
-        "paths": paths(),
+        "base": site.url if site is not None else "",
+        "paths": paths() if urls is None else urls,
         "repeat": repeat,
         "settings": settings,
         "out": str(workdir / f"{name}.json"),
         "extra_items": 5 if name == "plain_items" else 0,
+        "proxy": proxy,
+        "bare": urls is not None,
     }
     (workdir / f"{name}.cfg").write_text(json.dumps(cfg))
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -174,11 +206,16 @@ def mining_cost(repeat: int = 3) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repeat", type=int, default=4, help="times every demo page is crawled")
-    ap.add_argument("--modes", default="plain,plain_items,unsupervised,wrappers,reuse,inline")
+    ap.add_argument("--repeat", type=int, default=None, help="times every page is crawled")
+    ap.add_argument("--modes", default=None, help="comma-separated; see the module docstring")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (best run per mode)")
+    ap.add_argument("--pages", help="a folder or .zip of saved pages to crawl instead of the demo")
     args = ap.parse_args(argv)
-    modes = args.modes.split(",")
+    if args.repeat is None:
+        args.repeat = 1 if args.pages else 4
+    if args.pages:
+        return saved_pages(args)
+    modes = (args.modes or "plain,plain_items,unsupervised,wrappers,reuse,inline").split(",")
     with tempfile.TemporaryDirectory() as tmp, DemoSite() as site:
         work = Path(tmp)
         store = f"sqlite:///{work / 'wrappers.sqlite'}"
@@ -237,6 +274,54 @@ def main(argv: list[str] | None = None) -> None:
             f"wrapper reuse on vs off: {a:.1f} vs {b:.1f} pages/s ({a / b:.2f}x); "
             f"mining CPU seconds {res['wrappers']['stats'].get('records/mining_seconds')} vs "
             f"{res['unsupervised']['stats'].get('records/mining_seconds')}"
+        )
+
+
+def saved_pages(args: argparse.Namespace) -> None:
+    """Crawl a folder of saved pages in every mode; print pages/s as ratios to plain."""
+    modes = (args.modes or "plain,unsupervised,defaults,workers1,workers2,inthread").split(",")
+    with tempfile.TemporaryDirectory() as tmp, SavedSite(args.pages) as site:
+        work = Path(tmp)
+        res: dict[str, dict] = {}
+        for rnd in range(args.rounds):  # interleaved; the fastest run of each mode counts
+            for m in modes:
+                store = work / f"{m}-{rnd}.sqlite"  # a fresh store each time: induction included
+                conf: dict = dict(ADDON, RECORDS_WRAPPER_STORE=f"sqlite:///{store}")
+                if m == "plain":
+                    conf = {}
+                elif m == "unsupervised":
+                    conf["RECORDS_WRAPPERS"] = False
+                elif m.startswith("workers"):
+                    conf["RECORDS_WORKERS"] = int(m[len("workers") :])
+                elif m == "inthread":
+                    conf["RECORDS_WORKERS"] = 0
+                elif m != "defaults":
+                    raise SystemExit(f"unknown mode {m!r}")
+                r = run_mode(None, work, m, conf, args.repeat, site.urls, site.proxy)
+                if m not in res or r["seconds"] < res[m]["seconds"]:
+                    res[m] = r
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    n_sites = len({u.split("/")[2] for u in site.urls})
+    print(
+        f"saved pages crawl: {len(site.urls)} pages of {n_sites} sites"
+        f" ({site.total_bytes / len(site.urls) / 1024:.0f} KB mean) x {args.repeat},"
+        f" best of {args.rounds} rounds; CPUs: {os.cpu_count()}, load average {load:.1f}"
+    )
+    print(
+        f"{'mode':<14}{'pages':>7}{'seconds':>9}{'pages/s':>9}{'vs plain':>10}"
+        f"{'max lag ms':>12}{'crawl cpu s':>12}{'records':>9}{'induced':>9}{'by wrapper':>11}"
+        f"{'errors':>8}"
+    )
+    base = res.get("plain")
+    for m, r in res.items():
+        pps = r["pages"] / r["seconds"] if r["seconds"] else 0.0
+        ratio = f"{pps / (base['pages'] / base['seconds']):.3f}x" if base else "-"
+        s = r["stats"]
+        print(
+            f"{m:<14}{r['pages']:>7}{r['seconds']:>9.2f}{pps:>9.1f}{ratio:>10}"
+            f"{r['max_lag'] * 1000:>12.1f}{r['cpu']:>12.2f}{s.get('records/records', 0):>9}"
+            f"{s.get('records/wrapper/induced', 0):>9}"
+            f"{s.get('records/extractor/wrapper/pages', 0):>11}{s.get('records/errors', 0):>8}"
         )
 
 

@@ -291,3 +291,29 @@ def test_a_crawl_of_a_few_detail_pages_emits_their_records_when_idle(tmp_path):
     assert len({tuple(sorted(i["fields"])) for i in items}) == 1
     assert "3 records of 3 pages that waited for a wrapper" in proc.stderr
     assert proc.stderr.count("Spider opened") == 1  # the workers did not crawl again
+
+
+def test_records_are_the_same_with_and_without_worker_processes(tmp_path, site):
+    """The same crawl (shop lists and product pages, induction and wrapper reuse) mined in
+    this process and in two worker processes: the same records, field for field.
+    (Waiting for mining in the reactor thread keeps the page order, and so the samples a
+    wrapper is induced from, the same in both.)"""
+
+    def run(name, workers):
+        settings = dict(
+            RECORDS_WRAPPER_STORE=f"sqlite:///{tmp_path / (name + '.sqlite')}",
+            RECORDS_INDUCTION_SAMPLES=2,
+            RECORDS_THREADED=False,
+            RECORDS_WORKERS=workers,
+        )
+        items, stats, _log = crawl(tmp_path, site, name, settings=settings, details=True)
+        keys = ("url", "template", "index", "extractor", "fields", "text", "wrapper_version")
+        return sorted(
+            json.dumps({k: r[k] for k in keys}, sort_keys=True) for r in records(items)
+        ), stats
+
+    in_thread, st0 = run("inthread", 0)
+    in_workers, st2 = run("workers", 2)
+    assert st0["records/wrapper/induced"] == st2["records/wrapper/induced"] >= 1
+    assert len(in_thread) > N_PRODUCTS  # list records and the product pages' records
+    assert in_thread == in_workers

@@ -263,6 +263,17 @@ class RecordsSpiderMiddleware(RecordsComponent):
             logger.exception("scrapy_records: emitting held records failed")
         finally:
             self._flushing = None
+            self._wake_engine()
+
+    def _wake_engine(self) -> None:
+        """Have the engine look at the spider again now rather than at its next heartbeat
+        (up to 5 s later): the spider is idle and the held records are through. Uses the
+        engine slot's ``nextcall``, which Scrapy does not document; without it the
+        heartbeat does the same, later."""
+        slot = getattr(self.crawler.engine, "_slot", None)
+        nextcall = getattr(slot, "nextcall", None)
+        if nextcall is not None and hasattr(nextcall, "schedule"):
+            nextcall.schedule()
 
     def _write_preview(self, response: Response, result: Any) -> None:
 

@@ -31,6 +31,7 @@ import re
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -51,6 +52,7 @@ from scrapy_records.scrapy.worker import (
     Sample,
     TemplateRef,
     apply_wrapper,
+    detail_pages,
     induce_template,
     mine_page,
 )
@@ -69,6 +71,9 @@ MAX_FAILED_INDUCTIONS = 3
 #: text (or that has none) may be detail pages: it gets DCADE's sample count and its
 #: records wait for its wrapper (``induce`` then decides with all samples)
 DETAIL_HINT_COVERAGE = 0.3
+#: ... and this many of its pages compared decide it (a list template's page where ranking
+#: found no list looks like a detail page on its own; the median of three does not)
+DETAIL_CHECK_PAGES = 3
 
 
 def site_of(url: str | None) -> str:
@@ -367,8 +372,35 @@ class RecordsRuntime(StoreSync):
                 st.held.append((sample, held))
             out.result = None
             out.inc("records/held")
+            self._confirm_detail(st, job, out)
         if st.detail or (result is not None and result.main is not None):
             self._sample_and_induce(st, sample, job, out)
+
+    def _confirm_detail(self, st: TemplateState, job: PageJob, out: Outcome) -> None:
+        """With :data:`DETAIL_CHECK_PAGES` held pages, compare them: list pages (most of
+        what varies lies in their main region's records) go out as mined now and the
+        template is a list template."""
+        with self._lock:
+            if st.detail_checked or len(st.held) < DETAIL_CHECK_PAGES:
+                return
+            st.detail_checked = True
+            samples = [s for s, _h in st.held]
+        if not self._detail_pages(st, samples):
+            with self._lock:
+                st.detail = False
+                held, st.held = st.held, []
+            out.released.extend(h for _s, h in held)
+            out.inc("records/held_released_as_list")
+
+    def _detail_pages(self, st: TemplateState, samples: list[Sample]) -> bool:
+        """Whether the sample pages describe one object each (compared in a worker)."""
+        cfg = self.config
+        check = InductionJob(samples, cfg.extractor, "auto", cfg.max_page_bytes, cfg.max_nodes)
+        try:
+            return bool(self.executor.run(detail_pages, check))
+        except (RecordsError, WorkerError, ValueError) as exc:
+            logger.info("scrapy_records: %s/%s detail check failed: %s", st.site, st.template, exc)
+            return False
 
     def _wrapper_outcome(self, st: TemplateState, mined: MinedPage, out: Outcome) -> bool:
         """The template's wrapper was applied: ``True`` when the page fit (its records are
@@ -599,18 +631,20 @@ class RecordsRuntime(StoreSync):
             for st in states:
                 flushed.append((st, st.held))
                 st.held, st.detail = [], False
-        out: list[Released] = []
-        for st, held in flushed:
-            out.extend(self._flush_template(st, held))
-        return out
+        if len(flushed) < 2 or not self.executor.workers:
+            return [r for st, held in flushed for r in self._flush_template(st, held)]
+        # the templates' inductions side by side, one per worker process
+        with ThreadPoolExecutor(self.executor.workers) as pool:
+            done = pool.map(lambda sh: self._flush_template(*sh), flushed)
+            return [r for released in done for r in released]
 
     def _flush_template(
         self, st: TemplateState, held: list[tuple[Sample, Released]]
     ) -> list[Released]:
         mined = [h for _s, h in held]
-        if len(held) < 2:
-            return mined
         samples = [s for s, _h in held]
+        if len(held) < 2 or not (st.detail_checked or self._detail_pages(st, samples)):
+            return mined
         cfg = self.config
         ijob = InductionJob(samples, cfg.extractor, "dcade", cfg.max_page_bytes, cfg.max_nodes)
         try:
@@ -632,8 +666,7 @@ class RecordsRuntime(StoreSync):
             )
             return mined
         return [
-            Released(h.url, h.template, h.template_name, r, "dcade")
-            for h, r in zip(mined, results)
+            Released(h.url, h.template, h.template_name, r, "dcade") for h, r in zip(mined, results)
         ]
 
     def _n_samples(self) -> int:

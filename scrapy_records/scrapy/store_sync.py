@@ -43,6 +43,7 @@ class TemplateState:
     inducing: bool = False
     previous: Wrapper | None = None  # the stale wrapper being replaced: its names carry over
     detail: bool | None = None  # its pages look like detail pages (one object each)
+    detail_checked: bool = False  # ... confirmed by comparing two of its pages
     held: list[tuple[Sample, Any]] = field(default_factory=list)  # (sample, Released)
     failed_inductions: int = 0
     checked: float = 0.0  # time.monotonic() of the last look at the store

@@ -25,7 +25,7 @@ from scrapy_records.errors import (
 from scrapy_records.fields.dates import http_date_base, relative_to
 from scrapy_records.page import Page, parse_html
 from scrapy_records.results import PageResult, Region
-from scrapy_records.wrappers.induce import induce
+from scrapy_records.wrappers.induce import detail_template, induce
 from scrapy_records.wrappers.pins import carry_over
 from scrapy_records.wrappers.templates import Signature, page_signature, similarity
 from scrapy_records.wrappers.wrapper import Wrapper
@@ -201,6 +201,22 @@ class InductionJob:
     previous: str | None = None  # the wrapper being replaced: its names carry over
 
 
+def _sample_pages(job: InductionJob) -> list[Page]:
+    pages = []
+    for s in job.samples:
+        with relative_to(http_date_base(s.date)):
+            root, _, enc = parse_html(s.body, s.url, encoding=s.encoding, max_bytes=job.max_bytes)
+        pages.append(Page(root, s.url, encoding=enc, max_nodes=job.max_nodes))
+    return pages
+
+
+def detail_pages(job: InductionJob) -> bool:
+    """Whether the samples describe one object each (detail pages) rather than list
+    records, compared across them as induction decides it
+    (:func:`~scrapy_records.wrappers.induce.detail_template`)."""
+    return detail_template(_sample_pages(job), [s.regions for s in job.samples])
+
+
 def induce_template(job: InductionJob) -> str:
     """The induced wrapper's JSON document.
 
@@ -210,11 +226,7 @@ def induce_template(job: InductionJob) -> str:
 
     :raises RecordsError: no wrapper holds on the samples.
     """
-    pages = []
-    for s in job.samples:
-        with relative_to(http_date_base(s.date)):
-            root, _, enc = parse_html(s.body, s.url, encoding=s.encoding, max_bytes=job.max_bytes)
-        pages.append(Page(root, s.url, encoding=enc, max_nodes=job.max_nodes))
+    pages = _sample_pages(job)
     mined = [s.regions for s in job.samples] if job.inducer == job.extractor else None
     with relative_to(http_date_base(job.samples[0].date)):
         try:
