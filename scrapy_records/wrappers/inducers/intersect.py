@@ -268,6 +268,10 @@ def _label_candidates(page: Page) -> dict[str, tuple[int, int]]:
     return seen
 
 
+def _next_leaf(page: Page, leaf: int) -> str | None:
+    return page.leaves[leaf + 1] if leaf + 1 < len(page.leaves) else None
+
+
 def _label_value(
     sel: PageSelectors,
     leaf: int,
@@ -314,6 +318,11 @@ def _label_fields(
             continue
         tags = {s.page.tag[cands[k][label][1]] for k, s in enumerate(sels)}
         tag = tags.pop() if len(tags) == 1 else "*"
+        # the text after the label must differ between pages (data) before the XPath that
+        # must reproduce it is evaluated: most labels are followed by template text
+        nexts = {_next_leaf(s.page, cands[k][label][0]) for k, s in enumerate(sels)}
+        if len(nexts) < 2:
+            continue
         xp = f"//{tag}[normalize-space(.)={lit}]/{_LABEL_TEXT_XP}"
         vals = []
         for k, sel in enumerate(sels):

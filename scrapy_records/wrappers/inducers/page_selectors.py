@@ -12,6 +12,7 @@ from scrapy_records.page import Page
 from scrapy_records.selectors import class_predicate, css_ident_ok, stable_id, stable_token
 
 _CSS = HTMLTranslator()
+_ANY = "\0"  # no class name holds a NUL
 
 
 class PageSelectors:
@@ -22,6 +23,12 @@ class PageSelectors:
         self._ids: dict[str, int] | None = None
         self._elkids: dict[int, list[Any]] = {}
         self._step_counts: dict[int, dict[tuple[str, str | None], int]] = {}
+        self._steps: dict[int, tuple[str, str]] = {}
+        self._paths: dict[int, tuple[str, str | None, bool]] = {}  # raw, see _raw_path
+        # per parent: (tag, stable class) -> same-tag children holding it; element -> its
+        # 1-based position among the parent's element children and among same-tag ones
+        self._class_counts: dict[int, dict[tuple[str, str], int]] = {}
+        self._positions: dict[int, dict[Any, tuple[int, int]]] = {}
 
     def id_count(self, v: str) -> int:
         """How many elements of the page have the id ``v``."""
@@ -50,16 +57,37 @@ class PageSelectors:
             kids = self._elkids[p] = [c for c in self.page.el[p] if isinstance(c.tag, str)]
         return kids
 
+    def _position(self, p: int, e: Any) -> tuple[int, int]:
+        """(position among all, among same-tag) element children of node p, of element e."""
+        pos = self._positions.get(p)
+        if pos is None:
+            pos = self._positions[p] = {}
+            per_tag: dict[str, int] = {}
+            for k, c in enumerate(self.el_children(p), 1):
+                t = c.tag.lower()
+                per_tag[t] = per_tag.get(t, 0) + 1
+                pos[c] = (k, per_tag[t])
+        return pos.get(e, (1, 1))
+
     def el_pos(self, i: int) -> int:
         """1-based position of node i among its parent's element children (XPath ``*[k]``)."""
         p = self.page.parent[i]
         if p < 0:
             return 1
-        e = self.page.el[i]
-        for k, c in enumerate(self.el_children(p)):
-            if c is e:
-                return k + 1
-        return 1  # pragma: no cover
+        return self._position(p, self.page.el[i])[0]
+
+    def _class_count(self, p: int, tag: str, c: str) -> int:
+        """How many of node p's children with tag ``tag`` have the class ``c`` (``_ANY``:
+        how many have that tag)."""
+        counts = self._class_counts.get(p)
+        if counts is None:
+            counts = self._class_counts[p] = {}
+            page = self.page
+            for j in page.children[p]:
+                for cj in {_ANY, *page.classes(j)}:
+                    key = (page.tag[j], cj)
+                    counts[key] = counts.get(key, 0) + 1
+        return counts.get((tag, c), 0)
 
     def same_step_count(self, j: int, c: str | None) -> int:
         """Siblings of j (itself included) with j's tag and ``c`` as first stable class."""
@@ -77,59 +105,57 @@ class PageSelectors:
 
     def step(self, i: int) -> tuple[str, str]:
         """(xpath step, css step) for node i under its parent: tag, tag+class or tag[k]."""
+        got = self._steps.get(i)
+        if got is None:
+            got = self._steps[i] = self._step(i)
+        return got
+
+    def _step(self, i: int) -> tuple[str, str]:
         page = self.page
         tag = page.tag[i]
         p = page.parent[i]
         if p < 0:
             return tag, tag
-        sibs = [j for j in page.children[p] if page.tag[j] == tag]
-        if len(sibs) == 1:
+        if self._class_count(p, tag, _ANY) == 1:
             return tag, tag
-        mine = self.stable_classes(i)
-        for c in mine:
-            if not any(c in page.classes(j) for j in sibs if j != i):
+        for c in self.stable_classes(i):
+            if self._class_count(p, tag, c) == 1:  # only i has it among its same-tag siblings
                 css = f"{tag}.{c}" if css_ident_ok(c) else None
                 return f"{tag}[{class_predicate(c)}]", css or ""
         # positional among same-tag element siblings; lxml counts the dropped elements of
         # the same tag too, so count on the lxml tree
-        e = page.el[i]
-        k = 1
-        for c in self.el_children(p):
-            if c is e:
-                break
-            if isinstance(c.tag, str) and c.tag.lower() == tag:
-                k += 1
+        k = self._position(p, page.el[i])[1]
         return f"{tag}[{k}]", f"{tag}:nth-of-type({k})"
 
     def path(self, i: int) -> tuple[str, str | None, bool]:
         """Absolute XPath (and CSS) of node i, anchored on the nearest ancestor with a stable,
         unique id when there is one; third value: anchored by such an id."""
+        xp, css, anchored = self._raw_path(i)
+        return xp, (css or None), anchored
+
+    def _raw_path(self, i: int) -> tuple[str, str | None, bool]:
+        """:meth:`path` with the CSS as built (``""`` above the first step), each node's
+        built once from its parent's."""
+        paths = self._paths
         page = self.page
-        steps: list[tuple[str, str]] = []
+        chain = []
         j = i
-        anchor = None
-        while j >= 0:
+        while j >= 0 and j not in paths:
             v = page.el[j].get("id")
             if v and stable_id(v) and self.id_count(v) == 1:
-                anchor = (page.tag[j], v)
+                tag = page.tag[j]
+                paths[j] = (f"//{tag}[@id='{v}']", f"{tag}#{v}" if css_ident_ok(v) else None, True)
                 break
-            steps.append(self.step(j))
+            chain.append(j)
             j = page.parent[j]
-        steps.reverse()
-        if anchor is not None:
-            tag, v = anchor
-            xp = f"//{tag}[@id='{v}']"
-            css: str | None = f"{tag}#{v}" if css_ident_ok(v) else None
-        else:  # absolute from the root: "html > body > ..."
-            xp = ""
-            css = ""
-        for sx, sc in steps:
-            xp += "/" + sx
+        base = paths[j] if j >= 0 else ("", "", False)
+        for k in reversed(chain):
+            sx, sc = self.step(k)
+            css = base[1]
             if css is not None:
-                css = (css + " > " + sc) if css else sc
-                if not sc:
-                    css = None
-        return xp, (css or None), anchor is not None
+                css = ((css + " > " + sc) if css else sc) if sc else None
+            base = paths[k] = (base[0] + "/" + sx, css, base[2])
+        return base
 
     def suffixes(self, i: int, max_steps: int = 6) -> list[tuple[str, str | None]]:
         """``//`` + the last m steps of node i's path, m = 1..max_steps (shortest first).
