@@ -964,3 +964,30 @@ def test_store_backend_from_setting():
     runtime = RecordsRuntime.for_crawler(crawler)
     assert isinstance(runtime.store, _FakeStore)
     assert runtime.store.opened_from == "fake://bucket/wrappers"
+
+
+def test_an_extractor_registered_in_the_crawl_process_mines_there(caplog):
+    """Worker processes never run the crawl script's ``register_extractor()``: a runtime
+    that is told to use such an extractor mines in its own process, and says why."""
+    from scrapy_records.extractors import get_extractor
+
+    class Shouting:
+        name = "shouting"
+
+        def extract(self, page, **options):
+            return get_extractor("mdr").extract(page, **options)
+
+    scrapy_records.register_extractor("shouting_here", Shouting)
+    with caplog.at_level("WARNING", logger="scrapy_records.scrapy.runtime"):
+        rt = RecordsRuntime(RecordsConfig(workers=2, extractor="shouting_here", wrappers=False))
+    assert rt.executor.workers == 0
+    assert "'shouting_here' registered in this process" in caplog.text
+    html = (
+        "<html><body><ul>"
+        + "".join(f"<li><a href='/p/{i}'>Item {i}</a> <span>${i}.00</span></li>" for i in range(5))
+        + "</ul></body></html>"
+    )
+    url = "http://shop.example/list"
+    out = rt.mine(HtmlResponse(url, body=html.encode(), encoding="utf-8", request=Request(url)))
+    assert out.error is None and len(out.result.main.records) == 5
+    assert RecordsRuntime(RecordsConfig(workers=2, wrappers=False)).executor.workers == 2

@@ -305,6 +305,7 @@ def test_records_are_the_same_with_and_without_worker_processes(tmp_path, site):
             RECORDS_INDUCTION_SAMPLES=2,
             RECORDS_THREADED=False,
             RECORDS_WORKERS=workers,
+            CONCURRENT_REQUESTS=1,
         )
         items, stats, _log = crawl(tmp_path, site, name, settings=settings, details=True)
         keys = ("url", "template", "index", "extractor", "fields", "text", "wrapper_version")

@@ -25,6 +25,7 @@ __all__ = [
     "available_extractors",
     "get_extractor",
     "register_extractor",
+    "registered_here",
     "BUILTIN_EXTRACTORS",
     "ENTRY_POINT_GROUP",
 ]
@@ -61,6 +62,12 @@ def register_extractor(name: str, extractor: Any) -> None:
     """Register an extractor instance, class or factory under ``name`` (overrides built-ins)."""
     _registered[name] = extractor
     _instances.pop(name, None)
+
+
+def registered_here(name: str) -> bool:
+    """Whether ``name`` was registered with :func:`register_extractor` in this process
+    (worker processes started later do not know it)."""
+    return name in _registered
 
 
 def _instantiate(obj: Any) -> Extractor:

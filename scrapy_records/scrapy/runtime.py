@@ -37,6 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from scrapy_records.errors import RecordsError, WrapperError
+from scrapy_records.extractors import registered_here
 from scrapy_records.results import PageResult
 from scrapy_records.scrapy.executor import Executor, WorkerError, default_workers
 from scrapy_records.scrapy.leases import LEASE_TEMPLATE, LeaseKeeper
@@ -56,7 +57,7 @@ from scrapy_records.scrapy.worker import (
     induce_template,
     mine_page,
 )
-from scrapy_records.wrappers.induce import DCADE_MIN_PAGES
+from scrapy_records.wrappers.induce import DCADE_MIN_PAGES, inducer_registered_here
 from scrapy_records.wrappers.templates import Signature, TemplateGrouper
 from scrapy_records.wrappers.wrapper import Wrapper
 
@@ -149,6 +150,22 @@ class RecordsRuntime(StoreSync):
         #: (site, local template id) -> the id another process stored the template under
         self._alias: dict[tuple[str, str], str] = {}
         workers = default_workers() if config.workers is None else config.workers
+        local = [
+            n
+            for n, here in (
+                (config.extractor, registered_here(config.extractor)),
+                (config.inducer, bool(config.inducer) and inducer_registered_here(config.inducer)),
+            )
+            if here
+        ]
+        if workers and local:
+            logger.warning(
+                "scrapy_records: %s registered in this process, which worker processes do not"
+                " see: mining in this process (RECORDS_WORKERS = 0). Register it in an"
+                " importable module's entry point to use workers.",
+                " and ".join(repr(n) for n in local),
+            )
+            workers = 0
         self.executor = Executor(workers, config.worker_timeout)
 
     # ----------------------------------------------------------------- set-up

@@ -38,7 +38,7 @@ from scrapy_records.wrappers.wrapper import Wrapper
 logger = logging.getLogger(__name__)
 
 
-__all__ = ["induce", "register_inducer", "INDUCERS", "ENTRY_POINT_GROUP"]
+__all__ = ["induce", "register_inducer", "inducer_registered_here", "INDUCERS", "ENTRY_POINT_GROUP"]
 
 ENTRY_POINT_GROUP = "scrapy_records.inducers"
 
@@ -77,6 +77,11 @@ def register_inducer(name: str, fn: Callable[..., Wrapper]) -> None:
     """Register ``fn(pages: list[Page], **options) -> Wrapper`` under ``name`` (it takes
     precedence over built-in and entry point inducers of that name)."""
     _registered[name] = fn
+
+
+def inducer_registered_here(name: str) -> bool:
+    """Whether ``name`` was registered with :func:`register_inducer` in this process."""
+    return name in _registered
 
 
 def _entry_point_inducer(name: str) -> Callable[..., Wrapper] | None:
