@@ -67,16 +67,20 @@ def test_killed_workers_lease_expires(redis_server):
 def test_two_crawler_processes_share_one_wrapper(tmp_path, redis_server):
     from demo.site import N_PRODUCTS, DemoSite
 
-    # mining in the reactor thread: each worker's page 3 comes after its page 2 was mined
+    # mining in the reactor thread: each worker's page 3 comes after its page 2 was mined;
+    # pages 0.1 s apart, and the second worker starts once the first has stored a wrapper:
+    # the demo's pages are mined in a millisecond, so a worker that lost the induction
+    # lease could otherwise be done before the other's wrapper is stored
     settings = {
         "RECORDS_WRAPPER_STORE": redis_server.url,
         "RECORDS_INDUCTION_SAMPLES": 2,
         "RECORDS_THREADED": False,
+        "DOWNLOAD_DELAY": 0.1,
     }
     with DemoSite() as site:
-        procs = {
-            n: start_crawl(tmp_path, site, n, settings=settings, details=True) for n in ("w1", "w2")
-        }
+        procs = {"w1": start_crawl(tmp_path, site, "w1", settings=settings, details=True)}
+        wait_for_log(tmp_path / "w1.log", "induced wrapper", procs["w1"])
+        procs["w2"] = start_crawl(tmp_path, site, "w2", settings=settings, details=True)
         results = {n: finish_crawl(tmp_path, n, p) for n, p in procs.items()}
     store = open_store(redis_server.url)
     entries = store.list()

@@ -6,6 +6,10 @@ on the GIL for it and throughput grows with the cores. A call blocks only the Tw
 pool thread that made it. A worker that crashes, or a page that runs past
 ``RECORDS_WORKER_TIMEOUT``, costs that page (:class:`WorkerError`), never the crawl: the pool
 is replaced and the next pages go to fresh workers.
+
+The workers start in the background (:meth:`Executor.start`; the forkserver imports the
+library once and forks them with it loaded); until they are up, pages are mined in the
+calling thread, so a short crawl never waits a second or two for processes to start.
 """
 
 from __future__ import annotations
@@ -28,6 +32,15 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+#: what the forkserver imports once, so that every worker starts with it loaded
+PRELOAD = ["scrapy_records.scrapy.worker"]
+
+
+def _up() -> bool:
+    """A job that tells a worker is up (its imports done)."""
+    return True
 
 
 class WorkerError(RuntimeError):
@@ -95,28 +108,70 @@ class Executor:
         self.timeout = float(timeout)
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.RLock()
+        self._ready = threading.Event()  # the workers are up: jobs go to them
+        self._starting = False
         self.restarts = 0
+
+    def start(self) -> None:
+        """Start the worker processes in the background (once; again after a broken pool is
+        replaced). Until they are up, :meth:`run` works in the calling thread."""
+        if not self.workers:
+            return
+        with self._lock:
+            if self._starting or self._ready.is_set():
+                return
+            self._starting = True
+        threading.Thread(target=self._warm_up, name="scrapy_records-workers", daemon=True).start()
+
+    def ready(self, timeout: float | None = None) -> bool:
+        """Start the workers if needed and wait up to ``timeout`` seconds for them; whether
+        jobs now go to them (``True`` at once without workers: jobs run here)."""
+        if not self.workers:
+            return True
+        self.start()
+        return self._ready.wait(timeout)
+
+    def _warm_up(self) -> None:
+        try:
+            pool = self._get_pool()
+            with self._lock, _main_not_imported():
+                ups = [pool.submit(_up) for _ in range(self.workers)]
+            for f in ups:
+                f.result(timeout=self.timeout)
+        except Exception as exc:  # the calling thread keeps mining
+            logger.warning("scrapy_records: worker processes did not start: %s", exc)
+            with self._lock:
+                self._starting = False
+            return
+        self._ready.set()
+        with self._lock:
+            self._starting = False
 
     def _get_pool(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
                 # forkserver: never fork the crawl's process (its threads and reactor)
                 methods = multiprocessing.get_all_start_methods()
-                ctx = multiprocessing.get_context(
-                    "forkserver" if "forkserver" in methods else "spawn"
-                )
+                method = "forkserver" if "forkserver" in methods else "spawn"
+                ctx = multiprocessing.get_context(method)
+                if method == "forkserver":
+                    ctx.set_forkserver_preload(PRELOAD)
                 self._pool = ProcessPoolExecutor(
                     self.workers, mp_context=ctx, initializer=_init_worker
                 )
             return self._pool
 
-    def run(self, fn: Callable[[T], R], job: T) -> R:
-        """``fn(job)``, in a worker process when there are workers.
+    def run(self, fn: Callable[[T], R], job: T, here: bool = False) -> R:
+        """``fn(job)``, in a worker process when there are workers (``here``: in this
+        thread anyway, for a job smaller than its round trip to a worker).
 
         :raises WorkerError: the worker crashed or the job ran past the time budget.
         """
-        if not self.workers:
+        if not self.workers or here:
             return fn(job)
+        if not self._ready.is_set():
+            self.start()
+            return fn(job)  # in this thread until the workers are up
         pool = self._get_pool()
         try:
             with self._lock, _main_not_imported():  # submit may start a worker process
@@ -141,6 +196,7 @@ class Executor:
             if self._pool is not pool:
                 return  # another thread replaced it already
             self._pool = None
+            self._ready.clear()  # the next pages start new workers, and wait in this thread
             self.restarts += 1
         logger.warning("scrapy_records: %s: starting new worker processes", why)
         for proc in list(getattr(pool, "_processes", {}).values()):

@@ -305,7 +305,9 @@ class RecordsRuntime(StoreSync):
         worker_seconds = 0.0
         try:
             job = self._page_job(response, meta, out)
-            mined = self.executor.run(mine_page, job)
+            mined = self.executor.run(
+                mine_page, job, here=len(job.body) < self.config.worker_min_bytes
+            )
             worker_seconds = mined.seconds if self.executor.workers else 0.0
             self._absorb(job, mined, response, out)
         except WorkerError as exc:

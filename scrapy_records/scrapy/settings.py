@@ -180,6 +180,12 @@ class RecordsConfig:
         " thread (no processes to start: small crawls, tests, debugging).",
         "int",
     )
+    worker_min_bytes: int = setting(
+        "RECORDS_WORKER_MIN_BYTES",
+        32 * 1024,
+        "Pages smaller than this are mined in the calling thread even with workers: a round"
+        " trip to a worker process costs about as much as mining them.",
+    )
     worker_timeout: float = setting(
         "RECORDS_WORKER_TIMEOUT",
         60.0,

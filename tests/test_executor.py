@@ -1,0 +1,64 @@
+"""Worker processes (``RECORDS_WORKERS``): what runs where, and what a crash or a page past
+its budget costs (that job only)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from scrapy_records.scrapy.executor import Executor, WorkerError
+
+
+def pid(_job: object) -> int:
+    return os.getpid()
+
+
+def crash(_job: object) -> int:
+    os._exit(3)  # a worker dying in C code or by the OOM killer looks the same
+
+
+def spin(seconds: float) -> int:
+    end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < end:  # Python code: the worker's alarm interrupts it
+        n += 1
+    return n
+
+
+@pytest.fixture
+def executor():
+    ex = Executor(2, timeout=1.0)
+    yield ex
+    ex.close()
+
+
+def test_jobs_run_here_until_the_workers_are_up_then_in_them(executor):
+    assert executor.run(pid, None) == os.getpid()  # the workers are still starting
+    assert executor.ready(timeout=60)
+    pids = {executor.run(pid, None) for _ in range(8)}
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2
+
+
+def test_without_workers_everything_runs_here():
+    ex = Executor(0)
+    assert ex.ready() and ex.run(pid, None) == os.getpid()
+
+
+def test_a_crashed_worker_costs_its_job_only(executor):
+    assert executor.ready(timeout=60)
+    with pytest.raises(WorkerError, match="died"):
+        executor.run(crash, None)
+    assert executor.restarts == 1
+    # the next job is not lost: it runs here while new workers start, then in them
+    assert executor.run(spin, 0.0) >= 0
+    assert executor.ready(timeout=60) and executor.run(pid, None) != os.getpid()
+
+
+def test_a_job_past_its_budget_is_stopped_and_the_pool_goes_on(executor):
+    assert executor.ready(timeout=60)
+    with pytest.raises(WorkerError, match="budget"):
+        executor.run(spin, 30.0)  # stopped by the worker's alarm after 1 s
+    assert executor.run(pid, None) != os.getpid()  # the same workers serve on
+    assert executor.restarts == 0
