@@ -45,6 +45,7 @@ sys.path.insert(0, str(HERE.parent))
 import lxml.html  # noqa: E402
 from datasets import LOADERS, PART_RECORD_NOTES, dataset_root  # noqa: E402
 from parsel.selector import create_root_node  # noqa: E402
+import baseline  # noqa: E402
 from scoring import match, prf, tokens  # noqa: E402
 from timing import best_time, clear_text_caches, install_page_timeout  # noqa: E402
 
@@ -308,7 +309,17 @@ def run(args) -> dict:
                     f"{dname:<14}{n:>6}{'-':>7}{'-':>7}{'-':>7}{'-':>9}{'-':>9}"
                     f"{stats['errors']:>7}{med_ms:>8.1f}{med_x:>8.1f}  {' '.join(extra)}"
                 )
+            metrics = {"x_lxml": med_x}
+            if ratios:
+                metrics["mean_x"] = statistics.mean(ratios)
+            if stats["scored"]:
+                metrics["F1"] = prf(stats["tp"], stats["pred"], stats["gold"])[2]
+            if stats["c_scored"]:
+                metrics["contain_F1"] = prf(stats["c_tp"], stats["c_pred"], stats["c_gold"])[2]
+            if n and any(s.gold is None for s in samples):
+                metrics["main_region"] = stats["main"] / n
             report["datasets"][dname] = {
+                "metrics": metrics,
                 "summary": dict(stats),
                 "median_ms": med_ms,
                 "median_x_lxml": med_x,
@@ -343,8 +354,26 @@ def main(argv=None) -> int:
         help="time the extraction and lxml's parse as the best of this many runs (default 3)",
     )
     ap.add_argument("--json", default=None, help="write per-page results here")
+    ap.add_argument(
+        "--baseline",
+        nargs="?",
+        const=str(baseline.DEFAULT),
+        help="compare with this baseline file (default benchmarks/baseline.json); exit 1"
+        " when an accuracy metric dropped",
+    )
+    ap.add_argument("--write-baseline", nargs="?", const=str(baseline.DEFAULT))
     ap.add_argument("-v", "--verbose", action="count", default=0)
-    run(ap.parse_args(argv))
+    args = ap.parse_args(argv)
+    report = run(args)
+    current = {
+        f"run/{args.extractor}/{d}": r["metrics"]
+        for d, r in report["datasets"].items()
+        if not args.limit
+    }
+    if args.write_baseline:
+        baseline.write(current, args.write_baseline)
+    if args.baseline:
+        return 1 if baseline.compare(current, args.baseline) else 0
     return 0
 
 
