@@ -815,3 +815,23 @@ def test_record_text_wordpress_comments_drop_edit_and_reply_links():
     ]
     assert main.records[1].fields["text"] == "I disagree with point two. Here is why: reasons."
     assert main.records[1].fields["permalink"] == "https://blog.example/post/#comment-1"
+
+
+def test_a_raw_date_column_only_when_it_says_more_than_the_date():
+    """``date_raw`` keeps the page's own text of a date; when every post already writes
+    its date as the ISO value, the column would only repeat ``date``."""
+
+    def posts(dates):
+        return wrap(
+            "".join(
+                table_post(n, f"<p>Post number {n} says hello.</p>", d) for n, d in enumerate(dates)
+            )
+        )
+
+    _, _, main = run(posts(["01-05-2010, 10:32 AM", "01-06-2010, 11:00 AM", "01-07-2010, 9:15 PM"]))
+    assert [r.fields["date_raw"] for r in main.records][0] == "01-05-2010, 10:32 AM"
+    assert "date_raw" in {c.name for c in main.columns}
+    _, _, main = run(posts(["2010-01-05", "2010-01-06", "2010-01-07"]))
+    assert [r.fields["date"] for r in main.records] == ["2010-01-05", "2010-01-06", "2010-01-07"]
+    assert all("date_raw" not in r.fields for r in main.records)
+    assert "date_raw" not in {c.name for c in main.columns}

@@ -521,9 +521,16 @@ def content_text(page: Page, group: tuple[int, ...], keep: tuple[int, ...]) -> s
 def add_field_columns(region: Region) -> None:
     """Declare MiBAT's fields as columns of ``region`` (type, fill rate, evidence
     ``"mibat"``), over the aligned columns of the same name."""
+    if all(r.fields.get("date_raw") == r.fields.get("date") for r in region.records):
+        # dates already written as ISO: the raw text says nothing the date does not
+        for r in region.records:
+            r.fields.pop("date_raw", None)
+        region.columns = [c for c in region.columns if c.name != "date_raw"]
     have = {c.name for c in region.columns}
     n = len(region.records) or 1
     for name, typ in _FIELD_TYPES:
+        if name == "date_raw" and not any("date_raw" in r.fields for r in region.records):
+            continue
         fill = sum(1 for r in region.records if r.fields.get(name)) / n
         if name in have:
             for c in region.columns:
