@@ -21,6 +21,7 @@ from scrapy_records import (
     PageTooLargeError,
     RecordsError,
     Wrapper,
+    WrapperError,
     extract,
     induce,
 )
@@ -55,7 +56,52 @@ def with_record_xpath(w: Wrapper, xpath: str) -> dict:
 NESTED_COUNT = "//*[count(//*[count(//*[count(//*[count(//*)>0])>0])>0])>0]"
 
 
+def test_nested_count_wrapper_is_refused_on_load(wrapper):
+    doc = with_record_xpath(wrapper, NESTED_COUNT)
+    with pytest.raises(WrapperError, match=r"\$\.record\.xpath.*function count\(\)"):
+        Wrapper.from_json(json.dumps(doc))
+
+
+@pytest.mark.parametrize(
+    "xpath, reason",
+    [
+        ("//*[count(//*)>0]", "count()"),
+        ("//li[//a]", "absolute path inside a predicate"),
+        ("//li[.//a[.//b]]", "nested in a location path"),
+        ("//li/ancestor::*", "axis ancestor::"),
+        ("//li/preceding::*", "axis preceding::"),
+        ("//li/following-sibling::li", "without a position predicate"),
+        ("//li[string-length(.) > 3]", "string-length()"),
+        ("//li[$x]", "variables"),
+        ("//li[id('a')]", "id()"),
+        ("/" + "/a" * 70, "more than 64 steps"),
+        ("//li" + "[1]" * 9, "more than 8 predicates"),
+        ("//a" + " | //a" * 1000, "union of more than 1000 paths"),
+        ("//li[@title='" + "x" * 2000 + "']", "literal longer"),
+    ],
+)
+def test_selectors_outside_the_allowed_forms_are_refused(wrapper, xpath, reason):
+    doc = with_record_xpath(wrapper, xpath)
+    with pytest.raises(WrapperError) as exc:
+        Wrapper.from_json(json.dumps(doc))
+    assert reason in str(exc.value)
+
+
 # -------------------------------------------------------------- item 11: validator gaps
+@pytest.mark.parametrize("xpath", ["count(//*)", "true()", "'text'", "1 + 1", "//li = 'x'"])
+def test_expressions_that_are_not_node_sets_are_refused(wrapper, xpath):
+    with pytest.raises(WrapperError, match="does not select nodes|function .* is not allowed"):
+        Wrapper.from_json(json.dumps(with_record_xpath(wrapper, xpath)))
+
+
+def test_nul_in_an_xpath_is_a_wrapper_error(wrapper):
+    doc = with_record_xpath(wrapper, "//li\x00[1]")
+    with pytest.raises(WrapperError, match="control character"):
+        Wrapper.from_json(json.dumps(doc))
+    doc = json.loads(wrapper.to_json())
+    doc["fields"][0]["xpath"] = "h3\x00"
+    with pytest.raises(WrapperError):
+        Wrapper.from_dict(doc)
 
 
 # ------------------------------------------------------------ item 4: encodings

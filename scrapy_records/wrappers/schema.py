@@ -19,6 +19,7 @@ from scrapy_records.wrappers.model import (
     WRAPPER_FORMAT,
     library_version,
 )
+from scrapy_records.wrappers.safe_xpath import MAX_LENGTH, check_xpath
 
 _CSS = HTMLTranslator()
 #: keys of a wrapper document, all required
@@ -68,12 +69,18 @@ class Validator:
 
     @classmethod
     def xpath(cls, v: Any, path: str) -> None:
+        """A selector of an allowed form (:mod:`~scrapy_records.wrappers.safe_xpath`) that
+        lxml compiles."""
         cls.typ(v, path, (str,))
         if not v.strip():
             cls.fail(path, "empty XPath")
         try:
+            check_xpath(v)
+        except WrapperError as exc:
+            cls.fail(path, str(exc))
+        try:
             etree.XPath(v)
-        except etree.XPathSyntaxError as exc:
+        except (etree.XPathSyntaxError, ValueError) as exc:
             cls.fail(path, f"XPath {v!r} does not compile: {exc}")
 
     @classmethod
@@ -81,6 +88,8 @@ class Validator:
         cls.typ(v, path, (str,), nullable=True)
         if v is None:
             return
+        if len(v) > MAX_LENGTH:
+            cls.fail(path, f"CSS selector longer than {MAX_LENGTH} characters")
         try:
             _CSS.css_to_xpath(v)
         except Exception as exc:  # cssselect raises several classes

@@ -20,6 +20,7 @@ from scrapy_records.page import Page
 from scrapy_records.results import Column, Region
 from scrapy_records.wrappers.apply import CompiledWrapper
 from scrapy_records.wrappers.model import FIELD_TYPES, FieldSpec, RecordSelector
+from scrapy_records.wrappers.safe_xpath import allowed_xpath
 
 if TYPE_CHECKING:  # the Wrapper class is passed in: wrapper.py imports the inducers
     from scrapy_records.wrappers.wrapper import Wrapper
@@ -37,7 +38,7 @@ def schema_columns(region: Region) -> list[Column]:
 def column_spec(col: Column) -> FieldSpec | None:
     """The field that reads ``col`` with its own XPath (``None`` when it has none)."""
     xp = col.xpath
-    if not xp:
+    if not xp or not allowed_xpath(xp):
         return None
     attr = None
     head, _, last = xp.rpartition("/")

@@ -31,6 +31,7 @@ from scrapy_records.results import Region
 from scrapy_records.selectors import class_predicate, css_ident_ok
 from scrapy_records.wrappers.inducers.page_selectors import PageSelectors, css_matches
 from scrapy_records.wrappers.model import RecordSelector
+from scrapy_records.wrappers.safe_xpath import allowed_xpath
 
 #: an XPath candidate and its CSS twin (None: not expressible in CSS)
 Candidate = tuple[str, str | None]
@@ -131,7 +132,9 @@ def record_candidates(sel: PageSelectors, firsts: Sequence[int], size: int = 1) 
         out = _one_parent(sel, firsts, next(iter(parents)), tag, common, glob, size)
     else:
         out = _common_ancestor(sel, firsts, tag, common) + glob
-    out.append((" | ".join(page.xpath(i) for i in firsts), None))
+    union = " | ".join(page.xpath(i) for i in firsts)
+    if allowed_xpath(union):  # (not hundreds of deep paths: a wrapper may not hold it)
+        out.append((union, None))
     seen = set()
     uniq = []
     for xp, css in out:
