@@ -9,12 +9,14 @@ end of the module; ``benchmarks/fuzz.py`` runs the bad-input families at scale.
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
 from lxml import etree
 
 from scrapy_records import (
+    BudgetExceededError,
     NotHTMLError,
     OptionError,
     Page,
@@ -25,6 +27,10 @@ from scrapy_records import (
     extract,
     induce,
 )
+from scrapy_records.wrappers import budget as budget_mod
+from scrapy_records.wrappers.budget import ApplyBudget
+from scrapy_records.wrappers.model import RecordSelector
+from scrapy_records.wrappers.safe_xpath import check_xpath
 
 
 def shop(n: int, start: int = 0) -> str:
@@ -85,6 +91,82 @@ def test_selectors_outside_the_allowed_forms_are_refused(wrapper, xpath, reason)
     with pytest.raises(WrapperError) as exc:
         Wrapper.from_json(json.dumps(doc))
     assert reason in str(exc.value)
+
+
+def test_a_hand_built_wrapper_is_checked_when_applied(wrapper):
+    """A Wrapper built in code never went through from_json: application checks too."""
+    w = copy.deepcopy(wrapper)
+    w.record = RecordSelector(NESTED_COUNT)
+    with pytest.raises(WrapperError, match="count"):
+        w.extract(shop(3))
+
+
+def test_allowed_but_costly_selector_stops_at_the_work_budget(wrapper, monkeypatch):
+    """A selector of an allowed form whose cost grows with the page (a sibling step from
+    every record, libxml2 merging the results quadratically) is charged before it runs:
+    over the budget it never runs."""
+    xp = "//li/following-sibling::*[1][self::li]"
+    check_xpath(xp)  # allowed
+    w = Wrapper.from_json(json.dumps(with_record_xpath(wrapper, xp)))
+    runs = []
+    real_xpath = etree.XPath
+
+    def counting(path, **kw):
+        compiled = real_xpath(path, **kw)
+        if path == xp:
+
+            def run(*a, **k):
+                runs.append(path)
+                return compiled(*a, **k)
+
+            return run
+        return compiled
+
+    w._compiled = None
+    monkeypatch.setattr("scrapy_records.wrappers.apply.etree.XPath", counting)
+    page = shop(3000)
+    with pytest.raises(BudgetExceededError, match="max_work=1000000"):
+        w.extract(page, max_work=1_000_000)
+    assert runs == []
+    # within budget, the same wrapper runs: the budget is a bound, not a ban
+    result = w.extract(shop(20))
+    assert len(result.records) == 19 and runs == [xp]
+
+
+def test_work_is_charged_by_the_context_a_step_runs_from(wrapper):
+    page = Page(shop(400))
+    one = ApplyBudget(page.root, max_work=None)
+    one.top(check_xpath("//ul[@id='results']//li"), "one context node")
+    many = ApplyBudget(page.root, max_work=None)
+    many.top(check_xpath("//li//a"), "400 context nodes")
+    assert many.work > 50 * one.work
+
+
+def test_application_counts_every_node_and_honours_max_nodes(wrapper):
+    page = shop(12).replace("<div id='foot'>", "<svg>" + "<g/>" * 5000 + "</svg><div id='foot'>")
+    assert len(wrapper.extract(page).records) == 12
+    with pytest.raises(PageTooLargeError, match="max_nodes=2000"):
+        wrapper.extract(page, max_nodes=2000)
+
+
+def test_wrapper_extract_refuses_unknown_options(wrapper):
+    with pytest.raises(OptionError, match="max_byts"):
+        wrapper.extract(shop(3), max_byts=1)
+    with pytest.raises(OptionError, match="max_work"):
+        wrapper.extract(shop(3), max_work="lots")
+    # still a TypeError, as unknown options always were
+    with pytest.raises(TypeError):
+        wrapper.extract(shop(3), colour="red")
+
+
+def test_many_records_are_read_one_by_one_not_batched(wrapper, monkeypatch):
+    """Batched evaluation hands lxml a node set it checks for duplicates node by node
+    (quadratic): above BATCH_MAX_RECORDS records the fields are read record by record."""
+    monkeypatch.setattr(budget_mod, "BATCH_MAX_RECORDS", 512)
+    n = 600
+    result = wrapper.extract(shop(n))
+    assert len(result.records) == n
+    assert all(r.fields.get("price") for r in result.records)
 
 
 # -------------------------------------------------------------- item 11: validator gaps
