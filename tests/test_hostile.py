@@ -288,3 +288,76 @@ def test_bad_page_options_are_option_errors(options, match):
     with pytest.raises(OptionError, match=match):
         extract(shop(3).encode(), **options)
     assert issubclass(OptionError, RecordsError)
+
+
+# --------------------------------------------------------- the crawl: stores and pipeline
+def shop_response(k: int, n: int = 12):
+    from scrapy.http import HtmlResponse
+
+    return HtmlResponse(
+        f"http://shop.example/list/{k}", body=shop(n, 100 * k).encode(), encoding="utf-8"
+    )
+
+
+def mine_pages(rt, pages: int) -> tuple[dict, int]:
+    """Mine ``pages`` shop pages; return the summed stats and the records found."""
+    stats: dict = {}
+    found = 0
+    for k in range(pages):
+        out = rt.mine(shop_response(k), {"records_template": "list"})
+        for key, v in out.stats.items():
+            stats[key] = stats.get(key, 0) + v
+        found += len(out.result.records) if out.result is not None else 0
+    return stats, found
+
+
+def _damage(path, how: str):
+    """A store file that opens but fails later: read-only, or with its pages overwritten."""
+    import os
+
+    from scrapy_records.scrapy.store.sqlite import SQLiteStore
+
+    store = SQLiteStore(str(path))
+    for i in range(40):  # pages enough to damage past the header
+        store.put("other.example", f"t{i}", "x" * 4000)
+    if how == "read-only":
+        store._conn.execute("PRAGMA query_only = 1")  # (root ignores file modes)
+        return store
+    store.close()
+    data = bytearray(path.read_bytes())
+    for off in range(4096, len(data), 4096):
+        data[off + 8 : off + 600] = os.urandom(592)
+    path.write_bytes(bytes(data))
+    return SQLiteStore(str(path))
+
+
+@pytest.mark.parametrize("how", ["read-only", "corrupt"])
+def test_a_failing_sqlite_store_is_an_outage_not_a_reinduction(tmp_path, caplog, how):
+    """Every SQLite error is a StoreError: the induced wrapper serves the crawl from memory;
+    one induction, no traceback (it was 18 inductions for 19 pages)."""
+    from scrapy_records.scrapy.runtime import RecordsRuntime
+    from scrapy_records.scrapy.settings import RecordsConfig
+
+    store = _damage(tmp_path / "w.sqlite", how)
+    rt = RecordsRuntime(RecordsConfig(induction_samples=2), store=store)
+    with caplog.at_level("INFO"):
+        stats, found = mine_pages(rt, 19)
+    assert stats.get("records/wrapper/induced") == 1
+    assert stats.get("records/wrapper/reused") == 17
+    assert found == 19 * 12
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+    assert "is used from memory, the store did not take it" in caplog.text
+
+
+def test_sqlite_full_reports_the_full_disk_not_the_failed_rollback(tmp_path):
+    from scrapy_records.scrapy.store import StoreError
+    from scrapy_records.scrapy.store.sqlite import SQLiteStore
+
+    store = SQLiteStore(str(tmp_path / "w.sqlite"))
+    store.put("a.com", "t", "x")
+    (pages,) = store._conn.execute("PRAGMA page_count").fetchone()
+    store._conn.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(StoreError, match="database or disk is full"):
+        store.put("a.com", "t2", "y" * 200_000)
+    store._conn.execute("PRAGMA max_page_count = 1000000")
+    assert store.get("a.com", "t2") is None and store.put("a.com", "t2", "y") == 1  # valid

@@ -93,9 +93,14 @@ class LeaseKeeper:
         self._thread: threading.Thread | None = None
 
     def acquire(self) -> bool:
-        self.held = bool(
-            self.store.acquire_lease(self.site, LEASE_TEMPLATE, self.owner, ttl=self.ttl)
-        )
+        """Take the lease; True too when the store is out (the induction is this worker's,
+        and its write is compare-and-set all the same)."""
+        try:
+            lease = self.store.acquire_lease(self.site, LEASE_TEMPLATE, self.owner, ttl=self.ttl)
+        except StoreError as exc:
+            logger.warning("scrapy_records: no induction lease for %s: %s", self.site, exc)
+            return True
+        self.held = bool(lease)
         if self.held:
             self._thread = threading.Thread(
                 target=self._renew, daemon=True, name=f"records-lease-{self.site}"
@@ -600,7 +605,10 @@ class RecordsRuntime:
             )
             return version, None
         except VersionConflict:
-            sw = store.get(st.site, st.template)
+            try:
+                sw = store.get(st.site, st.template)
+            except StoreError as exc:  # lost a race, then the store went out: ours serves
+                return None, str(exc)
             other = (
                 self._load_wrapper(sw.document, st.site, st.template, sw.version, out)
                 if sw
