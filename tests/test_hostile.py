@@ -361,3 +361,51 @@ def test_sqlite_full_reports_the_full_disk_not_the_failed_rollback(tmp_path):
         store.put("a.com", "t2", "y" * 200_000)
     store._conn.execute("PRAGMA max_page_count = 1000000")
     assert store.get("a.com", "t2") is None and store.put("a.com", "t2", "y") == 1  # valid
+
+
+def _pipeline():
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_records.scrapy.pipelines import RecordsPipeline
+
+    crawler = get_crawler(settings_dict={"RECORDS_WRAPPER_STORE": "memory:"})
+    crawler.stats.open_spider()
+    return RecordsPipeline.from_crawler(crawler), crawler
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        "hostile",
+        {"format": "scrapy-records-wrapper"},
+        "not json at all",
+        b"\xff\xfe",
+        None,
+    ],
+)
+def test_pipeline_drops_an_invalid_spider_wrapper_item(wrapper, document):
+    from scrapy.exceptions import DropItem
+
+    from scrapy_records.scrapy.items import WrapperItem
+
+    if document == "hostile":
+        document = with_record_xpath(wrapper, NESTED_COUNT)
+    pipe, crawler = _pipeline()
+    item = WrapperItem(
+        wrapper_id="shop.example/t",
+        site="shop.example",
+        template="t",
+        version=None,
+        status="new",
+        sample_urls=[],
+        document=document,
+    )
+    with pytest.raises(DropItem, match="invalid wrapper document"):
+        pipe.process_item(item)
+    assert pipe.runtime.store.get("shop.example", "t") is None
+    assert crawler.stats.get_value("records/wrapper/invalid") == 1
+    # a valid document is stored (as its canonical JSON)
+    item["document"] = json.loads(wrapper.to_json())
+    assert pipe.process_item(item)["stored"] is True
+    stored = Wrapper.from_json(pipe.runtime.store.get("shop.example", "t").document)
+    assert stored == wrapper

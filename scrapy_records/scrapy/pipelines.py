@@ -1,9 +1,8 @@
-"""The item pipeline: drop low-confidence records, emit each wrapper once, persist wrappers,
-optionally flatten record fields into columns or write one CSV per template."""
+"""The item pipeline: drop low-confidence records, emit each wrapper once, validate and persist
+wrappers, optionally flatten record fields into columns or write one CSV per template."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -11,12 +10,15 @@ from typing import Any
 
 from scrapy.exceptions import DropItem
 
+from scrapy_records.errors import WrapperError
 from scrapy_records.scrapy.component import RecordsComponent
 from scrapy_records.scrapy.exporters import RowSpool, flat_record, read_csv_rows
 from scrapy_records.scrapy.items import RecordItem, WrapperItem
 from scrapy_records.scrapy.store import StoreError, VersionConflict
+from scrapy_records.wrappers.wrapper import Wrapper
 
 logger = logging.getLogger(__name__)
+
 
 class RecordsPipeline(RecordsComponent):
     """See the module docstring. Priority 300 in the add-on."""
@@ -55,17 +57,15 @@ class RecordsPipeline(RecordsComponent):
         The engine already tried to store the wrappers it induced: ``stored`` is ``True``, or
         ``store_error`` says why the store did not take it (an outage: the Redis store queued
         the write and replays it, compare-and-set, when Redis is back), so such an item is
-        never written again here. Other wrapper items (yielded by a spider) are stored
-        compare-and-set on ``base_version``, the version they were based on (``None``:
+        never written again here. Other wrapper items (yielded by a spider) are validated
+        first (an invalid document is dropped and counted, ``records/wrapper/invalid``),
+        then stored compare-and-set on ``base_version``, the version they were based on (``None``:
         create), never on the version stored now: a wrapper another worker stored meanwhile
         wins (logged, ``stored`` stays ``False``).
         """
         store = self.runtime.store
         if not item.get("stored") and not item.get("store_error") and store is not None:
-            doc = item.get("document")
-            text = (
-                doc if isinstance(doc, str) else json.dumps(doc, sort_keys=True, ensure_ascii=False)
-            )
+            text = self._valid_document(item)
             try:
                 item["version"] = store.put(
                     item["site"],
@@ -88,6 +88,27 @@ class RecordsPipeline(RecordsComponent):
             raise DropItem("wrapper already emitted", log_level="DEBUG")
         self.stats.inc_value("records/wrapper/emitted")
         return item
+
+    def _valid_document(self, item: WrapperItem) -> str:
+        """The item's wrapper document as JSON, once it validates as a whole
+        (:meth:`Wrapper.from_dict`: every selector of an allowed form): a spider's wrapper
+        goes to a store every worker of the site loads from. An invalid one is dropped."""
+        doc = item.get("document")
+        site, template = item.get("site"), item.get("template")
+        try:
+            if not (isinstance(site, str) and site and isinstance(template, str) and template):
+                raise WrapperError(f"site and template must be names, not {site!r}/{template!r}")
+            if isinstance(doc, (str, bytes)):
+                wrapper = Wrapper.from_json(doc)
+            else:
+                wrapper = Wrapper.from_dict(doc)
+            return wrapper.to_json()
+        except WrapperError as exc:
+            self.stats.inc_value("records/wrapper/invalid")
+            logger.warning(
+                "scrapy_records: invalid wrapper item %s/%s dropped: %s", site, template, exc
+            )
+            raise DropItem(f"invalid wrapper document: {exc}") from exc
 
     def _write_csv(self, item: RecordItem) -> None:
         """Add the record to its template's CSV: rows are spooled and the file is written at
