@@ -409,3 +409,78 @@ def test_pipeline_drops_an_invalid_spider_wrapper_item(wrapper, document):
     assert pipe.process_item(item)["stored"] is True
     stored = Wrapper.from_json(pipe.runtime.store.get("shop.example", "t").document)
     assert stored == wrapper
+
+
+# --------------------------------------------------------- item 5: Redis restarts, keys
+@pytest.mark.redis
+def test_redis_restart_without_persistence_keeps_the_queued_update(caplog):
+    """put v1, Redis stops (no persistence), put on v1 is queued, Redis starts empty: the
+    update is stored (it was dropped as 'version from another worker', with no other)."""
+    from redis_server import RedisServer
+
+    from scrapy_records.scrapy.store import StoreError, open_store
+
+    server = RedisServer().start()
+    try:
+        store = open_store(server.url + "?cache_seconds=0")
+        assert store.put("shop.example", "list", '{"v": 1}') == 1
+        server.stop()
+        with pytest.raises(StoreError, match="queued"):
+            store.put("shop.example", "list", '{"v": 2}', expected_version=1)
+        server.start()  # empty
+        with caplog.at_level("INFO"):
+            store.get("shop.example", "other")  # first command: Redis is back, replay
+        assert store.pending == []
+        got = open_store(server.url).get("shop.example", "list")
+        assert (got.version, json.loads(got.document)) == (2, {"v": 2})
+        assert "stored as version 2" in caplog.text and "dropped" not in caplog.text
+    finally:
+        server.cleanup()
+
+
+@pytest.mark.redis
+def test_redis_entry_written_after_the_restart_wins_over_a_queued_update():
+    from redis_server import RedisServer
+
+    from scrapy_records.scrapy.store import StoreError, open_store
+
+    server = RedisServer().start()
+    try:
+        store = open_store(server.url + "?cache_seconds=0")
+        store.put("shop.example", "list", '{"v": "mine 1"}')
+        server.stop()
+        with pytest.raises(StoreError):
+            store.put("shop.example", "list", '{"v": "mine 2"}', expected_version=1)
+        server.start()
+        other = open_store(server.url)
+        assert other.put("shop.example", "list", '{"v": "other 1"}') == 1  # new generation
+        store.get("shop.example", "x")  # replay: version 1 of another generation
+        got = open_store(server.url).get("shop.example", "list")
+        assert (got.version, json.loads(got.document)) == (1, {"v": "other 1"})
+    finally:
+        server.cleanup()
+
+
+@pytest.mark.parametrize(
+    "kind", ["sqlite", "dir", "memory", pytest.param("redis", marks=pytest.mark.redis)]
+)
+def test_store_keys_never_run_together(tmp_path, kind, request):
+    from scrapy_records.scrapy.store import open_store
+
+    if kind == "redis":
+        uri = request.getfixturevalue("redis_server").url
+    else:
+        uri = {
+            "sqlite": f"sqlite:///{tmp_path}/w.db",
+            "dir": f"dir://{tmp_path}/w",
+            "memory": "memory:",
+        }[kind]
+    store = open_store(uri)
+    pairs = [("a:b", "c"), ("a", "b:c"), ("a_b", "c"), ("a", "b_c"), ("a%3Ab", "c"), ("a/b", "c")]
+    for k, (site, template) in enumerate(pairs):
+        assert store.put(site, template, json.dumps({"k": k})) == 1, (site, template)
+    for k, (site, template) in enumerate(pairs):
+        got = store.get(site, template)
+        assert (got.site, got.template, json.loads(got.document)) == (site, template, {"k": k})
+    assert sorted((e.site, e.template) for e in store.list()) == sorted(pairs)
+    assert [e.template for e in store.list("a")] == ["b:c", "b_c"]
