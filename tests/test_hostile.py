@@ -484,3 +484,39 @@ def test_store_keys_never_run_together(tmp_path, kind, request):
         assert (got.site, got.template, json.loads(got.document)) == (site, template, {"k": k})
     assert sorted((e.site, e.template) for e in store.list()) == sorted(pairs)
     assert [e.template for e in store.list("a")] == ["b:c", "b_c"]
+
+
+# ------------------------------------------------------ item 3: a callback that raises
+@pytest.fixture(scope="module")
+def demo_site():
+    from crawl_helpers import EXAMPLE  # noqa: F401 (makes the demo site importable)
+    from demo.site import DemoSite
+
+    with DemoSite() as s:
+        yield s
+
+
+@pytest.mark.parametrize("when", ["before", "after", "plain"])
+def test_a_raising_callback_keeps_the_pages_records(tmp_path, demo_site, when):
+    """Each list page's callback raises; every record of every page reaches the pipeline
+    once, and the callback's error is still Scrapy's spider error (logged, counted)."""
+    from crawl_helpers import crawl, records
+    from demo.site import N_PRODUCTS, PER_PAGE
+
+    pages = -(-N_PRODUCTS // PER_PAGE)
+    settings = {"RECORDS_WRAPPER_STORE": "memory:", "RECORDS_INDUCTION_SAMPLES": 2}
+    items, stats, log = crawl(
+        tmp_path,
+        demo_site,
+        when,
+        start=[f"shop/page/{k}" for k in range(1, pages + 1)],
+        follow=False,
+        settings=settings,
+        **{"raise": when},
+    )
+    recs = records(items)
+    assert len(recs) == N_PRODUCTS
+    assert len({(r["url"], r["index"]) for r in recs}) == N_PRODUCTS  # each once
+    assert stats["spider_exceptions/ValueError"] == pages
+    assert log.count("Spider error processing") == pages
+    assert f"the callback failed {when if when != 'plain' else 'before'}" in log
