@@ -520,3 +520,126 @@ def test_a_raising_callback_keeps_the_pages_records(tmp_path, demo_site, when):
     assert stats["spider_exceptions/ValueError"] == pages
     assert log.count("Spider error processing") == pages
     assert f"the callback failed {when if when != 'plain' else 'before'}" in log
+
+
+# --------------------------------------------------------- item 10: the command line
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    from scrapy_records.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def pages(tmp_path):
+    for k in (1, 2):
+        (tmp_path / f"p{k}.html").write_text(shop(12, 50 * k))
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["extract", "{p1}", "--options", "{bad"], "--options is not valid JSON"),
+        (["extract", "{p1}", "--options", '{"nope": 1}'], "bad --options: auto: no extractor"),
+        (["extract", "{p1}", "--options", "[1, 2]"], "--options must be a JSON object"),
+        (["extract", "{p1}", "--options", '{"max_nodes": "x"}'], "max_nodes must be"),
+        (["extract", "{p1}", "--extractor", "mdr", "--options", '{"K": -5}'], "K must be"),
+        (["induce", "{p1}", "{p2}", "--options", '{"zzz": 1}'], "bad --options"),
+        (["extract", "/dev/zero"], "/dev/zero holds more than max_bytes=10485760 bytes"),
+        (["extract", "{p1}", "--options", '{"encoding": "bogus"}'], "unknown encoding"),
+        (["apply", "{bad}", "{p1}"], "wrapper document is not UTF-8"),
+    ],
+)
+def test_cli_errors_are_one_line_and_exit_2(capsys, pages, argv, message):
+    (pages / "bad.json").write_bytes(b"\xff\xfe{}")
+    paths = {"p1": pages / "p1.html", "p2": pages / "p2.html", "bad": pages / "bad.json"}
+    for name, path in paths.items():
+        argv = [a.replace("{" + name + "}", str(path)) for a in argv]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("scrapy-records: error: ")
+    assert message in err
+
+
+def test_cli_reads_at_most_max_bytes_of_a_url(capsys):
+    """A URL serving gigabytes is refused after max_bytes + 1 bytes."""
+    import http.server
+    import threading
+
+    sent = []
+
+    class Endless(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            chunk = b"<p>" + b"x" * 65533
+            try:
+                for _ in range(50_000):  # 3 GB if nobody stops reading
+                    self.wfile.write(chunk)
+                    sent.append(len(chunk))
+            except OSError:
+                pass
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Endless)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/big"
+        code, _out, err = run_cli(capsys, "extract", url, "--options", '{"max_bytes": 1000000}')
+    finally:
+        server.shutdown()
+    assert code == 2 and "holds more than max_bytes=1000000 bytes" in err
+    assert sum(sent) < 50_000_000
+
+
+def test_cli_apply_warns_when_pages_do_not_fit(capsys, pages):
+    wrapper_path = str(pages / "w.json")
+    code, _out, _err = run_cli(
+        capsys, "induce", str(pages / "p1.html"), str(pages / "p2.html"), "-o", wrapper_path
+    )
+    assert code == 0
+    (pages / "other.html").write_text("<html><body><h1>Another site</h1><p>text</p></body></html>")
+    code, out, err = run_cli(capsys, "apply", wrapper_path, str(pages / "other.html"))
+    assert code == 1 and json.loads(out) == []
+    assert "other.html does not fit wrapper" in err
+    code, out, err = run_cli(
+        capsys, "apply", wrapper_path, str(pages / "p1.html"), str(pages / "other.html")
+    )
+    assert code == 0 and len(json.loads(out)) == 12 and err.count("does not fit") == 1
+
+
+def test_cli_apply_writes_lists_and_nested_rows_as_csv_cells(capsys, pages, wrapper):
+    """Typed lists (numbers) and nested rows (a detail page's lists) are CSV cells: joined
+    with " | ", or JSON; they raised TypeError."""
+    doc = json.loads(wrapper.to_json())
+    field = dict(doc["fields"][0], name="prices", type="price", xpath="span", multiple=True)
+    field.update(attribute=None, css=None, optional=True)
+    doc["fields"].append(field)
+    link = {"name": "text", "type": "text", "xpath": ".", "css": None, "attribute": None}
+    link.update(optional=True, multiple=False)
+    doc["lists"].append(
+        {
+            "name": "links",
+            "record": {"xpath": "h3/a", "css": None, "size": 1},
+            "fields": [link],
+            "lists": [],
+            "optional": True,
+        }
+    )
+    (pages / "w.json").write_text(json.dumps(doc))
+    code, out, err = run_cli(
+        capsys, "apply", str(pages / "w.json"), str(pages / "p1.html"), "--format", "csv"
+    )
+    assert code == 0, err
+    import csv
+    import io
+
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 12
+    assert rows[0]["prices"] == "60.99" and rows[0]["links"] == '[{"text": "Product 50"}]'
+    assert rows[0]["xpaths"] == "/html/body/ul/li[1]"
