@@ -643,3 +643,69 @@ def test_cli_apply_writes_lists_and_nested_rows_as_csv_cells(capsys, pages, wrap
     assert len(rows) == 12
     assert rows[0]["prices"] == "60.99" and rows[0]["links"] == '[{"text": "Product 50"}]'
     assert rows[0]["xpaths"] == "/html/body/ul/li[1]"
+
+
+# ------------------------------------------------ item 2: a resumed crawl keeps its rows
+def _csv_rows(folder) -> dict[str, list[dict]]:
+    import csv
+
+    return {
+        p.name: list(csv.DictReader(p.open(newline="", encoding="utf-8")))
+        for p in sorted(folder.glob("*.csv"))
+    }
+
+
+@pytest.mark.parametrize("stop", ["ctrl-c", "ctrl-c twice"])
+def test_a_resumed_crawl_keeps_the_first_runs_csv_rows(tmp_path, demo_site, stop):
+    """scrapy crawl -s JOBDIR=..., Ctrl-C, crawl again: the per-template CSVs hold the rows
+    of both runs, as many as Scrapy's own feed (in append mode) holds records. Ctrl-C
+    twice (Scrapy stops at once, without closing the spider) included."""
+    import signal
+    import time
+    from collections import Counter
+
+    from crawl_helpers import crawl, finish_crawl, records, start_crawl, wait_for_log
+    from demo.site import N_PRODUCTS
+
+    out = tmp_path / "tables"
+    settings = {
+        "JOBDIR": str(tmp_path / "job"),
+        "RECORDS_WRAPPER_STORE": f"sqlite:///{tmp_path / 'w.sqlite'}",
+        "RECORDS_INDUCTION_SAMPLES": 2,
+        "RECORDS_CSV_PER_TEMPLATE": str(out / "%(site)s-%(template)s.csv"),
+        "FEEDS": {str(tmp_path / "feed.jsonl"): {"format": "jsonlines"}},
+        "CONCURRENT_REQUESTS": 1,
+        "DOWNLOAD_DELAY": 0.4,
+        "LOG_LEVEL": "DEBUG",  # (the "Crawled" lines)
+    }
+    proc = start_crawl(tmp_path, demo_site, "first", details=True, settings=settings)
+    wait_for_log(tmp_path / "first.log", "shop/page/3>", proc)
+    proc.send_signal(signal.SIGINT)  # Ctrl-C: Scrapy stops gracefully, JOBDIR keeps the rest
+    if stop == "ctrl-c twice":
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+    items1, stats1, _ = finish_crawl(tmp_path, "first", proc)
+    first = records(items1)
+    if stop == "ctrl-c":
+        assert stats1["finish_reason"] == "shutdown"
+        assert sum(map(len, _csv_rows(out).values())) == len(first) > 0
+    else:  # stopped at once, the spider never closed: the rows wait in the spools
+        assert "finish_reason" not in stats1 and not _csv_rows(out)
+        assert sum(len(p.read_text().splitlines()) for p in out.glob("*.rows")) == len(first) > 0
+    items2, stats2, _ = crawl(tmp_path, demo_site, "second", details=True, settings=settings)
+    assert stats2["finish_reason"] == "finished"
+    tables = _csv_rows(out)
+    assert not list(out.glob("*.rows"))
+    # every record of both runs is a row; the first run's rows are all still there
+    assert sum(map(len, tables.values())) == len(first) + len(records(items2))
+    rows_of = Counter(r["page_url"] for rows in tables.values() for r in rows)
+    assert all(rows_of[url] >= n for url, n in Counter(r["url"] for r in first).items())
+    if stop != "ctrl-c":
+        return  # (Scrapy lost its JOBDIR state and crawled everything again: duplicates)
+    feed = [json.loads(line) for line in (tmp_path / "feed.jsonl").read_text().splitlines()]
+    feed_records = [r for r in feed if "xpaths" in r and "extractor" in r]
+    assert sum(map(len, tables.values())) == len(feed_records)
+    lists = [rows for name, rows in tables.items() if "shop-page-N" in name]
+    assert len(lists) == 1 and len(lists[0]) == N_PRODUCTS
+    keys = [(r["page_url"], tuple(r.values())) for rows in tables.values() for r in rows]
+    assert len(keys) == len(set(keys))

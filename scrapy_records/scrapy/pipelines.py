@@ -113,28 +113,39 @@ class RecordsPipeline(RecordsComponent):
     def _write_csv(self, item: RecordItem) -> None:
         """Add the record to its template's CSV: rows are spooled and the file is written at
         the end with one column per field seen (:class:`RowSpool`), so a field that first
-        appears in a late record (an optional one, or one a newer wrapper adds) is kept."""
+        appears in a late record (an optional one, or one a newer wrapper adds) is kept.
+
+        The spool is ``<file>.rows`` (JSON lines, flushed row by row): a crawl stopped
+        without closing (Ctrl-C twice, a killed process) leaves its rows there, and a crawl
+        resumed from the ``JOBDIR`` writes them to the CSV with its own (a new crawl
+        starts the file and the spool afresh)."""
         path = self.config.csv_per_template % {
             "site": _filename(item.get("site") or "site"),
             "template": _filename(item.get("template_name") or item.get("template") or "page"),
         }
         spool = self._csv.get(path)
         if spool is None:
-            spool = self._csv[path] = RowSpool()
-            if self._append:
-                for row in read_csv_rows(path):
-                    spool.add(row)
+            rows = f"{path}.rows"
+            if not self._append and os.path.exists(rows):
+                os.remove(rows)
+            spool = self._csv[path] = RowSpool(path=rows)
         spool.add(flat_record(item))
 
     def close_spider(self) -> None:
         for path, spool in self._csv.items():
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            table = RowSpool()
+            if self._append:  # the rows of the runs before this one
+                for row in read_csv_rows(path):
+                    table.add(row)
+            for row in spool.read():
+                table.add(row)
             tmp = f"{path}.tmp"
             with open(tmp, "w", newline="", encoding="utf-8") as f:
-                spool.write(f)
+                table.write(f)
             os.replace(tmp, path)  # a reader never sees half a file
-            spool.close()
-            logger.info("scrapy_records: %d records written to %s", spool.rows, path)
+            table.close()
+            spool.close(remove=True)
+            logger.info("scrapy_records: %d records written to %s", table.rows, path)
 
 
 def _filename(text: str) -> str:
