@@ -2,9 +2,10 @@
 
 Layout: ``<root>/<site>/<template>.json`` (names escaped one to one: ``a:b`` is
 ``a%3Ab``) holding ``{"site", "template", "version", "updated", "signature", "document"}``
-where ``document`` is the wrapper's JSON (parsed, so the file is readable and diffable). Writes go to a temporary file renamed over the old one
-(atomic on POSIX); the compare-and-set check holds an exclusive ``flock`` on
-``<root>/.lock``, so several processes can share the directory.
+where ``document`` is the wrapper's JSON (parsed, so the file is readable and diffable).
+Writes go to a temporary file renamed over the old one (atomic on POSIX); the
+compare-and-set check holds an exclusive ``flock`` on ``<root>/.lock``, so several
+processes can share the directory.
 """
 
 from __future__ import annotations
