@@ -21,6 +21,7 @@ class PageSelectors:
         self.page = page
         self._ids: dict[str, int] | None = None
         self._elkids: dict[int, list[Any]] = {}
+        self._elpos: dict[int, dict[Any, int]] = {}
         self._step_counts: dict[int, dict[tuple[str, str | None], int]] = {}
 
     def id_count(self, v: str) -> int:
@@ -51,15 +52,16 @@ class PageSelectors:
         return kids
 
     def el_pos(self, i: int) -> int:
-        """1-based position of node i among its parent's element children (XPath ``*[k]``)."""
+        """1-based position of node i among its parent's element children (XPath ``*[k]``);
+        the positions of a parent's children are worked out once (a list of 20,000 rows
+        would be scanned once per row)."""
         p = self.page.parent[i]
         if p < 0:
             return 1
-        e = self.page.el[i]
-        for k, c in enumerate(self.el_children(p)):
-            if c is e:
-                return k + 1
-        return 1  # pragma: no cover
+        pos = self._elpos.get(p)
+        if pos is None:
+            pos = self._elpos[p] = {c: k for k, c in enumerate(self.el_children(p), 1)}
+        return pos.get(self.page.el[i], 1)
 
     def same_step_count(self, j: int, c: str | None) -> int:
         """Siblings of j (itself included) with j's tag and ``c`` as first stable class."""

@@ -22,6 +22,7 @@ Class tokens and ids that look machine generated, and state classes, are never u
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 
 from lxml import etree
@@ -100,9 +101,9 @@ def span_group(page: Page, i: int, size: int, span: str, starts: set[int]) -> tu
     if size <= 1 or page.parent[i] < 0:
         return (i,)
     kids = page.children[page.parent[i]]
-    if i not in kids:
+    at = bisect_left(kids, i)  # (children are in pre-order: sorted)
+    if at == len(kids) or kids[at] != i:
         return (i,)
-    at = kids.index(i)
     grp = [i]
     for j in kids[at + 1 : at + size]:
         if span == "until_next" and j in starts:
