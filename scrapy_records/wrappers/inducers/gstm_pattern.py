@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from scrapy_records.errors import WrapperError
+from scrapy_records.errors import OptionError, WrapperError
 from scrapy_records.extractors.gstm import make_matcher
 from scrapy_records.page import as_page
 from scrapy_records.selectors import stable_id, stable_token
@@ -508,7 +508,10 @@ def induce_pattern(pages: list[Any], **options: Any) -> Pattern:
     Options: the G-STM matcher options (:func:`scrapy_records.extractors.gstm.make_matcher`).
     """
     opts = dict(options)
-    M = make_matcher(opts)
+    try:
+        M = make_matcher(opts)
+    except (TypeError, ValueError) as exc:
+        raise OptionError(f"gstm: {exc}") from exc
     kw = {k: getattr(M, k) for k in ("tau1", "tau2", "r2", "sizes", "max_cells", "max_node_cells")}
     PM = Matcher(
         tau1=M.tau1,
@@ -518,7 +521,7 @@ def induce_pattern(pages: list[Any], **options: Any) -> Pattern:
         grammar="literal" if M.literal_grammar else "r6",
     )
     if opts:
-        raise TypeError(f"unknown option(s) for the G-STM pattern: {', '.join(sorted(opts))}")
+        raise OptionError(f"unknown option(s) for the G-STM pattern: {', '.join(sorted(opts))}")
     plist = [as_page(p) for p in pages]
     if not plist:
         raise ValueError("induce_pattern() needs at least one page")
