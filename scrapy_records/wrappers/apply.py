@@ -396,6 +396,7 @@ def _eval_fields(
     first_index = {x: k for k, x in enumerate(firsts)}
     found_cache: dict[str, list[tuple[int, Any]]] = {}
     for f in fields:
+        budget.values(n_rec, f"field {f.name}")
         if f.batch is None or n_rec < 2 or n_rec > BATCH_MAX_RECORDS:
             budget.per_record(f.info, n_rec, f"field {f.name}")
             for k, e in enumerate(firsts):

@@ -15,7 +15,8 @@ bounds one page's application:
    its form (:class:`~scrapy_records.wrappers.safe_xpath.XPathInfo`) and the page's size
    ``N``: ``N`` per step, ``N`` per record and descendant step of a per-record
    evaluation, the sizes of the context sets of steps that run from several nodes
-   (measured first), ``R**2`` for ``R`` records evaluated at once. Over ``max_work``
+   (measured first), ``R**2`` for ``R`` records evaluated at once, :data:`VALUE_COST` a
+   value read (a field of a record). Over ``max_work``
    (default :data:`DEFAULT_MAX_WORK`) application stops with
    :class:`~scrapy_records.errors.BudgetExceededError`; nothing costly ran;
 3. **time** (optional, ``max_seconds``): a deadline checked between selector evaluations.
@@ -36,7 +37,10 @@ from scrapy_records.page import DEFAULT_MAX_NODES
 from scrapy_records.wrappers.safe_xpath import XPathInfo
 
 #: Default work budget of one page (node visits; see the module docstring).
-DEFAULT_MAX_WORK = 200_000_000
+DEFAULT_MAX_WORK = 100_000_000
+#: What reading one field's value of one record costs, in node visits (Python reads it:
+#: about a hundred times a node visit of libxml2).
+VALUE_COST = 100
 #: Above this many records a field is evaluated record by record: lxml hands a node-set
 #: variable to libxml2 with a duplicate check per node (quadratic), which outweighs the
 #: per-call cost of separate evaluations from about 700 records on.
@@ -148,6 +152,10 @@ class ApplyBudget:
             except (etree.XPathEvalError, TypeError):
                 size = self.nodes
             self.charge(size * self.nodes, what)
+
+    def values(self, records: int, what: str) -> None:
+        """Charge reading one field's values of ``records`` records."""
+        self.charge(VALUE_COST * records, what)
 
     def per_record(self, info: XPathInfo, records: int, what: str) -> None:
         """Charge one evaluation from each of ``records`` context nodes: the records'

@@ -21,7 +21,8 @@ grammar) and accepts only the forms the inducers write:
   deep (``[self::h2]``, ``[not(parent::script)]``, ``[.//text()[normalize-space()='x']]``)
   whose own predicates hold no path;
 * bounded sizes: :data:`MAX_LENGTH` characters, :data:`MAX_STEPS` steps a path,
-  :data:`MAX_UNION` paths a union, :data:`MAX_PREDICATES` predicates a step.
+  :data:`MAX_UNION` paths a union, :data:`MAX_PREDICATES` predicates a step,
+  :data:`MAX_NESTING` levels of sub-expressions, :data:`MAX_OPERANDS` operands a chain.
 
 Anything else raises :class:`~scrapy_records.errors.WrapperError` naming the problem. The
 allowed forms cost at most a few passes over the page each; what remains (a step that is
@@ -50,6 +51,10 @@ MAX_PREDICATES = 8
 MAX_LITERAL = 1024
 #: Largest number literal (positions).
 MAX_NUMBER = 10**7
+#: Deepest nesting of sub-expressions (parentheses, predicates, function arguments).
+MAX_NESTING = 32
+#: Most operands one chain of operators joins (``a or b or ...``).
+MAX_OPERANDS = 64
 
 #: Axes a step may take; the scanning ones need a position predicate (module docstring).
 AXES = frozenset(
@@ -143,6 +148,7 @@ class _Parser:
         self.xpath = xpath
         self.toks = tokenize(xpath)
         self.i = 0
+        self.depth = 0
 
     # -- token helpers
     def peek(self, k: int = 0) -> tuple[str, str]:
@@ -174,7 +180,12 @@ class _Parser:
         return e
 
     def expr(self) -> Any:
-        return self.binary(0)
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise _fail(self.xpath, f"sub-expressions nested more than {MAX_NESTING} deep")
+        e = self.binary(0)
+        self.depth -= 1
+        return e
 
     _LEVELS: tuple[tuple[str, ...], ...] = (
         ("or",),
@@ -189,15 +200,24 @@ class _Parser:
         if level == len(self._LEVELS):
             return self.unary()
         left = self.binary(level + 1)
+        operands = 1
         while self.at(*self._LEVELS[level]):
             op = self.take()[1]
+            operands += 1
+            if operands > MAX_OPERANDS:
+                raise _fail(self.xpath, f"more than {MAX_OPERANDS} operands of {op!r}")
             left = ("op", op, left, self.binary(level + 1))
         return left
 
     def unary(self) -> Any:
         if self.at("-"):
             self.take()
-            return ("neg", self.unary())
+            self.depth += 1
+            if self.depth > MAX_NESTING:
+                raise _fail(self.xpath, "a chain of minus signs")
+            e = ("neg", self.unary())
+            self.depth -= 1
+            return e
         first = self.path_expr()
         if not self.at("|"):
             return first

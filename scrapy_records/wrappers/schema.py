@@ -38,6 +38,25 @@ DOCUMENT_KEYS = (
 )
 
 
+#: Most fields in one array (record fields, a list's fields, page fields).
+MAX_FIELDS = 500
+#: Most nested lists in one array.
+MAX_LISTS = 50
+#: Most fields and lists of a document in all (each is applied to every record).
+MAX_SELECTORS = 2000
+
+
+def count_selectors(d: dict[str, Any]) -> int:
+    """Fields and lists of a (validated) document, nested ones included."""
+    n = len(d["fields"]) + len(d["page_fields"])
+    stack = list(d["lists"])
+    while stack:
+        x = stack.pop()
+        n += 1 + len(x["fields"])
+        stack.extend(x["lists"])
+    return n
+
+
 class Validator:
     """Hand-written validator: exact key sets, types, ranges; messages name the JSON path."""
 
@@ -129,6 +148,8 @@ class Validator:
     @classmethod
     def fields(cls, v: Any, path: str) -> None:
         cls.typ(v, path, (list,))
+        if len(v) > MAX_FIELDS:
+            cls.fail(path, f"more than {MAX_FIELDS} fields")
         seen: set[str] = set()
         for k, f in enumerate(v):
             cls.field_(f, f"{path}[{k}]")
@@ -152,6 +173,8 @@ class Validator:
     @classmethod
     def lists(cls, v: Any, path: str, depth: int = 0) -> None:
         cls.typ(v, path, (list,))
+        if len(v) > MAX_LISTS:
+            cls.fail(path, f"more than {MAX_LISTS} lists")
         for k, x in enumerate(v):
             cls.list_(x, f"{path}[{k}]", depth)
 
@@ -183,6 +206,8 @@ class Validator:
         cls.fields(d["page_fields"], "$.page_fields")
         if d["record"] is None and (d["fields"] or d["lists"]):
             cls.fail("$.record", "null record selector but record fields/lists are given")
+        if count_selectors(d) > MAX_SELECTORS:
+            cls.fail("$", f"more than {MAX_SELECTORS} fields and lists in all")
         cls.provenance(d["provenance"], "$.provenance")
         cls.health(d["health"], "$.health")
 
