@@ -243,8 +243,11 @@ def test_utf16_response_declared_by_its_header():
     assert len(extract(response).main.records) == 12
 
 
-def test_meta_charset_utf16_on_an_ascii_page_reads_utf8():
-    data = _table().replace("{cs}", "utf-16").encode("ascii")
+@pytest.mark.parametrize("charset", ["utf-16", "utf-16le", "utf-32", "ebcdic-cp-us", "utf-7"])
+def test_meta_charset_no_ascii_page_can_be_in_is_not_read(charset):
+    """<meta charset=utf-16> on an ASCII page raised NotHTMLError: browsers read UTF-8
+    there (UTF-16/32), or ignore a label that cannot be the page's (EBCDIC, UTF-7)."""
+    data = _table().replace("{cs}", charset).encode("ascii")
     page = Page(data)
     assert page.encoding == "utf-8"
     assert len(extract(data).main.records) == 12

@@ -123,10 +123,11 @@ def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]
         if content_type and "/" not in content_type
         else content_type
     )
-    if not ct and not data.startswith(BOMS) and is_wide(html_body_declared_encoding(data)):
-        # <meta charset=utf-16> in a document a byte-oriented parser could read: the
-        # declaration is wrong, and browsers read UTF-8 (WHATWG encoding sniffing)
-        ct = "text/html; charset=utf-8"
+    if not ct and not data.startswith(BOMS):
+        raw = html_body_declared_encoding(data)
+        declared = declared_encoding(data)
+        if raw and declared != raw:  # a declaration the page cannot mean: see there
+            ct = f"text/html; charset={declared or _auto_detect(data)}"
     encoding, text = html_to_unicode(ct, data, auto_detect_fun=_auto_detect)
     return text, encoding
 
@@ -140,13 +141,30 @@ def sniff_encoding(data: bytes) -> str | None:
     return sniff(data)[0]
 
 
+def declared_encoding(data: bytes) -> str | None:
+    """The encoding a ``<meta>`` declaration of ``data`` names, when it can be the page's.
+
+    The declaration was found by reading the bytes as ASCII: an encoding that does not
+    read ASCII as ASCII cannot be the page's. UTF-16/32 is read as UTF-8 (WHATWG
+    encoding sniffing); another (EBCDIC, UTF-7) is ignored, as browsers ignore labels
+    they do not know (``None``)."""
+    enc = html_body_declared_encoding(data)
+    if enc is None or is_wide(enc):
+        return None if enc is None else "utf-8"
+    try:
+        ascii_safe = codecs.decode(b"<meta charset=", enc, "replace") == "<meta charset="
+    except LookupError:
+        return None
+    return enc if ascii_safe else None
+
+
 def sniff(data: bytes) -> tuple[str | None, bool]:
     """:func:`sniff_encoding`, and whether it found that ``data`` decodes with it."""
     if data.startswith(BOMS):
         return None, False
-    enc = html_body_declared_encoding(data)
+    enc = declared_encoding(data)
     if enc is not None:
-        return (None if enc.startswith(("utf-16", "utf-32")) else enc), False
+        return enc, False
     if data.isascii():
         return "utf-8", True
     try:
