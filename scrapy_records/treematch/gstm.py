@@ -340,16 +340,15 @@ class Matcher:
                 if len(set(self.s_children[a])) ** 2 <= limit:
                     return self._combine(a, a, True, True)
             return _empty_detail(r[0], r[1], r[2])
-        # the budget may have approximated the children: make sure the cells exist (once
-        # the budget is spent, approximated: this loop alone is quadratic in the children)
+        # the budget may have approximated the children: make sure the cells exist (this
+        # loop is quadratic in the children: once the budget is spent, no detail)
         memo = self.memo
         for p in self.s_children[a]:
             for q in self.s_children[b]:
                 if lab[p] == lab[q] and (p, q) not in memo:
                     if self.max_cells is not None and self.cells >= self.max_cells:
-                        memo[(p, q)] = self._approx(p, q)
-                    else:
-                        self.match(p, q)
+                        return _empty_detail(r[0], r[1], r[2])
+                    self.match(p, q)
         self.cells += kn + PAIR_CELLS
         return self._combine(a, b, True)
 
