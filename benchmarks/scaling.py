@@ -13,7 +13,16 @@ response; best of 3, same run), the page model build, and STEM itself (``analyze
 building without field alignment, best of 3), reported per node and as a multiple of the lxml
 parse. The fitted exponent is the slope of log(time) against log(nodes) (1.0 = linear).
 
-    python benchmarks/scaling.py [--data PATH] [--profile paper|recommended]
+``--induction`` measures :func:`scrapy_records.induce` instead (issue 18 item 6), on two
+families of two to five pages of one template:
+
+* ``table``: two pages of one table of 1,250, 5,000 and 20,000 rows, ``induce(pages)``
+  (mining included) and ``induce(pages, regions=...)`` (the regions already mined, as a
+  crawl passes them);
+* ``gstm``: five pages of 100, 1,000 and 5,000 distinct nested blocks, ``induce(pages,
+  extractor="gstm")``.
+
+    python benchmarks/scaling.py [--data PATH] [--profile paper|recommended] [--induction]
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import sys
 import time
 import zipfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -154,6 +164,64 @@ def measure(html: str, profile: str) -> dict[str, float]:
     }
 
 
+def table_page(n: int, start: int) -> str:
+    rows = "".join(
+        f"<tr><td><a href='/p/{i}'>Item {i}</a></td><td>{i * 3 % 97}.{i % 100:02d} EUR</td>"
+        f"<td>cat {i % 7}</td></tr>"
+        for i in range(start, start + n)
+    )
+    return f"<html><body><h1>Table</h1><table id='t'>{rows}</table><p>Footer</p></body></html>"
+
+
+_BLOCK_TAGS = ["div", "span", "p", "section", "article", "ul", "li", "em", "b", "i"]
+
+
+def blocks_page(n: int, k: int) -> str:
+    """``n`` nested chains whose tags spell their number: no two blocks share a shape."""
+
+    def block(i: int) -> str:
+        tags = [_BLOCK_TAGS[int(d)] for d in str(i)]
+        inner = "".join(f"<{t}>" for t in tags) + f"text {i}"
+        return inner + "".join(f"</{t}>" for t in reversed(tags))
+
+    body = "".join(f"<div class='blk'>{block(i * 7 + k)}</div>" for i in range(n))
+    return f"<html><body>{body}</body></html>"
+
+
+def induction() -> None:
+    """The ``--induction`` table (module docstring)."""
+    from scrapy_records import extract, induce
+
+    def timed(fn: Any) -> tuple[float, float]:
+        w0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        return time.perf_counter() - w0, time.process_time() - c0
+
+    print("# induce() scaling: wall / CPU seconds, one run (the pages are built first)")
+    print(f"{'family':<8}{'case':<22}{'nodes/page':>11}{'induce s':>14}{'given regions s':>17}")
+    points: dict[str, list[tuple[int, float]]] = {}
+    for n in (1_250, 5_000, 20_000):
+        pages = [Page(table_page(n, 0), "http://t.example/1", max_nodes=None)]
+        pages.append(Page(table_page(n, n), "http://t.example/2", max_nodes=None))
+        full = timed(lambda: induce(pages))
+        regions = [extract(p).regions for p in pages]
+        given = timed(lambda: induce(pages, regions=regions))
+        points.setdefault("table", []).append((n, full[1]))
+        case = f"2 pages x {n} rows"
+        print(
+            f"{'table':<8}{case:<22}{pages[0].n:>11}{full[0]:>8.2f}/{full[1]:<5.2f}"
+            f"{given[0]:>11.2f}/{given[1]:<5.2f}"
+        )
+    for n in (100, 1_000, 5_000):
+        pages = [Page(blocks_page(n, k), f"http://g.example/{k}", max_nodes=None) for k in range(5)]
+        full = timed(lambda: induce(pages, extractor="gstm"))
+        points.setdefault("gstm", []).append((n, full[1]))
+        case = f"5 pages x {n} blocks"
+        print(f"{'gstm':<8}{case:<22}{pages[0].n:>11}{full[0]:>8.2f}/{full[1]:<5.2f}")
+    for fam, pts in points.items():
+        print(f"fitted exponent ({fam}, CPU time): {fit_exponent(pts):.2f}")
+
+
 def fit_exponent(points: list[tuple[int, float]]) -> float:
     xs = [math.log(n) for n, _ in points]
     ys = [math.log(t) for _, t in points]
@@ -168,7 +236,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--data", default=None, help="datasets folder (default ../shared/datasets)")
     ap.add_argument("--profile", default="recommended", choices=["recommended", "paper"])
+    ap.add_argument("--induction", action="store_true", help="induce() scaling instead")
     args = ap.parse_args(argv)
+    if args.induction:
+        induction()
+        return 0
 
     cases: list[tuple[str, str, str]] = []
     for k in (10, 100, 1_000, 10_000):

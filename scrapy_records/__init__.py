@@ -13,8 +13,10 @@ from typing import Any
 from scrapy_records._version import __version__
 from scrapy_records.api import extract
 from scrapy_records.errors import (
+    BudgetExceededError,
     EmptyDocumentError,
     NotHTMLError,
+    OptionError,
     PageTooLargeError,
     RecordsError,
     UnknownExtractorError,
@@ -55,6 +57,8 @@ __all__ = [
     "NotHTMLError",
     "EmptyDocumentError",
     "PageTooLargeError",
+    "BudgetExceededError",
+    "OptionError",
     "UnknownExtractorError",
     "WrapperError",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scrapy_records.errors import OptionError
 from scrapy_records.extractors.auto import main_threshold_for, run_extractor
 from scrapy_records.fields.alignment import align_region
 from scrapy_records.page import Page, as_page
@@ -44,14 +45,18 @@ def extract(
         does not need it, so it runs after ranking on the regions that are kept.
     :param options: page budgets (``max_bytes``, ``max_nodes``, ``max_depth``,
         ``encoding``) and extractor options (e.g. ``K=10, T=0.3`` for MDR).
-    :raises RecordsError: subclasses for non-HTML, empty or too large input, unknown extractor.
+    :raises RecordsError: subclasses for non-HTML, empty or too large input, unknown extractor;
+        :class:`~scrapy_records.errors.OptionError` for an option of the wrong type or one
+        the extractor refuses (checked first on a page of one element: an extractor
+        checks its options before it reads the page).
     """
     page_opts = {k: options.pop(k) for k in PAGE_OPTIONS if k in options}
+    _check_result_options(min_records, min_confidence, main_threshold, fields)
+    if options:
+        check_extractor_options(extractor, options)
     page = as_page(source, url, **page_opts) if not isinstance(source, Page) else source
     if main_threshold is None:
         main_threshold = main_threshold_for(extractor)
-    if fields not in ("main", "all", "none"):
-        raise ValueError(f"fields must be 'main', 'all' or 'none', not {fields!r}")
 
     regions = run_extractor(page, extractor, defer_alignment=True, **options)
     regions = [
@@ -62,3 +67,33 @@ def extract(
             if not region.columns and not any(rec.fields for rec in region.records):
                 align_region(page, region)
     return PageResult(url=page.url, regions=regions, main_threshold=main_threshold)
+
+
+def _check_result_options(
+    min_records: Any, min_confidence: Any, main_threshold: Any, fields: Any
+) -> None:
+    if isinstance(min_records, bool) or not isinstance(min_records, int) or min_records < 0:
+        raise OptionError(f"min_records must be a non-negative integer, not {min_records!r}")
+    for name, v in (("min_confidence", min_confidence), ("main_threshold", main_threshold)):
+        if v is None and name == "main_threshold":
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v == v:
+            raise OptionError(f"{name} must be a number, not {v!r}")
+    if fields not in ("main", "all", "none"):
+        raise OptionError(f"fields must be 'main', 'all' or 'none', not {fields!r}")
+
+
+_PROBE: list[Page] = []
+
+
+def check_extractor_options(extractor: str, options: dict[str, Any]) -> None:
+    """Raise :class:`OptionError` when ``extractor`` refuses ``options``: the extractor runs
+    once on a page of one element, where the ``TypeError``/``ValueError`` its options
+    check raises (the extractor protocol) cannot come from the page."""
+    if not _PROBE:
+        _PROBE.append(Page("<html><body><p>probe</p></body></html>"))
+    try:
+        run_extractor(_PROBE[0], extractor, defer_alignment=True, **options)
+    except (TypeError, ValueError) as exc:
+        msg = str(exc)
+        raise OptionError(msg if msg.startswith(extractor) else f"{extractor}: {msg}") from exc

@@ -10,7 +10,10 @@ Commands:
     extract records from pages with a stored wrapper.
 
 A ``PAGE`` is a file path, ``-`` (standard input) or an ``http(s)://`` URL (fetched with the
-standard library; for crawls use Scrapy). Errors are printed as one line and exit with 2.
+standard library; for crawls use Scrapy), read up to ``max_bytes`` (10 MiB, ``--options``).
+Errors are printed as one line and exit with 2; a bad ``--options`` too (not a JSON
+object, an option the extractor or inducer refuses). ``apply`` warns on standard error
+for each page the wrapper does not fit, and exits with 1 when it fits none.
 """
 
 from __future__ import annotations
@@ -25,27 +28,67 @@ from typing import Any, TextIO
 from urllib.parse import unquote, urlsplit
 
 from scrapy_records.api import extract
-from scrapy_records.errors import RecordsError
+from scrapy_records.errors import OptionError, PageTooLargeError, RecordsError
+from scrapy_records.page import DEFAULT_MAX_BYTES
 from scrapy_records.results import PageResult
 from scrapy_records.wrappers.induce import induce
 from scrapy_records.wrappers.wrapper import Wrapper
 
 
-def read_source(spec: str, timeout: float = 30.0) -> tuple[bytes, str | None]:
-    """Bytes and URL of a page given as a path, ``-`` or an http(s) URL."""
+def read_source(
+    spec: str, timeout: float = 30.0, max_bytes: int | None = DEFAULT_MAX_BYTES
+) -> tuple[bytes, str | None]:
+    """Bytes and URL of a page given as a path, ``-`` or an http(s) URL, read up to
+    ``max_bytes`` (a larger page raises :class:`PageTooLargeError` without being read
+    whole: ``/dev/zero``, a URL serving gigabytes)."""
     if spec == "-":
-        return sys.stdin.buffer.read(), None
+        return _read_at_most(sys.stdin.buffer, max_bytes, "standard input"), None
     if spec.startswith(("http://", "https://")):
         req = urllib.request.Request(
             spec, headers={"User-Agent": "scrapy-records (+https://scrapy.org)"}
         )
         with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - user-given URL
-            return resp.read(), resp.geturl()
+            return _read_at_most(resp, max_bytes, spec), resp.geturl()
     if spec.startswith("file://"):
         path = Path(unquote(urlsplit(spec).path))
-        return path.read_bytes(), spec
-    path = Path(spec)
-    return path.read_bytes(), path.resolve().as_uri()
+        url: str | None = spec
+    else:
+        path = Path(spec)
+        url = path.resolve().as_uri()
+    with path.open("rb") as f:
+        return _read_at_most(f, max_bytes, spec), url
+
+
+def _read_at_most(stream: Any, max_bytes: int | None, what: str) -> bytes:
+    if max_bytes is None:
+        return stream.read()
+    data = stream.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise PageTooLargeError(f"{what} holds more than max_bytes={max_bytes} bytes")
+    return data
+
+
+def _options(text: str | None) -> dict[str, Any]:
+    """The ``--options`` JSON object."""
+    if not text:
+        return {}
+    try:
+        options = json.loads(text)
+    except ValueError as exc:
+        raise OptionError(f"--options is not valid JSON: {exc}") from None
+    if not isinstance(options, dict):
+        raise OptionError(f"--options must be a JSON object, not {type(options).__name__}")
+    return options
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell: a list of plain values joined with `` | ``, other lists and objects as
+    JSON (a detail-page wrapper's nested rows)."""
+    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
+        return " | ".join("" if v is None else str(v) for v in value)
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
 
 
 def _rows(result: PageResult, all_regions: bool) -> list[dict[str, Any]]:
@@ -85,14 +128,14 @@ def write_rows(rows: list[dict[str, Any]], fmt: str, out: TextIO) -> None:
         w = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
         w.writeheader()
         for row in rows:
-            w.writerow({k: (" | ".join(v) if isinstance(v, list) else v) for k, v in row.items()})
+            w.writerow({k: _cell(v) for k, v in row.items()})
     else:  # pragma: no cover - argparse restricts choices
         raise ValueError(fmt)
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
-    body, url = read_source(args.source)
-    options = json.loads(args.options) if args.options else {}
+    options = _options(args.options)
+    body, url = read_source(args.source, max_bytes=options.get("max_bytes", DEFAULT_MAX_BYTES))
     result = extract(body, url=args.url or url, extractor=args.extractor, **options)
     if args.format == "summary":
         _summary(result, sys.stdout)
@@ -123,11 +166,11 @@ def _summary(result: PageResult, out: TextIO) -> None:
 
 
 def cmd_induce(args: argparse.Namespace) -> int:
+    options = _options(args.options)
     pages = []
     for spec in args.pages:
-        body, url = read_source(spec)
+        body, url = read_source(spec, max_bytes=options.get("max_bytes", DEFAULT_MAX_BYTES))
         pages.append((url, body))
-    options = json.loads(args.options) if args.options else {}
     wrapper = induce(pages, extractor=args.extractor, **options)
     text = wrapper.to_json()
     if args.output and args.output != "-":
@@ -139,14 +182,25 @@ def cmd_induce(args: argparse.Namespace) -> int:
 
 
 def cmd_apply(args: argparse.Namespace) -> int:
-    wrapper = Wrapper.from_json(Path(args.wrapper).read_text(encoding="utf-8"))
+    wrapper = Wrapper.from_json(Path(args.wrapper).read_bytes())  # (not UTF-8: WrapperError)
     rows: list[dict[str, Any]] = []
+    fitting = 0
     for spec in args.pages:
         body, url = read_source(spec)
         result = wrapper.extract(body, url=url)
+        health = wrapper.check(result)
+        if health["fits"]:
+            fitting += 1
+        else:
+            print(
+                f"scrapy-records: warning: {spec} does not fit wrapper {wrapper.id}"
+                f" (site {wrapper.site or '?'}; fit {health['fit']:.2f},"
+                f" {health['records']} records)",
+                file=sys.stderr,
+            )
         rows.extend(_rows(result, False))
     write_rows(rows, args.format, sys.stdout)
-    return 0
+    return 0 if fitting else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -184,6 +238,13 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except (RecordsError, OSError) as exc:
         print(f"scrapy-records: error: {exc}", file=sys.stderr)
+        return 2
+    except (TypeError, ValueError) as exc:
+        if not getattr(args, "options", None):
+            raise  # not the user's options: a bug, shown with its traceback
+        # extractors and inducers refuse options they do not know or take with TypeError /
+        # ValueError (their documented protocol)
+        print(f"scrapy-records: error: bad --options: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return 0

@@ -27,6 +27,16 @@ class PageTooLargeError(RecordsError):
     """
 
 
+class BudgetExceededError(PageTooLargeError):
+    """Applying a wrapper to the page would exceed its work budget (``max_work`` node
+    visits) or its deadline (``max_seconds``): see :mod:`scrapy_records.wrappers.budget`."""
+
+
+class OptionError(RecordsError, TypeError, ValueError):
+    """An option the library does not know, or a value of the wrong type or out of range
+    (a ``TypeError`` and a ``ValueError`` too, what such mistakes raised before)."""
+
+
 class UnknownExtractorError(RecordsError, KeyError):
     """An extractor name that is neither built in nor registered through an entry point."""
 

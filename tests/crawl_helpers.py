@@ -37,11 +37,19 @@ RUNNER = textwrap.dedent(
         name = "shop"
 
         async def start(self):
+            callback = self.parse_plain if cfg.get("raise") == "plain" else self.parse_list
             for path in cfg.get("start", ["shop/page/1"]):
-                yield scrapy.Request(BASE + path, callback=self.parse_list)
+                yield scrapy.Request(BASE + path, callback=callback)
+
+        def parse_plain(self, response):
+            raise ValueError("the callback failed before returning")
 
         def parse_list(self, response):
+            if cfg.get("raise") == "before":
+                raise ValueError("the callback failed before yielding")
             yield {"kind": "list", "url": response.url}
+            if cfg.get("raise") == "after":
+                raise ValueError("the callback failed after yielding")
             if not hasattr(response, "css"):
                 return
             if cfg.get("details"):
@@ -87,7 +95,9 @@ def start_crawl(tmp_path: Path, site: Any, name: str, **cfg: Any) -> subprocess.
     """Start a crawl of ``site`` (anything with a ``url``) through :data:`RUNNER`.
 
     ``cfg``: ``settings`` (Scrapy settings over the runner's), ``start`` (paths to request),
-    ``details`` (follow two product links per list page), ``follow`` (follow "next" links).
+    ``details`` (follow two product links per list page), ``follow`` (follow "next" links),
+    ``raise`` (the list callback raises ``"before"`` or ``"after"`` yielding its item, or is
+    a ``"plain"`` function that raises).
     The log goes to ``<tmp_path>/<name>.log``.
     """
     runner = tmp_path / "runner.py"

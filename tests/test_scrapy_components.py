@@ -498,7 +498,7 @@ def test_pipeline_drops_low_confidence_and_flattens():
 
 def test_pipeline_stores_and_emits_wrapper_once():
     pipe, crawler = _pipeline()
-    doc = {"format": "x"}
+    doc = wrapper_doc("x")
     item = WrapperItem(
         wrapper_id="a.com/t",
         site="a.com",
@@ -511,7 +511,7 @@ def test_pipeline_stores_and_emits_wrapper_once():
     )
     out = pipe.process_item(item)
     assert out["stored"] is True and out["version"] == 1
-    assert json.loads(pipe.runtime.store.get("a.com", "t").document) == doc
+    assert json.loads(pipe.runtime.store.get("a.com", "t").document)["id"] == "x"
     dup = WrapperItem(
         wrapper_id="a.com/t",
         site="a.com",
@@ -732,6 +732,14 @@ class QueueingStore(MemoryStore):
         return super().acquire_lease(site, template, owner, ttl)
 
 
+def wrapper_doc(by: str) -> dict:
+    """A valid wrapper document told apart by its id."""
+    from scrapy_records.wrappers.model import RecordSelector
+    from scrapy_records.wrappers.wrapper import Wrapper
+
+    return Wrapper(id=by, record=RecordSelector("//li")).to_dict()
+
+
 def _wrapper_item(**kw):
     item = dict(
         wrapper_id="a.com/t",
@@ -740,7 +748,7 @@ def _wrapper_item(**kw):
         version=None,
         status="new",
         sample_urls=[],
-        document={"by": "me"},
+        document=wrapper_doc("me"),
     )
     item.update(kw)
     return WrapperItem(**item)
@@ -749,8 +757,8 @@ def _wrapper_item(**kw):
 def test_pipeline_never_overwrites_a_newer_wrapper():
     pipe, _ = _pipeline()
     store = pipe.runtime.store
-    store.put("a.com", "t", '{"by": "other"}')
-    store.put("a.com", "t", '{"by": "other, newer"}', expected_version=1)
+    store.put("a.com", "t", json.dumps(wrapper_doc("other")))
+    store.put("a.com", "t", json.dumps(wrapper_doc("other, newer")), expected_version=1)
     # a spider's wrapper based on version 1: the store has version 2 from another worker
     out = pipe.process_item(_wrapper_item(base_version=1, status="updated"))
     assert not out.get("stored") and "expected version 1, store has 2" in out["store_error"]
@@ -761,12 +769,12 @@ def test_pipeline_never_overwrites_a_newer_wrapper():
             base_version=None,
             stored=False,
             store_error="queued",
-            document={"by": "engine"},
+            document=wrapper_doc("engine"),
         )
     )
     assert out["store_error"] == "queued" and store.get("a.com", "t2") is None
     got = store.get("a.com", "t")
-    assert (got.version, json.loads(got.document)) == (2, {"by": "other, newer"})
+    assert (got.version, json.loads(got.document)["id"]) == (2, "other, newer")
 
 
 def test_wrapper_store_password_is_never_logged(caplog):

@@ -50,11 +50,32 @@ _CTRL_BYTES = bytes(b for b in range(32) if b < 9 or 13 < b < 32)
 _HIGH_BYTES = bytes(range(0x80, 0x100))
 
 
-def looks_binary(data: bytes) -> bool:
-    """True for an image, an archive, an executable... rather than a text document."""
+def is_wide(encoding: str | None) -> bool:
+    """True for UTF-16 and UTF-32 (whose text holds NUL bytes), in any spelling."""
+    if not encoding:
+        return False
+    try:
+        return codecs.lookup(encoding).name.startswith(("utf-16", "utf-32"))
+    except LookupError:
+        return False
+
+
+def looks_binary(data: bytes, encoding: str | None = None) -> bool:
+    """True for an image, an archive, an executable... rather than a text document.
+
+    ``encoding``: the declared encoding (an ``encoding=`` argument, an HTTP header); a
+    UTF-16/32 document without a byte-order mark is text when it decodes with it into
+    text with few control characters."""
     head = data[:1024]
     if head.startswith(BOMS):
         return False
+    if is_wide(encoding):
+        try:
+            text = codecs.getincrementaldecoder(encoding)("strict").decode(head)  # type: ignore[arg-type]
+        except UnicodeDecodeError:
+            return True
+        ctrl = sum(1 for c in text if c < " " and c not in "\t\n\r\f")
+        return bool(text) and ctrl / len(text) > 0.1
     if head.startswith(_BINARY_MAGIC) or b"\x00" in head:
         return True
     # a high share of control characters: not a text document (counted in C)
@@ -102,6 +123,11 @@ def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]
         if content_type and "/" not in content_type
         else content_type
     )
+    if not ct and not data.startswith(BOMS):
+        raw = html_body_declared_encoding(data)
+        declared = declared_encoding(data)
+        if raw and declared != raw:  # a declaration the page cannot mean: see there
+            ct = f"text/html; charset={declared or _auto_detect(data)}"
     encoding, text = html_to_unicode(ct, data, auto_detect_fun=_auto_detect)
     return text, encoding
 
@@ -115,13 +141,30 @@ def sniff_encoding(data: bytes) -> str | None:
     return sniff(data)[0]
 
 
+def declared_encoding(data: bytes) -> str | None:
+    """The encoding a ``<meta>`` declaration of ``data`` names, when it can be the page's.
+
+    The declaration was found by reading the bytes as ASCII: an encoding that does not
+    read ASCII as ASCII cannot be the page's. UTF-16/32 is read as UTF-8 (WHATWG
+    encoding sniffing); another (EBCDIC, UTF-7) is ignored, as browsers ignore labels
+    they do not know (``None``)."""
+    enc = html_body_declared_encoding(data)
+    if enc is None or is_wide(enc):
+        return None if enc is None else "utf-8"
+    try:
+        ascii_safe = codecs.decode(b"<meta charset=", enc, "replace") == "<meta charset="
+    except LookupError:
+        return None
+    return enc if ascii_safe else None
+
+
 def sniff(data: bytes) -> tuple[str | None, bool]:
     """:func:`sniff_encoding`, and whether it found that ``data`` decodes with it."""
     if data.startswith(BOMS):
         return None, False
-    enc = html_body_declared_encoding(data)
+    enc = declared_encoding(data)
     if enc is not None:
-        return (None if enc.startswith(("utf-16", "utf-32")) else enc), False
+        return enc, False
     if data.isascii():
         return "utf-8", True
     try:

@@ -45,7 +45,9 @@ ARRAYS = (
     "path_keys",
 )
 
-#: Default budgets: they bound time and memory on hostile input (see the README).
+#: Default budgets: they bound time and memory on hostile input (``docs/library.md``).
+#: ``max_nodes`` counts every element, comment and processing instruction of the tree,
+#: those the page model drops or folds included.
 DEFAULT_MAX_NODES = 150_000
 DEFAULT_MAX_DEPTH = 512
 
@@ -79,10 +81,12 @@ class _EndOfNodes:
 _END = _EndOfNodes()
 
 
-def skip_descendants(nodes: Iterator[Any], node: Any) -> None:
-    """Advance ``nodes``, a pre-order iterator that just gave ``node``, past its sub-tree."""
+def skip_descendants(nodes: Iterator[Any], node: Any) -> int:
+    """Advance ``nodes``, a pre-order iterator that just gave ``node``, past its sub-tree;
+    return how many nodes were skipped."""
     n = sum(1 for _ in node.iterdescendants())
     deque(islice(nodes, n), maxlen=0)
+    return n
 
 
 def folded_texts(node: Any) -> list[str | None]:
@@ -115,6 +119,7 @@ class Flattener:
     __slots__ = (
         *ARRAYS,
         "truncated",
+        "hidden",
         "limit",
         "max_depth",
         "nodes",
@@ -142,6 +147,7 @@ class Flattener:
         self.tag_names: dict[str, int] = {}
         self.path_keys: dict[tuple[int, int], int] = {}
         self.truncated = False
+        self.hidden = 0  # nodes of the tree not in the arrays (comments, dropped, folded)
         self.limit = sys.maxsize if max_nodes is None else max_nodes
         self.max_depth = max_depth
         self.nodes: Iterator[Any] = iter(())
@@ -154,6 +160,12 @@ class Flattener:
         self.body_i = -1
 
     def run(self, root: Any) -> None:
+        """Fill the arrays (:meth:`walk`), then check the node budget once more: the nodes
+        left out of the arrays count too."""
+        self.walk(root)
+        self._hide(0)
+
+    def walk(self, root: Any) -> None:
         """One pre-order pass over ``root.iter()``. A node whose parent is not the innermost
         open node first closes the open nodes inside its parent; ``_END`` closes the rest."""
         el, tag, tag_id, parent = self.el, self.tag, self.tag_id, self.parent
@@ -235,6 +247,15 @@ class Flattener:
                 open_p = self._after_start(node, kind, n_open, open_p)
 
     # ------------------------------------------------------------ rare events
+    def _hide(self, n: int) -> None:
+        """Count ``n`` nodes the arrays leave out against ``max_nodes``."""
+        self.hidden += n
+        if len(self.el) + self.hidden > self.limit:
+            raise PageTooLargeError(
+                f"page has more than max_nodes={self.limit} nodes"
+                f" ({self.hidden} of them comments or inside dropped and drawing elements)"
+            )
+
     def _leaf(self, s: str | None, owner: int) -> None:
         """Add text ``s`` as a leaf of ``owner`` unless it is blank."""
         if s and not s.isspace():
@@ -248,8 +269,10 @@ class Flattener:
         t = node.tag
         stack = self.stack
         if not isinstance(t, str):
-            if (t is etree.Comment or t is etree.PI) and stack:  # only the tail matters
-                self._leaf(node.tail, stack[-1])
+            if t is etree.Comment or t is etree.PI:
+                self._hide(1)
+                if stack:  # only the tail matters
+                    self._leaf(node.tail, stack[-1])
             return None  # (entities, and the end of the nodes: nothing)
         t = t.lower()
         if t not in DROPPED_TAGS:
@@ -258,8 +281,7 @@ class Flattener:
         if t == "noscript" and holds_content(node):
             return tag_info(t, self.tag_names)  # (not cached: the next may be dropped)
         # dropped with its sub-tree; its tail belongs to the open parent
-        if len(node):
-            skip_descendants(self.nodes, node)
+        self._hide(1 + (skip_descendants(self.nodes, node) if len(node) else 0))
         if stack:
             self._leaf(node.tail, stack[-1])
         return None
@@ -340,7 +362,7 @@ class Flattener:
                 self.body_i = len(self.el) - 1
         elif kind == _K_LEAF:
             if len(node):
-                skip_descendants(self.nodes, node)
+                self._hide(skip_descendants(self.nodes, node))
             return open_p
         if n_open >= self.max_depth:
             self._fold(node)
@@ -354,7 +376,7 @@ class Flattener:
             i = len(self.el) - 1
             for s in folded_texts(node):
                 self._leaf(s, i)
-            skip_descendants(self.nodes, node)
+            self._hide(skip_descendants(self.nodes, node))
 
     # ------------------------------------------------------------ after the walk
     def real_tree(self) -> tuple[list[int], list[list[int]]]:

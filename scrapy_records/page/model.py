@@ -15,6 +15,7 @@ from scrapy_records.page.parse import (
     DEFAULT_MAX_BYTES,
     HtmlElementParser,
     base_url_of,
+    check_budget,
     is_response,
     parse_html,
 )
@@ -41,8 +42,9 @@ class Page:
     :param url: the page URL, used to make link and image URLs absolute.
     :param max_bytes: refuse larger inputs with :class:`PageTooLargeError` (``None``: no
         limit; default 10 MiB).
-    :param max_nodes: refuse pages with more elements (after dropping scripts etc.;
-        default 150,000).
+    :param max_nodes: refuse pages with more nodes: elements, comments and processing
+        instructions, those inside scripts, ``svg``, ``template``... included (default
+        150,000); raw input with far more start tags is refused before it is parsed.
     :param max_depth: deeper elements are folded into their ancestor at this depth
         (their text is kept, their structure is not), so 50,000-deep nesting costs
         linear time and no recursion (default 512). (libxml2 itself discards content
@@ -77,11 +79,18 @@ class Page:
         max_nodes: int | None = DEFAULT_MAX_NODES,
         max_depth: int = DEFAULT_MAX_DEPTH,
     ) -> None:
+        check_budget("max_nodes", max_nodes)
+        check_budget("max_depth", max_depth, none_ok=False)
         # a Scrapy response: its selector's tree, built once and shared with the spider;
         # raw markup: parsed here, with the C-level element class lookup
         parser_cls = lxml.html.HTMLParser if is_response(source) else HtmlElementParser
         root, url, enc = parse_html(
-            source, url, encoding=encoding, max_bytes=max_bytes, parser_cls=parser_cls
+            source,
+            url,
+            encoding=encoding,
+            max_bytes=max_bytes,
+            parser_cls=parser_cls,
+            max_nodes=max_nodes,
         )
         self.root: etree._Element = root
         self.url: str | None = url

@@ -17,13 +17,23 @@ import lxml.html
 from lxml import etree
 from parsel.selector import create_root_node
 
-from scrapy_records.errors import EmptyDocumentError, NotHTMLError, PageTooLargeError
+from scrapy_records.errors import EmptyDocumentError, NotHTMLError, OptionError, PageTooLargeError
 from scrapy_records.page.decode import ASCII_SAFE, BOMS, decode_html, looks_binary, sniff
 from scrapy_records.page.repairs import drop_premature_end_tags
 
 #: Default input budget (bytes, or characters of a ``str``); see the README.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 
+#: Before parsing, input with more than this many start tags per ``max_nodes`` is refused
+#: (the parse alone would take memory the node budget exists to bound; a start tag is a
+#: ``<`` that is not ``</``: text and scripts holding ``<`` make the count an overestimate).
+TAGS_PER_NODE = 4
+#: Most attributes one element may have: libxml2 checks each new attribute against the
+#: element's others, so its parse is quadratic in them (100,000 attributes: 40 s).
+MAX_ATTRIBUTES = 4096
+_LONG_TAG = re.compile(r"<[A-Za-z][^<>]{32768,}")
+_LONG_TAG_B = re.compile(rb"<[A-Za-z][^<>]{32768,}")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _TAG_RE = re.compile(r"<\s*[a-zA-Z!?/]")
 _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*>", re.I)
 _HTML_HINT_RE = re.compile(r"<\s*(html|head|body|div|table|p|span|a|ul|li|!doctype\s+html)\b", re.I)
@@ -60,6 +70,62 @@ def _parser(parser_cls: type, encoding: str) -> Any:
     return p
 
 
+def check_budget(name: str, value: Any, none_ok: bool = True) -> None:
+    """Raise :class:`OptionError` unless ``value`` is a positive int (or ``None``)."""
+    if value is None and none_ok:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        want = "a positive integer" + (" or None" if none_ok else "")
+        raise OptionError(f"{name} must be {want}, not {value!r}")
+
+
+def check_encoding(encoding: Any) -> str | None:
+    """``encoding`` when Python knows it (``None`` stays ``None``), else :class:`OptionError`."""
+    if encoding is None:
+        return None
+    if not isinstance(encoding, str):
+        raise OptionError(f"encoding must be a string, not {type(encoding).__name__}")
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise OptionError(f"unknown encoding {encoding!r}") from None
+    return encoding
+
+
+def check_tag_count(data: bytes | str, max_nodes: int | None) -> None:
+    """Refuse input holding far more start tags than ``max_nodes``, or an element with
+    more than :data:`MAX_ATTRIBUTES` attributes, before it is parsed."""
+    eq: Any = "=" if isinstance(data, str) else b"="
+    for m in (_LONG_TAG if isinstance(data, str) else _LONG_TAG_B).finditer(data):  # type: ignore[arg-type]
+        n = m.group().count(eq)
+        if n > MAX_ATTRIBUTES:
+            raise PageTooLargeError(
+                f"input has an element of about {n} attributes, over {MAX_ATTRIBUTES}"
+            )
+    if max_nodes is None or len(data) <= TAGS_PER_NODE * max_nodes:
+        return
+    lt, end = ("<", "</") if isinstance(data, str) else (b"<", b"</")
+    n = data.count(lt) - data.count(end)  # type: ignore[arg-type]
+    if n > TAGS_PER_NODE * max_nodes:
+        raise PageTooLargeError(
+            f"input holds {n} start tags, more than max_nodes={max_nodes} allows"
+        )
+
+
+def checked_text(text: str, max_bytes: int | None) -> str:
+    """``text`` within ``max_bytes`` UTF-8 bytes, its lone surrogates (which no encoding
+    can write) replaced by U+FFFD."""
+    if max_bytes is not None and len(text) > max_bytes:  # (at least a byte a character)
+        raise PageTooLargeError(f"input is {len(text)} characters, over max_bytes={max_bytes}")
+    if _SURROGATE_RE.search(text):
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if max_bytes is not None and 4 * len(text) > max_bytes and not text.isascii():
+        size = len(text.encode("utf-8"))
+        if size > max_bytes:
+            raise PageTooLargeError(f"input is {size} bytes, over max_bytes={max_bytes}")
+    return text
+
+
 def is_response(source: Any) -> bool:
     """A Scrapy ``Response`` (duck-typed: scrapy stays out of the page model's imports)."""
     return hasattr(source, "body") and hasattr(source, "url") and hasattr(source, "headers")
@@ -72,6 +138,7 @@ def parse_html(
     encoding: str | None = None,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
     parser_cls: type = lxml.html.HTMLParser,
+    max_nodes: int | None = None,
 ) -> tuple[Any, str | None, str | None]:
     """Validate and parse a page the way parsel/Scrapy parse it: ``(root, url, encoding)``.
 
@@ -82,16 +149,23 @@ def parse_html(
       decoding (given, or :func:`~scrapy_records.page.decode.sniff_encoding`) libxml2
       decodes the bytes itself, which saves a decode and re-encode; otherwise
       :func:`~scrapy_records.page.decode.decode_html`;
-    * ``str``: parsed as parsel does (UTF-8 bytes to libxml2).
+    * ``str``: parsed as parsel does (UTF-8 bytes to libxml2); ``max_bytes`` counts its
+      UTF-8 bytes.
 
-    ``parser_cls`` is ``lxml.html.HTMLParser`` (what parsel uses) or ``lxml.etree.HTMLParser``
-    (same tree, plain elements: cheaper when only XPaths are evaluated).
+    Raw input holding more than :data:`TAGS_PER_NODE` start tags per ``max_nodes`` is
+    refused before it is parsed. ``parser_cls`` is ``lxml.html.HTMLParser`` (what parsel
+    uses) or ``lxml.etree.HTMLParser`` (same tree, plain elements: cheaper when only XPaths
+    are evaluated).
 
     :raises EmptyDocumentError, NotHTMLError, PageTooLargeError:
+    :raises OptionError: an unknown ``encoding`` or a budget that is not a positive int.
     """
+    check_budget("max_bytes", max_bytes)
+    check_budget("max_nodes", max_nodes)
+    encoding = check_encoding(encoding)
     if is_response(source):
         return (
-            _response_root(source, max_bytes),
+            _response_root(source, max_bytes, max_nodes),
             url or source.url,
             getattr(source, "encoding", None),
         )
@@ -102,7 +176,7 @@ def parse_html(
     if isinstance(source, etree._Element):
         return source, url, encoding
     if isinstance(source, (bytes, bytearray, memoryview)):
-        data = _checked_bytes(bytes(source), max_bytes)
+        data = _checked_bytes(bytes(source), max_bytes, max_nodes, encoding)
         root, enc, data = _parse_bytes(data, url, encoding, parser_cls)
         if root is not None:
             return root, url, enc
@@ -111,9 +185,8 @@ def parse_html(
         else:
             text, enc = decode_html(data)
     elif isinstance(source, str):
-        text, enc = source, encoding
-        if max_bytes is not None and len(text) > max_bytes:
-            raise PageTooLargeError(f"input is {len(text)} characters, over max_bytes={max_bytes}")
+        text, enc = checked_text(source, max_bytes), encoding
+        check_tag_count(text, max_nodes)
     else:
         raise TypeError(
             "a page must be str, bytes, a Scrapy Response, a parsel Selector or an "
@@ -122,7 +195,7 @@ def parse_html(
     return _parse_text(text, url, parser_cls), url, enc
 
 
-def _response_root(response: Any, max_bytes: int | None) -> Any:
+def _response_root(response: Any, max_bytes: int | None, max_nodes: int | None) -> Any:
     """The root of a Scrapy response's selector tree, once the body is known to be HTML."""
     body = response.body
     if max_bytes is not None and len(body) > max_bytes:
@@ -131,21 +204,25 @@ def _response_root(response: Any, max_bytes: int | None) -> Any:
         raise EmptyDocumentError("empty response body")
     if not hasattr(type(response), "selector"):  # (the class: do not build it yet)
         raise NotHTMLError(f"{type(response).__name__} is not a text response")
-    if looks_binary(body):
+    if looks_binary(body, getattr(response, "encoding", None)):
         raise NotHTMLError("response body is binary data, not HTML")
+    check_tag_count(body, max_nodes)
     if getattr(response.selector, "type", "html") != "html":
         raise NotHTMLError(f"response is {response.selector.type}, not HTML")
     return response.selector.root
 
 
-def _checked_bytes(data: bytes, max_bytes: int | None) -> bytes:
-    """``data``, unless it is too large, empty or binary."""
+def _checked_bytes(
+    data: bytes, max_bytes: int | None, max_nodes: int | None, encoding: str | None
+) -> bytes:
+    """``data``, unless it is too large, empty or binary (for its declared ``encoding``)."""
     if max_bytes is not None and len(data) > max_bytes:
         raise PageTooLargeError(f"input is {len(data)} bytes, over max_bytes={max_bytes}")
     if not data or data.isspace():  # (all ASCII whitespace: ``not data.strip()``)
         raise EmptyDocumentError("empty document")
-    if looks_binary(data):
+    if looks_binary(data, encoding):
         raise NotHTMLError("input is binary data, not HTML")
+    check_tag_count(data, max_nodes)
     return data
 
 

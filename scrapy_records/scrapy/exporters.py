@@ -78,13 +78,32 @@ class RowSpool:
 
     The header does not depend on the order pages arrived in: the first columns, then each
     template's columns (templates by name, a template's columns in the order its records
-    give them)."""
+    give them).
 
-    def __init__(self, first: Iterable[str] = FLAT_COLUMNS) -> None:
+    :param path: keep the rows in this file instead, each flushed as it is added, so a
+        crawl stopped without closing (Ctrl-C twice, a killed process) leaves them there;
+        rows the file already holds (such a crawl's) are the spool's first rows.
+    """
+
+    def __init__(self, first: Iterable[str] = FLAT_COLUMNS, path: str | None = None) -> None:
         self.first = list(first)
         self.groups: dict[str, dict[str, None]] = {}
-        self._file: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
+        self.path = path
         self.rows = 0
+        if path is None:
+            self._file: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115
+            return
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        self._file = open(path, "a+", encoding="utf-8")  # noqa: SIM115
+        for row in self.read():
+            self._columns(row)
+            self.rows += 1
+
+    def _columns(self, row: dict[str, Any]) -> None:
+        cols = self.groups.setdefault(str(row.get("template") or ""), {})
+        for k in row:
+            if k not in cols:
+                cols[k] = None
 
     @property
     def columns(self) -> list[str]:
@@ -94,17 +113,19 @@ class RowSpool:
         return list(out)
 
     def add(self, row: dict[str, Any]) -> None:
-        cols = self.groups.setdefault(str(row.get("template") or ""), {})
-        for k in row:
-            if k not in cols:
-                cols[k] = None
+        self._columns(row)
         self._file.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        if self.path is not None:
+            self._file.flush()
         self.rows += 1
 
     def read(self) -> Iterator[dict[str, Any]]:
         self._file.seek(0)
         for line in self._file:
-            yield json.loads(line)
+            try:
+                yield json.loads(line)
+            except ValueError:  # the last line of a process killed while writing it
+                continue
 
     def write(self, stream: IO[str], columns: Iterable[str] | None = None, **csv_kw: Any) -> None:
         header = list(columns) if columns is not None else self.columns
@@ -113,8 +134,11 @@ class RowSpool:
         for row in self.read():
             writer.writerow(["" if row.get(c) is None else row.get(c) for c in header])
 
-    def close(self) -> None:
+    def close(self, remove: bool = False) -> None:
+        """Close the spool (``remove``: delete its file too)."""
         self._file.close()
+        if remove and self.path is not None and os.path.exists(self.path):
+            os.remove(self.path)
 
 
 def read_csv_rows(path: str, encoding: str = "utf-8") -> Iterator[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from scrapy_records.scrapy.store import WrapperStore
+from scrapy_records.scrapy.store import StoreError, WrapperStore
 
 logger = logging.getLogger(__name__)
 
@@ -32,9 +32,14 @@ class LeaseKeeper:
         self._thread: threading.Thread | None = None
 
     def acquire(self) -> bool:
-        self.held = bool(
-            self.store.acquire_lease(self.site, LEASE_TEMPLATE, self.owner, ttl=self.ttl)
-        )
+        """Take the lease; True too when the store is out (the induction is this worker's,
+        and its write is compare-and-set all the same)."""
+        try:
+            lease = self.store.acquire_lease(self.site, LEASE_TEMPLATE, self.owner, ttl=self.ttl)
+        except StoreError as exc:
+            logger.warning("scrapy_records: no induction lease for %s: %s", self.site, exc)
+            return True
+        self.held = bool(lease)
         if self.held:
             self._thread = threading.Thread(
                 target=self._renew, daemon=True, name=f"records-lease-{self.site}"

@@ -36,6 +36,22 @@ logger = logging.getLogger(__name__)
 
 #: ``response.meta`` key set by the downloader middleware: ``True`` mine, else a skip reason.
 MINE_KEY = "_records_mine"
+#: ``response.meta`` keys of the spider middleware: the response's :class:`Mining`, and
+#: ``True`` once the response went on to the callback.
+MINING_KEY = "_records_mining"
+CALLBACK_KEY = "_records_to_callback"
+
+
+class Mining:
+    """One response's mining: started once, its records emitted once (after the callback's
+    output, or when the callback raises)."""
+
+    __slots__ = ("pending", "emitted")
+
+    def __init__(self, pending: Any) -> None:
+        self.pending = pending
+        self.emitted = False
+
 
 _SCRIPT_RE = re.compile(rb"<script\b", re.I)
 _STRIP_RE = re.compile(rb"<(script|style|noscript|template)\b.*?</\1\s*>|<!--.*?-->", re.I | re.S)
@@ -124,24 +140,62 @@ class RecordsSpiderMiddleware(RecordsComponent):
         crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
 
     # ------------------------------------------------------------------ output
+    def process_spider_input(self, response: Response) -> None:
+        # the response reached the callback (no middleware before this one refused it):
+        # an exception from now on is the callback's (see process_spider_exception)
+        response.meta[CALLBACK_KEY] = True
+
     async def process_spider_output(
         self, response: Response, result: AsyncIterator[Any]
     ) -> AsyncIterator[Any]:
-        decision = response.meta.get(MINE_KEY)
-        if decision is None:  # downloader middleware not installed: decide here
-            mine, reason = mining_decision(response, self.runtime)
-            if not mine and reason not in ("disabled", "empty"):
-                self.stats.inc_value(f"records/skipped/{reason}")
-        else:
-            mine = decision is True
-        pending = self._start(response) if mine else None
+        mining = self._mining(response) if self._decide(response) else None
         async for item in result:
             yield item
-        if pending is None:
+        if mining is None or mining.emitted:
             return
-        outcome = await pending
-        for item in self._finish(response, outcome):
+        mining.emitted = True
+        for item in self._finish(response, await mining.pending):
             yield item
+
+    def process_spider_exception(
+        self, response: Response, exception: Exception
+    ) -> AsyncIterator[Any] | None:
+        """The callback raised (before or after yielding): the page's records still reach
+        the pipeline, then the exception goes on as it came, to the other middlewares and
+        Scrapy's error log. (Returning an iterable hands Scrapy the records; the iterable
+        raises the exception again once they are out.)"""
+        mining = response.meta.get(MINING_KEY)
+        if mining is None:  # the callback raised before returning anything
+            if not response.meta.get(CALLBACK_KEY) or not self._decide(response):
+                return None
+            mining = self._mining(response)
+        if mining.emitted:
+            return None
+        mining.emitted = True
+        return self._records_then_raise(response, mining, exception)
+
+    async def _records_then_raise(
+        self, response: Response, mining: Mining, exception: Exception
+    ) -> AsyncIterator[Any]:
+        for item in self._finish(response, await mining.pending):
+            yield item
+        raise exception
+
+    def _decide(self, response: Response) -> bool:
+        """Mine this response? (The downloader middleware decided, else decide here.)"""
+        decision = response.meta.get(MINE_KEY)
+        if decision is not None:
+            return decision is True
+        mine, reason = mining_decision(response, self.runtime)
+        if not mine and reason not in ("disabled", "empty"):
+            self.stats.inc_value(f"records/skipped/{reason}")
+        return mine
+
+    def _mining(self, response: Response) -> Mining:
+        """The response's mining, started now; its records are emitted once."""
+        mining = Mining(self._start(response))
+        response.meta[MINING_KEY] = mining
+        return mining
 
     def _start(self, response: Response) -> Any:
         """Start mining (waited for in Twisted's thread pool when ``RECORDS_THREADED``);

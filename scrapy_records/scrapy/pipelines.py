@@ -1,9 +1,8 @@
-"""The item pipeline: drop low-confidence records, emit each wrapper once, persist wrappers,
-optionally flatten record fields into columns or write one CSV per template."""
+"""The item pipeline: drop low-confidence records, emit each wrapper once, validate and persist
+wrappers, optionally flatten record fields into columns or write one CSV per template."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -11,10 +10,12 @@ from typing import Any
 
 from scrapy.exceptions import DropItem
 
+from scrapy_records.errors import WrapperError
 from scrapy_records.scrapy.component import RecordsComponent
 from scrapy_records.scrapy.exporters import RowSpool, flat_record, read_csv_rows
 from scrapy_records.scrapy.items import RecordItem, WrapperItem
 from scrapy_records.scrapy.store import StoreError, VersionConflict
+from scrapy_records.wrappers.wrapper import Wrapper
 
 logger = logging.getLogger(__name__)
 
@@ -56,17 +57,15 @@ class RecordsPipeline(RecordsComponent):
         The engine already tried to store the wrappers it induced: ``stored`` is ``True``, or
         ``store_error`` says why the store did not take it (an outage: the Redis store queued
         the write and replays it, compare-and-set, when Redis is back), so such an item is
-        never written again here. Other wrapper items (yielded by a spider) are stored
-        compare-and-set on ``base_version``, the version they were based on (``None``:
+        never written again here. Other wrapper items (yielded by a spider) are validated
+        first (an invalid document is dropped and counted, ``records/wrapper/invalid``),
+        then stored compare-and-set on ``base_version``, the version they were based on (``None``:
         create), never on the version stored now: a wrapper another worker stored meanwhile
         wins (logged, ``stored`` stays ``False``).
         """
         store = self.runtime.store
         if not item.get("stored") and not item.get("store_error") and store is not None:
-            doc = item.get("document")
-            text = (
-                doc if isinstance(doc, str) else json.dumps(doc, sort_keys=True, ensure_ascii=False)
-            )
+            text = self._valid_document(item)
             try:
                 item["version"] = store.put(
                     item["site"],
@@ -90,31 +89,63 @@ class RecordsPipeline(RecordsComponent):
         self.stats.inc_value("records/wrapper/emitted")
         return item
 
+    def _valid_document(self, item: WrapperItem) -> str:
+        """The item's wrapper document as JSON, once it validates as a whole
+        (:meth:`Wrapper.from_dict`: every selector of an allowed form): a spider's wrapper
+        goes to a store every worker of the site loads from. An invalid one is dropped."""
+        doc = item.get("document")
+        site, template = item.get("site"), item.get("template")
+        try:
+            if not (isinstance(site, str) and site and isinstance(template, str) and template):
+                raise WrapperError(f"site and template must be names, not {site!r}/{template!r}")
+            if isinstance(doc, (str, bytes)):
+                wrapper = Wrapper.from_json(doc)
+            else:
+                wrapper = Wrapper.from_dict(doc)
+            return wrapper.to_json()
+        except WrapperError as exc:
+            self.stats.inc_value("records/wrapper/invalid")
+            logger.warning(
+                "scrapy_records: invalid wrapper item %s/%s dropped: %s", site, template, exc
+            )
+            raise DropItem(f"invalid wrapper document: {exc}") from exc
+
     def _write_csv(self, item: RecordItem) -> None:
         """Add the record to its template's CSV: rows are spooled and the file is written at
         the end with one column per field seen (:class:`RowSpool`), so a field that first
-        appears in a late record (an optional one, or one a newer wrapper adds) is kept."""
+        appears in a late record (an optional one, or one a newer wrapper adds) is kept.
+
+        The spool is ``<file>.rows`` (JSON lines, flushed row by row): a crawl stopped
+        without closing (Ctrl-C twice, a killed process) leaves its rows there, and a crawl
+        resumed from the ``JOBDIR`` writes them to the CSV with its own (a new crawl
+        starts the file and the spool afresh)."""
         path = self.config.csv_per_template % {
             "site": _filename(item.get("site") or "site"),
             "template": _filename(item.get("template_name") or item.get("template") or "page"),
         }
         spool = self._csv.get(path)
         if spool is None:
-            spool = self._csv[path] = RowSpool()
-            if self._append:
-                for row in read_csv_rows(path):
-                    spool.add(row)
+            rows = f"{path}.rows"
+            if not self._append and os.path.exists(rows):
+                os.remove(rows)
+            spool = self._csv[path] = RowSpool(path=rows)
         spool.add(flat_record(item))
 
     def close_spider(self) -> None:
         for path, spool in self._csv.items():
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            table = RowSpool()
+            if self._append:  # the rows of the runs before this one
+                for row in read_csv_rows(path):
+                    table.add(row)
+            for row in spool.read():
+                table.add(row)
             tmp = f"{path}.tmp"
             with open(tmp, "w", newline="", encoding="utf-8") as f:
-                spool.write(f)
+                table.write(f)
             os.replace(tmp, path)  # a reader never sees half a file
-            spool.close()
-            logger.info("scrapy_records: %d records written to %s", spool.rows, path)
+            table.close()
+            spool.close(remove=True)
+            logger.info("scrapy_records: %d records written to %s", table.rows, path)
 
 
 def _filename(text: str) -> str:

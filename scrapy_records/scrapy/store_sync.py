@@ -193,7 +193,10 @@ class StoreSync:
             )
             return version, None
         except VersionConflict:
-            sw = store.get(st.site, st.template)
+            try:
+                sw = store.get(st.site, st.template)
+            except StoreError as exc:  # lost a race, then the store went out: ours serves
+                return None, str(exc)
             other = (
                 self._load_wrapper(sw.document, st.site, st.template, sw.version, out)
                 if sw

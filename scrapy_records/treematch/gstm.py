@@ -11,7 +11,8 @@ their defaults: ``tau1=0.5`` / ``tau2=0.7`` (the match criteria); ``r2="skeleton
 (when two grammars hold the same lists; ``"literal"``, ``"lenient"``); ``sizes="r3"``
 (the sizes a node reports; ``"literal"``); ``grammar="r6"`` (``"literal"``: the figure's
 loops as written); ``max_cells=2_000_000`` / ``max_node_cells=1_000_000`` (the time
-budget, past which pairs get an LCS approximation); ``symmetric=True`` (``(a, b)`` and
+budget, in children-matrix cells plus :data:`PAIR_CELLS` a node pair, past which pairs
+get an LCS approximation); ``symmetric=True`` (``(a, b)`` and
 ``(b, a)`` share a memo entry); ``group_check=False`` (undo groups joined only through
 chaining). What each choice means: ``docs/algorithms/treematch.md``.
 """
@@ -41,6 +42,11 @@ TEXT = "#text"  #: label of text leaves (they match whatever their text)
 DEFAULT_MAX_CELLS = 2_000_000
 #: a node pair whose children matrix is larger than this is approximated directly
 DEFAULT_MAX_NODE_CELLS = 1_000_000
+#: what one node pair costs besides its children matrix, in cells of the budget (a pair
+#: of one child each costs as much as a matrix of about 100 cells): many small pairs
+#: spend the budget too (1,000 distinct nested blocks against each other: a million
+#: pairs of one cell each). The development pages stay under half the default budget.
+PAIR_CELLS = 100
 
 #: W per pair of child classes: ``(score, nodes_a, nodes_b)`` of G-STM on the two children
 ClassW = list[list[tuple[float, float, float]]]
@@ -252,6 +258,15 @@ class Matcher:
             cx, cy = chn[x], chn[y]
             kn = len(cx) * len(cy)
             over = self.max_cells is not None and self.cells >= self.max_cells
+            if over and (x != y or kn > PAIR_CELLS):
+                # the budget is spent: a pair is approximated outright (combined, it would
+                # cost its children matrix whatever approximates the children); only a
+                # small node against its copy is still combined (its lists)
+                memo[(x, y)] = self._approx(x, y)
+                if x == y:
+                    self._sd[x] = None
+                stack.pop()
+                continue
             ux = list(dict.fromkeys(cx))  # distinct child shapes: equal children, equal pairs
             uy = ux if x == y else list(dict.fromkeys(cy))
             diag = False
@@ -277,7 +292,7 @@ class Matcher:
                 else:
                     stack.extend(missing)
                     continue
-            self.cells += len(ux) * len(uy) + len(cx) if diag else kn
+            self.cells += (len(ux) * len(uy) + len(cx) if diag else kn) + PAIR_CELLS
             if diag:
                 self.approximated += 1
             if x == y:
@@ -315,19 +330,26 @@ class Matcher:
             return _empty_detail(0.0, float(self.s_size[a]), float(self.s_size[b]))
         r = self.match(a, b)
         kn = len(self.s_children[a]) * len(self.s_children[b])
-        if self.max_node_cells is not None and kn > self.max_node_cells:
+        spent = self.max_cells is not None and self.cells >= self.max_cells
+        if spent or (self.max_node_cells is not None and kn > self.max_node_cells):
             d = self._sd.get(a) if a == b else None
             if d is not None:
                 return d
-            if a == b and len(set(self.s_children[a])) ** 2 <= self.max_node_cells:
-                return self._combine(a, a, True, True)
+            limit = self.max_node_cells
+            if not spent and a == b and limit is not None:
+                if len(set(self.s_children[a])) ** 2 <= limit:
+                    return self._combine(a, a, True, True)
             return _empty_detail(r[0], r[1], r[2])
-        # the budget may have approximated the children: make sure the cells exist
+        # the budget may have approximated the children: make sure the cells exist (this
+        # loop is quadratic in the children: once the budget is spent, no detail)
         memo = self.memo
         for p in self.s_children[a]:
             for q in self.s_children[b]:
                 if lab[p] == lab[q] and (p, q) not in memo:
+                    if self.max_cells is not None and self.cells >= self.max_cells:
+                        return _empty_detail(r[0], r[1], r[2])
                     self.match(p, q)
+        self.cells += kn + PAIR_CELLS
         return self._combine(a, b, True)
 
     # ------------------------------------------------------------ one node pair

@@ -23,7 +23,9 @@ from scrapy_records.fields.text import inline_text, strip_separators
 from scrapy_records.fields.values import decimal_style, parse_date_iso, parse_number, parse_price
 from scrapy_records.page import Page, parse_html
 from scrapy_records.results import Column, PageResult, Record, Region
+from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget
 from scrapy_records.wrappers.model import WRAPPER_VERSION, FieldSpec, ListSpec
+from scrapy_records.wrappers.safe_xpath import check_xpath
 
 if TYPE_CHECKING:
     from scrapy_records.wrappers.wrapper import Wrapper
@@ -130,6 +132,7 @@ def parse_source(
         url,
         encoding=page_options.get("encoding"),
         max_bytes=page_options.get("max_bytes", page_mod.DEFAULT_MAX_BYTES),
+        max_nodes=page_options.get("max_nodes", page_mod.DEFAULT_MAX_NODES),
         parser_cls=etree.HTMLParser,
     )
     return root, url, None
@@ -209,13 +212,25 @@ _NOT_BATCHABLE = re.compile(
 class FieldReader:
     """One compiled field: its XPath per record, and batched over all records when it can."""
 
-    __slots__ = ("name", "type", "xp", "attr", "multiple", "optional", "batch", "textual", "path")
+    __slots__ = (
+        "name",
+        "type",
+        "xp",
+        "attr",
+        "multiple",
+        "optional",
+        "batch",
+        "textual",
+        "path",
+        "info",
+    )
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
         self.name = f.name
         self.path = f.xpath.strip()
         self.type = f.type
         self.textual = "text()" in f.xpath or "node()" in f.xpath
+        self.info = check_xpath(f.xpath)  # (an allowed form: a hand-built wrapper too)
         self.xp = etree.XPath(f.xpath, smart_strings=False)
         self.attr = f.attribute
         self.multiple = f.multiple
@@ -223,7 +238,7 @@ class FieldReader:
         self.batch = None
         # one evaluation over all records instead of one per record (application speed):
         # "$recs/F" selects the same nodes as F from every record, in document order;
-        if record_xpath is not None and not _NOT_BATCHABLE.search(f.xpath):
+        if record_xpath is not None and self.info.contained and not _NOT_BATCHABLE.search(f.xpath):
             try:
                 # $recs: the record elements, passed as a node-set (R is not re-evaluated)
                 # "| $recs": the record elements come back as markers, in document order
@@ -383,22 +398,30 @@ def _eval_fields(
     base: str | None,
     dirty: set[Any] | None,
     values: list[dict[str, Any]],
+    budget: ApplyBudget,
 ) -> None:
     """Fill ``values[k]`` with the fields of record ``k`` (first elements ``firsts``).
 
     Batched: one XPath evaluation per distinct field path over all records (``$recs/F |
     $recs``, the record elements acting as document-order markers), shared by fields with
-    the same path (a link's URL and its text); with a single record (a detail page) each
-    distinct path is read once too (a typed field and its ``_raw`` twin).
+    the same path (a link's URL and its text); record by record above
+    :data:`~scrapy_records.wrappers.budget.BATCH_MAX_RECORDS` records; with a single record
+    (a detail page) each distinct path is read once too (a typed field and its ``_raw``
+    twin). Each evaluation is charged to ``budget`` first.
     """
     n_rec = len(firsts)
     if n_rec == 1:
+        for f in fields:
+            budget.values(1, f"field {f.name}")
+            budget.per_record(f.info, 1, f"field {f.name}")
         _eval_one(fields, firsts[0], base, dirty, values[0])
         return
     first_index = {x: k for k, x in enumerate(firsts)}
     found_cache: dict[str, list[tuple[int, Any]]] = {}
     for f in fields:
-        if f.batch is None:
+        budget.values(n_rec, f"field {f.name}")
+        if f.batch is None or n_rec > BATCH_MAX_RECORDS:
+            budget.per_record(f.info, n_rec, f"field {f.name}")
             for k, e in enumerate(firsts):
                 v = f.read(e, base, dirty)
                 if v is not None:
@@ -409,6 +432,7 @@ def _eval_fields(
             if f.path == ".":
                 pairs = list(enumerate(firsts))
             else:
+                budget.batched(f.info, n_rec, f"field {f.name}")
                 try:
                     found = f.batch(root, recs=firsts)
                 except etree.XPathEvalError:
@@ -457,13 +481,14 @@ def _eval_fields(
 class _List:
     """One compiled nested list: its record selector, fields and sub-lists."""
 
-    __slots__ = ("name", "xp", "batch", "size", "fields", "lists", "optional", "typed")
+    __slots__ = ("name", "xp", "batch", "size", "fields", "lists", "optional", "typed", "info")
 
     def __init__(self, spec: ListSpec):
         self.name = spec.name
+        self.info = check_xpath(spec.record.xpath)
         self.xp = etree.XPath(spec.record.xpath, smart_strings=False)
         self.batch = None
-        if not _NOT_BATCHABLE.search(spec.record.xpath):
+        if self.info.contained and not _NOT_BATCHABLE.search(spec.record.xpath):
             try:
                 self.batch = etree.XPath(f"$recs/{spec.record.xpath} | $recs", smart_strings=False)
             except etree.XPathSyntaxError:
@@ -475,11 +500,17 @@ class _List:
         self.typed = [f for f in self.fields if f.type in _TYPED]
 
     def read_many(
-        self, parents: list[Any], root: Any, base: str | None, dirty: set[Any] | None
+        self,
+        parents: list[Any],
+        root: Any,
+        base: str | None,
+        dirty: set[Any] | None,
+        budget: ApplyBudget,
     ) -> list[list[dict[str, Any]]]:
         """Rows of this list inside each of ``parents`` (batched like record fields)."""
         per_parent: list[list[Any]] = [[] for _ in parents]
-        if self.batch is not None and len(parents) > 1:
+        if self.batch is not None and 1 < len(parents) <= BATCH_MAX_RECORDS:
+            budget.batched(self.info, len(parents), f"list {self.name}")
             index = {x: k for k, x in enumerate(parents)}
             try:
                 found = self.batch(root, recs=parents)
@@ -495,6 +526,7 @@ class _List:
                 elif k >= 0:
                     per_parent[k].append(node)
         else:
+            budget.per_record(self.info, len(parents), f"list {self.name}")
             for k, e in enumerate(parents):
                 try:
                     per_parent[k] = [x for x in self.xp(e) if isinstance(x, etree._Element)]
@@ -504,9 +536,9 @@ class _List:
         if not insts:
             return [[] for _ in parents]
         rows: list[dict[str, Any]] = [{} for _ in insts]
-        _eval_fields(self.fields, insts, root, base, dirty, rows)
+        _eval_fields(self.fields, insts, root, base, dirty, rows, budget)
         for sub in self.lists:
-            nested = sub.read_many(insts, root, base, dirty)
+            nested = sub.read_many(insts, root, base, dirty, budget)
             for row, vals in zip(rows, nested):
                 if vals:
                     row[sub.name] = vals
@@ -578,6 +610,7 @@ class CompiledWrapper:
     def __init__(self, w: Wrapper):
         self.w = w
         rec = w.record
+        self.record_info = check_xpath(rec.xpath) if rec else None
         self.record = etree.XPath(rec.xpath, smart_strings=False) if rec else None
         self.size = rec.size if rec else 1
         self.until_next = rec is not None and rec.span == "until_next"
@@ -597,7 +630,7 @@ class CompiledWrapper:
         self.labels: dict[str, list[tuple[str, FieldReader]]] = {}
         for reader, spec in zip(self.page_fields, w.page_fields):
             m = _LABEL_FIELD_RX.match(spec.xpath)
-            if m and spec.attribute is None and not spec.multiple:
+            if m:
                 label = m.group(3) if m.group(3) is not None else m.group(4)
                 self.labels.setdefault(label, []).append((m.group(1).lower(), reader))
         self.label_names = {f.name for lst in self.labels.values() for _t, f in lst}
@@ -615,7 +648,9 @@ class CompiledWrapper:
 
         Same result as each field's XPath ``//tag[normalize-space(.)='L']/following::
         text()[normalize-space()][not(parent::script or parent::style)][1]`` for labels
-        that are the only text of their element (how the inducer builds them).
+        that are the only text of their element (how the inducer builds them), the first
+        such label's value; in one pass, where libxml2 scans the rest of the page from
+        every label element.
         """
         texts = _ALL_TEXT_XP(root)
         out: dict[str, Any] = {}
@@ -636,13 +671,22 @@ class CompiledWrapper:
                         out[f.name] = v
         return out
 
-    def apply(self, root: Any, url: str | None, page: Any = None) -> PageResult:
-        """The wrapper's result on a parsed page (``page``: its page model, when built)."""
+    def apply(
+        self, root: Any, url: str | None, page: Any = None, budget: ApplyBudget | None = None
+    ) -> PageResult:
+        """The wrapper's result on a parsed page (``page``: its page model, when built).
+
+        :param budget: the page's work budget (default: the default budgets,
+            :mod:`scrapy_records.wrappers.budget`).
+        :raises PageTooLargeError, BudgetExceededError: the page is over its budget.
+        """
         w = self.w
+        if budget is None:
+            budget = ApplyBudget(root)
         base = page.base_url if page is not None else page_mod.base_url_of(root, url)
         tree = root.getroottree()
-        records, firsts, type_errors = self._records(root, tree, base, page)
-        page_vals, page_missing, page_errors = self._page_values(root, base)
+        records, firsts, type_errors = self._records(root, tree, base, page, budget)
+        page_vals, page_missing, page_errors = self._page_values(root, base, budget)
         health, fit = self._health(records, page_vals, page_missing, type_errors + page_errors)
         for rec in records:
             rec.confidence = fit
@@ -665,11 +709,12 @@ class CompiledWrapper:
         return PageResult(url=url, regions=[region])
 
     def _records(
-        self, root: Any, tree: Any, base: str | None, page: Any
+        self, root: Any, tree: Any, base: str | None, page: Any, budget: ApplyBudget
     ) -> tuple[list[Record], list[Any], int]:
         """The records, their first elements and the number of values that did not type."""
-        if self.record is None:
+        if self.record is None or self.record_info is None:
             return [], [], 0
+        budget.top(self.record_info, "the record selector")
         try:
             firsts = [e for e in self.record(root) if isinstance(e, etree._Element)]
         except etree.XPathEvalError:
@@ -680,10 +725,10 @@ class CompiledWrapper:
         dirty = dirty_set(root)
         values: list[dict[str, Any]] = [{} for _ in range(n_rec)]
         if n_rec:
-            _eval_fields(self.fields, firsts, root, base, dirty, values)
+            _eval_fields(self.fields, firsts, root, base, dirty, values, budget)
         type_errors = _type_values(self.typed, values)
         list_rows = (
-            [(sub.name, sub.read_many(firsts, root, base, dirty)) for sub in self.lists]
+            [(sub.name, sub.read_many(firsts, root, base, dirty, budget)) for sub in self.lists]
             if n_rec
             else []
         )
@@ -710,12 +755,21 @@ class CompiledWrapper:
             records.append(Record(paths[k], text, fields, 1.0, nodes))
         return records, firsts, type_errors
 
-    def _page_values(self, root: Any, base: str | None) -> tuple[dict[str, Any], list[str], int]:
+    def _page_values(
+        self, root: Any, base: str | None, budget: ApplyBudget
+    ) -> tuple[dict[str, Any], list[str], int]:
         """The page fields' values, the required ones missing, the values that did not type."""
         page_vals: dict[str, Any] = {}
-        labelled = self._label_values(root, base) if self.labels else {}
+        labelled: dict[str, Any] = {}
+        if self.labels:
+            budget.charge(budget.nodes, "the labelled page fields")
+            labelled = self._label_values(root, base)
         for f in self.page_fields:
-            v = labelled.get(f.name) if f.name in self.label_names else f.read(root, base)
+            if f.name in self.label_names:
+                v = labelled.get(f.name)
+            else:
+                budget.top(f.info, f"page field {f.name}")
+                v = f.read(root, base)
             if v is not None:
                 page_vals[f.name] = v
         type_errors = _type_values(self.page_typed, [page_vals])

@@ -19,6 +19,7 @@ from scrapy_records.wrappers.model import (
     WRAPPER_FORMAT,
     library_version,
 )
+from scrapy_records.wrappers.safe_xpath import MAX_LENGTH, check_xpath
 
 _CSS = HTMLTranslator()
 #: keys of a wrapper document, all required
@@ -35,6 +36,25 @@ DOCUMENT_KEYS = (
     "provenance",
     "health",
 )
+
+
+#: Most fields in one array (record fields, a list's fields, page fields).
+MAX_FIELDS = 500
+#: Most nested lists in one array.
+MAX_LISTS = 50
+#: Most fields and lists of a document in all (each is applied to every record).
+MAX_SELECTORS = 2000
+
+
+def count_selectors(d: dict[str, Any]) -> int:
+    """Fields and lists of a (validated) document, nested ones included."""
+    n = len(d["fields"]) + len(d["page_fields"])
+    stack = list(d["lists"])
+    while stack:
+        x = stack.pop()
+        n += 1 + len(x["fields"])
+        stack.extend(x["lists"])
+    return n
 
 
 class Validator:
@@ -68,12 +88,18 @@ class Validator:
 
     @classmethod
     def xpath(cls, v: Any, path: str) -> None:
+        """A selector of an allowed form (:mod:`~scrapy_records.wrappers.safe_xpath`) that
+        lxml compiles."""
         cls.typ(v, path, (str,))
         if not v.strip():
             cls.fail(path, "empty XPath")
         try:
+            check_xpath(v)
+        except WrapperError as exc:
+            cls.fail(path, str(exc))
+        try:
             etree.XPath(v)
-        except etree.XPathSyntaxError as exc:
+        except (etree.XPathSyntaxError, ValueError) as exc:
             cls.fail(path, f"XPath {v!r} does not compile: {exc}")
 
     @classmethod
@@ -81,6 +107,8 @@ class Validator:
         cls.typ(v, path, (str,), nullable=True)
         if v is None:
             return
+        if len(v) > MAX_LENGTH:
+            cls.fail(path, f"CSS selector longer than {MAX_LENGTH} characters")
         try:
             _CSS.css_to_xpath(v)
         except Exception as exc:  # cssselect raises several classes
@@ -120,6 +148,8 @@ class Validator:
     @classmethod
     def fields(cls, v: Any, path: str) -> None:
         cls.typ(v, path, (list,))
+        if len(v) > MAX_FIELDS:
+            cls.fail(path, f"more than {MAX_FIELDS} fields")
         seen: set[str] = set()
         for k, f in enumerate(v):
             cls.field_(f, f"{path}[{k}]")
@@ -143,6 +173,8 @@ class Validator:
     @classmethod
     def lists(cls, v: Any, path: str, depth: int = 0) -> None:
         cls.typ(v, path, (list,))
+        if len(v) > MAX_LISTS:
+            cls.fail(path, f"more than {MAX_LISTS} lists")
         for k, x in enumerate(v):
             cls.list_(x, f"{path}[{k}]", depth)
 
@@ -174,6 +206,8 @@ class Validator:
         cls.fields(d["page_fields"], "$.page_fields")
         if d["record"] is None and (d["fields"] or d["lists"]):
             cls.fail("$.record", "null record selector but record fields/lists are given")
+        if count_selectors(d) > MAX_SELECTORS:
+            cls.fail("$", f"more than {MAX_SELECTORS} fields and lists in all")
         cls.provenance(d["provenance"], "$.provenance")
         cls.health(d["health"], "$.health")
 

@@ -12,10 +12,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from scrapy_records.errors import WrapperError
-from scrapy_records.page import as_page
+from scrapy_records.api import PAGE_OPTIONS
+from scrapy_records.errors import OptionError, WrapperError
+from scrapy_records.page import DEFAULT_MAX_NODES, as_page
 from scrapy_records.results import PageResult, Region
 from scrapy_records.wrappers.apply import CompiledWrapper, parse_source
+from scrapy_records.wrappers.budget import DEFAULT_MAX_WORK, ApplyBudget
 from scrapy_records.wrappers.inducers.region import region_wrapper
 from scrapy_records.wrappers.model import (
     WRAPPER_FORMAT,
@@ -30,6 +32,9 @@ from scrapy_records.wrappers.model import (
 from scrapy_records.wrappers.schema import Validator
 
 logger = logging.getLogger(__name__)
+
+#: What :meth:`Wrapper.extract` accepts: the page budgets and the work budget.
+APPLY_OPTIONS = (*PAGE_OPTIONS, "max_work", "max_seconds")
 
 
 @dataclass
@@ -147,7 +152,7 @@ class Wrapper:
             self._compiled = CompiledWrapper(self)
         return self._compiled
 
-    def extract(self, source: Any, url: str | None = None, **page_options: Any) -> PageResult:
+    def extract(self, source: Any, url: str | None = None, **options: Any) -> PageResult:
         """Apply the wrapper to one page and return the shared result model.
 
         ``source`` is ``str``/``bytes``/a Scrapy ``Response``/an lxml tree or a
@@ -156,9 +161,29 @@ class Wrapper:
         result has one region, ``extractor="wrapper:<id>"``, whose ``meta`` holds
         ``health`` (see :meth:`check`), ``page`` (the page-level fields) and ``wrapper``
         (id and version). A page that does not fit marks the wrapper :attr:`stale`.
+
+        Options: the page budgets of :func:`scrapy_records.extract` (``max_bytes``,
+        ``max_nodes``, ``encoding``; ``max_depth`` is accepted and has no effect here) and
+        the work budget of application, ``max_work`` and ``max_seconds``
+        (:mod:`scrapy_records.wrappers.budget`).
+
+        :raises OptionError: an unknown option or a budget of the wrong type.
+        :raises PageTooLargeError, BudgetExceededError: the page is over a budget.
         """
-        root, url, page = parse_source(source, url, page_options)
-        result = self._compile().apply(root, url, page)
+        unknown = sorted(set(options) - set(APPLY_OPTIONS))
+        if unknown:
+            raise OptionError(
+                f"Wrapper.extract() got unknown option(s) {', '.join(unknown)};"
+                f" accepted: {', '.join(APPLY_OPTIONS)}"
+            )
+        root, url, page = parse_source(source, url, options)
+        budget = ApplyBudget(
+            root,
+            max_nodes=options.get("max_nodes", DEFAULT_MAX_NODES),
+            max_work=options.get("max_work", DEFAULT_MAX_WORK),
+            max_seconds=options.get("max_seconds"),
+        )
+        result = self._compile().apply(root, url, page, budget)
         self.check(result)
         return result
 

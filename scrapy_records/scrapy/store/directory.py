@@ -1,14 +1,16 @@
 """A directory of JSON files (``dir:///path``): one file per wrapper, for export and review.
 
-Layout: ``<root>/<site>/<template>.json`` holding ``{"site", "template", "version",
-"updated", "signature", "document"}`` where ``document`` is the wrapper's JSON (parsed, so the
-file is readable and diffable). Writes go to a temporary file renamed over the old one
-(atomic on POSIX); the compare-and-set check holds an exclusive ``flock`` on
-``<root>/.lock``, so several processes can share the directory.
+Layout: ``<root>/<site>/<template>.json`` (names escaped one to one: ``a:b`` is
+``a%3Ab``) holding ``{"site", "template", "version", "updated", "signature", "document"}``
+where ``document`` is the wrapper's JSON (parsed, so the file is readable and diffable).
+Writes go to a temporary file renamed over the old one (atomic on POSIX); the
+compare-and-set check holds an exclusive ``flock`` on ``<root>/.lock``, so several
+processes can share the directory.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -18,16 +20,26 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 from scrapy_records.scrapy.store.base import StoredWrapper, VersionConflict, WrapperStore
 
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def _safe(name: str) -> str:
-    s = _SAFE.sub("_", name).strip(".") or "_"
-    return s[:120]
+    """``name`` as one file name, one to one (``a:b`` and ``a_b`` are two files): other
+    characters than ``[A-Za-z0-9._-]``, and a leading dot, as ``%XX`` of their UTF-8
+    bytes; a long name keeps 100 characters and a hash of the whole."""
+    out = _UNSAFE.sub(
+        lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8", "surrogatepass")), name
+    )
+    if out.startswith("."):
+        out = "%2E" + out[1:]
+    if len(out) > 120:
+        digest = hashlib.blake2b(name.encode("utf-8", "surrogatepass"), digest_size=8)
+        out = f"{out[:100]}~{digest.hexdigest()}"
+    return out or "%"
 
 
 class DirectoryStore(WrapperStore):
@@ -82,8 +94,8 @@ class DirectoryStore(WrapperStore):
         except (ValueError, KeyError, TypeError):
             # A damaged file: hand back its raw text as the document so the caller's
             # wrapper validation reports it (and re-induction replaces it).
-            parts = os.path.normpath(path).split(os.sep)
-            return StoredWrapper(parts[-2], parts[-1][:-5], 0, raw, None, os.path.getmtime(path))
+            parts = [unquote(p) for p in os.path.normpath(path).split(os.sep)[-2:]]
+            return StoredWrapper(parts[0], parts[1][:-5], 0, raw, None, os.path.getmtime(path))
 
     def get(self, site: str, template: str) -> StoredWrapper | None:
         return self._load(self._path(site, template))

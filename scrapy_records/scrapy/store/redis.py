@@ -21,15 +21,24 @@ Keys (``<p>`` is the prefix):
   the wrapper deletes them too);
 * ``<p>:sites`` / ``<p>:t:<site>``: sets indexing the sites and their templates;
 * ``<p>:epoch``: a counter bumped by every write and delete;
+* ``<p>:gen``: the server's data generation, a random id set by the first writer or reader
+  of an empty server (a restart without persistence, a ``FLUSHALL``: new generation);
 * ``<p>:lease:<site>:<template>``: an induction lease.
+
+``<site>`` and ``<template>`` are escaped in key names (``%`` and ``:`` as ``%25`` and
+``%3A``), so ``("a:b", "c")`` and ``("a", "b:c")`` are two keys.
 
 **Writes** are compare-and-set in one Lua script (atomic on the server, no WATCH round
 trips): ``put`` succeeds only when the stored version is ``expected_version`` (``None`` =
 create), writes ``version + 1`` and bumps the epoch; otherwise it raises
-:class:`~.base.VersionConflict` and the newer stored wrapper stays untouched.
+:class:`~.base.VersionConflict` and the newer stored wrapper stays untouched. A write
+carries the generation its expected version was read in: when the server lost its data
+since (another generation) and the entry is gone, nobody else wrote it, and the write
+stores ``expected_version + 1``; an entry written in the new generation wins over it.
 
 **Reads** keep a local cache of every entry (and every site listing) read. The cache is
-revalidated with one ``GET <p>:epoch`` at most every ``cache_seconds`` (default 1 s): while
+revalidated with one ``MGET <p>:epoch <p>:gen`` at most every ``cache_seconds`` (default
+1 s): while
 the epoch is unchanged no wrapper document crosses the network again, so a worker notices
 another worker's update within ``cache_seconds`` for the price of one small round trip.
 
@@ -65,6 +74,7 @@ import json
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -81,18 +91,27 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: KEYS: wrapper hash, history hash, sites set, site's templates set, epoch.
+#: KEYS: wrapper hash, history hash, sites set, site's templates set, epoch, generation.
 #: ARGV: expected version ('' = create), document, signature JSON, time, site, template,
-#: history length (0 = keep every version).
+#: history length (0 = keep every version), the generation the expected version was read
+#: in ('' = unknown), a new generation id (for an empty server).
+#: Returns {stored (0/1), version or '', the server's generation}.
 _PUT = """
+local gen = redis.call('GET', KEYS[6])
+if gen == false then
+  gen = ARGV[9]
+  redis.call('SET', KEYS[6], gen)
+end
 local cur = redis.call('HGET', KEYS[1], 'version')
 local expected = ARGV[1]
-if (cur == false and expected ~= '') or (cur ~= false and cur ~= expected) then
-  if cur == false then return {0, ''} end
-  return {0, cur}
+local lost = cur == false and expected ~= '' and ARGV[8] ~= '' and ARGV[8] ~= gen
+if not lost and ((cur == false and expected ~= '') or (cur ~= false and cur ~= expected)
+    or (cur ~= false and ARGV[8] ~= '' and ARGV[8] ~= gen)) then
+  if cur == false then return {0, '', gen} end
+  return {0, cur, gen}
 end
 local v = 1
-if cur ~= false then v = tonumber(cur) + 1 end
+if lost then v = tonumber(expected) + 1 elseif cur ~= false then v = tonumber(cur) + 1 end
 redis.call('HSET', KEYS[1], 'version', v, 'document', ARGV[2], 'signature', ARGV[3],
            'updated', ARGV[4])
 redis.call('HSET', KEYS[2], v, ARGV[2], 't:' .. v, ARGV[4])
@@ -103,7 +122,7 @@ end
 redis.call('SADD', KEYS[3], ARGV[5])
 redis.call('SADD', KEYS[4], ARGV[6])
 redis.call('INCR', KEYS[5])
-return {1, tostring(v)}
+return {1, tostring(v), gen}
 """
 
 _LEASE = """
@@ -131,6 +150,11 @@ SLOW_FAILURE = 0.25
 
 class _Unavailable(Exception):
     """Internal: Redis did not answer (or is in its reconnection pause)."""
+
+
+def key_part(name: str) -> str:
+    """``name`` as a part of a key: ``%`` and ``:`` escaped, so parts never run together."""
+    return name.replace("%", "%25").replace(":", "%3A")
 
 
 class RedisStore(WrapperStore):
@@ -202,7 +226,9 @@ class RedisStore(WrapperStore):
         self._lists: dict[str | None, list[StoredWrapper]] = {}
         self._epoch: bytes | None = None
         self._epoch_checked = float("-inf")
-        self._pending: dict[tuple[str, str], tuple[str, int | None, Any, float]] = {}
+        #: (site, template) -> (document, expected version, signature, time, generation)
+        self._pending: dict[tuple[str, str], tuple[str, int | None, Any, float, bytes]] = {}
+        self._generation = b""  # the server's data generation last seen (b"": not yet)
         self._down = False
         self._down_until = 0.0
         self._pause = self.retry_seconds
@@ -294,10 +320,12 @@ class RedisStore(WrapperStore):
                     if not self._pending:
                         break
                     key = next(iter(self._pending))
-                    document, expected, signature, updated = self._pending[key]
+                    document, expected, signature, updated, gen = self._pending[key]
                 site, template = key
                 try:
-                    ok, val = self._run_put(site, template, document, expected, signature, updated)
+                    ok, val = self._run_put(
+                        site, template, document, expected, signature, updated, gen
+                    )
                 except _Unavailable:
                     break  # down again: keep the rest queued
                 with self._lock:
@@ -332,7 +360,8 @@ class RedisStore(WrapperStore):
             return list(self._pending)
 
     def _k(self, kind: str, site: str, template: str | None = None) -> str:
-        return f"{self.prefix}:{kind}:{site}" + (f":{template}" if template is not None else "")
+        key = f"{self.prefix}:{kind}:{key_part(site)}"
+        return key + (f":{key_part(template)}" if template is not None else "")
 
     @staticmethod
     def _entry(site: str, template: str, h: dict[bytes, bytes]) -> StoredWrapper | None:
@@ -359,13 +388,25 @@ class RedisStore(WrapperStore):
         now = time.monotonic()
         if now - self._epoch_checked < self.cache_seconds:
             return
-        epoch = self._call("get", lambda: self.client.get(f"{self.prefix}:epoch"))
+        epoch, gen = self._call("get", self._epoch_and_generation)
         with self._lock:
             self._epoch_checked = now
+            if gen != self._generation:  # the server lost its data: nothing cached holds
+                self._cache.clear()
+                self._lists.clear()
+                self._generation = gen
             if epoch != self._epoch:
                 self._cache.clear()
                 self._lists.clear()
                 self._epoch = epoch
+
+    def _epoch_and_generation(self) -> tuple[bytes | None, bytes]:
+        """One ``MGET``; an empty server first gets a generation (``SET NX``)."""
+        epoch, gen = self.client.mget(f"{self.prefix}:epoch", f"{self.prefix}:gen")
+        if gen is None:
+            self.client.set(f"{self.prefix}:gen", uuid.uuid4().hex, nx=True)
+            gen = self.client.get(f"{self.prefix}:gen") or b""
+        return epoch, gen
 
     def get(self, site: str, template: str) -> StoredWrapper | None:
         key = (site, template)
@@ -444,8 +485,9 @@ class RedisStore(WrapperStore):
         return sorted(out)
 
     # ----------------------------------------------------------------- writes
-    def _run_put(self, site, template, document, expected, signature, updated):
-        return self._call(
+    def _run_put(self, site, template, document, expected, signature, updated, generation):
+        """The put script: ``(stored, version)``; remembers the server's generation."""
+        ok, val, gen = self._call(
             "put",
             lambda: self._put(
                 keys=[
@@ -454,6 +496,7 @@ class RedisStore(WrapperStore):
                     f"{self.prefix}:sites",
                     self._k("t", site),
                     f"{self.prefix}:epoch",
+                    f"{self.prefix}:gen",
                 ],
                 args=[
                     "" if expected is None else str(int(expected)),
@@ -463,19 +506,25 @@ class RedisStore(WrapperStore):
                     site,
                     template,
                     self.history_length,
+                    generation,
+                    uuid.uuid4().hex,
                 ],
             ),
         )
+        with self._lock:
+            self._generation = gen
+        return ok, val
 
     def put(self, site, template, document, *, expected_version=None, signature=None) -> int:
         key = (site, template)
         now = time.time()
+        gen = self._generation  # (the generation expected_version was read in)
         try:
-            ok, val = self._run_put(site, template, document, expected_version, signature, now)
+            ok, val = self._run_put(site, template, document, expected_version, signature, now, gen)
         except _Unavailable as exc:
             with self._lock:
                 self._pending.pop(key, None)
-                self._pending[key] = (document, expected_version, signature, now)
+                self._pending[key] = (document, expected_version, signature, now, gen)
                 while len(self._pending) > MAX_PENDING:
                     dropped = next(iter(self._pending))
                     del self._pending[dropped]

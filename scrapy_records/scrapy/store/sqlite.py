@@ -4,17 +4,24 @@ Safe with several processes: the database runs in WAL mode with a busy timeout, 
 update is one ``BEGIN IMMEDIATE`` transaction that checks the expected version and writes the
 new one (compare-and-set), so a write is atomic and never overwrites a newer wrapper.
 Every version ever stored stays in the ``history`` table (``scrapy wrappers show --history``).
+
+Every SQLite error (a corrupt or read-only file, a full disk, a lock held too long) is raised
+as :class:`~.base.StoreError`, which the engine treats as a store outage: wrappers are
+used from memory, nothing is lost and nothing is induced again.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from scrapy_records.scrapy.store.base import (
     StoredWrapper,
@@ -22,6 +29,27 @@ from scrapy_records.scrapy.store.base import (
     VersionConflict,
     WrapperStore,
 )
+
+logger = logging.getLogger(__name__)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def store_errors(fn: F) -> F:
+    """Raise the SQLite errors of a store method as :class:`StoreError` (an outage to the
+    engine), naming the file and the operation."""
+
+    @functools.wraps(fn)
+    def wrapper(self: SQLiteStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except sqlite3.Error as e:
+            raise StoreError(
+                f"wrapper store {self.path}: {fn.__name__} failed: {type(e).__name__}: {e}"
+            ) from e
+
+    return wrapper  # type: ignore[return-value]
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS wrappers (
@@ -106,16 +134,22 @@ class SQLiteStore(WrapperStore):
     def _transaction(self) -> Iterator[sqlite3.Cursor]:
         """One ``BEGIN IMMEDIATE`` transaction (it takes the database's write lock at once,
         so a check-then-write cannot interleave with another process): committed when the
-        block ends, rolled back when it raises."""
+        block ends, rolled back when it or the commit raises. The error raised is the one
+        that happened: after ``SQLITE_FULL`` SQLite may have rolled back already, and a
+        failing ``ROLLBACK`` must not hide why."""
         with self._lock:
             cur = self._conn.cursor()
             cur.execute("BEGIN IMMEDIATE")
             try:
                 yield cur
+                cur.execute("COMMIT")
             except BaseException:
-                cur.execute("ROLLBACK")
+                if self._conn.in_transaction:
+                    try:
+                        cur.execute("ROLLBACK")
+                    except sqlite3.Error as e:  # the first error is the one to report
+                        logger.debug("scrapy_records: rollback of %s failed: %s", self.path, e)
                 raise
-            cur.execute("COMMIT")
 
     @staticmethod
     def _row(row: tuple) -> StoredWrapper:
@@ -126,6 +160,7 @@ class SQLiteStore(WrapperStore):
             sig = None
         return StoredWrapper(site, template, int(version), document, sig, float(updated))
 
+    @store_errors
     def get(self, site: str, template: str) -> StoredWrapper | None:
         with self._lock:
             row = self._conn.execute(
@@ -135,6 +170,7 @@ class SQLiteStore(WrapperStore):
             ).fetchone()
         return self._row(row) if row else None
 
+    @store_errors
     def put(self, site, template, document, *, expected_version=None, signature=None) -> int:
         now = time.time()
         sig = json.dumps(signature) if signature is not None else None
@@ -159,6 +195,7 @@ class SQLiteStore(WrapperStore):
             )
         return version
 
+    @store_errors
     def list(self, site: str | None = None) -> list[StoredWrapper]:
         q = "SELECT site, template, version, document, signature, updated FROM wrappers"
         args: tuple = ()
@@ -169,6 +206,7 @@ class SQLiteStore(WrapperStore):
             rows = self._conn.execute(q + " ORDER BY site, template", args).fetchall()
         return [self._row(r) for r in rows]
 
+    @store_errors
     def history(self, site: str, template: str) -> list[tuple[int, float, str]]:
         """``(version, updated, document)`` of every stored version, oldest first."""
         with self._lock:
@@ -178,6 +216,7 @@ class SQLiteStore(WrapperStore):
                 (site, template),
             ).fetchall()
 
+    @store_errors
     def delete(self, site: str, template: str | None = None) -> int:
         with self._lock:
             if template is None:
@@ -188,6 +227,7 @@ class SQLiteStore(WrapperStore):
                 ).rowcount
         return n
 
+    @store_errors
     def acquire_lease(self, site: str, template: str, owner: str, ttl: float = 60.0) -> bool:
         now = time.time()
         with self._transaction() as cur:
@@ -204,6 +244,7 @@ class SQLiteStore(WrapperStore):
             )
         return True
 
+    @store_errors
     def release_lease(self, site: str, template: str, owner: str) -> None:
         with self._lock:
             self._conn.execute(

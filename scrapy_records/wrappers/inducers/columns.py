@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from scrapy_records.page import Page
-from scrapy_records.results import Column, Region
+from scrapy_records.results import Column, Record, Region
 from scrapy_records.wrappers.apply import CompiledWrapper
 from scrapy_records.wrappers.model import FIELD_TYPES, FieldSpec, RecordSelector
+from scrapy_records.wrappers.safe_xpath import allowed_xpath
 
 if TYPE_CHECKING:  # the Wrapper class is passed in: wrapper.py imports the inducers
     from scrapy_records.wrappers.wrapper import Wrapper
@@ -37,7 +38,7 @@ def schema_columns(region: Region) -> list[Column]:
 def column_spec(col: Column) -> FieldSpec | None:
     """The field that reads ``col`` with its own XPath (``None`` when it has none)."""
     xp = col.xpath
-    if not xp:
+    if not xp or not allowed_xpath(xp):
         return None
     attr = None
     head, _, last = xp.rpartition("/")
@@ -78,10 +79,33 @@ def _agreement(
     return same, either
 
 
+#: Record fields are induced from at most this many records of a page, evenly spread:
+#: selectors and fill rates are estimated as well on 300 records as on 20,000, and
+#: induction stays bounded in the records (the page's own walks stay linear).
+SAMPLE_RECORDS = 300
+
+T = TypeVar("T")
+
+
+def sample(items: list[T], limit: int = SAMPLE_RECORDS) -> list[T]:
+    """At most ``limit`` of the records, evenly spread over the page (every k-th)."""
+    step = -(-len(items) // limit)
+    return items if step <= 1 else items[::step]
+
+
 def _apply_candidates(
-    page: Page, record: RecordSelector, cands: list[FieldSpec], wrapper_cls: type[Wrapper]
+    page: Page,
+    record: RecordSelector,
+    cands: list[FieldSpec],
+    wrapper_cls: type[Wrapper],
+    records: Sequence[Record] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """The candidates' values on ``page``, per record (keyed by its first XPath)."""
+    """The candidates' values on ``page``, per record (keyed by its first XPath); on
+    ``records`` only when given (a sample: the draft selects their first elements)."""
+    if records is not None and len(records) > 1:
+        union = " | ".join(r.xpaths[0] for r in records if r.xpaths)
+        if union and allowed_xpath(union):
+            record = RecordSelector(union, None, record.size, record.span)
     draft = wrapper_cls(id="draft", record=record, fields=cands)
     res = CompiledWrapper(draft).apply(page.root, page.url, page)
     out: dict[str, list[dict[str, Any]]] = {}
@@ -134,8 +158,10 @@ def column_fields(
     for page, region in zip(pages, regions):
         if region is None:
             continue
-        got = _apply_candidates(page, record, cands, wrapper_cls)
-        mined = {r.xpaths[0]: r.fields for r in region.records if r.xpaths}
+        records = sample(region.records)  # (those mined_regions aligned)
+        sampled = records if len(records) < len(region.records) else None
+        got = _apply_candidates(page, record, cands, wrapper_cls, sampled)
+        mined = {r.xpaths[0]: r.fields for r in records if r.xpaths}
         names = {c.name for c in schema_columns(region)}
         for name in names:
             present[name] = present.get(name, 0) + 1
@@ -182,7 +208,9 @@ def _fill_rates(
     for page, region in zip(pages, regions):
         if region is None:
             continue
-        for rows in _apply_candidates(page, record, fields, wrapper_cls).values():
+        records = sample(region.records)
+        sampled = records if len(records) < len(region.records) else None
+        for rows in _apply_candidates(page, record, fields, wrapper_cls, sampled).values():
             total += 1
             for f in fields:
                 filled[f.name] += f.name in rows[0]

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from scrapy_records.errors import WrapperError
+from scrapy_records.errors import OptionError, WrapperError
 from scrapy_records.extractors.gstm import make_matcher
 from scrapy_records.page import as_page
 from scrapy_records.selectors import stable_id, stable_token
@@ -34,6 +34,8 @@ PATTERN_VERSION = 1
 MAX_PATTERN_DEPTH = 120
 #: sample values kept per slot
 MAX_SAMPLES = 12
+#: item pairs one sequence alignment scores at most (beyond: a band around the diagonal)
+MAX_MERGE_CELLS = 20_000
 #: tag -> (attribute, field type) of the attribute slots
 ATTR_SLOTS = {"a": ("href", "url"), "img": ("src", "image")}
 
@@ -409,24 +411,7 @@ class _PatternBuilder:
         if not Q:
             return [self._optional(p) for p in P]
         k, n = len(P), len(Q)
-        S = [[self._score(p, q) for q in Q] for p in P]
-        m = [[0.0] * (n + 1) for _ in range(k + 1)]
-        for i in range(1, k + 1):
-            for j in range(1, n + 1):
-                m[i][j] = max(m[i][j - 1], m[i - 1][j], m[i - 1][j - 1] + S[i - 1][j - 1])
-        pairs = []
-        i, j = k, n
-        while i > 0 and j > 0:
-            s = S[i - 1][j - 1]
-            if s > 0 and m[i][j] == m[i - 1][j - 1] + s:
-                pairs.append((i - 1, j - 1))
-                i -= 1
-                j -= 1
-            elif m[i][j] == m[i - 1][j]:
-                i -= 1
-            else:
-                j -= 1
-        pairs.reverse()
+        pairs = self._aligned_pairs(P, Q)
         out: list[Any] = []
         pi = qj = 0
         for a, b in pairs + [(k, n)]:
@@ -436,6 +421,46 @@ class _PatternBuilder:
                 out.append(self.merge(P[a], Q[b]))
             pi, qj = a + 1, b + 1
         return out
+
+    def _aligned_pairs(self, P: list[Any], Q: list[Any]) -> list[tuple[int, int]]:
+        """The aligned ``(i, j)`` item pairs: STM's DP over G-STM scores. Past
+        :data:`MAX_MERGE_CELLS` item pairs the DP keeps to a band around the diagonal, so
+        the scored pairs stay bounded (two pages of 5,000 distinct blocks: 25 million
+        G-STM scores and DP cells otherwise)."""
+        k, n = len(P), len(Q)
+        w = max(MAX_MERGE_CELLS // (2 * max(k, n)), -(-max(k, n) // min(k, n)) + 1)
+        banded = k * n > MAX_MERGE_CELLS
+        S: dict[tuple[int, int], float] = {}
+        m: dict[tuple[int, int], float] = {}
+
+        def at(i: int, j: int) -> float:  # (outside the band: unreachable)
+            return 0.0 if i == 0 or j == 0 else m.get((i, j), -1.0)
+
+        for i in range(1, k + 1):
+            lo, hi = 1, n
+            if banded:
+                c = i * n // k
+                lo, hi = max(1, c - w), min(n, c + w)
+            for j in range(lo, hi + 1):
+                s = S[(i, j)] = self._score(P[i - 1], Q[j - 1])
+                m[(i, j)] = max(at(i, j - 1), at(i - 1, j), at(i - 1, j - 1) + s)
+        pairs = []
+        i, j = k, n
+        while i > 0 and j > 0:
+            s = S.get((i, j), 0.0)
+            if s > 0 and at(i, j) == at(i - 1, j - 1) + s:
+                pairs.append((i - 1, j - 1))
+                i -= 1
+                j -= 1
+            elif at(i, j) == at(i - 1, j):
+                i -= 1
+            elif at(i, j) == at(i, j - 1):
+                j -= 1
+            else:  # (a step of score 0 along the band's edge)
+                i -= 1
+                j -= 1
+        pairs.reverse()
+        return pairs
 
     @staticmethod
     def _optional(item: Any) -> Any:
@@ -483,7 +508,10 @@ def induce_pattern(pages: list[Any], **options: Any) -> Pattern:
     Options: the G-STM matcher options (:func:`scrapy_records.extractors.gstm.make_matcher`).
     """
     opts = dict(options)
-    M = make_matcher(opts)
+    try:
+        M = make_matcher(opts)
+    except (TypeError, ValueError) as exc:
+        raise OptionError(f"gstm: {exc}") from exc
     kw = {k: getattr(M, k) for k in ("tau1", "tau2", "r2", "sizes", "max_cells", "max_node_cells")}
     PM = Matcher(
         tau1=M.tau1,
@@ -493,7 +521,7 @@ def induce_pattern(pages: list[Any], **options: Any) -> Pattern:
         grammar="literal" if M.literal_grammar else "r6",
     )
     if opts:
-        raise TypeError(f"unknown option(s) for the G-STM pattern: {', '.join(sorted(opts))}")
+        raise OptionError(f"unknown option(s) for the G-STM pattern: {', '.join(sorted(opts))}")
     plist = [as_page(p) for p in pages]
     if not plist:
         raise ValueError("induce_pattern() needs at least one page")

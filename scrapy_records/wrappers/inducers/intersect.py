@@ -11,6 +11,7 @@ them); any other option goes to the extractor.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,12 +19,13 @@ from lxml import etree
 
 from scrapy_records.api import extract
 from scrapy_records.errors import WrapperError
+from scrapy_records.fields.alignment import align_records
 from scrapy_records.fields.text import xpath_literal
 from scrapy_records.fields.values import guess_type
 from scrapy_records.page import Page
 from scrapy_records.results import Region
 from scrapy_records.selectors import site_of
-from scrapy_records.wrappers.inducers.columns import column_fields
+from scrapy_records.wrappers.inducers.columns import column_fields, sample
 from scrapy_records.wrappers.inducers.page_selectors import PageSelectors, css_matches
 from scrapy_records.wrappers.inducers.record_fields import build_fields, slug
 from scrapy_records.wrappers.inducers.record_selector import (
@@ -39,6 +41,7 @@ from scrapy_records.wrappers.wrapper import Wrapper
 #: the records of one page: the node indices of each record
 Groups = list[tuple[int, ...]]
 
+
 _LABEL_TEXT_XP = "following::text()[normalize-space()][not(parent::script or parent::style)][1]"
 _HEADING_NAME = {"h1": "title", "h2": "heading", "h3": "heading", "title": "page_title"}
 
@@ -46,8 +49,18 @@ _HEADING_NAME = {"h1": "title", "h2": "heading", "h3": "heading", "title": "page
 def mined_regions(page: Page, extractor: str, options: dict[str, Any]) -> list[Region]:
     """The regions :func:`scrapy_records.extract` gives (and a crawl emits): the same
     fields, so the wrapper adopts the names the mined records carry (an extractor's own
-    fields, e.g. MiBAT's ``date``/``author``/``text``, are not re-aligned)."""
-    return extract(page, extractor=extractor, min_records=2, **options).regions
+    fields, e.g. MiBAT's ``date``/``author``/``text``, are not re-aligned). Of a main
+    region of many records only :func:`sample` is aligned (what induction reads)."""
+    regions = extract(page, extractor=extractor, min_records=2, fields="none", **options).regions
+    main = regions[0] if regions else None
+    if main is not None and not main.columns and not any(r.fields for r in main.records):
+        records = sample(main.records)
+        groups = [tuple(r.nodes) for r in records]
+        if groups and all(groups):
+            main.columns, values = align_records(page, groups)
+            for rec, vals in zip(records, values):
+                rec.fields = vals
+    return regions
 
 
 # ------------------------------------------------------------------ record selector
@@ -189,6 +202,7 @@ def _record_fields(
     names and values as mining), else the features common to every page."""
     if record is None:
         return [], {}, []
+    selected = [sample(groups) for groups in selected]
     if not any(r is not None and r.columns for r in main_regions):
         return _common_fields(sels, selected, record.size, min_fill, max_fields)
     extra = [
@@ -202,6 +216,25 @@ def _record_fields(
 
 
 # ------------------------------------------------------------------ page-level fields
+class Intervals:
+    """``j in Intervals(ranges)``: is ``j`` inside one of the closed ``(a, b)`` ranges?
+    (Merged once, then a binary search: a table of 20,000 records gives 20,000 ranges.)"""
+
+    def __init__(self, ranges: Sequence[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for a, b in sorted(ranges):
+            if merged and a <= merged[-1][1] + 1:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        self.starts = [a for a, _b in merged]
+        self.ends = [b for _a, b in merged]
+
+    def __contains__(self, j: int) -> bool:
+        k = bisect_right(self.starts, j) - 1
+        return k >= 0 and j <= self.ends[k]
+
+
 def _page_field_features(
     sel: PageSelectors, exclude: Sequence[tuple[int, int]]
 ) -> dict[tuple[str, str], str]:
@@ -210,7 +243,7 @@ def _page_field_features(
     out: dict[tuple[str, str], str] = {}
     seen_owner: set[int] = set()
     dup: set[tuple[str, str]] = set()
-    ranges = sorted(exclude)
+    inside = Intervals(exclude)
     start = page.body
     end = page.end[start] if page.n else -1
     for q in range(page.leaf_lo[start], page.leaf_hi[start]):
@@ -218,7 +251,7 @@ def _page_field_features(
         if j in seen_owner:
             continue
         seen_owner.add(j)
-        if any(a <= j <= b for a, b in ranges):
+        if j in inside:
             continue
         if j > end:
             continue
@@ -277,7 +310,7 @@ def _label_value(
     leaf: int,
     xp: str,
     labels: set[str],
-    ranges: Sequence[tuple[int, int]],
+    inside: Intervals,
 ) -> str | None:
     """The text after the label at ``leaf`` when it is data (not another label, not inside
     a record) and ``xp`` finds exactly it; else None."""
@@ -287,7 +320,7 @@ def _label_value(
         return None
     v = page.leaves[nq]
     j = page.leaf_owner[nq]
-    if v in labels or any(a <= j <= b for a, b in ranges):
+    if v in labels or j in inside:
         return None
     try:
         found = page.root.xpath(xp)
@@ -310,6 +343,7 @@ def _label_fields(
     on every sample page. Robust to layout shifts that break positional paths.
     """
     cands = [_label_candidates(s.page) for s in sels]
+    inside = [Intervals(r) for r in ranges]
     common = set(cands[0]).intersection(*cands[1:])
     out = []
     for label in sorted(common, key=lambda t: cands[0][t][0]):
@@ -326,7 +360,7 @@ def _label_fields(
         xp = f"//{tag}[normalize-space(.)={lit}]/{_LABEL_TEXT_XP}"
         vals = []
         for k, sel in enumerate(sels):
-            v = _label_value(sel, cands[k][label][0], xp, common, ranges[k])
+            v = _label_value(sel, cands[k][label][0], xp, common, inside[k])
             if v is None:
                 break
             vals.append(v)

@@ -70,7 +70,9 @@ class PageSelectors:
         return pos.get(e, (1, 1))
 
     def el_pos(self, i: int) -> int:
-        """1-based position of node i among its parent's element children (XPath ``*[k]``)."""
+        """1-based position of node i among its parent's element children (XPath ``*[k]``);
+        the positions of a parent's children are worked out once (a list of 20,000 rows
+        would be scanned once per row)."""
         p = self.page.parent[i]
         if p < 0:
             return 1

@@ -22,6 +22,7 @@ Class tokens and ids that look machine generated, and state classes, are never u
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 
 from lxml import etree
@@ -31,6 +32,7 @@ from scrapy_records.results import Region
 from scrapy_records.selectors import class_predicate, css_ident_ok
 from scrapy_records.wrappers.inducers.page_selectors import PageSelectors, css_matches
 from scrapy_records.wrappers.model import RecordSelector
+from scrapy_records.wrappers.safe_xpath import allowed_xpath
 
 #: an XPath candidate and its CSS twin (None: not expressible in CSS)
 Candidate = tuple[str, str | None]
@@ -99,9 +101,9 @@ def span_group(page: Page, i: int, size: int, span: str, starts: set[int]) -> tu
     if size <= 1 or page.parent[i] < 0:
         return (i,)
     kids = page.children[page.parent[i]]
-    if i not in kids:
+    at = bisect_left(kids, i)  # (children are in pre-order: sorted)
+    if at == len(kids) or kids[at] != i:
         return (i,)
-    at = kids.index(i)
     grp = [i]
     for j in kids[at + 1 : at + size]:
         if span == "until_next" and j in starts:
@@ -131,7 +133,9 @@ def record_candidates(sel: PageSelectors, firsts: Sequence[int], size: int = 1) 
         out = _one_parent(sel, firsts, next(iter(parents)), tag, common, glob, size)
     else:
         out = _common_ancestor(sel, firsts, tag, common) + glob
-    out.append((" | ".join(page.xpath(i) for i in firsts), None))
+    union = " | ".join(page.xpath(i) for i in firsts)
+    if allowed_xpath(union):  # (not hundreds of deep paths: a wrapper may not hold it)
+        out.append((union, None))
     seen = set()
     uniq = []
     for xp, css in out:

@@ -1,0 +1,173 @@
+"""The work budget of applying a wrapper to one page.
+
+Selectors are of allowed forms (:mod:`~scrapy_records.wrappers.safe_xpath`), yet their cost
+still grows with the page: a page of 150,000 elements, or a record selector whose
+``//`` runs from thousands of context nodes, can keep libxml2 busy for minutes (it merges
+node sets with a duplicate check that is quadratic in their sizes). :class:`ApplyBudget`
+bounds one page's application:
+
+1. **nodes**: the page's nodes (elements, comments, processing instructions, also
+   inside ``svg``, ``template``, scripts...) are counted once, before any selector runs;
+   over ``max_nodes`` (default :data:`~scrapy_records.page.DEFAULT_MAX_NODES`, the page
+   model's budget) the page is refused with
+   :class:`~scrapy_records.errors.PageTooLargeError`;
+2. **work**: every selector evaluation is charged *before* it runs, in node visits, from
+   its form (:class:`~scrapy_records.wrappers.safe_xpath.XPathInfo`) and the page's size
+   ``N``: ``N`` per step, ``N`` per record and descendant step of a per-record
+   evaluation, the sizes of the context sets of steps that run from several nodes
+   (measured first), ``R**2`` for ``R`` records evaluated at once, :data:`VALUE_COST` a
+   value read (a field of a record). Over ``max_work``
+   (default :data:`DEFAULT_MAX_WORK`) application stops with
+   :class:`~scrapy_records.errors.BudgetExceededError`; nothing costly ran;
+3. **time** (optional, ``max_seconds``): a deadline checked between selector evaluations.
+
+The charges are upper bounds of libxml2's work for the allowed forms (the inducers'
+wrappers on real pages use a small share of the default budget: ``benchmarks/fuzz.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from lxml import etree
+
+from scrapy_records.errors import BudgetExceededError, OptionError, PageTooLargeError
+from scrapy_records.page import DEFAULT_MAX_NODES
+from scrapy_records.wrappers.safe_xpath import XPathInfo
+
+#: Default work budget of one page (node visits; see the module docstring).
+DEFAULT_MAX_WORK = 100_000_000
+#: What reading one field's value of one record costs, in node visits (Python reads it:
+#: about a hundred times a node visit of libxml2).
+VALUE_COST = 100
+#: Above this many records a field is evaluated record by record: lxml hands a node-set
+#: variable to libxml2 with a duplicate check per node (quadratic), which outweighs the
+#: per-call cost of separate evaluations from about 700 records on.
+BATCH_MAX_RECORDS = 512
+
+_NODE_KINDS = (etree.Element, etree.Comment, etree.ProcessingInstruction)
+
+
+def count_nodes(root: Any, limit: int | None = None) -> int:
+    """Elements, comments and processing instructions of ``root``'s document (stops
+    counting past ``limit``)."""
+    top = root.getroottree().getroot() if hasattr(root, "getroottree") else root
+    n = 0
+    for _ in top.iter(*_NODE_KINDS):
+        n += 1
+        if limit is not None and n > limit:
+            break
+    # comments and PIs before or after the root element are siblings of it
+    for side in (top.itersiblings(preceding=True), top.itersiblings()):
+        n += sum(1 for _ in side)
+    return n
+
+
+def check_budget_options(max_nodes: Any, max_work: Any, max_seconds: Any) -> None:
+    """Raise :class:`OptionError` for a budget of the wrong type or out of range."""
+    for name, v in (("max_nodes", max_nodes), ("max_work", max_work)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise OptionError(f"{name} must be a positive integer or None, not {v!r}")
+    if max_seconds is not None and (
+        isinstance(max_seconds, bool) or not isinstance(max_seconds, (int, float))
+    ):
+        raise OptionError(f"max_seconds must be a number or None, not {max_seconds!r}")
+    if max_seconds is not None and not max_seconds > 0:
+        raise OptionError(f"max_seconds must be positive, not {max_seconds!r}")
+
+
+class ApplyBudget:
+    """The budget of one page (module docstring). ``work`` is what was charged so far."""
+
+    def __init__(
+        self,
+        root: Any,
+        *,
+        max_nodes: int | None = DEFAULT_MAX_NODES,
+        max_work: int | None = DEFAULT_MAX_WORK,
+        max_seconds: float | None = None,
+    ) -> None:
+        check_budget_options(max_nodes, max_work, max_seconds)
+        self.root = root
+        self.nodes = count_nodes(root, max_nodes)
+        if max_nodes is not None and self.nodes > max_nodes:
+            raise PageTooLargeError(f"page has more than max_nodes={max_nodes} nodes")
+        self.max_work = max_work
+        self.deadline = None if max_seconds is None else time.monotonic() + max_seconds
+        self.max_seconds = max_seconds
+        self.work = 0
+        self._shape: tuple[int, int] | None = None
+        self._prefixes: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ charging
+    def charge(self, units: int, what: str) -> None:
+        """Add ``units`` of work; raise when the budget or the deadline is passed."""
+        self.work += int(units)
+        if self.max_work is not None and self.work > self.max_work:
+            raise BudgetExceededError(
+                f"wrapper application needs more than max_work={self.max_work} node visits"
+                f" on this page ({self.nodes} nodes; at {what})"
+            )
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise BudgetExceededError(
+                f"wrapper application took more than max_seconds={self.max_seconds} (at {what})"
+            )
+
+    def shape(self) -> tuple[int, int]:
+        """``(largest number of children, depth)`` of the page, measured on first use."""
+        if self._shape is None:
+            fan = depth = d = 0
+            for event, el in etree.iterwalk(self.root, events=("start", "end")):
+                if event == "start":
+                    d += 1
+                    depth = max(depth, d)
+                    fan = max(fan, len(el))
+                else:
+                    d -= 1
+            self._shape = (fan, depth)
+        return self._shape
+
+    def _visits(self, info: XPathInfo, passes: int) -> int:
+        """``passes`` passes over the page, predicates included."""
+        units = self.nodes * passes * (1 + info.nested_max)
+        if info.nested_deep:
+            units += self.nodes * self.shape()[1] * info.nested_deep
+        return units
+
+    def _scans(self, info: XPathInfo) -> int:
+        """Siblings visited by sibling steps that do not stop early, from one context."""
+        return self.shape()[0] * info.sibling_scans if info.sibling_scans else 0
+
+    def top(self, info: XPathInfo, what: str) -> None:
+        """Charge one evaluation from the page root; steps that run from several nodes are
+        charged by their context set, measured first (each measure charged before it)."""
+        self.charge(self._visits(info, info.passes) + self._scans(info), what)
+        for prefix in info.spread:
+            xp = self._prefixes.get(prefix)
+            if xp is None:
+                xp = self._prefixes[prefix] = etree.XPath(prefix, smart_strings=False)
+            try:
+                size = len(xp(self.root))
+            except (etree.XPathEvalError, TypeError):
+                size = self.nodes
+            self.charge(size * self.nodes, what)
+
+    def values(self, records: int, what: str) -> None:
+        """Charge reading one field's values of ``records`` records."""
+        self.charge(VALUE_COST * records, what)
+
+    def per_record(self, info: XPathInfo, records: int, what: str) -> None:
+        """Charge one evaluation from each of ``records`` context nodes: the records'
+        sub-trees once, and from each record what may leave its sub-tree (descendant and
+        following steps, and steps from several nodes: the page; parent and sibling
+        steps: the siblings)."""
+        each = self.nodes * (info.deep + len(info.spread)) + info.steps
+        if info.ups or info.sibling_scans:
+            each += self.shape()[0] * (info.ups + info.sibling_scans)
+        self.charge(self._visits(info, 1) + records * each, what)
+
+    def batched(self, info: XPathInfo, records: int, what: str) -> None:
+        """Charge one evaluation of a contained path over ``records`` context nodes at once
+        (lxml's hand-over of the node set is quadratic in ``records``)."""
+        self.charge(self._visits(info, 1) + records * records, what)
