@@ -13,6 +13,9 @@ def mined(html: str, url: str = "https://shop.example/list"):
     return main
 
 
+BLURB = "A short description of the item, long enough to read as text of its own."
+
+
 def page(body: str) -> str:
     return f"<html><body><div id='main'>{body}</div></body></html>"
 
@@ -53,7 +56,8 @@ def test_utility_css_tokens_are_no_names():
 def test_highlighted_search_title_is_one_value():
     results = page(
         "".join(
-            f'<div class="g"><h3><a href="/r{i}">{"<b>Python</b> tutorial" if i % 2 else "Learn <em>python</em> fast"}'
+            f'<div class="g"><h3><a href="/r{i}">'
+            f"{'<b>Python</b> tutorial' if i % 2 else 'Learn <em>python</em> fast'}"
             f" {i}</a></h3><p>Snippet <b>python</b> number {i}, a text long enough to read as a"
             f" description of the result.</p><cite>site{i}.example</cite></div>"
             for i in range(5)
@@ -68,7 +72,8 @@ def test_highlighted_search_title_is_one_value():
 def test_labels_name_values_and_are_not_values():
     rows = page(
         "".join(
-            f'<div class="item"><h4>Book {i}</h4><div><span>Price:</span> <span>${i}.50</span></div>'
+            f'<div class="item"><h4>Book {i}</h4>'
+            f"<div><span>Price:</span> <span>${i}.50</span></div>"
             f'<div><b>By</b> <a href="/author/{i}">Author {i}</a></div>'
             f'<a href="/book/{i}">Read more</a></div>'
             for i in range(1, 5)
@@ -133,3 +138,92 @@ def test_wrapper_pages_give_the_mined_names_and_values():
     want = mined(pages[2][1], pages[2][0])
     assert [r.fields for r in got.records] == [r.fields for r in want.records]
     assert [c.name for c in got.regions[0].columns] == [c.name for c in want.columns]
+
+
+def test_style_words_with_a_shade_number_or_none_are_no_names():
+    for token in ("bgc-lgray3-h", "a-spacing-none", "c-dgray2"):
+        assert token_name(token) is None, token
+    assert token_name("price2") == "price"
+
+
+def test_a_heading_inside_the_link_makes_it_the_main_link():
+    cards = page(
+        "".join(
+            f'<div class="c"><a href="/p/{i}"><h2>Kettle {i}</h2></a>'
+            f'<div><a href="/cat/{i}">Kitchen and household appliances, see all {i} items</a>'
+            f"</div></div>"
+            for i in range(1, 5)
+        )
+    )
+    rec = mined(cards).records[0].fields
+    assert rec["title"] == "Kettle 1" and rec["url"] == "https://shop.example/p/1"
+
+
+def test_a_badge_beside_the_title_does_not_rename_it():
+    """A short constant text next to the title link ("web") is no label of the title: on a
+    page where it varies it is a column of its own, and the title stays the title."""
+    rows = page(
+        "".join(
+            f'<div class="res"><h3><div class="kind">web</div><a href="/doc/{i}">Document {i}'
+            f'</a></h3><div class="addr"><a href="/doc/{i}?src">site.example/doc/{i}</a></div>'
+            f"<p>Snippet of document {i}, long enough to read as its description.</p></div>"
+            for i in range(1, 5)
+        )
+    )
+    main = mined(rows)
+    rec = main.records[0].fields
+    assert rec["title"] == "Document 1" and rec["url"] == "https://shop.example/doc/1"
+    assert "web" not in rec.values() and "web" not in [c.name for c in main.columns]
+
+
+def test_attribute_texts_name_columns_only_when_records_share_them():
+    rows = page(
+        "".join(
+            f'<div class="r"><a href="/p/{i}">Item number {i} of the list</a>'
+            f'<img alt="Product details" src="/i/{i}.jpg"><p>{BLURB}</p>'
+            + (f'<span aria-label="Ends Thursday 0:3{i}">0:3{i}</span>' if i == 1 else "")
+            + "</div>"
+            for i in range(1, 7)
+        )
+    )
+    names = {c.name for c in mined(rows).columns}
+    assert "image" in names and not any("details" in n or "ends" in n for n in names)
+
+
+def test_a_class_that_says_the_type_names_the_column_whatever_its_values():
+    """A date column whose values all parse on one page and not on another keeps one
+    name: its class says what it is."""
+
+    def news(dates):
+        return page(
+            "".join(
+                f'<div class="story"><a href="/s/{i}">Story number {i}</a><p>{BLURB}</p>'
+                f'<span class="article-time">{d}</span></div>'
+                for i, d in enumerate(dates)
+            )
+        )
+
+    pages = [
+        news(["5 Jan 2017", "6 Jan 2017", "7 Jan 2017", "8 Jan 2017"]),
+        news(["5 Jan 2017", "Breaking", "7 Jan 2017", "8 Jan 2017"]),
+        news(["9 Jan 2017", "10 Jan 2017", "11 Jan 2017", "12 Jan 2017"]),
+    ]
+    typed, text = mined(pages[0]), mined(pages[1])
+    assert [c.name for c in typed.columns if c.type == "date"] == ["article_time"]
+    assert "article_time" in [c.name for c in text.columns]
+
+
+def test_the_fullest_of_two_prices_keeps_the_plain_name():
+    def shop(with_old):
+        return page(
+            "".join(
+                f'<div class="p"><a href="/p/{i}">Lamp number {i}</a><p>{BLURB}</p>'
+                f'<span class="amount">${i}.99</span>'
+                + (f'<span class="was">${i + 5}.99</span>' if with_old and i == 2 else "")
+                + "</div>"
+                for i in range(1, 7)
+            )
+        )
+
+    assert {c.name for c in mined(shop(True)).columns} >= {"price", "was_price"}
+    assert "price" in {c.name for c in mined(shop(False)).columns}
