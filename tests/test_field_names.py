@@ -227,3 +227,21 @@ def test_the_fullest_of_two_prices_keeps_the_plain_name():
 
     assert {c.name for c in mined(shop(True)).columns} >= {"price", "was_price"}
     assert "price" in {c.name for c in mined(shop(False)).columns}
+
+
+def test_icons_separators_and_redundant_links_are_no_columns():
+    rows = page(
+        "".join(
+            '<div class="r">'
+            + (f'<a href="/p/{i}"><img src="/thumb/{i}.jpg"></a>' if i % 2 else "")
+            + f'<h3><a href="/p/{i}">Item {i}</a></h3>'
+            + ('<img src="/icons/hot.png"> <span>-</span>' if i != 2 else "")
+            + f"<span>{i} sold</span></div>"
+            for i in range(1, 6)
+        )
+    )
+    main = mined(rows)
+    values = [v for r in main.records for v in r.fields.values()]
+    assert "-" not in values and not any("hot.png" in str(v) for v in values)
+    # the thumbnail's link goes where the title's does: one url column
+    assert sum(1 for c in main.columns if c.type == "url") == 1

@@ -38,6 +38,7 @@ Parents = dict[TemplateNode, TemplateNode | None]
 Depths = dict[TemplateNode, int]
 
 _ID_DIGITS_RE = re.compile(r"[-_]?\d+")
+_WORD_RE = re.compile(r"\w")
 
 
 # ============================================================ static text and labels
@@ -76,16 +77,21 @@ def mark_static(slots: list[Slot], n: int) -> None:
     """Mark the static slots: not columns, and the labels :func:`name_slots` may use.
 
     A slot with one value in every record (template text, a constant link or image) is
-    static; so is text with one value in at least two records that ends with ":", or
-    reads as a label and is present exactly where the next text slot is."""
+    static; so is, wherever it is present, an image or link with one value in at least
+    three records (an icon, a link every record shares), text with no word in it ("-",
+    "|"), and text with one value in at least two records that ends with ":", or reads as
+    a label and is present exactly where the next text slot is."""
     present = [sum(1 for v in s.values if v is not None) for s in slots]
     for k, s in enumerate(slots):
         vals = {v for v in s.values if v is not None}
         if n >= 2 and len(vals) == 1 and present[k] >= 2:
-            if present[k] == n:
+            if present[k] == n or (s.kind != "text" and present[k] >= 3):
                 s.static = True
             elif s.kind == "text":
                 v = next(iter(vals))
+                if not _WORD_RE.search(v):
+                    s.static = True
+                    continue
                 nxt = next((o for o in slots[k + 1 :] if o.kind == "text"), None)
                 same_presence = nxt is not None and all(
                     (a is None) == (b is None) for a, b in zip(s.values, nxt.values)

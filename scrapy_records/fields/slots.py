@@ -286,12 +286,28 @@ def type_slots(data: list[Slot], n: int) -> dict[int, list[str | None]]:
 def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:
     """One column per value sequence: a slot whose values equal another's in every record
     (the product link on the image and on the title) is dropped; the better-named one
-    (``rank`` of its evidence, then document order) stays."""
+    (``rank`` of its evidence, then document order) stays. So is a slot that says nothing
+    another one does not say: its value is the other's value in every record holding it
+    (an optional image link to the product the title links to)."""
     best: dict[tuple, Slot] = {}
     for s in data:
         key = (s.type, repr(s.values))
         other = best.get(key)
         if other is None or rank.get(s.evidence, 9) < rank.get(other.evidence, 9):
             best[key] = s
-    keep = {id(s) for s in best.values()}
-    return [s for s in data if id(s) in keep]
+    kept = [s for s in data if best.get((s.type, repr(s.values))) is s]
+    fill = {id(s): sum(1 for v in s.values if v is not None) for s in kept}
+    fuller = sorted(kept, key=lambda s: -fill[id(s)])
+    drop: set[int] = set()
+    for s in kept:
+        f = fill[id(s)]
+        if f < (1 if s.kind != "text" else 2):
+            continue
+        vals = [(r, v) for r, v in enumerate(s.values) if v is not None]
+        for o in fuller:
+            if fill[id(o)] <= f:
+                break
+            if o.type == s.type and id(o) not in drop and all(o.values[r] == v for r, v in vals):
+                drop.add(id(s))
+                break
+    return [s for s in kept if id(s) not in drop]
