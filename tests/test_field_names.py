@@ -211,6 +211,11 @@ def test_a_class_that_says_the_type_names_the_column_whatever_its_values():
     typed, text = mined(pages[0]), mined(pages[1])
     assert [c.name for c in typed.columns if c.type == "date"] == ["article_time"]
     assert "article_time" in [c.name for c in text.columns]
+    # a wrapper from both pages reads the column as text, what both pages agree on
+    urls = [f"https://news.example/s?p={k}" for k in range(3)]
+    w = scrapy_records.induce(list(zip(urls[:2], pages[:2])))
+    got = w.extract(pages[2], url=urls[2]).records[0].fields
+    assert got["article_time"] == "9 Jan 2017"
 
 
 def test_the_fullest_of_two_prices_keeps_the_plain_name():
