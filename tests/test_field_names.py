@@ -250,3 +250,12 @@ def test_icons_separators_and_redundant_links_are_no_columns():
     assert "-" not in values and not any("hot.png" in str(v) for v in values)
     # the thumbnail's link goes where the title's does: one url column
     assert sum(1 for c in main.columns if c.type == "url") == 1
+
+
+def test_cents_in_a_superscript_after_markup_whitespace_make_one_price():
+    from lxml import etree
+
+    from scrapy_records.fields.text import inline_text
+
+    offer = '<span class="offer">\n  <sup>$</sup>\n  <span>14</span>\n  <sup>99</sup>\n</span>'
+    assert inline_text(etree.fromstring(offer)) == "$ 14.99"
