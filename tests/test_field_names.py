@@ -259,3 +259,48 @@ def test_cents_in_a_superscript_after_markup_whitespace_make_one_price():
 
     offer = '<span class="offer">\n  <sup>$</sup>\n  <span>14</span>\n  <sup>99</sup>\n</span>'
     assert inline_text(etree.fromstring(offer)) == "$ 14.99"
+
+
+def verse_page(words: list[str]) -> str:
+    return page(
+        "".join(
+            f'<article class="v"><div class="ref"><a href="/v/{i}">Verse {i}</a></div>'
+            f'<div class="text">\nThen the <span>Lord</span> God made a <b>{w}</b>, and the'
+            f" {w} was glad.<div class='extras'><a href='/ctx/{i}'>In Context</a> | "
+            f"<a href='/ch/{i}'>Full Chapter</a></div></div></article>"
+            for i, w in enumerate(words)
+        )
+    )
+
+
+def test_text_before_a_block_is_one_whole_value_a_wrapper_reads_too():
+    """A text run that shares its element with a block of links reads as a browser shows
+    it (no space inside "woman,") and gets an XPath: the wrapper emits the column."""
+    pages = [verse_page(["woman", "man", "tree", "garden"]), verse_page(["sea", "sky", "day"])]
+    main = mined(pages[0])
+    col = next(c for c in main.columns if c.name == "description")
+    want = "Then the Lord God made a woman, and the woman was glad."
+    assert main.records[0].fields["description"] == want
+    assert col.xpath and col.xpath.startswith("substring-before(")
+    urls = ["https://bible.example/s?q=1", "https://bible.example/s?q=2"]
+    w = scrapy_records.induce(list(zip(urls, pages)))
+    got = w.extract(verse_page(["bird", "fish"]), url="https://bible.example/s?q=3")
+    want = "Then the Lord God made a fish, and the fish was glad."
+    assert got.records[1].fields["description"] == want
+
+
+def test_a_column_under_a_tag_xpath_cannot_spell_still_gets_a_valid_xpath():
+    rows = page(
+        "<table>"
+        + "".join(
+            f'<tr><td><b><a href="/r/{i}">Result <class=highlight>term</class=highlight> {i}'
+            f"</a></b><span>{BLURB}</span></td></tr>"
+            for i in range(1, 6)
+        )
+        + "</table>"
+    )
+    p = scrapy_records.Page(rows, "https://shop.example/s")
+    main = scrapy_records.extract(p).main
+    assert main is not None
+    w = scrapy_records.Wrapper.from_region(main, p)  # every column XPath compiles and reads
+    assert [r.fields for r in w.extract(p).records] == [r.fields for r in main.records]

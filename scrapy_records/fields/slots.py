@@ -40,6 +40,7 @@ class Slot:
         "type",
         "xpath",
         "multiple",
+        "raw",
     )
 
     def __init__(
@@ -58,6 +59,7 @@ class Slot:
         self.type = kind
         self.xpath: str | None = None
         self.multiple = False  # a list of values per record (fields.repeats)
+        self.raw: list[Any] | None = None  # the values as written, once typed
 
 
 def find_slots(
@@ -273,6 +275,7 @@ def type_slots(data: list[Slot], n: int) -> dict[int, list[str | None]]:
         typ, conv, curs = infer_column([s.values[r] for r in idx])
         s.type = typ
         if typ != "text":
+            s.raw = list(s.values)
             for r, v in zip(idx, conv):
                 s.values[r] = v
         if curs is not None and any(curs):
