@@ -304,3 +304,18 @@ def test_a_column_under_a_tag_xpath_cannot_spell_still_gets_a_valid_xpath():
     assert main is not None
     w = scrapy_records.Wrapper.from_region(main, p)  # every column XPath compiles and reads
     assert [r.fields for r in w.extract(p).records] == [r.fields for r in main.records]
+
+
+def test_a_wrapper_finds_the_records_when_a_page_wraps_them_once_more():
+    def board(k: int, extra: bool) -> str:
+        items = "".join(
+            f'<div class="grid-item"><a href="/h/{k}{i}">Home number {k}{i}</a><p>{BLURB}</p>'
+            f'<span class="count">{i} saves</span></div>'
+            for i in range(1, 7)
+        )
+        return page(f'<div id="digs">{"<div>" + items + "</div>" if extra else items}</div>')
+
+    urls = [f"https://homes.example/b?p={k}" for k in range(3)]
+    w = scrapy_records.induce([(urls[0], board(0, False)), (urls[1], board(1, False))])
+    got = w.extract(board(2, True), url=urls[2])
+    assert len(got.records) == 6 and got.records[0].fields["title"] == "Home number 21"
