@@ -319,3 +319,25 @@ def test_a_wrapper_finds_the_records_when_a_page_wraps_them_once_more():
     w = scrapy_records.induce([(urls[0], board(0, False)), (urls[1], board(1, False))])
     got = w.extract(board(2, True), url=urls[2])
     assert len(got.records) == 6 and got.records[0].fields["title"] == "Home number 21"
+
+
+def test_a_rare_part_before_the_main_one_does_not_take_its_name():
+    def shop(bundle: bool) -> str:
+        return page(
+            "".join(
+                f'<div class="p"><a href="/p/{i}">'
+                + (
+                    f'<div><span class="name">Set part {i}</span>'
+                    f'<span class="cost">$1.{i}0</span></div>'
+                    if bundle and i == 2
+                    else ""
+                )
+                + f'<span class="name">Chair number {i}</span></a><p>{BLURB}</p></div>'
+                for i in range(1, 7)
+            )
+        )
+
+    with_bundle = mined(shop(True))
+    assert with_bundle.records[0].fields["name"] == "Chair number 1"
+    assert with_bundle.records[1].fields["name_2"] == "Set part 2"
+    assert mined(shop(False)).records[0].fields["name"] == "Chair number 1"
