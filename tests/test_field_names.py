@@ -322,22 +322,26 @@ def test_a_wrapper_finds_the_records_when_a_page_wraps_them_once_more():
 
 
 def test_a_rare_part_before_the_main_one_does_not_take_its_name():
-    def shop(bundle: bool) -> str:
+    def shop(bundle: bool, link: bool) -> str:
+        a, end = ('<a href="/p/{i}">', "</a>") if link else ("<div>", "</div>")
         return page(
             "".join(
-                f'<div class="p"><a href="/p/{i}">'
+                f'<div class="p">{a.format(i=i)}'
                 + (
                     f'<div><span class="name">Set part {i}</span>'
                     f'<span class="cost">$1.{i}0</span></div>'
                     if bundle and i == 2
                     else ""
                 )
-                + f'<span class="name">Chair number {i}</span></a><p>{BLURB}</p></div>'
+                + f'<span class="name">Chair number {i}</span>{end}<p>{BLURB}</p></div>'
                 for i in range(1, 7)
             )
         )
 
-    with_bundle = mined(shop(True))
+    with_bundle = mined(shop(True, False))
     assert with_bundle.records[0].fields["name"] == "Chair number 1"
     assert with_bundle.records[1].fields["name_2"] == "Set part 2"
-    assert mined(shop(False)).records[0].fields["name"] == "Chair number 1"
+    assert mined(shop(False, False)).records[0].fields["name"] == "Chair number 1"
+    # inside the record's link the rare part does not change which text is the link's
+    for bundle in (True, False):
+        assert mined(shop(bundle, True)).records[0].fields["title"] == "Chair number 1"

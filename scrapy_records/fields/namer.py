@@ -206,19 +206,28 @@ class _Namer:
                 self.main_text = id(text)
 
     def _link_texts(self, data: list[Slot]) -> dict[TemplateNode, Slot]:
-        """Link element -> the text slot read inside it, when it holds one only."""
+        """Link element -> the text slot that is its text: the one inside it, or of those
+        the one in a heading, else the one most records have (a rare part inside the link
+        does not change which text it is)."""
         links = {self.anchor[id(s)] for s in data if s.kind == "url"}
-        out: dict[TemplateNode, Slot] = {}
+        inside: dict[TemplateNode, list[Slot]] = {}
         for s in data:
             if s.kind != "text":
                 continue
             p: TemplateNode | None = self.anchor[id(s)]
             while p is not None and self.tdepth.get(p, 0) >= 1:
                 if p in links:
-                    if self.count.get((p, "text"), 0) == 1:
-                        out.setdefault(p, s)
+                    inside.setdefault(p, []).append(s)
                     break
                 p = self.tparent.get(p)
+        out: dict[TemplateNode, Slot] = {}
+        for link, texts in inside.items():
+            if len(texts) > 1:
+                texts = [t for t in texts if self._in_heading(self.anchor[id(t)])] or [
+                    t for t in texts if _fill(t) >= 0.5
+                ]
+            if len(texts) == 1:
+                out[link] = texts[0]
         return out
 
     def _in_heading(self, t: TemplateNode) -> bool:
