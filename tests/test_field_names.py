@@ -345,3 +345,25 @@ def test_a_rare_part_before_the_main_one_does_not_take_its_name():
     # inside the record's link the rare part does not change which text is the link's
     for bundle in (True, False):
         assert mined(shop(bundle, True)).records[0].fields["title"] == "Chair number 1"
+
+
+def test_a_date_keeps_the_text_the_page_wrote_beside_its_iso_value():
+    def news(dates: list[str]) -> str:
+        return page(
+            "".join(
+                f'<div class="story"><a href="/s/{i}">Story number {i}</a><p>{BLURB}</p>'
+                f"<span>{d}</span></div>"
+                for i, d in enumerate(dates)
+            )
+        )
+
+    written = mined(news(["February 14, 2017", "March 1, 2017", "May 3, 2016"]))
+    rec = written.records[0].fields
+    assert rec["date"] == "2017-02-14" and rec["date_raw"] == "February 14, 2017"
+    iso = mined(news(["2017-02-14", "2017-03-01", "2016-05-03"]))
+    assert "date_raw" not in [c.name for c in iso.columns]  # it would say nothing new
+    urls = [f"https://news.example/s?p={k}" for k in range(3)]
+    pages = [news(["Jan 5, 2017", "Jan 6, 2017"]), news(["Feb 1, 2017", "Feb 2, 2017"])]
+    w = scrapy_records.induce(list(zip(urls, pages)))
+    got = w.extract(news(["July 4, 2016", "July 5, 2016"]), url=urls[2]).records[0].fields
+    assert (got["date"], got["date_raw"]) == ("2016-07-04", "July 4, 2016")

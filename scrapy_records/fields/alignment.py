@@ -163,6 +163,11 @@ def _assemble(
         fill = fills[k] / n
         columns.append(Column(name, s.type, fill, s.xpath, s.evidence, s.multiple))
         out.append((name, s.values))
+        raw = _date_raw(s)
+        if raw is not None:  # the date as the page writes it ("3 hours ago", "05/06")
+            rname = unique(f"{name}_raw")
+            columns.append(Column(rname, "text", fill, s.xpath, "raw"))
+            out.append((rname, raw))
         cl = currencies.get(id(s))
         if cl is not None:
             cname = unique(f"{name}_currency")
@@ -175,6 +180,16 @@ def _assemble(
             if v is not None:
                 values[r][name] = v
     return columns, values
+
+
+def _date_raw(s: Slot) -> list[Any] | None:
+    """A date column's values as written, when the page writes them otherwise than the
+    ISO value (not its own machine-readable ``datetime``, not ISO dates already)."""
+    if s.type != "date" or s.raw is None or s.multiple or "datetime" in s.attr:
+        return None
+    if all(r == v for r, v in zip(s.raw, s.values)):
+        return None
+    return s.raw
 
 
 def align_region(page: Page, region: Any) -> Any:

@@ -197,6 +197,11 @@ def column_fields(
             chosen[name] = FieldSpec(
                 name, ftype, spec.xpath, spec.css, spec.attribute, True, col.multiple
             )
+    # a date's raw twin goes with a date field (a column text on some sample page is text)
+    for name in [n for n in chosen if columns[n].evidence == "raw"]:
+        base = chosen.get(name.removesuffix("_raw"))
+        if base is None or base.type != "date":
+            del chosen[name]
     fields = [chosen[n] for n in order if n in chosen]
     return fields, _fill_rates(pages, regions, record, fields, wrapper_cls)
 
