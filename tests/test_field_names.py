@@ -367,3 +367,26 @@ def test_a_date_keeps_the_text_the_page_wrote_beside_its_iso_value():
     w = scrapy_records.induce(list(zip(urls, pages)))
     got = w.extract(news(["July 4, 2016", "July 5, 2016"]), url=urls[2]).records[0].fields
     assert (got["date"], got["date_raw"]) == ("2016-07-04", "July 4, 2016")
+
+
+def test_two_blocks_of_one_class_are_two_lists_not_lists_across_them():
+    genres = [["Rock", "Pop"], ["Folk"], ["Jazz", "Soul"], ["Pop"], ["Rock", "Funk", "Soul"]]
+    moods = [["Calm", "Happy"], ["Sad"], ["Dark"], ["Happy", "Epic"], ["Sad"]]
+    rows = page(
+        "<table>"
+        + "".join(
+            f'<tr><td><a href="/t/{i}">Track number {i}</a><p>{BLURB}</p></td><td>'
+            + "".join(
+                '<div class="tags"><span>'
+                + "".join(f'<a href="/tag/{w}">{w}</a> ' for w in words)
+                + "</span></div>"
+                for words in (g, m)
+            )
+            + "</td></tr>"
+            for i, (g, m) in enumerate(zip(genres, moods))
+        )
+        + "</table>"
+    )
+    rec = mined(rows).records[2].fields
+    lists = [v for v in rec.values() if isinstance(v, list) and not v[0].startswith("http")]
+    assert lists == [["Jazz", "Soul"], ["Dark"]]
