@@ -390,3 +390,20 @@ def test_two_blocks_of_one_class_are_two_lists_not_lists_across_them():
     rec = mined(rows).records[2].fields
     lists = [v for v in rec.values() if isinstance(v, list) and not v[0].startswith("http")]
     assert lists == [["Jazz", "Soul"], ["Dark"]]
+
+
+def test_a_colon_label_in_one_record_only_is_a_label():
+    rows = page(
+        "".join(
+            f'<div class="p"><a href="/p/{i}">Radio number {i}</a><p>{BLURB}</p>'
+            + (
+                "<div><span>Sale ends: </span><span>February 14, 2017</span></div>"
+                if i == 3
+                else ""
+            )
+            + "</div>"
+            for i in range(1, 7)
+        )
+    )
+    rec = mined(rows).records[2].fields
+    assert rec["sale_ends"] == "2017-02-14" and "Sale ends:" not in rec.values()

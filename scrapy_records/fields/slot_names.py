@@ -79,12 +79,16 @@ def mark_static(slots: list[Slot], n: int) -> None:
     A slot with one value in every record (template text, a constant link or image) is
     static; so is, wherever it is present, an image or link with one value in at least
     three records (an icon, a link every record shares), text with no word in it ("-",
-    "|"), and text with one value in at least two records that ends with ":", or reads as
-    a label and is present exactly where the next text slot is."""
+    "|"), text that ends with ":" (even in one record), and text with one value in at
+    least two records that reads as a label and is present exactly where the next text
+    slot is."""
     present = [sum(1 for v in s.values if v is not None) for s in slots]
     for k, s in enumerate(slots):
         vals = {v for v in s.values if v is not None}
-        if n >= 2 and len(vals) == 1 and present[k] >= 2:
+        if len(vals) == 1 and present[k] == 1 and s.kind == "text" and n >= 2:
+            # in one record only: a label by its form ("Sale ends:"), nothing else tells
+            s.static = next(iter(vals)).rstrip().endswith((":", "："))
+        elif n >= 2 and len(vals) == 1 and present[k] >= 2:
             if present[k] == n or (s.kind != "text" and present[k] >= 3):
                 s.static = True
             elif s.kind == "text":
