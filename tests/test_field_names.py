@@ -407,3 +407,39 @@ def test_a_colon_label_in_one_record_only_is_a_label():
     )
     rec = mined(rows).records[2].fields
     assert rec["sale_ends"] == "2017-02-14" and "Sale ends:" not in rec.values()
+
+
+def test_a_varying_block_of_named_parts_is_not_read_as_one_post_body():
+    """Listings whose price block varies (a unit price, postage, watchers, a link or not)
+    keep price and postage apart: the block's parts carry the site's classes, a post
+    body's paragraphs do not."""
+    hot = [
+        '<div class="hot"><div class="signal"> {i} watching</div></div>',
+        '<div class="hot"></div>',
+    ]
+    rows = page(
+        "".join(
+            f'<div class="r"><h3><a href="/i/{i}">Item number {i}</a></h3><p>{BLURB}</p>'
+            + (
+                '<ul class="prices"><li class="price"><span class="bold"> £{i}.99</span>'
+                + ('<div class="ppu">(£{i}.99/Unit)</div>' if i % 3 == 1 else "")
+                + '</li><li class="format"><span><span class="bin"></span></span></li>'
+                + (
+                    '<li class="shipping"><span class="ship"><span class="fee"> + £{i}.50 postage'
+                    "</span></span></li>"
+                    if i % 3 == 0
+                    else ""
+                )
+                + f'<li class="extras">{hot[i % 2]}</li>'
+                + (
+                    '<div class="links"><a href="/more/{i}">See more</a></div>'
+                    if i % 4 == 3
+                    else ""
+                )
+                + "</ul></div>"
+            ).format(i=i)
+            for i in range(12)
+        )
+    )
+    rec = mined(rows).records[0].fields
+    assert rec["price"] == 0.99 and "+ £0.50 postage" in rec.values()

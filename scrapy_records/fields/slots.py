@@ -240,7 +240,8 @@ def collapse_variable_subtrees(
             continue
         seen = [trees[r].shape(m[t]) for r, m in enumerate(maps) if t in m]
         if len(seen) >= 3 and len(set(seen)) >= max(3, 0.5 * len(seen)):
-            vheads.append(t)
+            if not _classed_parts(t):  # a post body, not a block of distinct parts
+                vheads.append(t)
     if not vheads:
         return slots
     drop = {k for h in vheads for k in under[h]}
@@ -250,6 +251,15 @@ def collapse_variable_subtrees(
     slots.extend(added)
     slots.sort(key=lambda s: s.order)
     return slots
+
+
+def _classed_parts(t: TemplateNode) -> bool:
+    """The element children of ``t`` are parts the site's template names: at least two
+    distinct classes, on most of them (a price block's ``lvprice``, ``lvshipping``,
+    ``lvextras``; a post body's paragraphs and quotes carry few)."""
+    kids = [c for c in t.children if c.label >= 0]
+    classed = [c.sig for c in kids if c.sig]
+    return len(set(classed)) >= 2 and 2 * len(classed) >= len(kids)
 
 
 def data_slots(slots: list[Slot], max_columns: int) -> list[Slot]:
