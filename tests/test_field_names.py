@@ -13,6 +13,9 @@ def mined(html: str, url: str = "https://shop.example/list"):
     return main
 
 
+BLURB = "A short description of the item, long enough to read as text of its own."
+
+
 def page(body: str) -> str:
     return f"<html><body><div id='main'>{body}</div></body></html>"
 
@@ -53,7 +56,8 @@ def test_utility_css_tokens_are_no_names():
 def test_highlighted_search_title_is_one_value():
     results = page(
         "".join(
-            f'<div class="g"><h3><a href="/r{i}">{"<b>Python</b> tutorial" if i % 2 else "Learn <em>python</em> fast"}'
+            f'<div class="g"><h3><a href="/r{i}">'
+            f"{'<b>Python</b> tutorial' if i % 2 else 'Learn <em>python</em> fast'}"
             f" {i}</a></h3><p>Snippet <b>python</b> number {i}, a text long enough to read as a"
             f" description of the result.</p><cite>site{i}.example</cite></div>"
             for i in range(5)
@@ -68,7 +72,8 @@ def test_highlighted_search_title_is_one_value():
 def test_labels_name_values_and_are_not_values():
     rows = page(
         "".join(
-            f'<div class="item"><h4>Book {i}</h4><div><span>Price:</span> <span>${i}.50</span></div>'
+            f'<div class="item"><h4>Book {i}</h4>'
+            f"<div><span>Price:</span> <span>${i}.50</span></div>"
             f'<div><b>By</b> <a href="/author/{i}">Author {i}</a></div>'
             f'<a href="/book/{i}">Read more</a></div>'
             for i in range(1, 5)
@@ -133,3 +138,308 @@ def test_wrapper_pages_give_the_mined_names_and_values():
     want = mined(pages[2][1], pages[2][0])
     assert [r.fields for r in got.records] == [r.fields for r in want.records]
     assert [c.name for c in got.regions[0].columns] == [c.name for c in want.columns]
+
+
+def test_style_words_with_a_shade_number_or_none_are_no_names():
+    for token in ("bgc-lgray3-h", "a-spacing-none", "c-dgray2"):
+        assert token_name(token) is None, token
+    assert token_name("price2") == "price"
+
+
+def test_a_heading_inside_the_link_makes_it_the_main_link():
+    cards = page(
+        "".join(
+            f'<div class="c"><a href="/p/{i}"><h2>Kettle {i}</h2></a>'
+            f'<div><a href="/cat/{i}">Kitchen and household appliances, see all {i} items</a>'
+            f"</div></div>"
+            for i in range(1, 5)
+        )
+    )
+    rec = mined(cards).records[0].fields
+    assert rec["title"] == "Kettle 1" and rec["url"] == "https://shop.example/p/1"
+
+
+def test_a_badge_beside_the_title_does_not_rename_it():
+    """A short constant text next to the title link ("web") is no label of the title: on a
+    page where it varies it is a column of its own, and the title stays the title."""
+    rows = page(
+        "".join(
+            f'<div class="res"><h3><div class="kind">web</div><a href="/doc/{i}">Document {i}'
+            f'</a></h3><div class="addr"><a href="/doc/{i}?src">site.example/doc/{i}</a></div>'
+            f"<p>Snippet of document {i}, long enough to read as its description.</p></div>"
+            for i in range(1, 5)
+        )
+    )
+    main = mined(rows)
+    rec = main.records[0].fields
+    assert rec["title"] == "Document 1" and rec["url"] == "https://shop.example/doc/1"
+    assert "web" not in rec.values() and "web" not in [c.name for c in main.columns]
+
+
+def test_attribute_texts_name_columns_only_when_records_share_them():
+    rows = page(
+        "".join(
+            f'<div class="r"><a href="/p/{i}">Item number {i} of the list</a>'
+            f'<img alt="Product details" src="/i/{i}.jpg"><p>{BLURB}</p>'
+            + (f'<span aria-label="Ends Thursday 0:3{i}">0:3{i}</span>' if i == 1 else "")
+            + "</div>"
+            for i in range(1, 7)
+        )
+    )
+    names = {c.name for c in mined(rows).columns}
+    assert "image" in names and not any("details" in n or "ends" in n for n in names)
+
+
+def test_a_class_that_says_the_type_names_the_column_whatever_its_values():
+    """A date column whose values all parse on one page and not on another keeps one
+    name: its class says what it is."""
+
+    def news(dates):
+        return page(
+            "".join(
+                f'<div class="story"><a href="/s/{i}">Story number {i}</a><p>{BLURB}</p>'
+                f'<span class="article-time">{d}</span></div>'
+                for i, d in enumerate(dates)
+            )
+        )
+
+    pages = [
+        news(["5 Jan 2017", "6 Jan 2017", "7 Jan 2017", "8 Jan 2017"]),
+        news(["5 Jan 2017", "Breaking", "7 Jan 2017", "8 Jan 2017"]),
+        news(["9 Jan 2017", "10 Jan 2017", "11 Jan 2017", "12 Jan 2017"]),
+    ]
+    typed, text = mined(pages[0]), mined(pages[1])
+    assert [c.name for c in typed.columns if c.type == "date"] == ["article_time"]
+    assert "article_time" in [c.name for c in text.columns]
+    # a wrapper from both pages reads the column as text, what both pages agree on
+    urls = [f"https://news.example/s?p={k}" for k in range(3)]
+    w = scrapy_records.induce(list(zip(urls[:2], pages[:2])))
+    got = w.extract(pages[2], url=urls[2]).records[0].fields
+    assert got["article_time"] == "9 Jan 2017"
+
+
+def test_the_fullest_of_two_prices_keeps_the_plain_name():
+    def shop(with_old):
+        return page(
+            "".join(
+                f'<div class="p"><a href="/p/{i}">Lamp number {i}</a><p>{BLURB}</p>'
+                f'<span class="amount">${i}.99</span>'
+                + (f'<span class="was">${i + 5}.99</span>' if with_old and i == 2 else "")
+                + "</div>"
+                for i in range(1, 7)
+            )
+        )
+
+    assert {c.name for c in mined(shop(True)).columns} >= {"price", "was_price"}
+    assert "price" in {c.name for c in mined(shop(False)).columns}
+
+
+def test_icons_separators_and_redundant_links_are_no_columns():
+    rows = page(
+        "".join(
+            '<div class="r">'
+            + (f'<a href="/p/{i}"><img src="/thumb/{i}.jpg"></a>' if i % 2 else "")
+            + f'<h3><a href="/p/{i}">Item {i}</a></h3>'
+            + ('<img src="/icons/hot.png"> <span>-</span>' if i != 2 else "")
+            + f"<span>{i} sold</span></div>"
+            for i in range(1, 6)
+        )
+    )
+    main = mined(rows)
+    values = [v for r in main.records for v in r.fields.values()]
+    assert "-" not in values and not any("hot.png" in str(v) for v in values)
+    # the thumbnail's link goes where the title's does: one url column
+    assert sum(1 for c in main.columns if c.type == "url") == 1
+
+
+def test_cents_in_a_superscript_after_markup_whitespace_make_one_price():
+    from lxml import etree
+
+    from scrapy_records.fields.text import inline_text
+
+    offer = '<span class="offer">\n  <sup>$</sup>\n  <span>14</span>\n  <sup>99</sup>\n</span>'
+    assert inline_text(etree.fromstring(offer)) == "$ 14.99"
+
+
+def verse_page(words: list[str]) -> str:
+    return page(
+        "".join(
+            f'<article class="v"><div class="ref"><a href="/v/{i}">Verse {i}</a></div>'
+            f'<div class="text">\nThen the <span>Lord</span> God made a <b>{w}</b>, and the'
+            f" {w} was glad.<div class='extras'><a href='/ctx/{i}'>In Context</a> | "
+            f"<a href='/ch/{i}'>Full Chapter</a></div></div></article>"
+            for i, w in enumerate(words)
+        )
+    )
+
+
+def test_text_before_a_block_is_one_whole_value_a_wrapper_reads_too():
+    """A text run that shares its element with a block of links reads as a browser shows
+    it (no space inside "woman,") and gets an XPath: the wrapper emits the column."""
+    pages = [verse_page(["woman", "man", "tree", "garden"]), verse_page(["sea", "sky", "day"])]
+    main = mined(pages[0])
+    col = next(c for c in main.columns if c.name == "description")
+    want = "Then the Lord God made a woman, and the woman was glad."
+    assert main.records[0].fields["description"] == want
+    assert col.xpath and col.xpath.startswith("substring-before(")
+    urls = ["https://bible.example/s?q=1", "https://bible.example/s?q=2"]
+    w = scrapy_records.induce(list(zip(urls, pages)))
+    got = w.extract(verse_page(["bird", "fish"]), url="https://bible.example/s?q=3")
+    want = "Then the Lord God made a fish, and the fish was glad."
+    assert got.records[1].fields["description"] == want
+
+
+def test_a_column_under_a_tag_xpath_cannot_spell_still_gets_a_valid_xpath():
+    rows = page(
+        "<table>"
+        + "".join(
+            f'<tr><td><b><a href="/r/{i}">Result <class=highlight>term</class=highlight> {i}'
+            f"</a></b><span>{BLURB}</span></td></tr>"
+            for i in range(1, 6)
+        )
+        + "</table>"
+    )
+    p = scrapy_records.Page(rows, "https://shop.example/s")
+    main = scrapy_records.extract(p).main
+    assert main is not None
+    w = scrapy_records.Wrapper.from_region(main, p)  # every column XPath compiles and reads
+    assert [r.fields for r in w.extract(p).records] == [r.fields for r in main.records]
+
+
+def test_a_wrapper_finds_the_records_when_a_page_wraps_them_once_more():
+    def board(k: int, extra: bool) -> str:
+        items = "".join(
+            f'<div class="grid-item"><a href="/h/{k}{i}">Home number {k}{i}</a><p>{BLURB}</p>'
+            f'<span class="count">{i} saves</span></div>'
+            for i in range(1, 7)
+        )
+        return page(f'<div id="digs">{"<div>" + items + "</div>" if extra else items}</div>')
+
+    urls = [f"https://homes.example/b?p={k}" for k in range(3)]
+    w = scrapy_records.induce([(urls[0], board(0, False)), (urls[1], board(1, False))])
+    got = w.extract(board(2, True), url=urls[2])
+    assert len(got.records) == 6 and got.records[0].fields["title"] == "Home number 21"
+
+
+def test_a_rare_part_before_the_main_one_does_not_take_its_name():
+    def shop(bundle: bool, link: bool) -> str:
+        a, end = ('<a href="/p/{i}">', "</a>") if link else ("<div>", "</div>")
+        return page(
+            "".join(
+                f'<div class="p">{a.format(i=i)}'
+                + (
+                    f'<div><span class="name">Set part {i}</span>'
+                    f'<span class="cost">$1.{i}0</span></div>'
+                    if bundle and i == 2
+                    else ""
+                )
+                + f'<span class="name">Chair number {i}</span>{end}<p>{BLURB}</p></div>'
+                for i in range(1, 7)
+            )
+        )
+
+    with_bundle = mined(shop(True, False))
+    assert with_bundle.records[0].fields["name"] == "Chair number 1"
+    assert with_bundle.records[1].fields["name_2"] == "Set part 2"
+    assert mined(shop(False, False)).records[0].fields["name"] == "Chair number 1"
+    # inside the record's link the rare part does not change which text is the link's
+    for bundle in (True, False):
+        assert mined(shop(bundle, True)).records[0].fields["title"] == "Chair number 1"
+
+
+def test_a_date_keeps_the_text_the_page_wrote_beside_its_iso_value():
+    def news(dates: list[str]) -> str:
+        return page(
+            "".join(
+                f'<div class="story"><a href="/s/{i}">Story number {i}</a><p>{BLURB}</p>'
+                f"<span>{d}</span></div>"
+                for i, d in enumerate(dates)
+            )
+        )
+
+    written = mined(news(["February 14, 2017", "March 1, 2017", "May 3, 2016"]))
+    rec = written.records[0].fields
+    assert rec["date"] == "2017-02-14" and rec["date_raw"] == "February 14, 2017"
+    iso = mined(news(["2017-02-14", "2017-03-01", "2016-05-03"]))
+    assert "date_raw" not in [c.name for c in iso.columns]  # it would say nothing new
+    urls = [f"https://news.example/s?p={k}" for k in range(3)]
+    pages = [news(["Jan 5, 2017", "Jan 6, 2017"]), news(["Feb 1, 2017", "Feb 2, 2017"])]
+    w = scrapy_records.induce(list(zip(urls, pages)))
+    got = w.extract(news(["July 4, 2016", "July 5, 2016"]), url=urls[2]).records[0].fields
+    assert (got["date"], got["date_raw"]) == ("2016-07-04", "July 4, 2016")
+
+
+def test_two_blocks_of_one_class_are_two_lists_not_lists_across_them():
+    genres = [["Rock", "Pop"], ["Folk"], ["Jazz", "Soul"], ["Pop"], ["Rock", "Funk", "Soul"]]
+    moods = [["Calm", "Happy"], ["Sad"], ["Dark"], ["Happy", "Epic"], ["Sad"]]
+    rows = page(
+        "<table>"
+        + "".join(
+            f'<tr><td><a href="/t/{i}">Track number {i}</a><p>{BLURB}</p></td><td>'
+            + "".join(
+                '<div class="tags"><span>'
+                + "".join(f'<a href="/tag/{w}">{w}</a> ' for w in words)
+                + "</span></div>"
+                for words in (g, m)
+            )
+            + "</td></tr>"
+            for i, (g, m) in enumerate(zip(genres, moods))
+        )
+        + "</table>"
+    )
+    rec = mined(rows).records[2].fields
+    lists = [v for v in rec.values() if isinstance(v, list) and not v[0].startswith("http")]
+    assert lists == [["Jazz", "Soul"], ["Dark"]]
+
+
+def test_a_colon_label_in_one_record_only_is_a_label():
+    rows = page(
+        "".join(
+            f'<div class="p"><a href="/p/{i}">Radio number {i}</a><p>{BLURB}</p>'
+            + (
+                "<div><span>Sale ends: </span><span>February 14, 2017</span></div>"
+                if i == 3
+                else ""
+            )
+            + "</div>"
+            for i in range(1, 7)
+        )
+    )
+    rec = mined(rows).records[2].fields
+    assert rec["sale_ends"] == "2017-02-14" and "Sale ends:" not in rec.values()
+
+
+def test_a_varying_block_of_named_parts_is_not_read_as_one_post_body():
+    """Listings whose price block varies (a unit price, postage, watchers, a link or not)
+    keep price and postage apart: the block's parts carry the site's classes, a post
+    body's paragraphs do not."""
+    hot = [
+        '<div class="hot"><div class="signal"> {i} watching</div></div>',
+        '<div class="hot"></div>',
+    ]
+    rows = page(
+        "".join(
+            f'<div class="r"><h3><a href="/i/{i}">Item number {i}</a></h3><p>{BLURB}</p>'
+            + (
+                '<ul class="prices"><li class="price"><span class="bold"> £{i}.99</span>'
+                + ('<div class="ppu">(£{i}.99/Unit)</div>' if i % 3 == 1 else "")
+                + '</li><li class="format"><span><span class="bin"></span></span></li>'
+                + (
+                    '<li class="shipping"><span class="ship"><span class="fee"> + £{i}.50 postage'
+                    "</span></span></li>"
+                    if i % 3 == 0
+                    else ""
+                )
+                + f'<li class="extras">{hot[i % 2]}</li>'
+                + (
+                    '<div class="links"><a href="/more/{i}">See more</a></div>'
+                    if i % 4 == 3
+                    else ""
+                )
+                + "</ul></div>"
+            ).format(i=i)
+            for i in range(12)
+        )
+    )
+    rec = mined(rows).records[0].fields
+    assert rec["price"] == 0.99 and "+ £0.50 postage" in rec.values()

@@ -133,7 +133,11 @@ def _assemble(
     data: list[Slot], currencies: dict[int, list[str | None]], n: int
 ) -> tuple[list[Column], list[dict[str, Any]]]:
     """The columns (unique names, each price column followed by its currency column) and
-    one ``{column name: value}`` dict per record."""
+    one ``{column name: value}`` dict per record.
+
+    Of columns that share a name the fullest keeps it and the others get ``_2``, ``_3`` in
+    document order: a rare optional part before the main one does not rename the main one
+    on the pages that have it."""
     columns: list[Column] = []
     used_names: set[str] = set()
     out: list[tuple[str, list[Any]]] = []
@@ -146,11 +150,24 @@ def _assemble(
         used_names.add(name)
         return name
 
-    for s in data:
-        name = unique(s.name)
-        fill = sum(1 for v in s.values if v is not None) / n
+    fills = [sum(1 for v in s.values if v is not None) for s in data]
+    names: dict[int, str] = {}
+    for k in sorted(range(len(data)), key=lambda k: -fills[k]):  # stable: document order
+        if data[k].name not in used_names:
+            names[k] = unique(data[k].name)
+    for k, s in enumerate(data):
+        if k not in names:
+            names[k] = unique(s.name)
+    for k, s in enumerate(data):
+        name = names[k]
+        fill = fills[k] / n
         columns.append(Column(name, s.type, fill, s.xpath, s.evidence, s.multiple))
         out.append((name, s.values))
+        raw = _date_raw(s)
+        if raw is not None:  # the date as the page writes it ("3 hours ago", "05/06")
+            rname = unique(f"{name}_raw")
+            columns.append(Column(rname, "text", fill, s.xpath, "raw"))
+            out.append((rname, raw))
         cl = currencies.get(id(s))
         if cl is not None:
             cname = unique(f"{name}_currency")
@@ -163,6 +180,16 @@ def _assemble(
             if v is not None:
                 values[r][name] = v
     return columns, values
+
+
+def _date_raw(s: Slot) -> list[Any] | None:
+    """A date column's values as written, when the page writes them otherwise than the
+    ISO value (not its own machine-readable ``datetime``, not ISO dates already)."""
+    if s.type != "date" or s.raw is None or s.multiple or "datetime" in s.attr:
+        return None
+    if all(r == v for r, v in zip(s.raw, s.values)):
+        return None
+    return s.raw
 
 
 def align_region(page: Page, region: Any) -> Any:

@@ -38,6 +38,7 @@ from scrapy_records.fields.slot_names import (
     TAG_NAMES,
     Depths,
     Evidence,
+    Label,
     Parents,
     TableHeaders,
     find_labels,
@@ -54,6 +55,12 @@ _RATING_RE = re.compile(
     r"von (?:5|10)\b|sur (?:5|10)\b|de (?:5|10)\b)|[★☆]{3,})",
     re.I,
 )
+#: words of a class name that say a value type (``prod_price``, ``article_time``, ``thumb``)
+_TYPE_WORDS = {
+    "price": ("price",),
+    "date": ("date", "time"),
+    "rating": ("rating", "stars"),
+}
 #: the order in which duplicate columns keep the better-named one
 EVIDENCE_RANK = {
     "itemprop": 0,
@@ -63,7 +70,6 @@ EVIDENCE_RANK = {
     "header": 2,
     "aria-label": 2,
     "title": 2,
-    "alt": 2,
     "type": 3,
     "class": 4,
     "id": 4,
@@ -99,15 +105,24 @@ def name_slots(
 
 def _qualify_repeats(data: list[Slot], namer: _Namer) -> None:
     """Columns named by their type or by nothing that share a name ("price", "price") are
-    told apart by their class tokens ("price", "old_price") where they have any."""
+    told apart by their class tokens ("price", "old_price") where they have any. The
+    fullest one keeps the plain name, so a page where a rarer one is missing names the
+    columns alike."""
     groups: dict[str, list[Slot]] = {}
     for s in data:
         if s.evidence in ("type", "generic"):
             groups.setdefault(s.name, []).append(s)
+    taken: dict[str, int] = {}
+    for s in data:
+        taken[s.name] = taken.get(s.name, 0) + 1
     for name, group in groups.items():
-        if len(group) < 2:
+        if taken[name] < 2:
             continue
+        # the first of the fullest keeps the name, unless a better-named column has it
+        keep = max(group, key=_fill) if len(group) == taken[name] else None
         for s in group:
+            if s is keep:
+                continue
             found = namer.class_name(s)
             if found:
                 s.name = found if name in found else f"{found}_{name}"
@@ -150,7 +165,7 @@ class _Namer:
         layout: Layout,
         anchor: dict[int, TemplateNode],
         count: dict[tuple[TemplateNode, str], int],
-        labels: dict[int, tuple[str, bool]],
+        labels: dict[int, Label],
         rows: bool,
     ) -> None:
         self.tparent: Parents = layout.parent
@@ -161,25 +176,27 @@ class _Namer:
         self.headers = TableHeaders(page, maps, layout.parent, layout.depth)
         self.rows = rows  # the records are table rows: table headers may name columns
         self.main_url = self.main_text = -1  # id() of the main link's slots
-        self.link_names: dict[TemplateNode, tuple[str, str]] = {}  # link element -> its text's name
+        self.link_names: dict[TemplateNode, tuple[str, str]] = {}  # text's element -> its name
+        self.link_text: dict[TemplateNode, Slot] = {}  # link element -> its one text slot
 
     # ------------------------------------------------------------------ the main link
     def find_main_link(self, data: list[Slot], n: int) -> None:
-        """The record's main link: in a heading first, then the longest link text (a
-        link's text slot is read on the link element itself)."""
-        texts: dict[TemplateNode, Slot] = {}
-        for s in data:
-            if s.kind == "text":
-                texts.setdefault(self.anchor[id(s)], s)
+        """The record's main link: in a heading first (``<h3><a>`` or ``<a><h3>``), then
+        the longest link text (a link's text is the one text slot inside the link)."""
+        texts = self.link_text = self._link_texts(data)
         best, best_key = None, None
         for s in data:
             if s.kind != "url" or s.multiple or _fill(s) < 0.5:
                 continue
             a = self.anchor[id(s)]
             text = texts.get(a)
-            if text is not None and id(text) in self.labels:
+            label = self.labels.get(id(text)) if text is not None else None
+            if label is not None and not label.loose:
                 continue  # a labelled link ("By <a>Jane</a>") is that label's
-            key = (self._in_heading(a), _mean_length(text), _fill(s))
+            heading = self._in_heading(a) or (
+                text is not None and self._in_heading(self.anchor[id(text)])
+            )
+            key = (heading, _mean_length(text), _fill(s))
             if best_key is None or key > best_key:
                 best, best_key = s, key
         if best is not None:
@@ -187,6 +204,31 @@ class _Namer:
             text = texts.get(self.anchor[id(best)])
             if text is not None:
                 self.main_text = id(text)
+
+    def _link_texts(self, data: list[Slot]) -> dict[TemplateNode, Slot]:
+        """Link element -> the text slot that is its text: the one inside it, or of those
+        the one in a heading, else the one most records have (a rare part inside the link
+        does not change which text it is)."""
+        links = {self.anchor[id(s)] for s in data if s.kind == "url"}
+        inside: dict[TemplateNode, list[Slot]] = {}
+        for s in data:
+            if s.kind != "text":
+                continue
+            p: TemplateNode | None = self.anchor[id(s)]
+            while p is not None and self.tdepth.get(p, 0) >= 1:
+                if p in links:
+                    inside.setdefault(p, []).append(s)
+                    break
+                p = self.tparent.get(p)
+        out: dict[TemplateNode, Slot] = {}
+        for link, texts in inside.items():
+            if len(texts) > 1:
+                texts = [t for t in texts if self._in_heading(self.anchor[id(t)])] or [
+                    t for t in texts if _fill(t) >= 0.5
+                ]
+            if len(texts) == 1:
+                out[link] = texts[0]
+        return out
 
     def _in_heading(self, t: TemplateNode) -> bool:
         p: TemplateNode | None = t
@@ -207,7 +249,7 @@ class _Namer:
             or self._by_context(s, chain)
             or self._by_main_link(s)
             or self._by_link(s, a)
-            or self._by_type(s)
+            or self._by_type(s, chain)
             or self._by_class(chain, a)
             or self._by_tag(chain, kind)
         )
@@ -259,16 +301,21 @@ class _Namer:
         """Rule 2: a label next to the value, a table header above it, a stable
         ``aria-label``/``title``/``alt``."""
         label = self.labels.get(id(s))
-        if label and not (label[1] and id(s) == self.main_url):
-            return label[0], "label"  # (the main link's own text, "Read more", names no field)
+        if label is not None and not (
+            (label.own_link and id(s) == self.main_url)  # its text ("Read more") names no field
+            or (label.loose and id(s) in (self.main_url, self.main_text))  # a badge beside it
+        ):
+            return label.name, "label"
         if self.rows:
             hdr = self.headers.name(s)
             if hdr:
                 return hdr, "header"
+        # an attribute text names the column when records share it (one record's own
+        # "Ending time: 0:39" is its data); an image's ``alt`` describes that image: data
         ev = self.evidence
         for t in chain:
-            for at in ("aria-label", "title", "alt"):
-                v = ev.stable_attr(t, at)
+            for at in ("aria-label", "title"):
+                v = ev.stable_attr(t, at, at_least=2)
                 ln = label_name(v) if v else None
                 if ln:
                     return ln, at
@@ -284,27 +331,42 @@ class _Namer:
 
     def _by_link(self, s: Slot, a: TemplateNode) -> tuple[str, str] | None:
         """Rule 3: another link's URL is named after its text (``author_url``)."""
-        if s.kind == "url" and a in self.link_names:
+        if s.kind != "url":
+            return None
+        text = self.link_text.get(a)
+        if text is not None and text.evidence != "generic":
+            name, evidence = text.name, text.evidence
+        elif a in self.link_names:
             name, evidence = self.link_names[a]
-            if evidence == "link":
-                return None
-            return (name if any(w in name for w in URL_WORDS) else f"{name}_url"), evidence
-        return None
+        else:
+            return None
+        if evidence == "link":
+            return None
+        return (name if any(w in name for w in URL_WORDS) else f"{name}_url"), evidence
 
-    def _by_type(self, s: Slot) -> tuple[str, str] | None:
-        """Rule 4: the value's type."""
+    def _by_type(self, s: Slot, chain: list[TemplateNode]) -> tuple[str, str] | None:
+        """Rule 4: the value's type; a class of the value's own that says the type
+        (``prod_price``, ``article_time``) names it better, whatever the values say and
+        whichever other columns a page has."""
+        typ = None
         if s.type in ("price", "date"):
-            return s.type, "type"
-        if s.kind == "image":
-            return "image", "type"
-        if s.kind == "text":
+            typ = s.type
+        elif s.kind == "image":
+            typ = "image"
+        elif s.kind == "text":
             vals = [v for v in s.values if isinstance(v, str)]
             if vals and sum(1 for v in vals if _RATING_RE.match(v)) >= 0.8 * len(vals):
-                return "rating", "type"
-        return None
+                typ = "rating"
+        if typ is None:
+            return None
+        words = _TYPE_WORDS.get(typ)
+        own = self._chain_class(chain) if words else None
+        if own is not None and any(w in own[0] for w in words or ()):
+            return own
+        return typ, "type"
 
-    def _by_class(self, chain: list[TemplateNode], a: TemplateNode) -> tuple[str, str] | None:
-        """Rule 5: class or id tokens on the chain, then an ancestor's class."""
+    def _chain_class(self, chain: list[TemplateNode]) -> tuple[str, str] | None:
+        """The name class or id tokens on the chain give."""
         ev = self.evidence
         for t in chain:
             sid = ev.stable_tokens(t)[1]
@@ -315,7 +377,15 @@ class _Namer:
                 v = token_name(sid)
                 if v:
                     return v, "id"
+        return None
+
+    def _by_class(self, chain: list[TemplateNode], a: TemplateNode) -> tuple[str, str] | None:
+        """Rule 5: class or id tokens on the chain, then an ancestor's class."""
+        found = self._chain_class(chain)
+        if found is not None:
+            return found
         # an ancestor's class even when it holds other slots too ("specs", "specs_2")
+        ev = self.evidence
         tparent, tdepth = self.tparent, self.tdepth
         p = tparent.get(chain[-1]) if chain else a
         while p is not None and tdepth.get(p, 0) >= 2:

@@ -117,7 +117,7 @@ _STYLE_WORDS = frozenset(
     container inner outer box first last odd even clear theme style styled default plain
     subtle accent highlight highlighted dim dimmed faded soft lighter darker heavy thin thick
     caps upper lower sans serif mono layout section wrap wrapped column columns module
-    component element elements unit units util utils helper helpers""".split()
+    component element elements unit units util utils helper helpers none""".split()
 )
 _WORD_SPLIT_RE = re.compile(r"[-_\s]+|(?<=[a-z])(?=[A-Z])")
 _VOWEL_RE = re.compile(r"[aeiouy]")
@@ -139,7 +139,8 @@ def _token_name_uncached(tok: str) -> str | None:
         return None
     # keep the words that say what the content is; a token of styling words only
     # ("secondary-link-color", "a-size-base", "fz-ms") or of namespace prefixes is no name
-    words = [w.lower() for w in _WORD_SPLIT_RE.split(_TRAILING_NUMBER_RE.sub("", t)) if w]
+    # ("bgc-lgray3-h": a style word with a shade number is still a style word)
+    words = [_TRAILING_NUMBER_RE.sub("", w.lower()) for w in _WORD_SPLIT_RE.split(t) if w]
     content = [
         w
         for w in words

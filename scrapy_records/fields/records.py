@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from scrapy_records.fields.text import inline_text, is_label_text
+from scrapy_records.fields.text import inline_part_text, inline_text, is_label_text
 from scrapy_records.page import Page
 from scrapy_records.treematch import STM, Shapes
 
@@ -280,11 +280,55 @@ class PageData:
             return
         if whole:  # the run is all the element holds: read it as a browser does
             text = inline_text(self.page.el[i])
-        else:
-            parts = [leaves[-c - 1] if c < 0 else " ".join(leaves[lo[c] : hi[c]]) for c in cur]
-            text = " ".join(p for p in parts if p)
+        else:  # that part of the element, as a browser reads it ("Micro<b>soft</b>")
+            span = self._run_span(i, out, cur)
+            if span is not None:
+                text = inline_part_text(self.page.el[i], *span)
+            else:
+                parts = [leaves[-c - 1] if c < 0 else " ".join(leaves[lo[c] : hi[c]]) for c in cur]
+                text = " ".join(p for p in parts if p)
         out.append(-(self.nleaves + len(self.runs)) - 1)
         self.runs.append((i, tuple(cur), text))
+
+    def _run_span(self, i: int, before: list[int], cur: list[int]) -> tuple[int, int] | None:
+        """The pieces of element ``i``'s lxml content that run ``cur`` spans (numbered as
+        :func:`~scrapy_records.fields.text.inline_part_text` numbers them); ``before``:
+        the items of ``i`` before the run. ``None`` when a leaf is not found."""
+        el = self.page.el
+        kids = list(el[i])
+        at = {k: j for j, k in enumerate(kids)}
+        pos: list[int] = []
+        prev = next((c for c in reversed(before) if c >= 0), None)
+        for c in cur:
+            if c >= 0:
+                j = at.get(el[c])
+                if j is None:
+                    return None
+                pos.append(2 * j + 1)
+                prev = c
+                continue
+            # a leaf: the element's text or a tail after the previous element child
+            start = 0 if prev is None else at.get(el[prev], -2) * 2 + 2
+            p = self._leaf_piece(kids, el[i].text, start, self.leaves[-c - 1])
+            if p is None:
+                return None
+            pos.append(p)
+        return pos[0], pos[-1]
+
+    @staticmethod
+    def _leaf_piece(kids: list[Any], text: str | None, start: int, leaf: str) -> int | None:
+        """The piece (from ``start`` on, before the next element) whose text is ``leaf``."""
+        if start < 0:
+            return None
+        p = start
+        while True:
+            raw = text if p == 0 else kids[(p - 2) // 2].tail
+            if raw and " ".join(raw.split()) == leaf:
+                return p
+            j = p // 2  # the next child: a comment's tail may hold the leaf, not an element
+            if j >= len(kids) or isinstance(kids[j].tag, str):
+                return None
+            p = 2 * j + 2
 
 
 _CACHE: weakref.WeakKeyDictionary[Page, PageData] = weakref.WeakKeyDictionary()

@@ -70,6 +70,8 @@ def merge_repeats(data: list[Slot], layout: Layout, n: int, labelled: set[int]) 
     merged: dict[int, Slot] = {}  # id(member) -> its list slot
     for t in layout.order:
         for run in _runs(t):
+            if _fixed(run, by_node, n):
+                continue  # as many in every record: distinct parts, their insides may repeat
             for group in _groups(run, by_node, layout):
                 if any(id(s) in merged for s in group):
                     continue
@@ -89,6 +91,17 @@ def merge_repeats(data: list[Slot], layout: Layout, n: int, labelled: set[int]) 
             emitted.add(id(lst))
             out.append(lst)
     return out
+
+
+def _fixed(run: list[TemplateNode], by_node: dict[TemplateNode, list[Slot]], n: int) -> bool:
+    """Every record holds data under as many nodes of ``run`` (two blocks "genres" and
+    "moods" of one class, each a list of its own)."""
+    counts = set()
+    for r in range(n):
+        counts.add(sum(1 for h in run if any(s.values[r] is not None for s in by_node.get(h, ()))))
+        if len(counts) > 1:
+            return False
+    return True
 
 
 def _groups(

@@ -22,7 +22,7 @@ already says so. The text-to-name rules are in :mod:`~scrapy_records.fields.nami
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from scrapy_records.fields.naming import (
     best_token,
@@ -31,15 +31,25 @@ from scrapy_records.fields.naming import (
 from scrapy_records.fields.records import page_data
 from scrapy_records.fields.slots import Slot
 from scrapy_records.fields.template import NodeMap, TemplateNode
+from scrapy_records.fields.text import is_label_text
 from scrapy_records.page import Page
 
 Parents = dict[TemplateNode, TemplateNode | None]
 Depths = dict[TemplateNode, int]
 
 _ID_DIGITS_RE = re.compile(r"[-_]?\d+")
+_WORD_RE = re.compile(r"\w")
 
 
 # ============================================================ static text and labels
+class Label(NamedTuple):
+    """The label that names a data slot."""
+
+    name: str
+    own_link: bool  # the label is the constant text of the slot's own link ("Read more")
+    loose: bool  # only a short text beside the value: a badge ("web", "New") reads alike
+
+
 #: elements whose static text reads as the label of the value after it
 _LABEL_TAGS = frozenset({"label", "dt", "th", "b", "strong", "legend", "caption", "em"})
 
@@ -67,16 +77,25 @@ def mark_static(slots: list[Slot], n: int) -> None:
     """Mark the static slots: not columns, and the labels :func:`name_slots` may use.
 
     A slot with one value in every record (template text, a constant link or image) is
-    static; so is text with one value in at least two records that ends with ":", or
-    reads as a label and is present exactly where the next text slot is."""
+    static; so is, wherever it is present, an image or link with one value in at least
+    three records (an icon, a link every record shares), text with no word in it ("-",
+    "|"), text that ends with ":" (even in one record), and text with one value in at
+    least two records that reads as a label and is present exactly where the next text
+    slot is."""
     present = [sum(1 for v in s.values if v is not None) for s in slots]
     for k, s in enumerate(slots):
         vals = {v for v in s.values if v is not None}
-        if n >= 2 and len(vals) == 1 and present[k] >= 2:
-            if present[k] == n:
+        if len(vals) == 1 and present[k] == 1 and s.kind == "text" and n >= 2:
+            # in one record only: a label by its form ("Sale ends:"), nothing else tells
+            s.static = next(iter(vals)).rstrip().endswith((":", "："))
+        elif n >= 2 and len(vals) == 1 and present[k] >= 2:
+            if present[k] == n or (s.kind != "text" and present[k] >= 3):
                 s.static = True
             elif s.kind == "text":
                 v = next(iter(vals))
+                if not _WORD_RE.search(v):
+                    s.static = True
+                    continue
                 nxt = next((o for o in slots[k + 1 :] if o.kind == "text"), None)
                 same_presence = nxt is not None and all(
                     (a is None) == (b is None) for a, b in zip(s.values, nxt.values)
@@ -110,17 +129,17 @@ def find_labels(
     tparent: Parents,
     tdepth: Depths,
     tagnames: list[str],
-) -> dict[int, tuple[str, bool]]:
-    """Static label texts -> the data slot each one names: ``id(slot) -> (name, the label
-    is the slot's own link text)``.
+) -> dict[int, Label]:
+    """Static label texts -> the data slot each one names: ``id(slot) ->`` :class:`Label`.
 
     A label sits next to its value in slot order, within two levels of their common
     ancestor, and reads like a label (ends with ":", is held by ``label``/``dt``/``th``/
-    ``b``..., or is a short text in an element of another tag than the value's). It names
-    the following value, unless it does not end with ":" and the preceding value is closer
+    ``b``..., names a role such as "by", or is a short text in an element of another tag
+    than the value's: a *loose* label, which may be a badge as well). It names the
+    following value, unless it does not end with ":" and the preceding value is closer
     in the tree, or is a sibling and no value follows ("<b>9</b> <i>Decor</i>").
     """
-    out: dict[int, tuple[str, bool]] = {}
+    out: dict[int, Label] = {}
     for k, lab in enumerate(slots):
         if not lab.static or lab.kind != "text" or lab.collapsed:
             continue
@@ -157,13 +176,9 @@ def find_labels(
         lab_tag = tag_of(lab_el, tagnames)
         if lab_tag in _ACTION_TAGS and a is not lab_el:
             continue  # "Add to cart" names nothing; a link's constant text names its link
-        if (
-            colon
-            or a is lab_el
-            or lab_tag in _LABEL_TAGS
-            or (lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3)
-        ):
-            out[id(target)] = (ln, a is lab_el)
+        strong = colon or a is lab_el or lab_tag in _LABEL_TAGS or is_label_text(lv)
+        if strong or (lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3):
+            out[id(target)] = Label(ln, a is lab_el, not strong)
     return out
 
 
@@ -298,8 +313,9 @@ class TableHeaders:
 _MISS = object()
 
 
-def _stable(vals: list[Any], need: float = 0.6) -> Any:
-    """The value shared by at least ``need`` of the sample (ignoring ``None``), else ``None``."""
+def _stable(vals: list[Any], need: float = 0.6, at_least: int = 1) -> Any:
+    """The value shared by at least ``need`` of the sample (ignoring ``None``) and by at
+    least ``at_least`` elements, else ``None``."""
     if not vals:
         return None
     counts: dict[Any, int] = {}
@@ -309,7 +325,7 @@ def _stable(vals: list[Any], need: float = 0.6) -> Any:
     if not counts:
         return None
     v, c = max(counts.items(), key=lambda kv: kv[1])
-    return v if c >= need * len(vals) else None
+    return v if c >= need * len(vals) and c >= at_least else None
 
 
 class Evidence:
@@ -323,7 +339,7 @@ class Evidence:
         self.step = max(1, len(maps) // sample)
         self._elems: dict[TemplateNode, list[int]] = {}
         self._names: dict[TemplateNode, set[str]] = {}
-        self._attrs: dict[tuple[TemplateNode, str], Any] = {}
+        self._attrs: dict[tuple[TemplateNode, str, int], Any] = {}
         self._tokens: dict[TemplateNode, tuple[list[str], str | None]] = {}
         self._best: dict[TemplateNode, str | None] = {}
 
@@ -353,14 +369,16 @@ class Evidence:
                 out.update(self.pel[i].keys())
         return out
 
-    def stable_attr(self, t: TemplateNode, name: str) -> Any:
-        """The value of attribute ``name`` that most elements of ``t`` share, or ``None``."""
-        key = (t, name)
+    def stable_attr(self, t: TemplateNode, name: str, at_least: int = 1) -> Any:
+        """The value of attribute ``name`` that most elements of ``t`` share (and at least
+        ``at_least`` of them), or ``None``."""
+        key = (t, name, at_least)
         v = self._attrs.get(key, _MISS)
         if v is _MISS:
             if name in self.attr_names(t):
                 pel = self.pel
-                v = _stable([(pel[i].get(name) or "").strip() or None for i in self.elems(t)])
+                vals = [(pel[i].get(name) or "").strip() or None for i in self.elems(t)]
+                v = _stable(vals, at_least=at_least)
             else:
                 v = None  # absent everywhere: _stable of all None
             self._attrs[key] = v

@@ -40,6 +40,7 @@ class Slot:
         "type",
         "xpath",
         "multiple",
+        "raw",
     )
 
     def __init__(
@@ -58,6 +59,7 @@ class Slot:
         self.type = kind
         self.xpath: str | None = None
         self.multiple = False  # a list of values per record (fields.repeats)
+        self.raw: list[Any] | None = None  # the values as written, once typed
 
 
 def find_slots(
@@ -238,7 +240,8 @@ def collapse_variable_subtrees(
             continue
         seen = [trees[r].shape(m[t]) for r, m in enumerate(maps) if t in m]
         if len(seen) >= 3 and len(set(seen)) >= max(3, 0.5 * len(seen)):
-            vheads.append(t)
+            if not _classed_parts(t):  # a post body, not a block of distinct parts
+                vheads.append(t)
     if not vheads:
         return slots
     drop = {k for h in vheads for k in under[h]}
@@ -248,6 +251,15 @@ def collapse_variable_subtrees(
     slots.extend(added)
     slots.sort(key=lambda s: s.order)
     return slots
+
+
+def _classed_parts(t: TemplateNode) -> bool:
+    """The element children of ``t`` are parts the site's template names: at least two
+    distinct classes, on most of them (a price block's ``lvprice``, ``lvshipping``,
+    ``lvextras``; a post body's paragraphs and quotes carry few)."""
+    kids = [c for c in t.children if c.label >= 0]
+    classed = [c.sig for c in kids if c.sig]
+    return len(set(classed)) >= 2 and 2 * len(classed) >= len(kids)
 
 
 def data_slots(slots: list[Slot], max_columns: int) -> list[Slot]:
@@ -273,6 +285,7 @@ def type_slots(data: list[Slot], n: int) -> dict[int, list[str | None]]:
         typ, conv, curs = infer_column([s.values[r] for r in idx])
         s.type = typ
         if typ != "text":
+            s.raw = list(s.values)
             for r, v in zip(idx, conv):
                 s.values[r] = v
         if curs is not None and any(curs):
@@ -286,12 +299,28 @@ def type_slots(data: list[Slot], n: int) -> dict[int, list[str | None]]:
 def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:
     """One column per value sequence: a slot whose values equal another's in every record
     (the product link on the image and on the title) is dropped; the better-named one
-    (``rank`` of its evidence, then document order) stays."""
+    (``rank`` of its evidence, then document order) stays. So is a slot that says nothing
+    another one does not say: its value is the other's value in every record holding it
+    (an optional image link to the product the title links to)."""
     best: dict[tuple, Slot] = {}
     for s in data:
         key = (s.type, repr(s.values))
         other = best.get(key)
         if other is None or rank.get(s.evidence, 9) < rank.get(other.evidence, 9):
             best[key] = s
-    keep = {id(s) for s in best.values()}
-    return [s for s in data if id(s) in keep]
+    kept = [s for s in data if best.get((s.type, repr(s.values))) is s]
+    fill = {id(s): sum(1 for v in s.values if v is not None) for s in kept}
+    fuller = sorted(kept, key=lambda s: -fill[id(s)])
+    drop: set[int] = set()
+    for s in kept:
+        f = fill[id(s)]
+        if f < (1 if s.kind != "text" else 2):
+            continue
+        vals = [(r, v) for r, v in enumerate(s.values) if v is not None]
+        for o in fuller:
+            if fill[id(o)] <= f:
+                break
+            if o.type == s.type and id(o) not in drop and all(o.values[r] == v for r, v in vals):
+                drop.add(id(s))
+                break
+    return [s for s in kept if id(s) not in drop]

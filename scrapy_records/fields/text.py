@@ -29,8 +29,9 @@ _ENDS_WITH_DIGIT = re.compile(r"\d$")
 
 
 def is_cents(sup_text: str | None, before: str) -> bool:
-    """A ``sup`` holding two digits right after a digit: the cents of a price."""
-    return bool(sup_text and _CENTS.match(sup_text) and _ENDS_WITH_DIGIT.search(before))
+    """A ``sup`` holding two digits right after a digit (markup whitespace between them
+    aside): the cents of a price."""
+    return bool(sup_text and _CENTS.match(sup_text) and _ENDS_WITH_DIGIT.search(before.rstrip()))
 
 
 #: separators around a value that belong to the layout, not to the value ("344,", "· 3 min")
@@ -48,6 +49,33 @@ def inline_text(el: Any) -> str:
         t = el.text
         return " ".join(t.split()) if t else ""
     parts: list[str] = []
+    _walk(el, parts)
+    return " ".join("".join(parts).split())
+
+
+def inline_part_text(el: Any, lo: int, hi: int) -> str:
+    """:func:`inline_text` of a part of element ``el``: the pieces ``lo`` to ``hi`` of its
+    content, numbered ``0`` for ``el.text``, ``2j+1`` for child ``j`` (comments count) and
+    ``2j+2`` for that child's tail ("Then the <b>Lord</b> God" before a block of links)."""
+    kids = list(el)
+    parts: list[str] = []
+    for pos in range(lo, hi + 1):
+        if pos == 0:
+            t = el.text
+        elif pos % 2:
+            kid = kids[(pos - 1) // 2]
+            if isinstance(kid.tag, str):
+                _walk(kid, parts)
+            continue
+        else:
+            t = kids[(pos - 2) // 2].tail
+        if t:
+            parts.append(t)
+    return " ".join("".join(parts).split())
+
+
+def _walk(el: Any, parts: list[str]) -> None:
+    """Append the text pieces of ``el``'s sub-tree (not its tail) to ``parts``."""
     walker = etree.iterwalk(el, events=("start", "end", "comment", "pi"))
     for event, node in walker:
         tag = node.tag
@@ -63,6 +91,10 @@ def inline_text(el: Any) -> str:
                 parts.append(" ")
             text = node.text
             if tag == "sup" and is_cents(text, "".join(parts[-2:])):
+                while parts and parts[-1].isspace():
+                    parts.pop()  # "24 <sup>99</sup>" is 24.99 as well
+                if parts:
+                    parts[-1] = parts[-1].rstrip()
                 parts.append(".")
                 text = text.strip() if text else text
             if text:
@@ -72,7 +104,6 @@ def inline_text(el: Any) -> str:
                 parts.append(" ")
             if node.tail:
                 parts.append(node.tail)
-    return " ".join("".join(parts).split())
 
 
 #: words that label the value after them ("By <b>Jane</b>"): the author, in several languages

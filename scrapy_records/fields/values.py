@@ -29,7 +29,10 @@ scalars (entry points :func:`infer_column` and :func:`guess_type`):
 ``date``
     ISO 8601: ``YYYY-MM-DD`` when the text has no time of day, else
     ``YYYY-MM-DDTHH:MM[:SS][+HH:MM]`` (:func:`scrapy_records.fields.dates.iso_date`). Parsing uses
-    :mod:`scrapy_records.fields.dates` (``is_date_candidate`` / ``parse_date``).
+    :mod:`scrapy_records.fields.dates` (``is_date_candidate`` / ``parse_date``). The ISO value
+    is a reading ("3 hours ago" counts from a clock, "05/06" picks a day order), so a date
+    column the page writes otherwise gets a companion ``<name>_raw`` with the text as
+    written (:mod:`~scrapy_records.fields.alignment`).
 
 A column gets a typed kind only when *every* value of the column converts (a price column
 with one ``"Call for price"`` stays ``text``): a column never mixes strings and numbers.

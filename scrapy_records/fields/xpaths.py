@@ -3,17 +3,24 @@
 :func:`set_xpaths` gives each data slot the XPath that selects its value in every checked
 record (``None`` when no single path does). A step carries a position only where some
 checked record has several same-tag siblings there; a record with several roots reaches a
-later root with ``following-sibling::tag[k]``.
+later root with ``following-sibling::tag[k]``. Where the records' paths differ, steps of
+tag and class, verified. A text that is only part of its element's text ("Then the
+<b>Lord</b> God" before a block of links) is read as that element's string between its
+neighbouring elements' (``substring-before(string(div[2]), string(div[2]/div))``),
+verified too.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from lxml import etree
+
 from scrapy_records.fields.records import RecordTree
 from scrapy_records.fields.slots import Slot
+from scrapy_records.fields.text import strip_separators
 from scrapy_records.page import Page
-from scrapy_records.selectors import class_predicate, stable_token
+from scrapy_records.selectors import class_predicate, stable_token, tag_step
 
 #: relative path steps ``(tag, position among same-tag siblings, same-tag count)``
 Steps = tuple[tuple[str, int, int], ...]
@@ -112,6 +119,7 @@ def column_xpath(
     need_pos: list[bool] = []
     suffix0: str | None = None
     checked: list[tuple[int, int]] = []  # (record root, value node)
+    checked_records: list[tuple[int, int]] = []  # (record, record root)
     positional = True
     for r, loc in enumerate(s.refs):
         if loc is None:
@@ -126,8 +134,12 @@ def column_xpath(
         if suffix0 is None:
             suffix0 = suffix
         elif suffix != suffix0:
-            return None
+            if not {suffix, suffix0} <= _FIRST_TEXT:
+                return None
+            # the element's only text, its one text node, its first: the first reads all
+            suffix0 = _FIRST_TEXT_NODE
         checked.append((groups[r][0], node))
+        checked_records.append((r, groups[r][0]))
         path = _record_path(page, rec, groups[r], node, sibpos, steps_memo)
         if path is None:
             return None
@@ -146,17 +158,55 @@ def column_xpath(
                     need_pos[k] = True
     if key0 is None:
         return None
+    suffix = suffix0 or ""
     if not positional:
-        return _class_xpath(page, checked, suffix0 or "")
-    head, steps = key0
-    parts = []
-    if head:
-        parts.append(f"following-sibling::{head[0]}[{head[1]}]")
-    for k, (t, p) in enumerate(steps):
-        parts.append(f"{t}[{p}]" if need_pos[k] else t)
-    if suffix0:
-        parts.append(suffix0)
-    return "/".join(parts) if parts else "."
+        xp = _class_xpath(page, checked, suffix)
+    else:
+        head, steps = key0
+        parts = []
+        if head:
+            parts.append(f"following-sibling::{tag_step(head[0])}[{head[1]}]")
+        for k, (t, p) in enumerate(steps):
+            step = tag_step(t)  # a tag XPath cannot spell ("class=x" in broken markup)
+            parts.append(f"{step}[{p}]" if need_pos[k] else step)
+        xp = _compose("/".join(parts) if parts else ".", suffix)
+    if xp is not None and suffix.startswith(_RUN):
+        xp = _verified_run(page, s, xp, checked_records)
+    return xp
+
+
+#: the suffix :func:`_value_node` gives a run: ``~before-step~after-step``
+_RUN = "~"
+#: suffixes that all read a value that is its element's first (or only) text node
+_FIRST_TEXT_NODE = "text()[normalize-space()][1]"
+_FIRST_TEXT = frozenset({"", "text()", _FIRST_TEXT_NODE})
+
+
+def _compose(path: str, suffix: str) -> str:
+    """The XPath of an element path and a value suffix (``@href``, ``text()``, a run)."""
+    if not suffix.startswith(_RUN):
+        return f"{path}/{suffix}" if suffix and path != "." else (suffix or path)
+    before, after = suffix[1:].split(_RUN)
+    expr = f"string({path})"
+    if before:
+        expr = f"substring-after({expr}, string({path}/{before}))"
+    if after:
+        expr = f"substring-before({expr}, string({path}/{after}))"
+    return expr
+
+
+def _verified_run(page: Page, s: Slot, xp: str, checked: list[tuple[int, int]]) -> str | None:
+    """``xp`` when it reads the run's text in every checked record ``(record, root)``."""
+    try:
+        compiled = etree.XPath(xp)
+    except etree.XPathSyntaxError:
+        return None
+    values = s.raw or s.values
+    for r, root in checked:
+        got = compiled(page.el[root])
+        if strip_separators(" ".join(str(got).split())) != values[r]:
+            return None
+    return xp
 
 
 def _class_xpath(page: Page, checked: list[tuple[int, int]], suffix: str) -> str | None:
@@ -179,20 +229,24 @@ def _class_xpath(page: Page, checked: list[tuple[int, int]], suffix: str) -> str
         tags = {page.tag[c[k]] for c in chains}
         if len(tags) != 1:
             return None
-        tag = tags.pop()
+        tag = tag_step(tags.pop())
         common = set.intersection(*(set(page.classes(c[k])) for c in chains))
         cls = next((t for t in page.classes(chains[0][k]) if t in common and stable_token(t)), None)
         parts.append(f"{tag}[{class_predicate(cls)}]" if cls else tag)
-    xp = "/".join(parts + ([suffix] if suffix else [])) or "."
     element_xp = "/".join(parts) or "."
+    return _compose(element_xp, suffix) if _first_is(page, element_xp, checked) else None
+
+
+def _first_is(page: Page, element_xp: str, checked: list[tuple[int, int]]) -> bool:
+    """In every checked ``(record root, node)``, the XPath's first match is the node."""
     for root, node in checked:
         try:
             found = page.el[root].xpath(element_xp)
         except Exception:  # an XPath lxml refuses: no column XPath
-            return None
+            return False
         if not found or found[0] is not page.el[node]:
-            return None
-    return xp
+            return False
+    return True
 
 
 def _value_node(s: Slot, r: int, loc: int, rec: RecordTree) -> tuple[int, str] | None:
@@ -207,8 +261,8 @@ def _value_node(s: Slot, r: int, loc: int, rec: RecordTree) -> tuple[int, str] |
         if len(pd.items[owner]) == 1:  # the text is all the element holds: its string
             return owner, ""
         k = -loc - 1
-        if k >= pd.nleaves:
-            return None  # a run that is only part of its element's text
+        if k >= pd.nleaves:  # a run that is only part of its element's text
+            return _run_node(rec, owner, loc)
         if sum(1 for c in rec.kids(owner) if c < 0) == 1:
             return owner, "text()"  # the element's one text node
         # one of several text nodes ("<b>Calories:</b> 120 <b>Fat:</b> 3 g"): by position
@@ -219,6 +273,40 @@ def _value_node(s: Slot, r: int, loc: int, rec: RecordTree) -> tuple[int, str] |
     if kind == "text":
         return loc, ""
     return loc, "@" + (s.attr[r] or "href")
+
+
+def _run_node(rec: RecordTree, owner: int, loc: int) -> tuple[int, str] | None:
+    """The node and suffix that read run ``loc`` of element ``owner``: the one text node or
+    element of the run holding text, else the owner's string between its neighbouring
+    elements' (``~before~after``; ``None`` when text, not an element, is beside the run)."""
+    pd = rec.pd
+    page = pd.page
+    run_items = pd.runs[-loc - 1 - pd.nleaves][1]
+    texty = [x for x in run_items if x < 0 or page.leaf_hi[x] > page.leaf_lo[x]]
+    if len(texty) == 1:
+        x = texty[0]
+        if x >= 0:
+            return x, ""
+        lo, leaf_owner = pd.leaf_lo[owner], pd.leaf_owner
+        pos = sum(1 for q in range(lo, -x - 1) if leaf_owner[q] == owner) + 1
+        return owner, f"text()[normalize-space()][{pos}]"
+    its = pd.items[owner]
+    i = its.index(loc)
+    anchors = []
+    for j in (i - 1, i + 1):
+        x = its[j] if 0 <= j < len(its) else None
+        if x is not None and (x < 0 or page.leaf_hi[x] == page.leaf_lo[x]):
+            return None  # text beside the run, or an empty element: nothing to cut at
+        anchors.append("" if x is None else _child_step(page, owner, x))
+    return owner, _RUN + anchors[0] + _RUN + anchors[1]
+
+
+def _child_step(page: Page, parent: int, child: int) -> str:
+    """The step from ``parent`` to its element ``child`` (a position among same tags)."""
+    tag = page.tag[child]
+    same = [c for c in page.children[parent] if page.tag[c] == tag]
+    step = tag_step(tag)
+    return step if len(same) == 1 else f"{step}[{same.index(child) + 1}]"
 
 
 def _record_path(

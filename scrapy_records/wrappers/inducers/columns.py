@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from scrapy_records.fields.values import parse_date_iso, parse_number, parse_price
 from scrapy_records.page import Page
 from scrapy_records.results import Column, Record, Region
 from scrapy_records.wrappers.apply import CompiledWrapper
@@ -63,11 +64,29 @@ def _same(a: Any, b: Any) -> bool:
     return a is not None and b is not None and str(a) == str(b)
 
 
+def _typed(text: Any, typ: str) -> Any:
+    """A text value as a column of type ``typ`` holds it (``None``: it does not convert)."""
+    if not isinstance(text, str):
+        return None
+    if typ == "price":
+        p = parse_price(text)
+        return p[0] if p else None
+    if typ == "number":
+        return parse_number(text)
+    return parse_date_iso(text) if typ == "date" else None
+
+
 def _agreement(
-    got: dict[str, list[dict[str, Any]]], mined: dict[str, dict[str, Any]], key: str, name: str
+    got: dict[str, list[dict[str, Any]]],
+    mined: dict[str, dict[str, Any]],
+    key: str,
+    name: str,
+    convert: str | None = None,
 ) -> tuple[int, int]:
     """(records where the candidate ``key`` reads the mined value of ``name``, records
-    where either has a value), over one page's records matched by their first XPath."""
+    where either has a value), over one page's records matched by their first XPath.
+    ``convert``: the mined column's type on this page when the candidate reads its text
+    (a column typed on one sample page and text on another)."""
     same = either = 0
     for first, fields in mined.items():
         rows = got.get(first)
@@ -75,7 +94,7 @@ def _agreement(
         m = fields.get(name)
         if g is not None or m is not None:
             either += 1
-            same += _same(g, m)
+            same += _same(g, m) or (convert is not None and _same(_typed(g, convert), m))
     return same, either
 
 
@@ -114,6 +133,31 @@ def _apply_candidates(
     return out
 
 
+def _candidates(
+    regions: Sequence[Region | None], extra: Sequence[FieldSpec]
+) -> tuple[list[FieldSpec], dict[str, str]]:
+    """The candidate fields (keys ``c0``, ``c1``...): every page's column XPaths, then the
+    ``extra`` selectors; and each candidate's column name (``""`` for the extra ones)."""
+    cands: list[FieldSpec] = []
+    owner: dict[str, str] = {}
+    seen: set[tuple[str, str, str | None]] = set()
+    for region in regions:
+        for col in schema_columns(region) if region is not None else []:
+            spec = column_spec(col)
+            if spec is not None and (col.name, spec.xpath, spec.attribute) not in seen:
+                seen.add((col.name, spec.xpath, spec.attribute))
+                spec.name = f"c{len(cands)}"
+                owner[spec.name] = col.name
+                cands.append(spec)
+    for f in extra:
+        # a typed feature also as text: a column may hold the text as written ("date_raw")
+        for ftype in {f.type, "text"} if f.type in ("number", "price", "date") else {f.type}:
+            spec = FieldSpec(f"c{len(cands)}", ftype, f.xpath, f.css, f.attribute, True, False)
+            cands.append(spec)
+            owner[spec.name] = ""
+    return cands, owner
+
+
 def column_fields(
     pages: Sequence[Page],
     regions: Sequence[Region | None],
@@ -131,28 +175,14 @@ def column_fields(
     """
     order: list[str] = []
     columns: dict[str, Column] = {}
+    types: dict[str, set[str]] = {}  # a column's types over the pages
     for region in regions:
         for col in schema_columns(region) if region is not None else []:
+            types.setdefault(col.name, set()).add(col.type)
             if col.name not in columns:
                 columns[col.name] = col
                 order.append(col.name)
-    cands: list[FieldSpec] = []
-    owner: dict[str, str] = {}  # candidate key -> column name ("" for the extra ones)
-    seen: set[tuple[str, str, str | None]] = set()
-    for region in regions:
-        for col in schema_columns(region) if region is not None else []:
-            spec = column_spec(col)
-            if spec is not None and (col.name, spec.xpath, spec.attribute) not in seen:
-                seen.add((col.name, spec.xpath, spec.attribute))
-                spec.name = f"c{len(cands)}"
-                owner[spec.name] = col.name
-                cands.append(spec)
-    for f in extra:
-        # a typed feature also as text: a column may hold the text as written ("date_raw")
-        for ftype in {f.type, "text"} if f.type in ("number", "price", "date") else {f.type}:
-            spec = FieldSpec(f"c{len(cands)}", ftype, f.xpath, f.css, f.attribute, True, False)
-            cands.append(spec)
-            owner[spec.name] = ""
+    cands, owner = _candidates(regions, extra)
     scores: dict[tuple[str, str], list[float]] = {}
     present: dict[str, int] = {}
     for page, region in zip(pages, regions):
@@ -162,14 +192,15 @@ def column_fields(
         sampled = records if len(records) < len(region.records) else None
         got = _apply_candidates(page, record, cands, wrapper_cls, sampled)
         mined = {r.xpaths[0]: r.fields for r in records if r.xpaths}
-        names = {c.name for c in schema_columns(region)}
-        for name in names:
+        page_types = {c.name: c.type for c in schema_columns(region)}
+        for name in page_types:
             present[name] = present.get(name, 0) + 1
         for spec in cands:
-            for name in names if not owner[spec.name] else [owner[spec.name]]:
-                if name not in names:
+            for name in page_types if not owner[spec.name] else [owner[spec.name]]:
+                if name not in page_types:
                     continue
-                same, either = _agreement(got, mined, spec.name, name)
+                convert = page_types[name] if spec.type == "text" else None
+                same, either = _agreement(got, mined, spec.name, name, convert)
                 scores.setdefault((name, spec.name), []).append(same / either if either else 1.0)
     chosen: dict[str, FieldSpec] = {}
     for name in order:
@@ -184,12 +215,19 @@ def column_fields(
         if best is not None:
             spec = best[1]
             col = columns[name]
-            ftype = col.type if col.type in FIELD_TYPES else spec.type
+            # typed on every page, or text (a date column one page's values do not all fit)
+            ftype = col.type if len(types[name]) == 1 else "text"
+            ftype = ftype if ftype in FIELD_TYPES else spec.type
             if spec.attribute and ftype not in ("url", "image"):
                 ftype = spec.type
             chosen[name] = FieldSpec(
                 name, ftype, spec.xpath, spec.css, spec.attribute, True, col.multiple
             )
+    # a date's raw twin goes with a date field (a column text on some sample page is text)
+    for name in [n for n in chosen if columns[n].evidence == "raw"]:
+        base = chosen.get(name.removesuffix("_raw"))
+        if base is None or base.type != "date":
+            del chosen[name]
     fields = [chosen[n] for n in order if n in chosen]
     return fields, _fill_rates(pages, regions, record, fields, wrapper_cls)
 

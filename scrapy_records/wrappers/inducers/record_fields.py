@@ -20,7 +20,7 @@ from lxml import etree
 
 from scrapy_records.fields.values import guess_type
 from scrapy_records.page import Page
-from scrapy_records.selectors import class_predicate, css_ident_ok
+from scrapy_records.selectors import class_predicate, css_ident_ok, tag_step
 from scrapy_records.wrappers.inducers.page_selectors import PageSelectors
 from scrapy_records.wrappers.model import FieldSpec, ListSpec, RecordSelector
 
@@ -169,7 +169,8 @@ def _features(
 def _key_xpath(key: Key, offset: int, tight: bool = False) -> str:
     """Relative XPath of a key from the record's first element (``offset`` siblings on)."""
     steps = []
-    for t, c, pos in key:
+    for tag, c, pos in key:
+        t = tag_step(tag)  # a tag XPath cannot spell ("class=x" in broken markup)
         if c:
             steps.append(f"{t}[{class_predicate(c)}]")
         elif pos:
@@ -188,7 +189,7 @@ def _key_css(key: Key, offset: int) -> str | None:
         return None
     parts = []
     for t, c, pos in key:
-        if c and not css_ident_ok(c):
+        if (c and not css_ident_ok(c)) or not css_ident_ok(t):
             return None
         parts.append(f"{t}.{c}" if c else (f"{t}:nth-of-type({pos})" if pos else t))
     return " > ".join(parts)

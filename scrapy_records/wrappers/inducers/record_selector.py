@@ -5,8 +5,9 @@ A record of several adjacent siblings is MDR's generalized node (Liu et al. 2003
 3.3). The first candidate that selects exactly the extractor's records on the page wins.
 For records under one parent:
 
-1. with an ancestor whose id is stable and unique on the page: that id anchor plus class
-   steps, then plus the record tag, then global class selectors (``//li[has-class(item)]``);
+1. with an ancestor whose id is stable and unique on the page: that id anchor plus the
+   record's class step at any depth below it, then as its child, then plus the record tag,
+   then global class selectors (``//li[has-class(item)]``);
 2. without one: global class selectors, the parent's path plus a class step, the last
    steps of the parent's path plus the record step (robust to changes above the region),
    the parent's path plus the record tag;
@@ -175,7 +176,16 @@ def _one_parent(
             cond += f" and (position() - {a}) mod {size} = 0"
     out: list[Candidate]
     if by_id:
-        out = local + plain + glob
+        # under the id anchor at any depth first: a page of the template may wrap the
+        # records in one more element (a lazy-loading block) and they are still its
+        anchored = [
+            (
+                f"{pxp}//{tag}[{class_predicate(c)}]",
+                f"{pcss} {tag}.{c}" if pcss and css_ident_ok(c) else None,
+            )
+            for c in common
+        ]
+        out = anchored + local + plain + glob
     else:
         out = glob + local + _suffixes(sel, p, tag, common, cond) + plain
     if cond:
