@@ -215,3 +215,43 @@ def test_iso_timestamps_read_alike_on_every_python():
         "2020-04-12T09:12:00.120000-05:30"
     )
     assert from_iso("2020-04-12").isoformat() == "2020-04-12T00:00:00"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tue Jan 05, 2010 10:32 pm",
+        "12.05.19",
+        "2019/09/29",
+        "5月3日",
+        "2020年5月3日",
+        "3小时前",
+        "il y a 2 jours",
+        "vor 2 Tagen",
+        "3 hours ago5",  # the suffix needs a non-letter after it, a digit will do
+        "a l'instant 5",  # a phrase whose words are no date keywords of the first gate
+        "10:32",
+        "5jan",
+        "1er janvier 2020",
+        "l'altro ieri 5",
+        "September 2019",
+    ],
+)
+def test_second_gate_keeps_every_date_family(text):
+    """The exact second gate of is_date_candidate (two equal separators, a CJK mark, a
+    bare time or a date word standing alone) passes every text the position scan
+    accepts; counts, prices and decimals skip the scan."""
+    from scrapy_records.fields import dates
+
+    s = dates._lower(dates.normalize(text))
+    assert dates._scan(s, allow_time_only=True) is not None
+    assert dates._may_be_date(s)
+    assert is_date_candidate(text)
+
+
+@pytest.mark.parametrize("text", ["Results 1 - 10 of about 2,340", "$19.99", "Page 2 of 12"])
+def test_second_gate_skips_texts_without_a_date_mark(text):
+    from scrapy_records.fields import dates
+
+    assert not dates._may_be_date(dates._lower(dates.normalize(text)))
+    assert not is_date_candidate(text)

@@ -305,6 +305,44 @@ _KW_WORDS = frozenset(
     for w in re.split(r"[\W_]+", phrase)[:1]
     if w and w.isascii() and len(w) > 1
 )
+# Second gate (exact): every date family needs, somewhere in the text, two equal date
+# separators between digits (ISO, numeric), a CJK date mark (年 월 前...), a bare time
+# (short texts), or one of its words standing alone as a whole run of letters: a month
+# name (day-month-year, month-day, month-year: the month is bounded by non-letters), or
+# a word of a relative phrase ("vor", "ago", "yesterday", "instant" of "à l'instant"; each
+# word of a phrase is bounded by non-letters too). Texts with digits but none of these
+# (counts, prices, "Results 1 - 10 of 2,340") skip the position scan.
+_LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
+_DATE_MARK_RE = re.compile(r"\d([-/.])\d{1,2}\1\d|[年년月월前]")
+_CLOCK_MARK_RE = re.compile(r"\d[:h][0-5]\d")
+
+
+def _phrase_word(phrase: str) -> str:
+    """The longest word of a phrase: any of its words must stand alone in a match."""
+    return max(_LETTER_RUN_RE.findall(phrase), key=len)
+
+
+_DATE_WORDS = frozenset(_MONTHS) | frozenset(
+    _phrase_word(p)
+    for p in (
+        *_DAYWORD_N,
+        *_NOW_WORDS.split("|"),
+        # the prefixes and suffixes of _REL_AGO
+        *("vor", "il y a", "hace", "há", "ha", "faz"),
+        *("ago", "geleden", "fa", "atrás", "atras", "назад"),
+    )
+)
+
+
+def _may_be_date(s: str) -> bool:
+    """False when no date family (and no bare time) can match ``s`` (lower-cased)."""
+    return bool(
+        _DATE_MARK_RE.search(s)
+        or (len(s) <= TIME_ONLY_MAX and _CLOCK_MARK_RE.search(s))
+        or not _DATE_WORDS.isdisjoint(_LETTER_RUN_RE.findall(s))
+    )
+
+
 _PUNCT_TO_SPACE = str.maketrans({c: " " for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"})
 _HIER_OK_RE = re.compile(r"^\W*hier\W*$|hier\s*(?:à|a|,)?\s*\d{1,2}[:h]\d{2}", _FLAGS)
 _WS_RE = re.compile(r"\s+")
@@ -422,6 +460,8 @@ def is_date_candidate(text: str) -> bool:
     s = _lower(normalize(text))
     # most texts hold neither a digit nor a date keyword: no date family, no time can match
     if _HAS_DIGIT(s) is None and not _may_have_keyword(s):
+        return False
+    if not _may_be_date(s):
         return False
     return _scan(s, allow_time_only=True) is not None
 

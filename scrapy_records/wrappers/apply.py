@@ -24,6 +24,7 @@ from scrapy_records.fields.values import decimal_style, parse_date_iso, parse_nu
 from scrapy_records.page import Page, parse_html
 from scrapy_records.results import Column, PageResult, Record, Region
 from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget
+from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import WRAPPER_VERSION, FieldSpec, ListSpec
 from scrapy_records.wrappers.safe_xpath import check_xpath
 
@@ -223,6 +224,7 @@ class FieldReader:
         "textual",
         "path",
         "info",
+        "idpath",
     )
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
@@ -235,6 +237,8 @@ class FieldReader:
         self.attr = f.attribute
         self.multiple = f.multiple
         self.optional = f.optional
+        #: an id-anchored path, read through the page's id index (page fields)
+        self.idpath = id_path(f.xpath) if record_xpath is None else None
         self.batch = None
         # one evaluation over all records instead of one per record (application speed):
         # "$recs/F" selects the same nodes as F from every record, in document order;
@@ -248,10 +252,17 @@ class FieldReader:
             except etree.XPathSyntaxError:
                 self.batch = None
 
-    def read(self, ctx: Any, base: str | None, dirty: set[Any] | None = None) -> Any:
-        """The field's value under ``ctx`` (a record's first element, or the root)."""
+    def read(
+        self, ctx: Any, base: str | None, dirty: set[Any] | None = None, ids: IdIndex | None = None
+    ) -> Any:
+        """The field's value under ``ctx`` (a record's first element, or the root; ``ids``:
+        the page's id index, for a page field's id-anchored path)."""
         try:
-            nodes = self.xp(ctx)
+            nodes = None
+            if ids is not None and self.idpath is not None:
+                nodes = self.idpath.nodes(ids)
+            if nodes is None:
+                nodes = self.xp(ctx)
         except etree.XPathEvalError:
             return None
         if not isinstance(nodes, list):  # a string()/count() style expression
@@ -612,6 +623,7 @@ class CompiledWrapper:
         rec = w.record
         self.record_info = check_xpath(rec.xpath) if rec else None
         self.record = etree.XPath(rec.xpath, smart_strings=False) if rec else None
+        self.record_id = id_path(rec.xpath) if rec else None
         self.size = rec.size if rec else 1
         self.until_next = rec is not None and rec.span == "until_next"
         self.fields = [FieldReader(f, rec.xpath if rec else None) for f in w.fields]
@@ -685,8 +697,9 @@ class CompiledWrapper:
             budget = ApplyBudget(root)
         base = page.base_url if page is not None else page_mod.base_url_of(root, url)
         tree = root.getroottree()
-        records, firsts, type_errors = self._records(root, tree, base, page, budget)
-        page_vals, page_missing, page_errors = self._page_values(root, base, budget)
+        ids = IdIndex(root)  # (id-anchored selectors share one pass over the page's ids)
+        records, firsts, type_errors = self._records(root, tree, base, page, budget, ids)
+        page_vals, page_missing, page_errors = self._page_values(root, base, budget, ids)
         health, fit = self._health(records, page_vals, page_missing, type_errors + page_errors)
         for rec in records:
             rec.confidence = fit
@@ -709,14 +722,23 @@ class CompiledWrapper:
         return PageResult(url=url, regions=[region])
 
     def _records(
-        self, root: Any, tree: Any, base: str | None, page: Any, budget: ApplyBudget
+        self,
+        root: Any,
+        tree: Any,
+        base: str | None,
+        page: Any,
+        budget: ApplyBudget,
+        ids: IdIndex | None = None,
     ) -> tuple[list[Record], list[Any], int]:
         """The records, their first elements and the number of values that did not type."""
         if self.record is None or self.record_info is None:
             return [], [], 0
         budget.top(self.record_info, "the record selector")
         try:
-            firsts = [e for e in self.record(root) if isinstance(e, etree._Element)]
+            found = self.record_id.nodes(ids) if ids is not None and self.record_id else None
+            if found is None:
+                found = self.record(root)
+            firsts = [e for e in found if isinstance(e, etree._Element)]
         except etree.XPathEvalError:
             firsts = []
         stop = set(firsts) if self.until_next else None
@@ -756,7 +778,7 @@ class CompiledWrapper:
         return records, firsts, type_errors
 
     def _page_values(
-        self, root: Any, base: str | None, budget: ApplyBudget
+        self, root: Any, base: str | None, budget: ApplyBudget, ids: IdIndex | None = None
     ) -> tuple[dict[str, Any], list[str], int]:
         """The page fields' values, the required ones missing, the values that did not type."""
         page_vals: dict[str, Any] = {}
@@ -764,12 +786,13 @@ class CompiledWrapper:
         if self.labels:
             budget.charge(budget.nodes, "the labelled page fields")
             labelled = self._label_values(root, base)
+        ids = ids or IdIndex(root)
         for f in self.page_fields:
             if f.name in self.label_names:
                 v = labelled.get(f.name)
             else:
                 budget.top(f.info, f"page field {f.name}")
-                v = f.read(root, base)
+                v = f.read(root, base, ids=ids)
             if v is not None:
                 page_vals[f.name] = v
         type_errors = _type_values(self.page_typed, [page_vals])

@@ -115,6 +115,10 @@ class RegionMiner:
     ) -> None:
         self.page = page
         self.tid = page.tag_id
+        #: the tag ids as a ``str`` (one character per node): tag strings are ``str``
+        #: slices, compared and edit-distanced by rapidfuzz's string fast path (the same
+        #: distances as on the int lists, without converting a list per comparison)
+        self.tstr = "".join(map(chr, page.tag_id))
         self.end = page.end
         self.children = page.children
         self.K = K
@@ -149,9 +153,9 @@ class RegionMiner:
             return INF
         if self.max_tokens is not None and L > 2 * self.max_tokens:
             return INF  # optional budget, off by default
-        tid = self.tid
-        x = tid[a0:a1]
-        y = tid[b0:b1]
+        tstr = self.tstr
+        x = tstr[a0:a1]
+        y = tstr[b0:b1]
         if x == y:
             return 0.0
         cut = int(T * L / 2 + EPS)

@@ -36,12 +36,47 @@ class PageContext:
     def __init__(self, page: Page, opts: dict[str, Any]) -> None:
         self.page = page
         self.opts = opts
-        n = len(page.el)
-        self.size = [page.end[i] - i + 1 for i in range(n)]
+        self.align_memo: dict[tuple[int, int], dict[int, int]] = {}
+        self.exact_cells = int(opts["exact_cells"])
+        self.compares = 0
+        self.cands: dict[str, list[int]] = {}
+        # built on first use: most pages have too few candidates to match any trees
+        self._size: list[int] | None = None
+        self._shape: list[int] | None = None
+        self._stm: STM | None = None
+
+    @property
+    def size(self) -> list[int]:
+        """Sub-tree size (nodes) of every element."""
+        if self._size is None:
+            end = self.page.end
+            self._size = [end[i] - i + 1 for i in range(len(end))]
+        return self._size
+
+    @property
+    def shape(self) -> list[int]:
+        """Structural shape id of every element (:meth:`Shapes.intern_elements`)."""
+        if self._shape is None:
+            self._build_matcher()
+        assert self._shape is not None
+        return self._shape
+
+    @property
+    def stm(self) -> STM:
+        """The shared STM (:class:`~scrapy_records.treematch.STM`), memo per page run; a
+        pair with ``size_a * size_b > exact_cells`` scores the LCS of the pre-order tag
+        strings, tracebacks diagonal > up > left (the paper's MAPPING)."""
+        if self._stm is None:
+            self._build_matcher()
+        assert self._stm is not None
+        return self._stm
+
+    def _build_matcher(self) -> None:
+        page = self.page
         # structural shapes (elements only), bottom-up in reverse pre-order (no recursion);
         # rep[s]: an element of shape s (its pre-order tag string is a slice of tag_id)
         shapes = Shapes()
-        self.shape, rep = shapes.intern_elements(page.tag_id, page.children, page.end)
+        self._shape, rep = shapes.intern_elements(page.tag_id, page.children, page.end)
         tag_id = page.tag_id
         end = page.end
 
@@ -49,21 +84,14 @@ class PageContext:
             r = rep[s]
             return tag_id[r : end[r] + 1]
 
-        #: the shared STM (:class:`~scrapy_records.treematch.STM`), memo per page run;
-        #: a pair with ``size_a * size_b > exact_cells`` scores the LCS of the pre-order
-        #: tag strings, tracebacks diagonal > up > left (the paper's MAPPING)
-        self.stm = STM(
+        self._stm = STM(
             shapes,
             symmetric=True,
             approx="score",
-            max_size_product=int(opts["exact_cells"]),
+            max_size_product=self.exact_cells,
             seq=seq,
             tie="diagonal",
         )
-        self.align_memo: dict[tuple[int, int], dict[int, int]] = {}
-        self.exact_cells = int(opts["exact_cells"])
-        self.compares = 0
-        self.cands: dict[str, list[int]] = {}
 
     def candidates(self, anchor: AnchorClassifier) -> list[int]:
         """The sorted candidate pivots of ``anchor`` (found once per kind)."""
@@ -76,7 +104,7 @@ class PageContext:
     @property
     def approximated(self) -> int:
         """STM pairs answered by the LCS approximation (the per-page budget)."""
-        return self.stm.approximated
+        return self._stm.approximated if self._stm is not None else 0
 
     def w(self, a: int, b: int) -> int:
         """|M| of the maximum top-down mapping of sub-trees ``a`` and ``b`` (Simple Tree

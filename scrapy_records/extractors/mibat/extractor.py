@@ -184,7 +184,9 @@ def _anchor_classifiers(opts: dict[str, Any]) -> list[AnchorClassifier]:
     """The classifiers of the ``anchors`` option, in order (the date anchor with the
     ``max_pivot_text`` option)."""
     kinds = opts["anchors"]
-    if isinstance(kinds, (str, AnchorClassifier)) or hasattr(kinds, "candidates"):
+    # (an AnchorClassifier is whatever has ``candidates``: no Protocol isinstance, which
+    # costs more than a small page's MiBAT run)
+    if isinstance(kinds, str) or hasattr(kinds, "candidates"):
         kinds = (kinds,)
     anchors = []
     for spec in kinds:

@@ -236,9 +236,18 @@ class _PatternSearch:
             top = (rb, depth, m, r0, r1, c0)
             stack.append(top)
             if (
-                c0 in extracted
-                or len(c0) < min_len
-                or (precheck and r1 is None and not self._rotation_recurs(p, depth, r0, c0, pairs))
+                len(c0) < min_len
+                or (extracted and c0 in extracted)  # (no tuple hash while nothing is kept)
+                or (
+                    precheck
+                    and r1 is None
+                    and (
+                        # a rotation joining s's last identifier to its first: a pair the
+                        # WPS never holds (the first test of _rotation_recurs, inline)
+                        (r0 and (text[p + depth - 1], text[p]) not in pairs)
+                        or not self._rotation_recurs(p, depth, r0, c0, pairs)
+                    )
+                )
             ):
                 n_tree += 1
                 continue
