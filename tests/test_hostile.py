@@ -86,6 +86,9 @@ def test_nested_count_wrapper_is_refused_on_load(wrapper):
         ("//li[@title='" + "x" * 2000 + "']", "literal longer"),
         ("(" * 500 + "//li" + ")" * 500, "nested more than 32 deep"),  # (a RecursionError)
         ("//li[" + " or ".join(["@a='x'"] * 2000) + "]", "more than 64 operands"),
+        ("/html[not(//li[//a])]//li", "absolute path inside a predicate"),
+        ("/html[not(/html//li[.//a[.//b]])]//li", "nested in a location path"),
+        ("//div[not(/html/body/p)]//li", "absolute path inside a predicate"),
     ],
 )
 def test_selectors_outside_the_allowed_forms_are_refused(wrapper, xpath, reason):
@@ -93,6 +96,14 @@ def test_selectors_outside_the_allowed_forms_are_refused(wrapper, xpath, reason)
     with pytest.raises(WrapperError) as exc:
         Wrapper.from_json(json.dumps(doc))
     assert reason in str(exc.value)
+
+
+def test_a_root_guard_runs_its_path_once_and_is_allowed():
+    """DCADE's anchored value with its fallback: ``P | /html[not(P)]//...`` (the guard is
+    on the one root element, so ``P`` is read once per page)."""
+    anchored = "/html/body/p[b[1][normalize-space()='Author:']]"
+    info = check_xpath(f"{anchored}/text()[1] | /html[not({anchored})]/body/p[2]/text()")
+    assert info.passes == 3 and not info.contained
 
 
 def test_a_document_holds_a_bounded_number_of_fields(wrapper):
@@ -395,7 +406,7 @@ def test_a_failing_sqlite_store_is_an_outage_not_a_reinduction(tmp_path, caplog,
     with caplog.at_level("INFO"):
         stats, found = mine_pages(rt, 19)
     assert stats.get("records/wrapper/induced") == 1
-    assert stats.get("records/wrapper/reused") == 17
+    assert stats.get("records/wrapper/reused") == 16  # (the third page starts the induction)
     assert found == 19 * 12
     assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
     assert "is used from memory, the store did not take it" in caplog.text

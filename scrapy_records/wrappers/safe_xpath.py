@@ -20,6 +20,8 @@ grammar) and accepts only the forms the inducers write:
   ``name()='tag'``, ``not(...)``, ``and``/``or``, and relative location paths one level
   deep (``[self::h2]``, ``[not(parent::script)]``, ``[.//text()[normalize-space()='x']]``)
   whose own predicates hold no path;
+* a guard on the root element: ``/html[not(P)]//...``, ``P`` an absolute path of these
+  forms (evaluated once: the fallback of a value anchored by ``P``);
 * bounded sizes: :data:`MAX_LENGTH` characters, :data:`MAX_STEPS` steps a path,
   :data:`MAX_UNION` paths a union, :data:`MAX_PREDICATES` predicates a step,
   :data:`MAX_NESTING` levels of sub-expressions, :data:`MAX_OPERANDS` operands a chain.
@@ -424,13 +426,35 @@ class _Checker:
             raise self.fail(f"more than {MAX_STEPS} steps")
         contained = not e.absolute and e.head is None
         many = e.head is not None  # may the context set hold several nodes here?
-        for st in e.steps:
+        for k, st in enumerate(e.steps):
+            if k == 0 and self.root_guard(e, st):
+                continue
             self.step(st, nested=False)
             if st.axis not in ("child", "attribute", "self"):
                 contained = False
                 self.cost(st, many, e.start)
             many = many or st.axis not in ("self", "parent")
         return contained
+
+    def root_guard(self, e: Path, st: Step) -> bool:
+        """``/html[not(P)]...``: a fallback taken when the absolute path ``P`` selects
+        nothing (DCADE's anchored values). The root element is one node, so ``P`` runs
+        once per page: it is checked as a path of the top level (one more pass)."""
+        if not (e.absolute and st.axis == "child" and st.test == "html" and st.predicates):
+            return False
+        guards = []
+        for p in st.predicates:
+            if not (isinstance(p, tuple) and p[0] == "call" and p[1] == "not" and len(p[2]) == 1):
+                return False
+            inner = p[2][0]
+            if not (isinstance(inner, Path) and inner.absolute and inner.head is None):
+                return False
+            guards.append(inner)
+        self.counts["steps"] += 1
+        for inner in guards:
+            self.counts["passes"] += 1
+            self.node_set(inner)
+        return True
 
     def cost(self, st: Step, many: bool, start: int) -> None:
         """Count a main-path step that is not a child step (see XPathInfo)."""
