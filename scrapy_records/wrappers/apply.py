@@ -8,24 +8,32 @@ url, page=None)``; :func:`parse_source` parses what ``Wrapper.extract`` is given
 
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin
 
 from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.dates import current_relative_base
-from scrapy_records.fields.text import inline_text, strip_separators
 from scrapy_records.fields.values import decimal_style, parse_date_iso, parse_number, parse_price
-from scrapy_records.page import Page, parse_html
 from scrapy_records.results import Column, PageResult, Record, Region
 from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
-from scrapy_records.wrappers.model import WRAPPER_VERSION, FieldSpec, ListSpec
+from scrapy_records.wrappers.model import WRAPPER_VERSION, ListSpec
+from scrapy_records.wrappers.reading import (
+    ALL_TEXT_XP,
+    DROPPED_TAGS,
+    LABEL_FIELD_RX,
+    NOT_BATCHABLE,
+    FieldReader,
+    dirty_set,
+    group_text,
+    text_until,
+    to_value,
+    value_text,
+)
 from scrapy_records.wrappers.safe_xpath import check_xpath
 
 if TYPE_CHECKING:
@@ -33,266 +41,6 @@ if TYPE_CHECKING:
 
 
 #: text of these elements is not page text (the page model drops them too)
-_TEXT_XP = etree.XPath(
-    "descendant-or-self::text()[not(parent::script or parent::style or parent::noscript"
-    " or parent::template)]",
-    smart_strings=False,
-)
-_DROPPED = frozenset({"script", "style", "noscript", "template"})
-_ALL_TEXT_XP = etree.XPath("//text()[normalize-space()][not(parent::script or parent::style)]")
-_LABEL_FIELD_RX = re.compile(
-    r"^//([A-Za-z][\w-]*|\*)\[normalize-space\(\.\)=('([^']*)'|\"([^\"]*)\")\]"
-    r"/following::text\(\)\[normalize-space\(\)\]\[not\(parent::script or parent::style\)\]\[1\]$"
-)
-
-
-def dirty_set(root: Any) -> set[Any]:
-    """Elements with a script/style/noscript/template inside (their text needs filtering)."""
-    dirty: set[Any] = set()
-    for s in root.iter("script", "style", "noscript", "template"):
-        for a in s.iterancestors():
-            if a in dirty:
-                break
-            dirty.add(a)
-        dirty.add(s)
-    return dirty
-
-
-def _group_text(els: list[Any], dirty: set[Any] | None) -> str:
-    """Text of a record's elements, with the text between siblings (their tails) as
-    :meth:`scrapy_records.page.Page.record_text` has it."""
-    if len(els) == 1:
-        return node_text(els[0], dirty)
-    parts = []
-    for k, x in enumerate(els):
-        parts.append(node_text(x, dirty))
-        if k < len(els) - 1 and x.tail:
-            parts.append(" ".join(x.tail.split()))
-    return " ".join(t for t in parts if t)
-
-
-def _text_until(node: Any, stop: Any) -> str:
-    """Text of ``node`` up to where the element ``stop`` (a descendant) starts.
-
-    libxml2 nests an unclosed list item in the one before it (``<dd>1 <p>.. <dd>2``), so a
-    record element of such a list holds every later record; the page model reads them as
-    siblings (:data:`scrapy_records.page.IMPLIED_CLOSE`) and a record is its own text only.
-    """
-    parts: list[str] = []
-    walker = etree.iterwalk(node, events=("start", "end", "comment", "pi"))
-    for event, el in walker:
-        if el is stop:
-            break
-        if event == "start":
-            if isinstance(el.tag, str) and el.tag in _DROPPED:
-                walker.skip_subtree()
-                continue
-            if el.text:
-                parts.append(el.text)
-        elif el is not node and el.tail:
-            parts.append(el.tail)
-    return " ".join(" ".join(parts).split())
-
-
-def node_text(node: Any, dirty: set[Any] | None = None) -> str:
-    """Whitespace-normalised text of an element (script/style excluded) or a text node.
-
-    ``dirty`` (from :func:`dirty_set`) enables the fast path: an element with no script
-    inside is read with ``itertext`` (comment text skipped, as in the page model).
-    """
-    if isinstance(node, str):
-        return " ".join(node.split())
-    if dirty is not None and node not in dirty:
-        if not len(node):
-            t = node.text
-            return " ".join(t.split()) if t else ""
-        return " ".join(" ".join(node.itertext(etree.Element)).split())
-    return " ".join(" ".join(_TEXT_XP(node)).split())
-
-
-def value_text(node: Any) -> str:
-    """A field value's text: a text node's, or an element's read as mining reads a column
-    (:func:`~scrapy_records.fields.text.inline_text`: inline markup never splits it)."""
-    if isinstance(node, str):
-        return strip_separators(" ".join(node.split()))
-    return strip_separators(inline_text(node))
-
-
-def parse_source(
-    source: Any, url: str | None, page_options: dict[str, Any]
-) -> tuple[Any, str | None, Page | None]:
-    """``(root element, url, Page or None)`` of what ``Wrapper.extract`` was given."""
-    if isinstance(source, Page):
-        return source.root, url or source.url, source
-    # Parsed as the page model parses (same validation, decoding and libxml2 parser, so the
-    # same tree and XPaths), without flattening and with plain lxml elements: lxml.html's
-    # per-element Python class lookup costs more than the selectors themselves. A Scrapy
-    # response's existing selector tree is reused.
-    root, url, _enc = parse_html(
-        source,
-        url,
-        encoding=page_options.get("encoding"),
-        max_bytes=page_options.get("max_bytes", page_mod.DEFAULT_MAX_BYTES),
-        max_nodes=page_options.get("max_nodes", page_mod.DEFAULT_MAX_NODES),
-        parser_cls=etree.HTMLParser,
-    )
-    return root, url, None
-
-
-_ABS_RX = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
-_ORIGIN_RX = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*)")
-
-
-#: base URL -> (origin, directory URL), None when the base is not a plain http(s) URL
-_BASE_PARTS: dict[str, tuple[str, str] | None] = {}
-
-
-def _base_parts(base: str) -> tuple[str, str] | None:
-    parts = None
-    m = _ORIGIN_RX.match(base)
-    if m:
-        rest = base[m.end() :].split("#", 1)[0].split("?", 1)[0]
-        if "/." not in rest:
-            directory = rest[: rest.rfind("/") + 1] if "/" in rest else "/"
-            parts = (m.group(1), m.group(1) + (directory or "/"))
-    if len(_BASE_PARTS) > 256:
-        _BASE_PARTS.clear()
-    _BASE_PARTS[base] = parts
-    return parts
-
-
-def _fast_join(base: str, raw: str) -> str | None:
-    """``urljoin`` for the common shapes (root-relative and plain relative paths), else None."""
-    try:
-        parts = _BASE_PARTS[base]
-    except KeyError:
-        parts = _base_parts(base)
-    if parts is None or "/." in raw or raw.startswith(".") or " " in raw or "\\" in raw:
-        return None
-    c = raw[0]
-    if c == "/":
-        return None if raw.startswith("//") else parts[0] + raw
-    if c in "?#":
-        return None
-    head = raw.split("/", 1)[0].split("?", 1)[0]
-    if ":" in head:
-        return None  # a scheme (mailto:, http:...): let urljoin decide
-    return parts[1] + raw
-
-
-def _to_value(ftype: str, raw: str, base: str | None) -> Any:
-    """A raw value as the field type reads it: url/image values made absolute."""
-    if ftype in ("url", "image"):
-        raw = raw.strip()
-        if not raw or raw.lower().startswith(("javascript:", "data:")):
-            return None
-        if (
-            _ABS_RX.match(raw)
-            and " " not in raw
-            and ".." not in raw
-            and raw[-1] not in "#?"
-            and raw[: raw.index(":")].islower()
-        ):
-            return raw  # already absolute (urljoin would return it unchanged)
-        if base:
-            j = _fast_join(base, raw)
-            if j is not None:
-                return j
-        return urljoin(base or "", raw)
-    return raw
-
-
-#: field paths that cannot be evaluated from a node-set of records (absolute, upward or
-#: positional over the whole set, or a string expression such as ``normalize-space(..)``):
-#: read record by record
-_NOT_BATCHABLE = re.compile(
-    r"^\s*[/(]|^\s*[\w-]+\(|\.\.|ancestor|preceding|parent::|\||\$|last\(\)|position\(\)"
-)
-
-
-class FieldReader:
-    """One compiled field: its XPath per record, and batched over all records when it can."""
-
-    __slots__ = (
-        "name",
-        "type",
-        "xp",
-        "attr",
-        "multiple",
-        "optional",
-        "batch",
-        "textual",
-        "path",
-        "info",
-        "idpath",
-    )
-
-    def __init__(self, f: FieldSpec, record_xpath: str | None = None):
-        self.name = f.name
-        self.path = f.xpath.strip()
-        self.type = f.type
-        self.textual = "text()" in f.xpath or "node()" in f.xpath
-        self.info = check_xpath(f.xpath)  # (an allowed form: a hand-built wrapper too)
-        self.xp = etree.XPath(f.xpath, smart_strings=False)
-        self.attr = f.attribute
-        self.multiple = f.multiple
-        self.optional = f.optional
-        #: an id-anchored path, read through the page's id index (page fields)
-        self.idpath = id_path(f.xpath) if record_xpath is None else None
-        self.batch = None
-        # one evaluation over all records instead of one per record (application speed):
-        # "$recs/F" selects the same nodes as F from every record, in document order;
-        if record_xpath is not None and self.info.contained and not _NOT_BATCHABLE.search(f.xpath):
-            try:
-                # $recs: the record elements, passed as a node-set (R is not re-evaluated)
-                # "| $recs": the record elements come back as markers, in document order
-                # just before their own field nodes, so assigning a node to its record
-                # is one dictionary lookup (records are disjoint sub-trees)
-                self.batch = etree.XPath(f"$recs/{f.xpath} | $recs", smart_strings=self.textual)
-            except etree.XPathSyntaxError:
-                self.batch = None
-
-    def read(
-        self, ctx: Any, base: str | None, dirty: set[Any] | None = None, ids: IdIndex | None = None
-    ) -> Any:
-        """The field's value under ``ctx`` (a record's first element, or the root; ``ids``:
-        the page's id index, for a page field's id-anchored path)."""
-        try:
-            nodes = None
-            if ids is not None and self.idpath is not None:
-                nodes = self.idpath.nodes(ids)
-            if nodes is None:
-                nodes = self.xp(ctx)
-        except etree.XPathEvalError:
-            return None
-        if not isinstance(nodes, list):  # a string()/count() style expression
-            nodes = [str(nodes)] if nodes not in (None, "") else []
-        return self.value(nodes, base, dirty)
-
-    def value(self, nodes: list[Any], base: str | None, dirty: set[Any] | None = None) -> Any:
-        """The value of selected nodes: the first non-empty one, or the list of them."""
-        vals = []
-        for n in nodes:
-            if self.attr is not None:
-                raw = n.get(self.attr) if isinstance(n, etree._Element) else None
-                if raw is None:
-                    continue
-                v = (
-                    _to_value(self.type, raw, base)
-                    if self.type in ("url", "image")
-                    else " ".join(raw.split())
-                )
-            else:
-                v = value_text(n)
-                if self.type in ("url", "image"):
-                    v = _to_value(self.type, v, base)
-            if v:
-                if not self.multiple:
-                    return v
-                vals.append(v)
-        return vals if (self.multiple and vals) else None
-
-
 def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
     """``tree.getpath`` of every record element, computed once per parent (same strings)."""
     by_parent: dict[Any, dict[Any, str]] = {}
@@ -402,6 +150,28 @@ def _eval_one(
             out[f.name] = v
 
 
+def _batched_nodes(
+    f: FieldReader, root: Any, firsts: list[Any], first_index: dict[Any, int], budget: ApplyBudget
+) -> list[tuple[int, Any]]:
+    """``(record number, node)`` of field ``f`` over all records in one evaluation."""
+    if f.path == ".":
+        return list(enumerate(firsts))
+    budget.batched(f.info, len(firsts), f"field {f.name}")
+    try:
+        found = f.batch(root, recs=firsts)
+    except etree.XPathEvalError:
+        found = []
+    pairs = []
+    k = -1
+    for node in found:
+        kk = first_index.get(node) if not isinstance(node, str) else None
+        if kk is not None:
+            k = kk  # a record marker
+        elif k >= 0:
+            pairs.append((k, node))
+    return pairs
+
+
 def _eval_fields(
     fields: list[FieldReader],
     firsts: list[Any],
@@ -440,23 +210,7 @@ def _eval_fields(
             continue
         pairs = found_cache.get(f.path)
         if pairs is None:
-            if f.path == ".":
-                pairs = list(enumerate(firsts))
-            else:
-                budget.batched(f.info, n_rec, f"field {f.name}")
-                try:
-                    found = f.batch(root, recs=firsts)
-                except etree.XPathEvalError:
-                    found = []
-                pairs = []
-                k = -1
-                for node in found:
-                    kk = first_index.get(node) if not isinstance(node, str) else None
-                    if kk is not None:
-                        k = kk  # a record marker
-                    elif k >= 0:
-                        pairs.append((k, node))
-            found_cache[f.path] = pairs
+            pairs = found_cache[f.path] = _batched_nodes(f, root, firsts, first_index, budget)
         name = f.name
         if f.multiple:
             per: dict[int, list[Any]] = {}
@@ -477,14 +231,14 @@ def _eval_fields(
                     if raw is None:
                         continue
                     v = (
-                        _to_value(ftype, raw, base)
+                        to_value(ftype, raw, base)
                         if ftype in ("url", "image")
                         else " ".join(raw.split())
                     )
                 else:
                     v = value_text(node)
                     if ftype in ("url", "image"):
-                        v = _to_value(ftype, v, base)
+                        v = to_value(ftype, v, base)
                 if v:
                     values[k][name] = v
 
@@ -499,7 +253,7 @@ class _List:
         self.info = check_xpath(spec.record.xpath)
         self.xp = etree.XPath(spec.record.xpath, smart_strings=False)
         self.batch = None
-        if self.info.contained and not _NOT_BATCHABLE.search(spec.record.xpath):
+        if self.info.contained and not NOT_BATCHABLE.search(spec.record.xpath):
             try:
                 self.batch = etree.XPath(f"$recs/{spec.record.xpath} | $recs", smart_strings=False)
             except etree.XPathSyntaxError:
@@ -572,7 +326,7 @@ def _siblings(first: Any, size: int, stop: set[Any] | None = None) -> list[Any]:
     s = first.getnext()
     while s is not None:
         t = s.tag
-        if isinstance(t, str) and t.lower() not in _DROPPED:
+        if isinstance(t, str) and t.lower() not in DROPPED_TAGS:
             if stop is not None and s in stop:
                 break
             out.append(s)
@@ -589,8 +343,8 @@ def _record_text(els: list[Any], nxt: Any, dirty: set[Any] | None) -> str:
         and nxt.getparent() is not els[0].getparent()
         and any(a is els[-1] for a in nxt.iterancestors())
     ):  # the next record nests inside this one (libxml2's unclosed list items)
-        return _text_until(els[0], nxt) if len(els) == 1 else _group_text(els, dirty)
-    return _group_text(els, dirty)
+        return text_until(els[0], nxt) if len(els) == 1 else group_text(els, dirty)
+    return group_text(els, dirty)
 
 
 def _values_text(fields: dict[str, Any]) -> str:
@@ -641,7 +395,7 @@ class CompiledWrapper:
         # pass over the page's text nodes instead of one document scan each
         self.labels: dict[str, list[tuple[str, FieldReader]]] = {}
         for reader, spec in zip(self.page_fields, w.page_fields):
-            m = _LABEL_FIELD_RX.match(spec.xpath)
+            m = LABEL_FIELD_RX.match(spec.xpath)
             if m:
                 label = m.group(3) if m.group(3) is not None else m.group(4)
                 self.labels.setdefault(label, []).append((m.group(1).lower(), reader))
@@ -664,7 +418,7 @@ class CompiledWrapper:
         such label's value; in one pass, where libxml2 scans the rest of the page from
         every label element.
         """
-        texts = _ALL_TEXT_XP(root)
+        texts = ALL_TEXT_XP(root)
         out: dict[str, Any] = {}
         labels = self.labels
         for i, t in enumerate(texts):

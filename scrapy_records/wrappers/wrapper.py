@@ -16,7 +16,7 @@ from scrapy_records.api import PAGE_OPTIONS
 from scrapy_records.errors import OptionError, WrapperError
 from scrapy_records.page import DEFAULT_MAX_NODES, as_page
 from scrapy_records.results import PageResult, Region
-from scrapy_records.wrappers.apply import CompiledWrapper, parse_source
+from scrapy_records.wrappers.apply import CompiledWrapper
 from scrapy_records.wrappers.budget import DEFAULT_MAX_WORK, ApplyBudget
 from scrapy_records.wrappers.inducers.region import region_wrapper
 from scrapy_records.wrappers.model import (
@@ -29,6 +29,7 @@ from scrapy_records.wrappers.model import (
     RecordSelector,
     TemplateInfo,
 )
+from scrapy_records.wrappers.reading import parse_source
 from scrapy_records.wrappers.schema import Validator
 
 logger = logging.getLogger(__name__)

@@ -26,11 +26,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from scrapy_records.wrappers.apply import FieldReader
 from scrapy_records.wrappers.inducers.dcade.roles import LeafColumns, column_label
 from scrapy_records.wrappers.inducers.dcade.schema import Schema, SchemaColumn
 from scrapy_records.wrappers.inducers.dcade.subleaf import xpath_of_gap
 from scrapy_records.wrappers.model import FieldSpec
+from scrapy_records.wrappers.reading import FieldReader
 
 _STEP = re.compile(r"^([^\[]+)(?:\[(\d+)\])?$")
 #: how far above a value its id anchor may be

@@ -1,0 +1,283 @@
+"""Reading one field: a compiled field path, its nodes' text as a browser shows it, the
+value typed (URLs joined to the page's base), and the page's source parsed once.
+
+:class:`FieldReader` is what :mod:`scrapy_records.wrappers.apply` evaluates per field;
+DCADE's XPath builder uses it to read a candidate path the way application will.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
+
+from lxml import etree
+
+from scrapy_records import page as page_mod
+from scrapy_records.fields.text import inline_text, strip_separators
+from scrapy_records.page import Page, parse_html
+from scrapy_records.wrappers.idpaths import IdIndex, id_path
+from scrapy_records.wrappers.model import FieldSpec
+from scrapy_records.wrappers.safe_xpath import check_xpath
+
+if TYPE_CHECKING:
+    pass
+
+_TEXT_XP = etree.XPath(
+    "descendant-or-self::text()[not(parent::script or parent::style or parent::noscript"
+    " or parent::template)]",
+    smart_strings=False,
+)
+DROPPED_TAGS = frozenset({"script", "style", "noscript", "template"})
+ALL_TEXT_XP = etree.XPath("//text()[normalize-space()][not(parent::script or parent::style)]")
+LABEL_FIELD_RX = re.compile(
+    r"^//([A-Za-z][\w-]*|\*)\[normalize-space\(\.\)=('([^']*)'|\"([^\"]*)\")\]"
+    r"/following::text\(\)\[normalize-space\(\)\]\[not\(parent::script or parent::style\)\]\[1\]$"
+)
+
+
+def dirty_set(root: Any) -> set[Any]:
+    """Elements with a script/style/noscript/template inside (their text needs filtering)."""
+    dirty: set[Any] = set()
+    for s in root.iter("script", "style", "noscript", "template"):
+        for a in s.iterancestors():
+            if a in dirty:
+                break
+            dirty.add(a)
+        dirty.add(s)
+    return dirty
+
+
+def group_text(els: list[Any], dirty: set[Any] | None) -> str:
+    """Text of a record's elements, with the text between siblings (their tails) as
+    :meth:`scrapy_records.page.Page.record_text` has it."""
+    if len(els) == 1:
+        return node_text(els[0], dirty)
+    parts = []
+    for k, x in enumerate(els):
+        parts.append(node_text(x, dirty))
+        if k < len(els) - 1 and x.tail:
+            parts.append(" ".join(x.tail.split()))
+    return " ".join(t for t in parts if t)
+
+
+def text_until(node: Any, stop: Any) -> str:
+    """Text of ``node`` up to where the element ``stop`` (a descendant) starts.
+
+    libxml2 nests an unclosed list item in the one before it (``<dd>1 <p>.. <dd>2``), so a
+    record element of such a list holds every later record; the page model reads them as
+    siblings (:data:`scrapy_records.page.IMPLIED_CLOSE`) and a record is its own text only.
+    """
+    parts: list[str] = []
+    walker = etree.iterwalk(node, events=("start", "end", "comment", "pi"))
+    for event, el in walker:
+        if el is stop:
+            break
+        if event == "start":
+            if isinstance(el.tag, str) and el.tag in DROPPED_TAGS:
+                walker.skip_subtree()
+                continue
+            if el.text:
+                parts.append(el.text)
+        elif el is not node and el.tail:
+            parts.append(el.tail)
+    return " ".join(" ".join(parts).split())
+
+
+def node_text(node: Any, dirty: set[Any] | None = None) -> str:
+    """Whitespace-normalised text of an element (script/style excluded) or a text node.
+
+    ``dirty`` (from :func:`dirty_set`) enables the fast path: an element with no script
+    inside is read with ``itertext`` (comment text skipped, as in the page model).
+    """
+    if isinstance(node, str):
+        return " ".join(node.split())
+    if dirty is not None and node not in dirty:
+        if not len(node):
+            t = node.text
+            return " ".join(t.split()) if t else ""
+        return " ".join(" ".join(node.itertext(etree.Element)).split())
+    return " ".join(" ".join(_TEXT_XP(node)).split())
+
+
+def value_text(node: Any) -> str:
+    """A field value's text: a text node's, or an element's read as mining reads a column
+    (:func:`~scrapy_records.fields.text.inline_text`: inline markup never splits it)."""
+    if isinstance(node, str):
+        return strip_separators(" ".join(node.split()))
+    return strip_separators(inline_text(node))
+
+
+def parse_source(
+    source: Any, url: str | None, page_options: dict[str, Any]
+) -> tuple[Any, str | None, Page | None]:
+    """``(root element, url, Page or None)`` of what ``Wrapper.extract`` was given."""
+    if isinstance(source, Page):
+        return source.root, url or source.url, source
+    # Parsed as the page model parses (same validation, decoding and libxml2 parser, so the
+    # same tree and XPaths), without flattening and with plain lxml elements: lxml.html's
+    # per-element Python class lookup costs more than the selectors themselves. A Scrapy
+    # response's existing selector tree is reused.
+    root, url, _enc = parse_html(
+        source,
+        url,
+        encoding=page_options.get("encoding"),
+        max_bytes=page_options.get("max_bytes", page_mod.DEFAULT_MAX_BYTES),
+        max_nodes=page_options.get("max_nodes", page_mod.DEFAULT_MAX_NODES),
+        parser_cls=etree.HTMLParser,
+    )
+    return root, url, None
+
+
+_ABS_RX = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+_ORIGIN_RX = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*)")
+
+
+#: base URL -> (origin, directory URL), None when the base is not a plain http(s) URL
+_BASE_PARTS: dict[str, tuple[str, str] | None] = {}
+
+
+def _base_parts(base: str) -> tuple[str, str] | None:
+    parts = None
+    m = _ORIGIN_RX.match(base)
+    if m:
+        rest = base[m.end() :].split("#", 1)[0].split("?", 1)[0]
+        if "/." not in rest:
+            directory = rest[: rest.rfind("/") + 1] if "/" in rest else "/"
+            parts = (m.group(1), m.group(1) + (directory or "/"))
+    if len(_BASE_PARTS) > 256:
+        _BASE_PARTS.clear()
+    _BASE_PARTS[base] = parts
+    return parts
+
+
+def _fast_join(base: str, raw: str) -> str | None:
+    """``urljoin`` for the common shapes (root-relative and plain relative paths), else None."""
+    try:
+        parts = _BASE_PARTS[base]
+    except KeyError:
+        parts = _base_parts(base)
+    if parts is None or "/." in raw or raw.startswith(".") or " " in raw or "\\" in raw:
+        return None
+    c = raw[0]
+    if c == "/":
+        return None if raw.startswith("//") else parts[0] + raw
+    if c in "?#":
+        return None
+    head = raw.split("/", 1)[0].split("?", 1)[0]
+    if ":" in head:
+        return None  # a scheme (mailto:, http:...): let urljoin decide
+    return parts[1] + raw
+
+
+def to_value(ftype: str, raw: str, base: str | None) -> Any:
+    """A raw value as the field type reads it: url/image values made absolute."""
+    if ftype in ("url", "image"):
+        raw = raw.strip()
+        if not raw or raw.lower().startswith(("javascript:", "data:")):
+            return None
+        if (
+            _ABS_RX.match(raw)
+            and " " not in raw
+            and ".." not in raw
+            and raw[-1] not in "#?"
+            and raw[: raw.index(":")].islower()
+        ):
+            return raw  # already absolute (urljoin would return it unchanged)
+        if base:
+            j = _fast_join(base, raw)
+            if j is not None:
+                return j
+        return urljoin(base or "", raw)
+    return raw
+
+
+#: field paths that cannot be evaluated from a node-set of records (absolute, upward or
+#: positional over the whole set, or a string expression such as ``normalize-space(..)``):
+#: read record by record
+NOT_BATCHABLE = re.compile(
+    r"^\s*[/(]|^\s*[\w-]+\(|\.\.|ancestor|preceding|parent::|\||\$|last\(\)|position\(\)"
+)
+
+
+class FieldReader:
+    """One compiled field: its XPath per record, and batched over all records when it can."""
+
+    __slots__ = (
+        "name",
+        "type",
+        "xp",
+        "attr",
+        "multiple",
+        "optional",
+        "batch",
+        "textual",
+        "path",
+        "info",
+        "idpath",
+    )
+
+    def __init__(self, f: FieldSpec, record_xpath: str | None = None):
+        self.name = f.name
+        self.path = f.xpath.strip()
+        self.type = f.type
+        self.textual = "text()" in f.xpath or "node()" in f.xpath
+        self.info = check_xpath(f.xpath)  # (an allowed form: a hand-built wrapper too)
+        self.xp = etree.XPath(f.xpath, smart_strings=False)
+        self.attr = f.attribute
+        self.multiple = f.multiple
+        self.optional = f.optional
+        #: an id-anchored path, read through the page's id index (page fields)
+        self.idpath = id_path(f.xpath) if record_xpath is None else None
+        self.batch = None
+        # one evaluation over all records instead of one per record (application speed):
+        # "$recs/F" selects the same nodes as F from every record, in document order;
+        if record_xpath is not None and self.info.contained and not NOT_BATCHABLE.search(f.xpath):
+            try:
+                # $recs: the record elements, passed as a node-set (R is not re-evaluated)
+                # "| $recs": the record elements come back as markers, in document order
+                # just before their own field nodes, so assigning a node to its record
+                # is one dictionary lookup (records are disjoint sub-trees)
+                self.batch = etree.XPath(f"$recs/{f.xpath} | $recs", smart_strings=self.textual)
+            except etree.XPathSyntaxError:
+                self.batch = None
+
+    def read(
+        self, ctx: Any, base: str | None, dirty: set[Any] | None = None, ids: IdIndex | None = None
+    ) -> Any:
+        """The field's value under ``ctx`` (a record's first element, or the root; ``ids``:
+        the page's id index, for a page field's id-anchored path)."""
+        try:
+            nodes = None
+            if ids is not None and self.idpath is not None:
+                nodes = self.idpath.nodes(ids)
+            if nodes is None:
+                nodes = self.xp(ctx)
+        except etree.XPathEvalError:
+            return None
+        if not isinstance(nodes, list):  # a string()/count() style expression
+            nodes = [str(nodes)] if nodes not in (None, "") else []
+        return self.value(nodes, base, dirty)
+
+    def value(self, nodes: list[Any], base: str | None, dirty: set[Any] | None = None) -> Any:
+        """The value of selected nodes: the first non-empty one, or the list of them."""
+        vals = []
+        for n in nodes:
+            if self.attr is not None:
+                raw = n.get(self.attr) if isinstance(n, etree._Element) else None
+                if raw is None:
+                    continue
+                v = (
+                    to_value(self.type, raw, base)
+                    if self.type in ("url", "image")
+                    else " ".join(raw.split())
+                )
+            else:
+                v = value_text(n)
+                if self.type in ("url", "image"):
+                    v = to_value(self.type, v, base)
+            if v:
+                if not self.multiple:
+                    return v
+                vals.append(v)
+        return vals if (self.multiple and vals) else None
