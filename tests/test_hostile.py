@@ -89,6 +89,9 @@ def test_nested_count_wrapper_is_refused_on_load(wrapper):
         ("/html[not(//li[//a])]//li", "absolute path inside a predicate"),
         ("/html[not(/html//li[.//a[.//b]])]//li", "nested in a location path"),
         ("//div[not(/html/body/p)]//li", "absolute path inside a predicate"),
+        ("normalize-space(//li[substring-after(., 'a') = 'b'])", "not an allowed string"),
+        ("normalize-space(substring-after(//li[//a], 'x'))", "absolute path inside a predicate"),
+        ("normalize-space(substring-after(//li, position()))", "not allowed in a string"),
     ],
 )
 def test_selectors_outside_the_allowed_forms_are_refused(wrapper, xpath, reason):

@@ -20,6 +20,9 @@ grammar) and accepts only the forms the inducers write:
   ``name()='tag'``, ``not(...)``, ``and``/``or``, and relative location paths one level
   deep (``[self::h2]``, ``[not(parent::script)]``, ``[.//text()[normalize-space()='x']]``)
   whose own predicates hold no path;
+* a value cut out of a node's text: ``normalize-space(...)`` of ``concat``,
+  ``substring-after``/``substring-before``, ``translate``, literals and location paths
+  of these forms (DCADE's value between two labels in one text);
 * a guard on the root element: ``/html[not(P)]//...``, ``P`` an absolute path of these
   forms (evaluated once: the fallback of a value anchored by ``P``);
 * bounded sizes: :data:`MAX_LENGTH` characters, :data:`MAX_STEPS` steps a path,
@@ -80,6 +83,11 @@ NESTED_AXES = frozenset(
 NODE_TYPES = frozenset({"text", "node"})
 FUNCTIONS = frozenset(
     {"contains", "concat", "normalize-space", "not", "starts-with", "position", "last", "name"}
+    | {"substring-after", "substring-before", "translate"}  # (a value's gap: see top())
+)
+#: Functions of a gap expression (one value of a text that holds several, DCADE).
+GAP_FUNCTIONS = frozenset(
+    {"normalize-space", "concat", "substring-after", "substring-before", "translate"}
 )
 
 _TOKEN = re.compile(
@@ -398,6 +406,11 @@ class _Checker:
 
     # -- the top level: a node-set
     def top(self, e: Any) -> XPathInfo:
+        if isinstance(e, tuple) and e[0] == "call" and e[1] == "normalize-space":
+            contained = self.gap(e, 0)
+            return XPathInfo(
+                contained, spread=tuple(self.spread), nested_max=self.nested_max, **self.counts
+            )
         branches = e[1] if isinstance(e, tuple) and e[0] == "union" else [e]
         if len(branches) > MAX_UNION:
             raise self.fail(f"a union of more than {MAX_UNION} paths")
@@ -408,6 +421,30 @@ class _Checker:
         return XPathInfo(
             contained, spread=tuple(self.spread), nested_max=self.nested_max, **self.counts
         )
+
+    def gap(self, e: Any, depth: int) -> bool:
+        """A string expression cutting one value out of a node's text: ``normalize-space``,
+        ``concat``, ``substring-after``/``-before`` and ``translate`` of literals and of
+        location paths (each checked as a path of the top level, read once)."""
+        if depth > MAX_NESTING:
+            raise self.fail(f"nested more than {MAX_NESTING} deep")
+        if isinstance(e, tuple) and e[0] == "lit":
+            self.literal(e)
+            return True
+        if isinstance(e, tuple) and e[0] == "call" and e[1] in GAP_FUNCTIONS:
+            if not 1 <= len(e[2]) <= 8:
+                raise self.fail(f"{e[1]}() with {len(e[2])} arguments")
+            contained = True
+            for a in e[2]:
+                contained = self.gap(a, depth + 1) and contained
+            return contained
+        if isinstance(e, Path) or (isinstance(e, tuple) and e[0] == "union"):
+            contained = True
+            for b in e[1] if isinstance(e, tuple) else [e]:
+                self.counts["passes"] += 1
+                contained = self.node_set(b) and contained
+            return contained
+        raise self.fail(f"{_show(e)} is not allowed in a string expression")
 
     def node_set(self, e: Any) -> bool:
         """Check one path of the top level; True when it is contained (see XPathInfo)."""
