@@ -20,9 +20,10 @@ grammar) and accepts only the forms the inducers write:
   ``name()='tag'``, ``not(...)``, ``and``/``or``, and relative location paths one level
   deep (``[self::h2]``, ``[not(parent::script)]``, ``[.//text()[normalize-space()='x']]``)
   whose own predicates hold no path;
-* a value cut out of a node's text: ``normalize-space(...)`` of ``concat``,
-  ``substring-after``/``substring-before``, ``translate``, literals and location paths
-  of these forms (DCADE's value between two labels in one text);
+* a value cut out of a node's text: ``normalize-space``, ``string``, ``concat``,
+  ``substring-after``/``substring-before`` and ``translate`` of literals and of location
+  paths of these forms (DCADE's value between two labels in one text; a text run between
+  two elements, ``substring-before(string(div[2]), string(div[2]/div))``);
 * a guard on the root element: ``/html[not(P)]//...``, ``P`` an absolute path of these
   forms (evaluated once: the fallback of a value anchored by ``P``);
 * bounded sizes: :data:`MAX_LENGTH` characters, :data:`MAX_STEPS` steps a path,
@@ -83,11 +84,11 @@ NESTED_AXES = frozenset(
 NODE_TYPES = frozenset({"text", "node"})
 FUNCTIONS = frozenset(
     {"contains", "concat", "normalize-space", "not", "starts-with", "position", "last", "name"}
-    | {"substring-after", "substring-before", "translate"}  # (a value's gap: see top())
+    | {"substring-after", "substring-before", "translate", "string"}  # (see top())
 )
 #: Functions of a gap expression (one value of a text that holds several, DCADE).
 GAP_FUNCTIONS = frozenset(
-    {"normalize-space", "concat", "substring-after", "substring-before", "translate"}
+    {"normalize-space", "concat", "substring-after", "substring-before", "translate", "string"}
 )
 
 _TOKEN = re.compile(
@@ -406,7 +407,7 @@ class _Checker:
 
     # -- the top level: a node-set
     def top(self, e: Any) -> XPathInfo:
-        if isinstance(e, tuple) and e[0] == "call" and e[1] == "normalize-space":
+        if isinstance(e, tuple) and e[0] == "call" and e[1] in GAP_FUNCTIONS:
             contained = self.gap(e, 0)
             return XPathInfo(
                 contained, spread=tuple(self.spread), nested_max=self.nested_max, **self.counts
