@@ -89,6 +89,9 @@ def test_nested_count_wrapper_is_refused_on_load(wrapper):
         ("/html[not(//li[//a])]//li", "absolute path inside a predicate"),
         ("/html[not(/html//li[.//a[.//b]])]//li", "nested in a location path"),
         ("//div[not(/html/body/p)]//li", "absolute path inside a predicate"),
+        ("//li[a[b[c]]]", "nested in a location path"),
+        ("//li[a[.//b]]", "nested in a location path"),
+        ("//li[a[b/c/d]]", "nested in a location path"),
         ("normalize-space(//li[substring-after(., 'a') = 'b'])", "not an allowed string"),
         ("normalize-space(substring-after(//li[//a], 'x'))", "absolute path inside a predicate"),
         ("normalize-space(substring-after(//li, position()))", "not allowed in a string"),
@@ -107,6 +110,15 @@ def test_a_root_guard_runs_its_path_once_and_is_allowed():
     anchored = "/html/body/p[b[1][normalize-space()='Author:']]"
     info = check_xpath(f"{anchored}/text()[1] | /html[not({anchored})]/body/p[2]/text()")
     assert info.passes == 3 and not info.contained
+
+
+def test_a_label_anchor_two_predicates_deep_is_allowed():
+    """DCADE anchors a value on its label's own text, checked from a stable path."""
+    info = check_xpath(
+        "/html/body/div[2]/span[1][self::*[text()[normalize-space()='Admissions E-mail:']]]"
+        "/following-sibling::*[1]/text()"
+    )
+    assert info.nested_max == 2 and not info.contained
 
 
 def test_a_document_holds_a_bounded_number_of_fields(wrapper):

@@ -19,7 +19,7 @@ grammar) and accepts only the forms the inducers write:
   ``normalize-space(...)='literal'``, ``starts-with(normalize-space(.), 'literal')``,
   ``name()='tag'``, ``not(...)``, ``and``/``or``, and relative location paths one level
   deep (``[self::h2]``, ``[not(parent::script)]``, ``[.//text()[normalize-space()='x']]``)
-  whose own predicates hold no path;
+  whose own predicates hold at most a short child path (``[self::*[text()[...='x']]]``);
 * a value cut out of a node's text: ``normalize-space``, ``string``, ``concat``,
   ``substring-after``/``substring-before`` and ``translate`` of literals and of location
   paths of these forms (DCADE's value between two labels in one text; a text run between
@@ -385,6 +385,8 @@ def _stops_early(st: Step) -> bool:
 
 
 _DEEP_AXES = frozenset({"descendant", "descendant-or-self", "following"})
+#: Axes of a path nested two predicates deep: a node's own children and attributes.
+_NEAR = frozenset({"child", "self", "attribute"})
 
 
 class _Checker:
@@ -401,6 +403,7 @@ class _Checker:
         self.nested_max = 0
         self.nested_here = 0  # steps inside the predicates of the current main step
         self.spread: list[str] = []
+        self.inner = False  # checking a path inside a nested path's predicate
 
     def fail(self, msg: str) -> WrapperError:
         return _fail(self.xpath, msg)
@@ -641,10 +644,20 @@ class _Checker:
 
     def nested_path(self, e: Path, nested: bool) -> None:
         """A relative path inside a predicate: one level, short, no path in its predicates."""
-        if nested:
-            raise self.fail("a location path nested in a location path inside a predicate")
         if e.absolute or e.head is not None:
             raise self.fail("an absolute path inside a predicate (it scans the whole page)")
+        if nested:
+            # one level more only for a short child path (a label's own text:
+            # ``[self::*[text()[normalize-space()='ISBN:']]]``, DCADE's label anchor)
+            if self.inner or len(e.steps) > 2 or any(st.axis not in _NEAR for st in e.steps):
+                raise self.fail("a location path nested in a location path inside a predicate")
+            self.inner = True
+            try:
+                for st in e.steps:
+                    self.step(st, nested=True)
+            finally:
+                self.inner = False
+            return
         if len(e.steps) > 8:
             raise self.fail("a path of more than 8 steps inside a predicate")
         for st in e.steps:

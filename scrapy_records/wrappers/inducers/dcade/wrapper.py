@@ -13,6 +13,7 @@ every sample page) become a ``multiple`` field as well (:mod:`siblings`).
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from typing import Any
 
@@ -27,7 +28,10 @@ from scrapy_records.wrappers.inducers.dcade.xpaths import (
     generalise_union,
 )
 from scrapy_records.wrappers.model import FieldSpec, Health, ListSpec, Provenance, RecordSelector
+from scrapy_records.wrappers.safe_xpath import allowed_xpath
 from scrapy_records.wrappers.wrapper import Wrapper
+
+logger = logging.getLogger(__name__)
 
 _TYPED = ("price", "number", "date")
 
@@ -271,6 +275,10 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
         if ls.name in names:
             ls.name = f"{ls.name}_list"
         names.add(ls.name)
+    # (a selector of a form wrappers may not hold never reaches the document: its field
+    # is dropped rather than the whole wrapper)
+    fields = [f for f in fields if _allowed(f)]
+    lists = [x for x in lists if allowed_xpath(x.record.xpath) and all(map(_allowed, x.fields))]
     urls = [p.url for p in schema.pages if p.url]
     w = Wrapper(
         id=Wrapper.make_id(site, [f.xpath for f in fields], [x.record.xpath for x in lists]),
@@ -289,3 +297,10 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
     )
     w.validate()
     return w
+
+
+def _allowed(f: FieldSpec) -> bool:
+    if allowed_xpath(f.xpath):
+        return True
+    logger.debug("dcade: field %s dropped, not an allowed selector: %s", f.name, f.xpath)
+    return False

@@ -31,6 +31,7 @@ from scrapy_records.wrappers.inducers.dcade.schema import Schema, SchemaColumn
 from scrapy_records.wrappers.inducers.dcade.subleaf import xpath_of_gap
 from scrapy_records.wrappers.model import FieldSpec
 from scrapy_records.wrappers.reading import FieldReader
+from scrapy_records.wrappers.safe_xpath import allowed_xpath
 
 _STEP = re.compile(r"^([^\[]+)(?:\[(\d+)\])?$")
 #: how far above a value its id anchor may be
@@ -393,5 +394,7 @@ def column_xpath(
     if check:
         # fast path first: the absolute path, checked by the same label or attribute (a
         # wrong row cannot pass); the anchored scan only when it finds nothing
-        best_xp = f"{check} | /html[not({check})]{best_xp}"
+        guarded = f"{check} | /html[not({check})]{best_xp}"
+        if allowed_xpath(guarded):
+            best_xp = guarded
     return best_xp, best[0]
