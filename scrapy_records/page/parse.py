@@ -9,6 +9,7 @@ Also :func:`base_url_of` (what relative links resolve against) and
 from __future__ import annotations
 
 import codecs
+import json
 import re
 from typing import Any
 from urllib.parse import urljoin
@@ -207,9 +208,28 @@ def _response_root(response: Any, max_bytes: int | None, max_nodes: int | None) 
     if looks_binary(body, getattr(response, "encoding", None)):
         raise NotHTMLError("response body is binary data, not HTML")
     check_tag_count(body, max_nodes)
+    if _is_json(response):
+        raise NotHTMLError("response is json, not HTML")
     if getattr(response.selector, "type", "html") != "html":
         raise NotHTMLError(f"response is {response.selector.type}, not HTML")
     return response.selector.root
+
+
+def _is_json(response: Any) -> bool:
+    """A JSON response (by its Content-Type, or a body that parses as a JSON array or
+    object). Recent Scrapy types such a selector "json" itself; older Scrapy reads it as
+    HTML (a page of one paragraph)."""
+    ctype = (response.headers.get(b"Content-Type") or b"").split(b";")[0].strip().lower()
+    if ctype == b"application/json" or ctype.endswith(b"+json"):
+        return True
+    head = response.body.lstrip()[:1]
+    if head not in (b"[", b"{"):
+        return False
+    try:
+        json.loads(response.body)
+    except ValueError:
+        return False
+    return True
 
 
 def _checked_bytes(
