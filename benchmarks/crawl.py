@@ -45,9 +45,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "example_project"))
 sys.path.insert(0, str(REPO))
 
-from saved_site import SavedSite  # noqa: E402
-
 from demo.site import N_POSTS, N_PRODUCTS, PER_PAGE, POSTS_PER_PAGE, DemoSite  # noqa: E402
+from saved_site import SavedSite  # noqa: E402
 
 RUNNER = textwrap.dedent(
     """

@@ -42,10 +42,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+import baseline  # noqa: E402
 import lxml.html  # noqa: E402
 from datasets import LOADERS, PART_RECORD_NOTES, dataset_root  # noqa: E402
 from parsel.selector import create_root_node  # noqa: E402
-import baseline  # noqa: E402
 from scoring import match, prf, tokens  # noqa: E402
 from timing import best_time, clear_text_caches, install_page_timeout  # noqa: E402
 
