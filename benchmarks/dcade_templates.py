@@ -221,7 +221,7 @@ def gold_attributes(
     for (in_set, ids_t), grp in groups.items():
         ids = set(ids_t)
 
-        def page_values(pv: list[tuple[int, str]], a: dict) -> list[list[str]]:
+        def page_values(pv: list[tuple[int, str]], a: dict, ids: set[int] = ids) -> list[list[str]]:
             pref = a["prefix"]
             if a["composite"]:
                 parts = [

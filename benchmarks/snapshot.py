@@ -63,7 +63,7 @@ def _page_job(job: tuple[str, str, bytes]) -> tuple[str, dict]:
         for name in EXTRACTORS:
             fields = "all" if name == "auto" else "main"
             out[name] = _safe(
-                lambda: scrapy_records.extract(
+                lambda name=name, fields=fields: scrapy_records.extract(
                     body, url=url, extractor=name, fields=fields
                 ).to_dict()
             )
@@ -103,7 +103,7 @@ def _template_job(
 
 def collect(root: Path, limit: int | None) -> tuple[list, list]:
     page_jobs: list = []
-    for name, loader in LOADERS.items():
+    for loader in LOADERS.values():
         samples = list(loader(root))[:limit]
         page_jobs += [(f"{s.dataset}/{s.name}", s.url, s.body) for s in samples]
     estuka = list(load_estuka(root))
@@ -186,7 +186,7 @@ def main(argv=None) -> int:
     page_jobs, template_jobs = collect(root, args.limit)
     result: dict = {}
     with ProcessPoolExecutor(args.workers) as pool:
-        for i, (key, out) in enumerate(pool.map(_template_job, template_jobs), 1):
+        for key, out in pool.map(_template_job, template_jobs):
             result[key] = out
         print(f"{len(template_jobs)} template sets", file=sys.stderr)
         for i, (key, out) in enumerate(pool.map(_page_job, page_jobs, chunksize=4), 1):
