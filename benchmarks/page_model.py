@@ -3,8 +3,9 @@
 
     python benchmarks/page_model.py [--data DIR]
 
-Prints the median and 90th percentile of ``Page(bytes)`` / lxml's parse of the decoded page (parsel's ``create_root_node``)
-and of the flattening step alone (``Page(lxml_root)`` / parse) over every development page.
+Prints the median and 90th percentile of ``Page(bytes)`` / lxml's parse of the decoded page
+(parsel's ``create_root_node``) and of the flattening step alone (``Page(lxml_root)`` /
+parse) over every development page.
 """
 
 from __future__ import annotations

@@ -257,10 +257,12 @@ def main(argv: list[str] | None = None) -> int:
         cases.append(("padded", f"real x{mult}", html))
 
     print(
-        f"# STEM scaling, profile={args.profile}. stem = analyze() (WPS, suffix array, filters, record"
+        f"# STEM scaling, profile={args.profile}. "
+        "stem = analyze() (WPS, suffix array, filters, record"
     )
     print(
-        "# cutting); +regions = extract(align=False), which adds the core's XPaths and texts per record."
+        "# cutting); +regions = extract(align=False), "
+        "which adds the core's XPaths and texts per record."
     )
     print(
         f"{'family':<10}{'case':<14}{'nodes':>8}{'lxml ms':>9}{'page ms':>9}{'stem ms':>9}"
@@ -274,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         by_family.setdefault(fam, []).append((n, m["stem"]))
         full_family.setdefault(fam, []).append((n, m["full"]))
         print(
-            f"{fam:<10}{label:<14}{n:>8}{m['lxml'] * 1e3:>9.2f}{m['page'] * 1e3:>9.2f}{m['stem'] * 1e3:>9.2f}"
+            f"{fam:<10}{label:<14}{n:>8}"
+            f"{m['lxml'] * 1e3:>9.2f}{m['page'] * 1e3:>9.2f}{m['stem'] * 1e3:>9.2f}"
             f"{m['stem'] / n * 1e6:>8.2f}{m['stem'] / m['lxml']:>8.1f}{m['full'] * 1e3:>12.2f}"
             f"{m['full'] / m['lxml']:>8.1f}{int(m['records']):>8}"
         )

@@ -164,7 +164,8 @@ def compare(a: dict, b: dict, show: int = 10) -> int:
                         (i for i, (p, q) in enumerate(zip(sx, sy)) if p != q), min(len(sx), len(sy))
                     )
                     print(
-                        f"DIFF {key} [{part}] at char {i}:\n  before: ...{sx[max(0, i - 150) : i + 150]}\n"
+                        f"DIFF {key} [{part}] at char {i}:\n"
+                        f"  before: ...{sx[max(0, i - 150) : i + 150]}\n"
                         f"  after:  ...{sy[max(0, i - 150) : i + 150]}"
                     )
     print(f"{diffs} difference(s) over {len(set(a) | set(b))} keys")
