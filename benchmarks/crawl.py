@@ -25,7 +25,8 @@ process), in the same run, and reports pages per second:
 It also reports the largest reactor stall (a 10 ms ``LoopingCall``'s worst lateness), the
 number that decides whether mining must leave the reactor thread.
 
-    python benchmarks/crawl.py [--repeat 4] [--rounds 3] [--modes plain,plain_items,unsupervised,wrappers,reuse,inline]
+    python benchmarks/crawl.py [--repeat 4] [--rounds 3]
+        [--modes plain,plain_items,unsupervised,wrappers,reuse,inline]
     python benchmarks/crawl.py --pages ../shared/datasets/modern/estuka-dev.zip [--rounds 2]
         [--modes plain,unsupervised,defaults,workers1,workers2]
 """
@@ -45,9 +46,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "example_project"))
 sys.path.insert(0, str(REPO))
 
-from saved_site import SavedSite  # noqa: E402
-
 from demo.site import N_POSTS, N_PRODUCTS, PER_PAGE, POSTS_PER_PAGE, DemoSite  # noqa: E402
+from saved_site import SavedSite  # noqa: E402
 
 RUNNER = textwrap.dedent(
     """
@@ -257,14 +257,18 @@ def main(argv: list[str] | None = None) -> None:
         ratio = f"{pps / (base['pages'] / base['seconds']):.2f}x" if base else "-"
         s = r["stats"]
         print(
-            f"{m:<14}{r['pages']:>7}{r['seconds']:>9.2f}{pps:>9.1f}{ratio:>10}{r['max_lag'] * 1000:>12.1f}"
-            f"{s.get('records/mining_seconds', 0):>13.2f}{s.get('records/records', 0):>9}{s.get('records/wrapper/induced', 0):>9}"
+            f"{m:<14}{r['pages']:>7}{r['seconds']:>9.2f}{pps:>9.1f}{ratio:>10}"
+            f"{r['max_lag'] * 1000:>12.1f}"
+            f"{s.get('records/mining_seconds', 0):>13.2f}{s.get('records/records', 0):>9}"
+            f"{s.get('records/wrapper/induced', 0):>9}"
             f"{s.get('records/wrapper/reused', 0):>8}"
         )
     cost = mining_cost(5)
     print(
-        f"mining cost per page (in-process, best of 5, median): unsupervised {cost['unsupervised']:.2f} ms, "
-        f"wrapper reuse {cost['wrappers']:.2f} ms ({cost['unsupervised'] / cost['wrappers']:.2f}x faster;"
+        "mining cost per page (in-process, best of 5, median): "
+        f"unsupervised {cost['unsupervised']:.2f} ms, "
+        f"wrapper reuse {cost['wrappers']:.2f} ms "
+        f"({cost['unsupervised'] / cost['wrappers']:.2f}x faster;"
         f" sources {cost['wrappers_sources']})"
     )
     if "wrappers" in res and "unsupervised" in res:

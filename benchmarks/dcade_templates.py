@@ -221,7 +221,7 @@ def gold_attributes(
     for (in_set, ids_t), grp in groups.items():
         ids = set(ids_t)
 
-        def page_values(pv: list[tuple[int, str]], a: dict) -> list[list[str]]:
+        def page_values(pv: list[tuple[int, str]], a: dict, ids: set[int] = ids) -> list[list[str]]:
             pref = a["prefix"]
             if a["composite"]:
                 parts = [
@@ -321,7 +321,8 @@ def _multiset_match(
 
 
 def score_site(schema, attrs, gold_vals, m, lenient: bool = False):
-    """Per kind (``data``/``set``): P, R, F (eq. 10-11), attribute-level P/R, per attribute accuracy."""
+    """Per kind (``data``/``set``): P, R, F (eq. 10-11), attribute-level P/R, per attribute
+    accuracy."""
     res = {}
     gold_all, unscorable = gold_attributes(attrs, gold_vals)
     res["unscorable"] = unscorable
@@ -557,13 +558,16 @@ def main(argv: list[str] | None = None) -> int:
             return f"{x:5.3f}" if x is not None else "  -  "
 
         print(
-            f"{site:22} {len(pages):3d} {t_ind:6.2f} {statistics.median(ratios) if ratios else float('nan'):6.1f} "
-            f"{len(schema.columns):5d} {sum(1 for c in schema.data_columns() if c.kind == 'text'):5d} "
+            f"{site:22} {len(pages):3d} {t_ind:6.2f} "
+            f"{statistics.median(ratios) if ratios else float('nan'):6.1f} "
+            f"{len(schema.columns):5d} "
+            f"{sum(1 for c in schema.data_columns() if c.kind == 'text'):5d} "
             f"{len(schema.recordsets):4d} | "
             f"{f(d['F'])} {f(d['P'])} {f(d['R'])} {f(d['attrP'])} {f(d['attrR'])} | "
             f"{f(st['F'])} {f(st['P'])} {f(st['R'])} {f(st['attrP'])} {f(st['attrR'])} | "
             f"{f(s_len['data']['F'])} {f(s_len['set']['F'])} | "
-            f"{f(wacc[0]) if wacc else '  -  '} {f(s.get('wrapper_set'))} {wacc[1] if wacc else 0:4d}"
+            f"{f(wacc[0]) if wacc else '  -  '} {f(s.get('wrapper_set'))} "
+            f"{wacc[1] if wacc else 0:4d}"
         )
         if args.verbose:
             print("   data:", d["per_attr"])
@@ -582,6 +586,8 @@ def main(argv: list[str] | None = None) -> int:
                     xs.append(ss[kind][key])
             return statistics.mean(xs) if xs else float("nan")
 
+        wrapper_accs = [s["wrapper"][0] for _, s in rows if s.get("wrapper")]
+        wrapper_set_accs = [s["wrapper_set"] for _, s in rows if s.get("wrapper_set") is not None]
         print(
             f"{'AVERAGE':22} {'':3} {'':6} {'':6} {'':5} {'':5} {'':4} | "
             f"{avg('data', 'F'):5.3f} {avg('data', 'P'):5.3f} {avg('data', 'R'):5.3f} "
@@ -589,8 +595,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{avg('set', 'F'):5.3f} {avg('set', 'P'):5.3f} {avg('set', 'R'):5.3f} "
             f"{avg('set', 'attrP'):5.3f} {avg('set', 'attrR'):5.3f} | "
             f"{avg('data', 'F', 'lenient'):5.3f} {avg('set', 'F', 'lenient'):5.3f} | "
-            f"{statistics.mean([s['wrapper'][0] for _, s in rows if s.get('wrapper')] or [float('nan')]):5.3f} "
-            f"{statistics.mean([s['wrapper_set'] for _, s in rows if s.get('wrapper_set') is not None] or [float('nan')]):5.3f}"
+            f"{statistics.mean(wrapper_accs or [float('nan')]):5.3f} "
+            f"{statistics.mean(wrapper_set_accs or [float('nan')]):5.3f}"
         )
         print(
             "(averages over sites having gold attributes of that kind; ind_s = induction seconds; "

@@ -90,7 +90,7 @@ def score_page(records: list[dict], texts: list[str], rows: list[list[str]]) -> 
                         counts[(c, f)] += 1
     mapping: dict[int, str] = {}
     used: set[str] = set()
-    for (c, f), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1])):
+    for (c, f), _n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1])):
         if c not in mapping and f not in used:
             mapping[c] = f
             used.add(f)

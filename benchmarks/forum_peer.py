@@ -8,7 +8,8 @@ Reads the WEB-FORUM-52 gold documents (``forums/*.json``, see the datasets READM
 runs, on the same HTML:
 
 * ours: ``scrapy_records.extract(html, url, extractor=...)`` (records of the main region;
-  ``auto`` routes date-anchored user content to MiBAT, :func:`scrapy_records.extractors.mibat.ugc_regions`);
+  ``auto`` routes date-anchored user content to MiBAT,
+  :func:`scrapy_records.extractors.mibat.ugc_regions`);
 * the peer: ``harvest.extract_data(html, url)`` from ``pip install harvest-webforum``
   (Weichselbraun et al., built on this corpus). Skipped with a note when not installed.
 
@@ -152,9 +153,12 @@ class Tally:
         x = statistics.median(self.x) if self.x else 0.0
         cx = statistics.median(self.cx) if self.cx else 0.0
         return (
-            f"{self.name:<18} {self.pages:>5} {p:6.3f} {r:6.3f} {f:6.3f} {self.perfect:>4}/{self.pages:<3} "
-            f"{self.errors:>6} {ms:8.1f} {x:7.1f} {cx:7.1f}  date_ok={self.d_ok / max(1, self.d_n):.3f} "
-            f"author_ok={self.a_ok / max(1, self.a_n):.3f} author_ok*={self.a2_ok / max(1, self.a2_n):.3f}"
+            f"{self.name:<18} {self.pages:>5} {p:6.3f} {r:6.3f} {f:6.3f} "
+            f"{self.perfect:>4}/{self.pages:<3} "
+            f"{self.errors:>6} {ms:8.1f} {x:7.1f} {cx:7.1f}  "
+            f"date_ok={self.d_ok / max(1, self.d_n):.3f} "
+            f"author_ok={self.a_ok / max(1, self.a_n):.3f} "
+            f"author_ok*={self.a2_ok / max(1, self.a2_n):.3f}"
         )
 
 
@@ -252,7 +256,8 @@ def main(argv=None) -> int:
         if args.verbose:
             print("  " + " ".join(line))
     print(
-        f"{'system':<18} {'pages':>5} {'P':>6} {'R':>6} {'F1':>6} {'perfect':>8} {'errors':>6} {'ms':>8} {'x lxml':>7} {'cpu x':>7}  fields"
+        f"{'system':<18} {'pages':>5} {'P':>6} {'R':>6} {'F1':>6} {'perfect':>8} "
+        f"{'errors':>6} {'ms':>8} {'x lxml':>7} {'cpu x':>7}  fields"
     )
     for t in tallies.values():
         print(t.line())

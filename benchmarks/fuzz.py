@@ -163,7 +163,8 @@ def content_pages(rng: random.Random) -> Iterator[tuple[str, Any]]:
         "billion laughs",
         (
             '<!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
-            '<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><html><body><p>&c;&c;&c;</p></body></html>'
+            '<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>'
+            "<html><body><p>&c;&c;&c;</p></body></html>"
         ),
     )
 

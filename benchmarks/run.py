@@ -9,7 +9,8 @@ datasets README's convention), perfect pages, oracle F1 (the best region of each
 instead of the first), errors, median ms per page and the median cost relative to lxml's
 parse of the same page, measured in the same run (parsel's ``create_root_node``, as Scrapy
 parses a response), both timed as the best of ``--repeat`` runs (default 3; a shared
-machine only ever adds time). For ``negative`` the share of pages where a main region was reported. For ``forums`` also the share of matched posts whose ``date`` and ``author``
+machine only ever adds time). For ``negative`` the share of pages where a main region was
+reported. For ``forums`` also the share of matched posts whose ``date`` and ``author``
 fields are right, and a second view, ``body_F1``, that scores the records' ``text`` field
 (MiBAT's post body) instead of the whole record: the forum gold is the post body, without
 the author/date header. For ``lists`` also ``whole_F1``: the F1 over the pages whose gold
@@ -42,10 +43,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+import baseline  # noqa: E402
 import lxml.html  # noqa: E402
 from datasets import LOADERS, PART_RECORD_NOTES, dataset_root  # noqa: E402
 from parsel.selector import create_root_node  # noqa: E402
-import baseline  # noqa: E402
 from scoring import match, prf, tokens  # noqa: E402
 from timing import best_time, clear_text_caches, install_page_timeout  # noqa: E402
 
@@ -132,7 +133,8 @@ def run(args) -> dict:
         f"{'errors':>7}{'ms':>8}{'x lxml':>8}  extra"
     )
     print(
-        f"# extractor={args.extractor} options={options} scrapy_records {scrapy_records.__version__}"
+        f"# extractor={args.extractor} options={options} "
+        f"scrapy_records {scrapy_records.__version__}"
     )
     print(header)
     for name in names:
@@ -267,7 +269,8 @@ def run(args) -> dict:
                         )
                 elif args.verbose:
                     print(
-                        f"  {s.name:<50} main={'yes' if main else 'no'} conf={main.confidence if main else 0:.2f} "
+                        f"  {s.name:<50} main={'yes' if main else 'no'} "
+                        f"conf={main.confidence if main else 0:.2f} "
                         f"records={len(main.records) if main else 0}"
                     )
                 pages.append(entry)
@@ -294,7 +297,8 @@ def run(args) -> dict:
                 )
             if date_n or author_n:
                 extra.append(
-                    f"date_ok={date_ok / date_n if date_n else 0:.3f} author_ok={author_ok / author_n if author_n else 0:.3f}"
+                    f"date_ok={date_ok / date_n if date_n else 0:.3f} "
+                    f"author_ok={author_ok / author_n if author_n else 0:.3f}"
                 )
             if stats["scored"]:
                 p, r, f = prf(stats["tp"], stats["pred"], stats["gold"])

@@ -203,9 +203,9 @@ def induction() -> None:
     for n in (1_250, 5_000, 20_000):
         pages = [Page(table_page(n, 0), "http://t.example/1", max_nodes=None)]
         pages.append(Page(table_page(n, n), "http://t.example/2", max_nodes=None))
-        full = timed(lambda: induce(pages))
+        full = timed(lambda pages=pages: induce(pages))
         regions = [extract(p).regions for p in pages]
-        given = timed(lambda: induce(pages, regions=regions))
+        given = timed(lambda pages=pages, regions=regions: induce(pages, regions=regions))
         points.setdefault("table", []).append((n, full[1]))
         case = f"2 pages x {n} rows"
         print(
@@ -214,7 +214,7 @@ def induction() -> None:
         )
     for n in (100, 1_000, 5_000):
         pages = [Page(blocks_page(n, k), f"http://g.example/{k}", max_nodes=None) for k in range(5)]
-        full = timed(lambda: induce(pages, extractor="gstm"))
+        full = timed(lambda pages=pages: induce(pages, extractor="gstm"))
         points.setdefault("gstm", []).append((n, full[1]))
         case = f"5 pages x {n} blocks"
         print(f"{'gstm':<8}{case:<22}{pages[0].n:>11}{full[0]:>8.2f}/{full[1]:<5.2f}")
@@ -257,10 +257,12 @@ def main(argv: list[str] | None = None) -> int:
         cases.append(("padded", f"real x{mult}", html))
 
     print(
-        f"# STEM scaling, profile={args.profile}. stem = analyze() (WPS, suffix array, filters, record"
+        f"# STEM scaling, profile={args.profile}. "
+        "stem = analyze() (WPS, suffix array, filters, record"
     )
     print(
-        "# cutting); +regions = extract(align=False), which adds the core's XPaths and texts per record."
+        "# cutting); +regions = extract(align=False), "
+        "which adds the core's XPaths and texts per record."
     )
     print(
         f"{'family':<10}{'case':<14}{'nodes':>8}{'lxml ms':>9}{'page ms':>9}{'stem ms':>9}"
@@ -274,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         by_family.setdefault(fam, []).append((n, m["stem"]))
         full_family.setdefault(fam, []).append((n, m["full"]))
         print(
-            f"{fam:<10}{label:<14}{n:>8}{m['lxml'] * 1e3:>9.2f}{m['page'] * 1e3:>9.2f}{m['stem'] * 1e3:>9.2f}"
+            f"{fam:<10}{label:<14}{n:>8}"
+            f"{m['lxml'] * 1e3:>9.2f}{m['page'] * 1e3:>9.2f}{m['stem'] * 1e3:>9.2f}"
             f"{m['stem'] / n * 1e6:>8.2f}{m['stem'] / m['lxml']:>8.1f}{m['full'] * 1e3:>12.2f}"
             f"{m['full'] / m['lxml']:>8.1f}{int(m['records']):>8}"
         )

@@ -63,7 +63,7 @@ def _page_job(job: tuple[str, str, bytes]) -> tuple[str, dict]:
         for name in EXTRACTORS:
             fields = "all" if name == "auto" else "main"
             out[name] = _safe(
-                lambda: scrapy_records.extract(
+                lambda name=name, fields=fields: scrapy_records.extract(
                     body, url=url, extractor=name, fields=fields
                 ).to_dict()
             )
@@ -103,7 +103,7 @@ def _template_job(
 
 def collect(root: Path, limit: int | None) -> tuple[list, list]:
     page_jobs: list = []
-    for name, loader in LOADERS.items():
+    for loader in LOADERS.values():
         samples = list(loader(root))[:limit]
         page_jobs += [(f"{s.dataset}/{s.name}", s.url, s.body) for s in samples]
     estuka = list(load_estuka(root))
@@ -164,7 +164,8 @@ def compare(a: dict, b: dict, show: int = 10) -> int:
                         (i for i, (p, q) in enumerate(zip(sx, sy)) if p != q), min(len(sx), len(sy))
                     )
                     print(
-                        f"DIFF {key} [{part}] at char {i}:\n  before: ...{sx[max(0, i - 150) : i + 150]}\n"
+                        f"DIFF {key} [{part}] at char {i}:\n"
+                        f"  before: ...{sx[max(0, i - 150) : i + 150]}\n"
                         f"  after:  ...{sy[max(0, i - 150) : i + 150]}"
                     )
     print(f"{diffs} difference(s) over {len(set(a) | set(b))} keys")
@@ -186,7 +187,7 @@ def main(argv=None) -> int:
     page_jobs, template_jobs = collect(root, args.limit)
     result: dict = {}
     with ProcessPoolExecutor(args.workers) as pool:
-        for i, (key, out) in enumerate(pool.map(_template_job, template_jobs), 1):
+        for key, out in pool.map(_template_job, template_jobs):
             result[key] = out
         print(f"{len(template_jobs)} template sets", file=sys.stderr)
         for i, (key, out) in enumerate(pool.map(_page_job, page_jobs, chunksize=4), 1):

@@ -303,6 +303,10 @@ def test_a_crawl_gives_detail_pages_one_record_each_with_the_same_columns():
     released = rt2.flush_held()
     assert [r.url for r in released] == [f"http://books.example/b/{i}" for i in range(3)]
     assert [r.source for r in released] == ["dcade"] * 3
-    assert [r.result.records[0].fields["publisher"] for r in released] == ["Jove Books", "Ace", "Tor"]
+    assert [r.result.records[0].fields["publisher"] for r in released] == [
+        "Jove Books",
+        "Ace",
+        "Tor",
+    ]
     assert rt2.store.list("books.example") == []  # a wrapper of 3 pages is not kept
     assert not rt2.has_held()

@@ -153,8 +153,8 @@ def test_degenerate_cases():
 # --------------------------------------------------------------- §7 test cases
 def test_t1_two_lists_of_different_lengths_match_fully():
     M = Matcher()
-    a = M.from_spec("div(ul(%s),table(%s))" % (rep("li(a)", 5), rep("tr(td,td)", 2)))
-    b = M.from_spec("div(ul(%s),table(%s))" % (rep("li(a)", 2), rep("tr(td,td)", 4)))
+    a = M.from_spec(f"div(ul({rep('li(a)', 5)}),table({rep('tr(td,td)', 2)}))")
+    b = M.from_spec(f"div(ul({rep('li(a)', 2)}),table({rep('tr(td,td)', 4)}))")
     assert M.s_size[a] == M.s_size[b] == 19
     assert M.stm(a, b) == 13
     assert M.match(a, b) == (7.0, 7.0, 7.0)
@@ -167,8 +167,11 @@ def test_t1_two_lists_of_different_lengths_match_fully():
 
 
 def _t2_spec() -> str:
-    inner = lambda n: "table(%s)" % rep("tr(td(t),td(t))", n)  # noqa: E731
-    return "table(%s)" % ",".join("tr(td(t),td(%s))" % inner(n) for n in (2, 3, 1))
+    def inner(n: int) -> str:
+        return f"table({rep('tr(td(t),td(t))', n)})"
+
+    rows = ",".join(f"tr(td(t),td({inner(n)}))" for n in (2, 3, 1))
+    return f"table({rows})"
 
 
 def test_t2_nested_lists_single_page():
@@ -205,8 +208,8 @@ def test_t3_optional_elements_inside_records():
 
 def test_t4_multiple_detail_pages():
     M = Matcher()
-    p1 = M.from_spec("body(div(h1(t),span(t),b(t),ul(%s),p(t)))" % rep("li(t)", 3))
-    p2 = M.from_spec("body(div(h1(t),span(t),ul(%s),p(t)))" % rep("li(t)", 5))
+    p1 = M.from_spec(f"body(div(h1(t),span(t),b(t),ul({rep('li(t)', 3)}),p(t)))")
+    p2 = M.from_spec(f"body(div(h1(t),span(t),ul({rep('li(t)', 5)}),p(t)))")
     assert M.stm(p1, p2) == 15
     assert M.match(p1, p2) == (11.0, 13.0, 11.0)
     assert M.norm(p1, p2) == pytest.approx(11 / 13)
@@ -217,12 +220,10 @@ def test_t4_multiple_detail_pages():
 
 def test_t5_nested_lists_across_two_pages():
     M = Matcher()
-    p1 = M.from_spec(
-        "div(div(h2(t),ul(%s)),div(h2(t),ul(%s)))" % (rep("li(t)", 2), rep("li(t)", 4))
-    )
+    p1 = M.from_spec(f"div(div(h2(t),ul({rep('li(t)', 2)})),div(h2(t),ul({rep('li(t)', 4)})))")
     p2 = M.from_spec(
-        "div(div(h2(t),ul(li(t))),div(h2(t),ul(%s)),div(h2(t),ul(%s)))"
-        % (rep("li(t)", 3), rep("li(t)", 6))
+        "div(div(h2(t),ul(li(t))),"
+        f"div(h2(t),ul({rep('li(t)', 3)})),div(h2(t),ul({rep('li(t)', 6)})))"
     )
     assert M.stm(p1, p2) == 21
     assert M.match(p1, p2) == (7.0, 7.0, 7.0)
@@ -280,8 +281,8 @@ def test_t9_grammar_edge_cases():
 def test_symmetric_memo_gives_the_same_results():
     for sym in (True, False):
         M = Matcher(symmetric=sym)
-        p1 = M.from_spec("body(div(h1(t),span(t),b(t),ul(%s),p(t)))" % rep("li(t)", 3))
-        p2 = M.from_spec("body(div(h1(t),span(t),ul(%s),p(t)))" % rep("li(t)", 5))
+        p1 = M.from_spec(f"body(div(h1(t),span(t),b(t),ul({rep('li(t)', 3)}),p(t)))")
+        p2 = M.from_spec(f"body(div(h1(t),span(t),ul({rep('li(t)', 5)}),p(t)))")
         assert M.match(p2, p1) == (11.0, 11.0, 13.0)
         assert M.match(p1, p2) == (11.0, 13.0, 11.0)
 
@@ -444,11 +445,11 @@ def test_pattern_json_round_trip_and_corrupt_documents():
 
 def test_t5_pattern_nested_lists_across_pages():
     def page(counts, tag):
-        body = "".join(
-            "<div><h2>Group %s%d</h2><ul>%s</ul></div>"
-            % (tag, k, "".join(f"<li>item {tag}{k}.{j}</li>" for j in range(n)))
-            for k, n in enumerate(counts)
-        )
+        def group(k, n):
+            items = "".join(f"<li>item {tag}{k}.{j}</li>" for j in range(n))
+            return f"<div><h2>Group {tag}{k}</h2><ul>{items}</ul></div>"
+
+        body = "".join(group(k, n) for k, n in enumerate(counts))
         return Page(f"<html><body><div>{body}</div></body></html>")
 
     pat = induce_pattern([page((2, 4), "A"), page((1, 3, 6), "B")])

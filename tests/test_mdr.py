@@ -709,9 +709,10 @@ def test_harmonic_guard_holds_against_every_overlapping_run():
 def test_bridge_needs_a_list_on_one_side():
     # two pairs of footer link columns (4 and 7 links): the pairs differ by more than T,
     # less than 2T; neither side is a list of 3, so they stay two regions
-    col = lambda k, n: (
-        "<div>" + "".join(f"<a href='/{k}/{i}'>City {k}.{i}</a>" for i in range(n)) + "</div>"
-    )
+    def col(k, n):
+        links = "".join(f"<a href='/{k}/{i}'>City {k}.{i}</a>" for i in range(n))
+        return f"<div>{links}</div>"
+
     html = doc("<div id='footer'>" + col(1, 4) + col(2, 4) + col(3, 7) + col(4, 7) + "</div>")
     page, regions = run(html)
     footer = [r for r in regions if page.attr(r.parent, "id") == "footer"]

@@ -170,7 +170,7 @@ def test_directory_store_damaged_file_is_returned_for_validation(tmp_path):
 def test_open_store_uris(tmp_path):
     assert type(open_store("memory:")).__name__ == "MemoryStore"
     assert type(open_store(str(tmp_path / "plain"))).__name__ == "DirectoryStore"
-    with pytest.raises(Exception):
+    with pytest.raises(StoreError):
         open_store("ftp://nope")
 
 

@@ -45,12 +45,12 @@ def test_version_conflict_keeps_the_newer_wrapper(redis_server):
 
 def test_killed_workers_lease_expires(redis_server):
     code = (
-        "import sys, time; sys.path.insert(0, %r)\n"
+        f"import sys, time; sys.path.insert(0, {str(REPO)!r})\n"
         "from scrapy_records.scrapy.store import open_store\n"
-        "s = open_store(%r)\n"
+        f"s = open_store({redis_server.url!r})\n"
         "assert s.acquire_lease('x.com', 't', 'dead-worker', ttl=1.0)\n"
         "print('held', flush=True); time.sleep(60)\n"
-    ) % (str(REPO), redis_server.url)
+    )
     worker = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     assert worker.stdout.readline().strip() == "held"
     worker.send_signal(signal.SIGKILL)

@@ -714,7 +714,7 @@ def test_trim_edges_keeps_a_last_record_that_swallowed_trailing_content():
 # ------------------------------------------------------ systematic gaps (attach_gaps, ours)
 def _two_row_results(n: int, header: bool = True) -> str:
     """An old shop listing: each result is a title row and a price row (Amazon, 2003)."""
-    head = "<tr><td colspan=2><b>Results 1 - %d</b></td></tr>" % n if header else ""
+    head = f"<tr><td colspan=2><b>Results 1 - {n:d}</b></td></tr>" if header else ""
     rows = "".join(
         f"<tr><td><font><b><a href='/dp/{i}'>{i}. Book title number {i}</a></b></font></td>"
         f"<td><font>by Author {i}</font></td></tr>"

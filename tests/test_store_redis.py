@@ -415,7 +415,7 @@ def test_example_project_with_scrapy_redis(tmp_path, redis_server):
                 stderr=subprocess.PIPE,
                 text=True,
             )
-        for w, p in procs.items():
+        for p in procs.values():
             _out, err = p.communicate(timeout=300)
             assert p.returncode == 0, err[-3000:]
     items = {

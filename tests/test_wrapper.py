@@ -8,9 +8,9 @@ import pytest
 
 from scrapy_records import Page, WrapperError, register_extractor
 from scrapy_records.extractors.base import build_region
+from scrapy_records.selectors import stable_id, stable_token
 from scrapy_records.wrappers.induce import induce, register_inducer
 from scrapy_records.wrappers.model import FieldSpec, Health, ListSpec, Provenance, RecordSelector
-from scrapy_records.selectors import stable_id, stable_token
 from scrapy_records.wrappers.wrapper import Wrapper
 
 SHOP = """<html><head><title>Phones</title><script>var x = "<li class='item'>";</script></head>

@@ -158,7 +158,8 @@ def js_page() -> str:
         "  for (const p of OFFERS) {\n"
         "    const li = document.createElement('li'); li.className = 'offer';\n"
         "    li.innerHTML = '<h3><a href=\"/shop/product/' + p.id + '\">' + p.name + '</a></h3>'"
-        " + '<span class=\"price\">$' + p.price + '</span><span class=\"stock\">' + p.stock + '</span>';\n"
+        " + '<span class=\"price\">$' + p.price"
+        " + '</span><span class=\"stock\">' + p.stock + '</span>';\n"
         "    ul.appendChild(li);\n  }\n"
         "  document.getElementById('app').appendChild(ul);\n});</script>"
     )

@@ -294,10 +294,10 @@ def _run_node(rec: RecordTree, owner: int, loc: int) -> tuple[int, str] | None:
     i = its.index(loc)
     anchors = []
     for j in (i - 1, i + 1):
-        x = its[j] if 0 <= j < len(its) else None
-        if x is not None and (x < 0 or page.leaf_hi[x] == page.leaf_lo[x]):
+        nb = its[j] if 0 <= j < len(its) else None  # the run's neighbour (None: none)
+        if nb is not None and (nb < 0 or page.leaf_hi[nb] == page.leaf_lo[nb]):
             return None  # text beside the run, or an empty element: nothing to cut at
-        anchors.append("" if x is None else _child_step(page, owner, x))
+        anchors.append("" if nb is None else _child_step(page, owner, nb))
     return owner, _RUN + anchors[0] + _RUN + anchors[1]
 
 

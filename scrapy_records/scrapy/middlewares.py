@@ -79,9 +79,8 @@ def mining_decision(
         return False, "disabled"
     if not isinstance(response, TextResponse):
         return False, "non_html"
-    ctype = (
-        response.headers.get(b"Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
-    )
+    raw_ctype = response.headers.get(b"Content-Type", b"") or b""  # None: an empty header list
+    ctype = raw_ctype.decode("latin-1").split(";")[0].strip().lower()
     if (
         ctype
         and ctype not in cfg.content_types
@@ -201,7 +200,7 @@ class RecordsSpiderMiddleware(RecordsComponent):
         """Start mining (waited for in Twisted's thread pool when ``RECORDS_THREADED``);
         return an awaitable. Nothing is parsed here: parsing belongs with mining, off the
         reactor thread."""
-        meta = {
+        meta: dict[str, Any] = {
             k: response.meta.get(k)
             for k in ("records", "records_extractor", "records_template", "records_wrappers")
             if k in response.meta

@@ -84,7 +84,7 @@ def render_preview(html: str, url: str | None, result: Any, title: str | None = 
         parent = root.xpath(region.xpath) if region.xpath and region.xpath != "/" else []
         recs = []
         for rec in region.records:
-            els = []
+            els: list[Any] = []
             for xp in rec.xpaths:
                 try:
                     els.extend(e for e in root.xpath(xp) if isinstance(e, etree._Element))

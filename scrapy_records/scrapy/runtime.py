@@ -154,7 +154,7 @@ class RecordsRuntime(StoreSync):
             n
             for n, here in (
                 (config.extractor, registered_here(config.extractor)),
-                (config.inducer, bool(config.inducer) and inducer_registered_here(config.inducer)),
+                (config.inducer, bool(config.inducer and inducer_registered_here(config.inducer))),
             )
             if here
         ]
@@ -253,7 +253,11 @@ class RecordsRuntime(StoreSync):
                     self._refresh(st, out)
                 sig = grouper.signature(tid) if tid in grouper.templates else None
                 refs.append(
-                    TemplateRef(tid, sig.to_dict() if sig is not None else None, st and st.document)
+                    TemplateRef(
+                        tid,
+                        sig.to_dict() if sig is not None else None,
+                        st.document if st is not None else None,
+                    )
                 )
             return tuple(refs)
 
@@ -380,6 +384,7 @@ class RecordsRuntime(StoreSync):
         if st is None or st.wrapper is not None:
             return
         result = mined.result
+        assert result is not None  # mine_page sets one unless it skipped or failed (above)
         if st.detail is None:  # decided on the template's first mined page
             st.detail = mined.coverage is not None and mined.coverage < DETAIL_HINT_COVERAGE
         sample = Sample(job.url, job.body, job.encoding, job.date, list(result.regions))

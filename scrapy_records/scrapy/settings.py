@@ -300,8 +300,12 @@ class RecordsConfig:
         return {**STORE_BACKENDS, **self.wrapper_stores}
 
 
-def _default(f: Field) -> Any:
-    return f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+def _default(f: Field[Any]) -> Any:
+    if f.default is not MISSING:
+        return f.default
+    if f.default_factory is MISSING:  # the TypeError calling MISSING would raise, made plain
+        raise TypeError(f"field {f.name!r} has neither a default nor a default_factory")
+    return f.default_factory()
 
 
 def _read(settings: Any, f: Field) -> Any:

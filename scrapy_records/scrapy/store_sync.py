@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy_records.errors import WrapperError
 from scrapy_records.scrapy.store import StoreError, VersionConflict, WrapperStore
@@ -58,7 +58,11 @@ class StoreSync:
     """Store interplay of a runtime (mixed into it): needs ``store``, ``config``, ``_lock``
     and ``_states``."""
 
-    store: WrapperStore | None
+    if TYPE_CHECKING:  # the runtime's read-only property (not an attribute to assign)
+
+        @property
+        def store(self) -> WrapperStore | None: ...
+
     config: Any
     _lock: threading.RLock
     _states: dict[tuple[str, str], TemplateState]

@@ -157,6 +157,7 @@ def _batched_nodes(
     if f.path == ".":
         return list(enumerate(firsts))
     budget.batched(f.info, len(firsts), f"field {f.name}")
+    assert f.batch is not None  # the caller reads a field without one record by record
     try:
         found = f.batch(root, recs=firsts)
     except etree.XPathEvalError:

@@ -63,7 +63,9 @@ def _values(w: Wrapper, pages: Sequence[Page]) -> dict[str, list[Any]]:
 
 def _steps(xpath: str) -> list[str]:
     """An XPath's steps (``/`` inside predicates and string literals left alone)."""
-    steps, depth, quote, cur = [], 0, "", []
+    steps: list[str] = []
+    cur: list[str] = []
+    depth, quote = 0, ""
     for ch in xpath:
         if quote:
             quote = "" if ch == quote else quote

@@ -229,7 +229,7 @@ class FieldReader:
         self.optional = f.optional
         #: an id-anchored path, read through the page's id index (page fields)
         self.idpath = id_path(f.xpath) if record_xpath is None else None
-        self.batch = None
+        self.batch: etree.XPath | None = None
         # one evaluation over all records instead of one per record (application speed):
         # "$recs/F" selects the same nodes as F from every record, in document order;
         if record_xpath is not None and self.info.contained and not NOT_BATCHABLE.search(f.xpath):

@@ -133,7 +133,7 @@ class DirectoryStore(WrapperStore):
             return version
 
     def list(self, site: str | None = None) -> list[StoredWrapper]:
-        out = []
+        out: list[StoredWrapper] = []
         if not os.path.isdir(self.root):
             return out
         sites = [_safe(site)] if site is not None else sorted(os.listdir(self.root))

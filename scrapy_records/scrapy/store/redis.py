@@ -70,6 +70,7 @@ worker's memory, bounded by ``RECORDS_MAX_SAMPLES`` (``engine.RecordsRuntime``).
 
 from __future__ import annotations
 
+import builtins  # the store's list() method shadows list in annotations below it
 import json
 import logging
 import threading
@@ -471,7 +472,7 @@ class RedisStore(WrapperStore):
                     key=lambda e: (e.site, e.template),
                 )
 
-    def history(self, site: str, template: str) -> list[tuple[int, float, str]]:
+    def history(self, site: str, template: str) -> builtins.list[tuple[int, float, str]]:
         """``(version, updated, document)`` of the kept versions, oldest first."""
         try:
             h = self._call("history", lambda: self.client.hgetall(self._k("h", site, template)))

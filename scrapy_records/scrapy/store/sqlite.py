@@ -12,6 +12,7 @@ used from memory, nothing is lost and nothing is induced again.
 
 from __future__ import annotations
 
+import builtins  # the store's list() method shadows list in annotations below it
 import functools
 import json
 import logging
@@ -207,7 +208,7 @@ class SQLiteStore(WrapperStore):
         return [self._row(r) for r in rows]
 
     @store_errors
-    def history(self, site: str, template: str) -> list[tuple[int, float, str]]:
+    def history(self, site: str, template: str) -> builtins.list[tuple[int, float, str]]:
         """``(version, updated, document)`` of every stored version, oldest first."""
         with self._lock:
             return self._conn.execute(
