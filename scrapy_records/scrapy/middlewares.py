@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import re
@@ -21,6 +22,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from scrapy import Request, signals
+from scrapy.core.spidermw import SpiderMiddlewareManager
 from scrapy.exceptions import DontCloseSpider
 from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
@@ -36,6 +38,13 @@ logger = logging.getLogger(__name__)
 
 #: ``response.meta`` key set by the downloader middleware: ``True`` mine, else a skip reason.
 MINE_KEY = "_records_mine"
+#: Recent Scrapy's spider middleware chain is asynchronous throughout: a
+#: ``process_spider_exception`` may return an async iterable even when the callback is a
+#: plain generator. Older versions (2.14) recover into a synchronous chain (see
+#: :meth:`RecordsSpiderMiddleware.process_spider_exception`).
+_ASYNC_EXCEPTION_OUTPUT = inspect.iscoroutinefunction(
+    getattr(SpiderMiddlewareManager, "_evaluate_iterable", None)
+)
 #: ``response.meta`` keys of the spider middleware: the response's :class:`Mining`, and
 #: ``True`` once the response went on to the callback.
 MINING_KEY = "_records_mining"
@@ -135,6 +144,7 @@ class RecordsSpiderMiddleware(RecordsComponent):
         super().__init__(crawler)
         self._mining_seconds = 0.0
         self._flushing: Any = None
+        self._emitting: set[Any] = set()  # records of failed callbacks on their way (old Scrapy)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
 
@@ -171,7 +181,22 @@ class RecordsSpiderMiddleware(RecordsComponent):
         if mining.emitted:
             return None
         mining.emitted = True
+        if not _ASYNC_EXCEPTION_OUTPUT:
+            # (this Scrapy recovers a synchronous callback's exception into a synchronous
+            # chain: the records go to the item pipelines directly, the spider waits)
+            self._emitting.add(deferred_from_coro(self._emit(response, mining)))
+            return None
         return self._records_then_raise(response, mining, exception)
+
+    async def _emit(self, response: Response, mining: Mining) -> None:
+        try:
+            scraper = self.crawler.engine.scraper
+            for item in self._finish(response, await mining.pending):
+                await scraper.start_itemproc_async(item, response=response)
+        except Exception:
+            logger.exception("scrapy_records: emitting the records of %s failed", response.url)
+        finally:
+            self._wake_engine()
 
     async def _records_then_raise(
         self, response: Response, mining: Mining, exception: Exception
@@ -294,9 +319,10 @@ class RecordsSpiderMiddleware(RecordsComponent):
         """Nothing left to crawl: the records still waiting for their template's wrapper
         are emitted (:meth:`RecordsRuntime.flush_held`, off the reactor thread); the
         spider stays open until they are through the item pipelines."""
+        self._emitting = {d for d in self._emitting if not d.called}
         if self._flushing is None and self.runtime.has_held():
             self._flushing = deferred_from_coro(self._flush())
-        if self._flushing is not None:
+        if self._flushing is not None or self._emitting:
             raise DontCloseSpider
 
     async def _flush(self) -> None:
