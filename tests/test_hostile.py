@@ -299,32 +299,30 @@ def test_every_node_counts_against_max_nodes(inside):
     assert Page(html, max_nodes=20000, max_depth=100)
 
 
-def test_far_too_many_tags_are_refused_before_parsing(monkeypatch):
-    parsed = []
+@pytest.fixture
+def parsed(monkeypatch):
+    """The calls to lxml's parser (``etree.fromstring``) made during the test."""
+    calls = []
     real = etree.fromstring
 
     def spy(*a, **k):
-        parsed.append(1)
+        calls.append(1)
         return real(*a, **k)
 
     monkeypatch.setattr(etree, "fromstring", spy)
+    return calls
+
+
+def test_far_too_many_tags_are_refused_before_parsing(parsed):
     data = b"<html><body><svg>" + b"<g/>" * 50_000 + b"</svg></body></html>"
     with pytest.raises(PageTooLargeError, match="start tags"):
         Page(data, max_nodes=10_000)
     assert parsed == []
 
 
-def test_an_element_with_too_many_attributes_is_refused_before_parsing(monkeypatch):
+def test_an_element_with_too_many_attributes_is_refused_before_parsing(parsed):
     """libxml2 checks each attribute against the element's others: 100,000 attributes took
     40 s to parse."""
-    parsed = []
-    real = etree.fromstring
-
-    def spy(*a, **k):
-        parsed.append(1)
-        return real(*a, **k)
-
-    monkeypatch.setattr(etree, "fromstring", spy)
     attrs = " ".join(f"a{i}=x" for i in range(5000))
     with pytest.raises(PageTooLargeError, match="about 5000 attributes"):
         extract(f"<html><body><p {attrs}>x</p></body></html>".encode())
