@@ -124,16 +124,23 @@ def mine_page(job: PageJob) -> MinedPage:
     return out
 
 
+def _assign_template(sig: Signature, job: PageJob, out: MinedPage) -> None:
+    out.signature = sig.to_dict()
+    out.template = _template(sig, job)
+
+
 def _mine(job: PageJob, out: MinedPage) -> None:
     root, _, encoding = parse_html(
         job.body, job.url, encoding=job.encoding, max_bytes=job.max_bytes
     )
+    # the template decides whether a wrapper applies: from the tree when some template of
+    # the site has one, else later from the page model's path table (half the cost)
+    assign = job.use_wrappers and not job.fixed_template
     if job.fixed_template:
         out.template = job.fixed_template
-    elif job.use_wrappers:
-        sig = page_signature(root, max_nodes=job.max_nodes)
-        out.signature = sig.to_dict()
-        out.template = _template(sig, job)
+    elif assign and any(t.wrapper is not None for t in job.templates):
+        _assign_template(page_signature(root, max_nodes=job.max_nodes), job, out)
+        assign = False
     ref = next((t for t in job.templates if t.id == out.template), None)
     if job.use_wrappers and ref is not None and ref.wrapper is not None:
         w = _wrapper(ref.wrapper)
@@ -146,6 +153,8 @@ def _mine(job: PageJob, out: MinedPage) -> None:
             return
     page = Page(root, job.url, encoding=encoding, max_nodes=job.max_nodes)
     out.built_page = True
+    if assign:
+        _assign_template(page_signature(page), job, out)
     out.result = extract(
         page, url=job.url, extractor=job.extractor, min_records=job.min_records, **job.options
     )
