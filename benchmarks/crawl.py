@@ -120,6 +120,10 @@ def paths() -> list[str]:
     return lists + details + forum
 
 
+#: ``--py-spy DIR``: where each mode's samples of the crawl's process go (collapsed stacks)
+PROFILE_DIR: Path | None = None
+
+
 def run_mode(
     site: DemoSite | None,
     workdir: Path,
@@ -143,8 +147,12 @@ def run_mode(
     }
     (workdir / f"{name}.cfg").write_text(json.dumps(cfg))
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmd = [sys.executable, str(runner), str(workdir / f"{name}.cfg")]
+    if PROFILE_DIR is not None:  # sample every thread of the crawl's process (py-spy)
+        out = PROFILE_DIR / f"{name}.txt"
+        cmd = ["py-spy", "record", "--format", "raw", "--rate", "200", "-o", str(out), "--", *cmd]
     proc = subprocess.run(
-        [sys.executable, str(runner), str(workdir / f"{name}.cfg")],
+        cmd,
         cwd=workdir,
         env=env,
         capture_output=True,
@@ -210,7 +218,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--modes", default=None, help="comma-separated; see the module docstring")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (best run per mode)")
     ap.add_argument("--pages", help="a folder or .zip of saved pages to crawl instead of the demo")
+    ap.add_argument(
+        "--py-spy",
+        metavar="DIR",
+        help="record each mode's crawl process with py-spy (installed separately) into DIR",
+    )
     args = ap.parse_args(argv)
+    if args.py_spy:
+        global PROFILE_DIR
+        PROFILE_DIR = Path(args.py_spy).resolve()
+        PROFILE_DIR.mkdir(parents=True, exist_ok=True)
     if args.repeat is None:
         args.repeat = 1 if args.pages else 4
     if args.pages:

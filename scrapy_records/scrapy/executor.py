@@ -55,10 +55,19 @@ def _alarm(signum: int, frame: Any) -> None:
     raise _Timeout()
 
 
+#: How much lower the workers' scheduling priority is than the crawl's process (``nice``):
+#: with as many workers as cores, the reactor would otherwise wait for a core.
+WORKER_NICENESS = 5
+
+
 def _init_worker() -> None:
     # a worker ignores Ctrl-C (the crawl stops it) and aborts a page by its own alarm
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGALRM, _alarm)
+    try:  # the crawl's process (reactor, downloads, items) goes first when cores are short
+        os.nice(WORKER_NICENESS)
+    except (AttributeError, OSError):  # (no nice() on Windows)
+        pass
 
 
 def _call(fn: Callable[[T], R], arg: T, seconds: float) -> R:
@@ -110,6 +119,7 @@ class Executor:
         self._lock = threading.RLock()
         self._ready = threading.Event()  # the workers are up: jobs go to them
         self._starting = False
+        self._here = threading.Semaphore(1)  # jobs run in a calling thread while starting
         self.restarts = 0
 
     def start(self) -> None:
@@ -171,7 +181,16 @@ class Executor:
             return fn(job)
         if not self._ready.is_set():
             self.start()
-            return fn(job)  # in this thread until the workers are up
+            # until the workers are up, one calling thread at a time works here (several
+            # would only contend for the GIL and stall the reactor); the others wait
+            while not self._ready.wait(0.02):
+                if self._here.acquire(blocking=False):
+                    try:
+                        return fn(job)
+                    finally:
+                        self._here.release()
+                if not self._starting and not self._ready.is_set():
+                    return fn(job)  # the workers did not start: this thread mines
         pool = self._get_pool()
         try:
             with self._lock, _main_not_imported():  # submit may start a worker process
