@@ -366,6 +366,15 @@ def test_bad_page_options_are_option_errors(options, match):
     assert issubclass(OptionError, RecordsError)
 
 
+def test_induce_with_region_lists_not_one_per_page_is_an_option_error():
+    """benchmarks/fuzz.py found it raising a bare ValueError."""
+    import scrapy_records
+
+    pages = [Page(shop(3), url=f"https://shop.example/p/{k}") for k in range(2)]
+    with pytest.raises(OptionError, match="1 region lists for 2 pages"):
+        scrapy_records.induce(pages, regions=[[]])
+
+
 # --------------------------------------------------------- the crawl: stores and pipeline
 def shop_response(k: int, n: int = 12):
     from scrapy.http import HtmlResponse

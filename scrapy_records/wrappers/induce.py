@@ -27,7 +27,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from scrapy_records.api import PAGE_OPTIONS
-from scrapy_records.errors import WrapperError
+from scrapy_records.errors import OptionError, WrapperError
 from scrapy_records.extractors import BUILTIN_EXTRACTORS
 from scrapy_records.fields.naming import label_name
 from scrapy_records.page import Page, as_page
@@ -199,7 +199,7 @@ def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wra
     regions = options.pop("regions", None)
     plist = as_pages(pages, page_opts)
     if regions is not None and len(regions) != len(plist):
-        raise ValueError(f"induce(): {len(regions)} region lists for {len(plist)} pages")
+        raise OptionError(f"induce(): {len(regions)} region lists for {len(plist)} pages")
     if not plist:
         raise WrapperError("induce() needs at least one page")
     if extractor == "auto" and len(plist) >= DCADE_MIN_PAGES:
