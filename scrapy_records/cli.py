@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 import urllib.request
 from pathlib import Path
@@ -236,6 +237,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:  # piped into head: stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # (the interpreter's final flush fails too)
+        return 0
     except (RecordsError, OSError) as exc:
         print(f"scrapy-records: error: {exc}", file=sys.stderr)
         return 2
@@ -246,5 +251,3 @@ def main(argv: list[str] | None = None) -> int:
         # ValueError (their documented protocol)
         print(f"scrapy-records: error: bad --options: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
-        return 0

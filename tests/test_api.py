@@ -134,6 +134,26 @@ def test_cli_extract_csv_and_errors(tmp_path):
     assert "binary data" in res.stderr and "Traceback" not in res.stderr
 
 
+def test_cli_piped_into_a_reader_that_stops_early_exits_quietly(tmp_path):
+    """``scrapy-records extract page --format csv | head -2``: no error once head is done."""
+    items = "".join(
+        f"<li class='product'><a href='/p/{k}'>Kettle number {k}</a>"
+        f" <span class='price'>${k}.99</span></li>"
+        for k in range(3000)
+    )
+    page = tmp_path / "big.html"
+    page.write_text(f"<html><body><ul>{items}</ul></body></html>")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scrapy_records", "extract", str(page), "--format", "csv"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().startswith(b"page_url,")
+    proc.stdout.close()  # the reader is gone; the CSV (> 64 KB) is not written yet
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and err == b""
+
+
 def test_induce_is_the_function_even_after_the_submodule_is_imported():
     import types
 
