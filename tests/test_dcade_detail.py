@@ -101,6 +101,24 @@ def test_values_are_named_by_their_labels_without_the_label_text(book_wrapper):
     assert got["book_title"] == "Copper Moon"
 
 
+def test_a_value_cut_from_a_longer_text_that_repeats_a_field_is_not_a_second_field():
+    """"Reviews for <name>" under the heading <name>: one field, the heading's."""
+    names = ["Ledo Pizza", "The Melting Pot", "Orchard Cafe", "Bagel Barn", "Thai Spice"]
+
+    def place(i, name):
+        return Page(
+            f"<html><body><h1 class='name'>{name}</h1><p>Phone: 555-01{i:02d}</p>"
+            f"<h2>Reviews for {name}</h2><p class='review'>Review {i} of {name}, long text"
+            f" {'x' * i}.</p></body></html>",
+            url=f"http://places.example/{i}",
+        )
+
+    w = induce_wrapper([place(i, n) for i, n in enumerate(names)])
+    got = fields_of(w, place(9, "Copper Kettle").root)
+    assert list(got.values()).count("Copper Kettle") == 1, got
+    assert got["name"] == "Copper Kettle"
+
+
 def test_a_label_glued_to_its_value_names_it_and_is_cut_off():
     def car(i, price, make):
         return Page(

@@ -105,18 +105,19 @@ def _keep_rank(c: SchemaColumn) -> int:
 
 def _copies(cols: list[SchemaColumn]) -> set[int]:
     """Data columns holding the same varying values as a better-named one on every
-    induction page (the title in the page title, the heading and the breadcrumb): the
-    record keeps one. (Values equal on the sample are no evidence: two "Not available".)"""
+    induction page (the title in the page title, the heading, the breadcrumb, "Reviews for
+    <title>"): the record keeps one, a whole text before a value cut from a longer one, then
+    the best named.
+    (Values equal on the sample are no evidence: two "Not available".)"""
     groups: dict[tuple[Any, ...], list[int]] = {}
     for ci, c in enumerate(cols):
         vals = [v for v in c.values if v is not None]
-        if c.data and c.kind in ("text", "href") and not c.split and len(set(vals)) >= 2:
-            # (a value cut from a longer leaf is not a copy: its raw text differs)
+        if c.data and c.kind in ("text", "href") and len(set(vals)) >= 2:
             groups.setdefault((c.kind, tuple(c.values)), []).append(ci)
     out: set[int] = set()
     for members in groups.values():
         if len(members) > 1:
-            best = min(members, key=lambda i: (_keep_rank(cols[i]), i))
+            best = min(members, key=lambda i: (cols[i].split is not None, _keep_rank(cols[i]), i))
             out.update(i for i in members if i != best)
     return out
 
