@@ -102,13 +102,13 @@ def test_values_are_named_by_their_labels_without_the_label_text(book_wrapper):
 
 
 def test_a_value_cut_from_a_longer_text_that_repeats_a_field_is_not_a_second_field():
-    """"Reviews for <name>" under the heading <name>: one field, the heading's."""
+    """ "User Ratings & Reviews for <name>" under the heading <name>: one field, the heading's."""
     names = ["Ledo Pizza", "The Melting Pot", "Orchard Cafe", "Bagel Barn", "Thai Spice"]
 
     def place(i, name):
         return Page(
             f"<html><body><h1 class='name'>{name}</h1><p>Phone: 555-01{i:02d}</p>"
-            f"<h2>Reviews for {name}</h2><p class='review'>Review {i} of {name}, long text"
+            f"<h2>User Ratings &amp; Reviews for {name}</h2><p class='review'>Review {i} of {name}, long text"
             f" {'x' * i}.</p></body></html>",
             url=f"http://places.example/{i}",
         )
