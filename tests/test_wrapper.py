@@ -390,6 +390,19 @@ def test_induce_detail_pages_learns_page_fields():
     assert "Title:" not in page_vals.values() and "Book shop" not in page_vals.values()
 
 
+def test_page_fields_are_named_by_their_heading_role_or_class_words():
+    page = """<html><body><h1>{t}</h1><p class="price">{p}</p><p class="css-9x8y7z stock">{s}</p>
+<p>{d}</p><div class="list"><span class="x">a</span></div></body></html>"""
+    pages = [
+        (f"http://shop.example/{k}", page.format(t=t, p=p, s=s, d=d))
+        for k, (t, p, s, d) in enumerate(
+            [("Lamp", "$5", "In stock", "Bright."), ("Fan", "$9", "Sold out", "Cool.")]
+        )
+    ]
+    w = induce(pages, extractor="testitems")
+    assert {f.name for f in w.page_fields} == {"title", "price", "stock", "p"}
+
+
 def test_induce_registry_and_errors():
     calls = []
 

@@ -20,6 +20,7 @@ from lxml import etree
 from scrapy_records.api import extract
 from scrapy_records.errors import WrapperError
 from scrapy_records.fields.alignment import align_records
+from scrapy_records.fields.naming import best_token
 from scrapy_records.fields.text import xpath_literal
 from scrapy_records.fields.values import guess_type
 from scrapy_records.page import Page
@@ -376,6 +377,27 @@ def _unique(base: str, used: dict[str, int]) -> str:
     return base if used[base] == 1 else f"{base}_{used[base]}"
 
 
+def _page_field_name(page: Page, xp: str) -> str:
+    """A page field's name: a heading's role (``title``), else the element's class or id
+    words (``p.price`` -> ``price``), else its tag."""
+    tail = re.findall(r"([a-z0-9]+)(?:\[[^\]]*\])?(?:/text\(\)(?:\[\d+\])?)?$", xp)
+    base = tail[0] if tail else "value"
+    if base in _HEADING_NAME:
+        return _HEADING_NAME[base]
+    try:
+        found = page.root.xpath(xp)
+    except etree.XPathError:
+        found = []
+    el = found[0] if found else None
+    if el is not None and not hasattr(el, "tag"):  # a text node: its element
+        el = el.getparent()
+    if el is not None and hasattr(el, "get"):
+        name = best_token((el.get("class") or "").split() + [el.get("id") or ""])
+        if name:
+            return name
+    return base
+
+
 def _page_level_fields(
     sels: Sequence[PageSelectors], selected: Sequence[Groups], max_fields: int
 ) -> list[FieldSpec]:
@@ -396,9 +418,7 @@ def _page_level_fields(
         vals = [d[(kind, xp)] for d in per]
         if len(set(vals)) == 1 or tuple(vals) in taken_vals:
             continue  # template text, or already anchored on a label
-        tail = re.findall(r"([a-z0-9]+)(?:\[[^\]]*\])?(?:/text\(\)(?:\[\d+\])?)?$", xp)
-        base = tail[0] if tail else "value"
-        name = _unique(_HEADING_NAME.get(base, base), used)
+        name = _unique(_page_field_name(sels[0].page, xp), used)
         out.append(FieldSpec(name, guess_type(vals), xp, None, None, False, False))
         if len(out) >= max_fields * 2:
             break
