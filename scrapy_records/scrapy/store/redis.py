@@ -76,7 +76,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -407,7 +407,7 @@ class RedisStore(WrapperStore):
         if gen is None:
             self.client.set(f"{self.prefix}:gen", uuid.uuid4().hex, nx=True)
             gen = self.client.get(f"{self.prefix}:gen") or b""
-        return epoch, gen
+        return (None if epoch is None else _bytes(epoch)), _bytes(gen)
 
     def get(self, site: str, template: str) -> StoredWrapper | None:
         key = (site, template)
@@ -419,7 +419,7 @@ class RedisStore(WrapperStore):
             entry = self._entry(
                 site,
                 template,
-                self._call("get", lambda: self.client.hgetall(self._k("w", site, template))),
+                self._call("get", lambda: _hash(self.client.hgetall(self._k("w", site, template)))),
             )
             with self._lock:
                 self._cache[key] = entry
@@ -439,11 +439,11 @@ class RedisStore(WrapperStore):
                 sites = (
                     [site]
                     if site is not None
-                    else sorted(s.decode() for s in self.client.smembers(f"{self.prefix}:sites"))
+                    else sorted(_text(s) for s in self.client.smembers(f"{self.prefix}:sites"))
                 )
                 pairs = []
                 for s in sites:
-                    pairs += [(s, t.decode()) for t in self.client.smembers(self._k("t", s))]
+                    pairs += [(s, _text(t)) for t in self.client.smembers(self._k("t", s))]
                 pairs.sort()
                 pipe = self.client.pipeline(transaction=False)
                 for s, t in pairs:
@@ -475,7 +475,9 @@ class RedisStore(WrapperStore):
     def history(self, site: str, template: str) -> builtins.list[tuple[int, float, str]]:
         """``(version, updated, document)`` of the kept versions, oldest first."""
         try:
-            h = self._call("history", lambda: self.client.hgetall(self._k("h", site, template)))
+            h = self._call(
+                "history", lambda: _hash(self.client.hgetall(self._k("h", site, template)))
+            )
         except _Unavailable:
             return []
         out = []
@@ -554,7 +556,7 @@ class RedisStore(WrapperStore):
             templates = (
                 [template]
                 if template is not None
-                else [t.decode() for t in self.client.smembers(self._k("t", site))]
+                else [_text(t) for t in self.client.smembers(self._k("t", site))]
             )
             pipe = self.client.pipeline()
             for t in templates:
@@ -621,7 +623,7 @@ class RedisStore(WrapperStore):
             v = self._call("lease", lambda: self.client.get(self._k("lease", site, template)))
         except _Unavailable:
             return None
-        return v.decode() if v is not None else None
+        return _text(v) if v is not None else None
 
     def close(self) -> None:
         """Try once more to store queued writes, then close the connections."""
@@ -645,3 +647,17 @@ class RedisStore(WrapperStore):
             self.client.close()
         except Exception:  # pragma: no cover - closing never matters
             pass
+
+
+# The client answers bytes (``decode_responses`` is off); redis-py types its answers
+# ``bytes | str`` (either setting): these read them as what they are here.
+def _bytes(v: bytes | str) -> bytes:
+    return v if isinstance(v, bytes) else v.encode()
+
+
+def _text(v: bytes | str) -> str:
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def _hash(h: Mapping[Any, Any]) -> dict[bytes, bytes]:
+    return {_bytes(k): _bytes(v) for k, v in h.items()}
