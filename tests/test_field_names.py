@@ -443,3 +443,20 @@ def test_a_varying_block_of_named_parts_is_not_read_as_one_post_body():
     )
     rec = mined(rows).records[0].fields
     assert rec["price"] == 0.99 and "+ £0.50 postage" in rec.values()
+
+
+def test_text_a_browser_does_not_draw_does_not_extend_a_visible_value():
+    """Screen-reader-only and hidden spans inside a value are left out; a value that is only
+    such text keeps it (it is all the page says)."""
+    items = "".join(
+        f'<li class="item"><h3><a href="/b/{i}">Business law volume {i}'
+        f' <span class="sr-only is-hidden">already viewed</span>'
+        f'<span style="display:none">tracking {i}</span></a></h3>'
+        f'<span class="stars"><span class="visually-hidden">{i} of 5 stars</span></span>'
+        f"<p>{BLURB}</p></li>"
+        for i in range(1, 5)
+    )
+    main = mined(page(f"<ul>{items}</ul>"))
+    first = main.records[0].fields
+    assert first["title"] == "Business law volume 1"
+    assert "1 of 5 stars" in first.values()
