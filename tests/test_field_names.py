@@ -460,3 +460,18 @@ def test_text_a_browser_does_not_draw_does_not_extend_a_visible_value():
     first = main.records[0].fields
     assert first["title"] == "Business law volume 1"
     assert "1 of 5 stars" in first.values()
+
+
+def test_a_dash_set_off_by_spaces_is_a_separator_not_part_of_the_value():
+    """ "Author - Feb 3, 2017" and "Politics —": the dash between two parts belongs to
+    neither; a dash touching a word stays."""
+    items = "".join(
+        f'<li class="hit"><h3><a href="/a/{i}">Story number {i}</a></h3>'
+        f'<p class="meta"><a href="/u/{i}">Writer {i}</a> - Feb {i}, 2017</p>'
+        f'<p class="flag">{("Politics", "Sport")[i % 2]} —</p><span class="code">X-{i}</span>'
+        f"<p>{BLURB}</p></li>"
+        for i in range(1, 5)
+    )
+    first = mined(page(f"<ul>{items}</ul>")).records[0].fields
+    values = [str(v) for v in first.values()]
+    assert "Feb 1, 2017" in values and "Sport" in values and "X-1" in values

@@ -46,9 +46,17 @@ def is_cents(sup_text: str | None, before: str) -> bool:
 _EDGE_SEPARATORS = " ,;|·•"
 
 
+#: a dash set off by a space at a value's end separates it from its neighbour ("- May 3")
+_EDGE_DASHES = re.compile(r"^[-\u2013\u2014]\s+|\s+[-\u2013\u2014]$")
+
+
 def strip_separators(text: str) -> str:
-    """``text`` without the list separators at its ends ("344," -> "344")."""
-    return text.strip(_EDGE_SEPARATORS)
+    """``text`` without the list separators at its ends ("344," -> "344", "Politics —" ->
+    "Politics"); a dash touching a word or digit stays ("-5", "A-")."""
+    t = text.strip(_EDGE_SEPARATORS)
+    if t[:1] in "-\u2013\u2014" or t[-1:] in "-\u2013\u2014":
+        t = _EDGE_DASHES.sub("", t).strip(_EDGE_SEPARATORS)
+    return t
 
 
 def is_hidden(el: Any) -> bool:
