@@ -475,3 +475,33 @@ def test_a_dash_set_off_by_spaces_is_a_separator_not_part_of_the_value():
     first = mined(page(f"<ul>{items}</ul>")).records[0].fields
     values = [str(v) for v in first.values()]
     assert "Feb 1, 2017" in values and "Sport" in values and "X-1" in values
+
+
+def _shop(prices: list[str], notes: bool, cls: str) -> str:
+    items = "".join(
+        f'<li class="item"><h3><a href="/p/{i}">Garden chair model {i}</a></h3>'
+        f'<div class="{cls}"><span class="bold">{p}</span>'
+        + (f'<div class="unit">({p}/unit)</div>' if notes and i % 2 else "")
+        + f"</div><p>{BLURB}</p></li>"
+        for i, p in enumerate(prices)
+    )
+    return page(f"<ul>{items}</ul>")
+
+
+def _name_of(main, value: str) -> str:
+    first = main.records[0].fields
+    names = [k for k, v in first.items() if str(v).endswith(value)]
+    assert names, first
+    return names[0]
+
+
+def test_a_price_column_is_named_alike_with_or_without_a_range_or_a_unit_note():
+    """One "$3.15 to $9.95" keeps a price column text but not its name; a note beside the
+    price inside the price block does not take the block's class name from the price."""
+    single = ["$12.00", "$8.50", "$30.00", "$14.25"]
+    with_range = ["$12.00", "$3.15 to $9.95", "$30.00", "$14.25", "$7.00"]
+    a = mined(_shop(single, True, "itemprice"))
+    b = mined(_shop(with_range, False, "itemprice"))
+    assert _name_of(a, "12.0") == _name_of(b, "$12.00") == "itemprice"
+    c = mined(_shop(with_range, False, "box"))
+    assert _name_of(c, "$12.00") == "price"
