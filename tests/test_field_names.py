@@ -505,3 +505,18 @@ def test_a_price_column_is_named_alike_with_or_without_a_range_or_a_unit_note():
     assert _name_of(a, "12.0") == _name_of(b, "$12.00") == "itemprice"
     c = mined(_shop(with_range, False, "box"))
     assert _name_of(c, "$12.00") == "price"
+
+
+def test_a_relative_date_without_digits_is_a_date_like_the_others():
+    """ "an hour ago" and "a day ago" are dates as "3 hours ago" is: the column is typed
+    on every page, not only on those where every post is some hours old."""
+    ages = ["an hour ago", "3 hours ago", "a day ago", "2 days ago"]
+    items = "".join(
+        f'<li class="post"><h3><a href="/n/{i}">News story {i}</a></h3>'
+        f'<span class="age">{a}</span><p>{BLURB}</p></li>'
+        for i, a in enumerate(ages)
+    )
+    main = mined(page(f"<ul>{items}</ul>"))
+    types = {c.name: c.type for c in main.columns}
+    assert types.get("date") == "date" and types.get("date_raw") == "text"
+    assert [r.fields["date_raw"] for r in main.records] == ages
