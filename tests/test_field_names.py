@@ -520,3 +520,17 @@ def test_a_relative_date_without_digits_is_a_date_like_the_others():
     types = {c.name: c.type for c in main.columns}
     assert types.get("date") == "date" and types.get("date_raw") == "text"
     assert [r.fields["date_raw"] for r in main.records] == ages
+
+
+def test_a_date_column_with_one_sponsored_byline_is_still_named_date():
+    """The type needs every value to convert, the name only most of them: an ad's byline
+    in the date's place keeps the column text, not nameless."""
+    dates = ["3 Feb 2017", "Sponsored by Acme", "1 Feb 2017", "30 Jan 2017", "29 Jan 2017"]
+    items = "".join(
+        f'<li class="story"><h3><a href="/n/{i}">News story {i}</a></h3>'
+        f'<span class="meta">{d}</span><p>{BLURB}</p></li>'
+        for i, d in enumerate(dates)
+    )
+    main = mined(page(f"<ul>{items}</ul>"))
+    col = next(c for c in main.columns if main.records[0].fields.get(c.name) == dates[0])
+    assert col.name == "date" and col.type == "text"

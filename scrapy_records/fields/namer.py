@@ -23,6 +23,7 @@ unless the name already says so.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from scrapy_records.fields.naming import (
     IMAGE_WORDS,
@@ -47,7 +48,7 @@ from scrapy_records.fields.slot_names import (
 )
 from scrapy_records.fields.slots import Slot
 from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
-from scrapy_records.fields.values import parse_price
+from scrapy_records.fields.values import parse_date_iso, parse_price
 from scrapy_records.page import Page
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
@@ -160,13 +161,21 @@ def _typed_counts(data: list[Slot], tparent: Parents) -> dict[tuple[TemplateNode
     return out
 
 
-def _mostly_prices(vals: list[str], share: float = 0.8) -> bool:
-    """At least ``share`` of the values are prices with a currency: the column is a price
-    column whose type one "£3 to £9" or "$10 /2 pack" kept text, and is named like one."""
+def _is_price(v: str) -> bool:
+    p = parse_price(v)
+    return p is not None and p[1] is not None
+
+
+def _is_date(v: str) -> bool:
+    return parse_date_iso(v) is not None
+
+
+def _mostly(vals: list[str], test: Callable[[str], bool], share: float = 0.8) -> bool:
+    """At least ``share`` of the values pass ``test``: a price or date column whose type one
+    "£3 to £9" or a sponsored item's byline kept text, and that is named like one."""
     misses, limit = 0, round((1 - share) * len(vals), 6)  # 0.2 * 5 is 1, not 0.999...
     for v in vals:
-        p = parse_price(v)
-        if p is None or p[1] is None:
+        if not test(v):
             misses += 1
             if misses > limit:
                 return False
@@ -385,8 +394,10 @@ class _Namer:
             vals = [v for v in s.values if isinstance(v, str)]
             if vals and sum(1 for v in vals if _RATING_RE.match(v)) >= 0.8 * len(vals):
                 typ = "rating"
-            elif vals and _mostly_prices(vals):
+            elif vals and _mostly(vals, _is_price):
                 typ = "price"  # a range ("£3 to £9") keeps the column text, not its name
+            elif vals and _mostly(vals, _is_date):
+                typ = "date"
         if typ is None:
             return None
         words = _TYPE_WORDS.get(typ)
