@@ -68,7 +68,15 @@ def is_hidden(el: Any) -> bool:
     if style and _HIDDEN_STYLE.search(style):
         return True
     cls = el.get("class")
-    return bool(cls) and not HIDDEN_CLASSES.isdisjoint(cls.split())
+    if not cls:
+        return False
+    tokens = cls.split()
+    return not HIDDEN_CLASSES.isdisjoint(tokens) and not any(map(_SHOWN_AT.match, tokens))
+
+
+#: a class that shows the element again on wider screens ("d-md-block", Tailwind's
+#: "md:inline", "visible-lg"): "hidden" beside it hides it on phones only
+_SHOWN_AT = re.compile(r"d-\w+-(?!none)|\w+:(?!hidden)|visible-")
 
 
 def inline_text(el: Any) -> str:
