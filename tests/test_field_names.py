@@ -443,3 +443,95 @@ def test_a_varying_block_of_named_parts_is_not_read_as_one_post_body():
     )
     rec = mined(rows).records[0].fields
     assert rec["price"] == 0.99 and "+ £0.50 postage" in rec.values()
+
+
+def test_text_a_browser_does_not_draw_does_not_extend_a_visible_value():
+    """Screen-reader-only and hidden spans inside a value are left out (not those a wider
+    screen shows); a value that is only such text keeps it (it is all the page says)."""
+    items = "".join(
+        f'<li class="item"><h3><a href="/b/{i}">Business law volume {i}'
+        f' <span class="d-none d-md-inline">hardcover</span>'
+        f' <span class="sr-only is-hidden">already viewed</span>'
+        f'<span style="display:none">tracking {i}</span></a></h3>'
+        f'<span class="stars"><span class="visually-hidden">{i} of 5 stars</span></span>'
+        f"<p>{BLURB}</p></li>"
+        for i in range(1, 5)
+    )
+    main = mined(page(f"<ul>{items}</ul>"))
+    first = main.records[0].fields
+    assert first["title"] == "Business law volume 1 hardcover"
+    assert "1 of 5 stars" in first.values()
+
+
+def test_a_dash_set_off_by_spaces_is_a_separator_not_part_of_the_value():
+    """ "Author - Feb 3, 2017" and "Politics —": the dash between two parts belongs to
+    neither; a dash touching a word stays."""
+    items = "".join(
+        f'<li class="hit"><h3><a href="/a/{i}">Story number {i}</a></h3>'
+        f'<p class="meta"><a href="/u/{i}">Writer {i}</a> - Feb {i}, 2017</p>'
+        f'<p class="flag">{("Politics", "Sport")[i % 2]} —</p><span class="code">X-{i}</span>'
+        f"<p>{BLURB}</p></li>"
+        for i in range(1, 5)
+    )
+    first = mined(page(f"<ul>{items}</ul>")).records[0].fields
+    values = [str(v) for v in first.values()]
+    assert "Feb 1, 2017" in values and "Sport" in values and "X-1" in values
+
+
+def _shop(prices: list[str], notes: bool, cls: str) -> str:
+    items = "".join(
+        f'<li class="item"><h3><a href="/p/{i}">Garden chair model {i}</a></h3>'
+        f'<div class="{cls}"><span class="bold">{p}</span>'
+        + (f'<div class="unit">({p}/unit)</div>' if notes and i % 2 else "")
+        + f"</div><p>{BLURB}</p></li>"
+        for i, p in enumerate(prices)
+    )
+    return page(f"<ul>{items}</ul>")
+
+
+def _name_of(main, value: str) -> str:
+    first = main.records[0].fields
+    names = [k for k, v in first.items() if str(v).endswith(value)]
+    assert names, first
+    return names[0]
+
+
+def test_a_price_column_is_named_alike_with_or_without_a_range_or_a_unit_note():
+    """One "$3.15 to $9.95" keeps a price column text but not its name; a note beside the
+    price inside the price block does not take the block's class name from the price."""
+    single = ["$12.00", "$8.50", "$30.00", "$14.25"]
+    with_range = ["$12.00", "$3.15 to $9.95", "$30.00", "$14.25", "$7.00"]
+    a = mined(_shop(single, True, "itemprice"))
+    b = mined(_shop(with_range, False, "itemprice"))
+    assert _name_of(a, "12.0") == _name_of(b, "$12.00") == "itemprice"
+    c = mined(_shop(with_range, False, "box"))
+    assert _name_of(c, "$12.00") == "price"
+
+
+def test_a_relative_date_without_digits_is_a_date_like_the_others():
+    """ "an hour ago" and "a day ago" are dates as "3 hours ago" is: the column is typed
+    on every page, not only on those where every post is some hours old."""
+    ages = ["an hour ago", "3 hours ago", "a day ago", "2 days ago"]
+    items = "".join(
+        f'<li class="post"><h3><a href="/n/{i}">News story {i}</a></h3>'
+        f'<span class="age">{a}</span><p>{BLURB}</p></li>'
+        for i, a in enumerate(ages)
+    )
+    main = mined(page(f"<ul>{items}</ul>"))
+    types = {c.name: c.type for c in main.columns}
+    assert types.get("date") == "date" and types.get("date_raw") == "text"
+    assert [r.fields["date_raw"] for r in main.records] == ages
+
+
+def test_a_date_column_with_one_sponsored_byline_is_still_named_date():
+    """The type needs every value to convert, the name only most of them: an ad's byline
+    in the date's place keeps the column text, not nameless."""
+    dates = ["3 Feb 2017", "Sponsored by Acme", "1 Feb 2017", "30 Jan 2017", "29 Jan 2017"]
+    items = "".join(
+        f'<li class="story"><h3><a href="/n/{i}">News story {i}</a></h3>'
+        f'<span class="meta">{d}</span><p>{BLURB}</p></li>'
+        for i, d in enumerate(dates)
+    )
+    main = mined(page(f"<ul>{items}</ul>"))
+    col = next(c for c in main.columns if main.records[0].fields.get(c.name) == dates[0])
+    assert col.name == "date" and col.type == "text"

@@ -23,6 +23,7 @@ unless the name already says so.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from scrapy_records.fields.naming import (
     IMAGE_WORDS,
@@ -47,6 +48,7 @@ from scrapy_records.fields.slot_names import (
 )
 from scrapy_records.fields.slots import Slot
 from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
+from scrapy_records.fields.values import parse_date_iso, parse_price
 from scrapy_records.page import Page
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
@@ -95,6 +97,7 @@ def name_slots(
     anchor, count = _anchors(data, layout.parent)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
     namer = _Namer(page, maps, layout, anchor, count, labels, rows)
+    namer.typed = _typed_counts(data, layout.parent)
     namer.find_main_link(data, len(trees))
     # texts and images first: a link's URL takes the name of its text
     for s in sorted(data, key=lambda x: x.kind == "url"):
@@ -146,6 +149,39 @@ def _anchors(
     return anchor, count
 
 
+def _typed_counts(data: list[Slot], tparent: Parents) -> dict[tuple[TemplateNode, str], int]:
+    """How many price and date columns lie under each template node."""
+    out: dict[tuple[TemplateNode, str], int] = {}
+    for s in data:
+        if s.type in ("price", "date"):
+            p: TemplateNode | None = s.t
+            while p is not None:
+                out[(p, s.type)] = out.get((p, s.type), 0) + 1
+                p = tparent.get(p)
+    return out
+
+
+def _is_price(v: str) -> bool:
+    p = parse_price(v)
+    return p is not None and p[1] is not None
+
+
+def _is_date(v: str) -> bool:
+    return parse_date_iso(v) is not None
+
+
+def _mostly(vals: list[str], test: Callable[[str], bool], share: float = 0.8) -> bool:
+    """At least ``share`` of the values pass ``test``: a price or date column whose type one
+    "£3 to £9" or a sponsored item's byline kept text, and that is named like one."""
+    misses, limit = 0, round((1 - share) * len(vals), 6)  # 0.2 * 5 is 1, not 0.999...
+    for v in vals:
+        if not test(v):
+            misses += 1
+            if misses > limit:
+                return False
+    return True
+
+
 def _fill(s: Slot) -> float:
     return sum(1 for v in s.values if v is not None) / max(1, len(s.values))
 
@@ -178,6 +214,7 @@ class _Namer:
         self.main_url = self.main_text = -1  # id() of the main link's slots
         self.link_names: dict[TemplateNode, tuple[str, str]] = {}  # text's element -> its name
         self.link_text: dict[TemplateNode, Slot] = {}  # link element -> its one text slot
+        self.typed: dict[tuple[TemplateNode, str], int] = {}  # (node, type) -> slots under it
 
     # ------------------------------------------------------------------ the main link
     def find_main_link(self, data: list[Slot], n: int) -> None:
@@ -357,13 +394,32 @@ class _Namer:
             vals = [v for v in s.values if isinstance(v, str)]
             if vals and sum(1 for v in vals if _RATING_RE.match(v)) >= 0.8 * len(vals):
                 typ = "rating"
+            elif vals and _mostly(vals, _is_price):
+                typ = "price"  # a range ("£3 to £9") keeps the column text, not its name
+            elif vals and _mostly(vals, _is_date):
+                typ = "date"
         if typ is None:
             return None
         words = _TYPE_WORDS.get(typ)
         own = self._chain_class(chain) if words else None
+        if own is None and words:
+            own = self._typed_ancestor_class(chain[-1] if chain else self.anchor[id(s)], typ)
         if own is not None and any(w in own[0] for w in words or ()):
             return own
         return typ, "type"
+
+    def _typed_ancestor_class(self, t: TemplateNode, typ: str) -> tuple[str, str] | None:
+        """The nearest class above ``t`` when it wraps no other value of type ``typ``: a
+        ``lvprice`` block holding the price and a unit note names the price whether or not
+        the note is there."""
+        ev, tparent, tdepth = self.evidence, self.tparent, self.tdepth
+        p = tparent.get(t)
+        while p is not None and tdepth.get(p, 0) >= 2:
+            v = ev.best_class(p)
+            if v:
+                return (v, "class") if self.typed.get((p, typ), 0) <= 1 else None
+            p = tparent.get(p)
+        return None
 
     def _chain_class(self, chain: list[TemplateNode]) -> tuple[str, str] | None:
         """The name class or id tokens on the chain give."""

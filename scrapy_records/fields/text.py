@@ -5,7 +5,8 @@ function, :func:`inline_text`, so a page gives the same value whichever path pro
 Inline formatting never splits or spaces a value: ``Micro<b>soft</b>`` is ``Microsoft``
 (whitespace comes from the page, not from element boundaries), block elements and ``br``
 separate words, and superscript cents after a number are decimals (``$19<sup>97</sup>`` is
-``$19.97``).
+``$19.97``). Text a browser does not draw (a ``hidden`` element, ``display: none``, the
+screen-reader-only classes) does not extend a visible value; it stays when it is all there is.
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ BLOCK_TAGS = frozenset(
 #: elements whose text is not page text
 SKIPPED_TAGS = frozenset({"script", "style", "noscript", "template"})
 
+#: class tokens that hide an element from sighted readers (screen-reader text, JS-toggled)
+HIDDEN_CLASSES = frozenset(
+    "sr-only visually-hidden visuallyhidden screen-reader-text screenreader-only a11y-hidden"
+    " is-hidden u-hidden hidden d-none".split()
+)
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+
 _CENTS = re.compile(r"^\s*\d\d\s*$")
 _ENDS_WITH_DIGIT = re.compile(r"\d$")
 
@@ -38,9 +46,37 @@ def is_cents(sup_text: str | None, before: str) -> bool:
 _EDGE_SEPARATORS = " ,;|·•"
 
 
+#: a dash set off by a space at a value's end separates it from its neighbour ("- May 3")
+_EDGE_DASHES = re.compile(r"^[-\u2013\u2014]\s+|\s+[-\u2013\u2014]$")
+
+
 def strip_separators(text: str) -> str:
-    """``text`` without the list separators at its ends ("344," -> "344")."""
-    return text.strip(_EDGE_SEPARATORS)
+    """``text`` without the list separators at its ends ("344," -> "344", "Politics —" ->
+    "Politics"); a dash touching a word or digit stays ("-5", "A-")."""
+    t = text.strip(_EDGE_SEPARATORS)
+    if t[:1] in "-\u2013\u2014" or t[-1:] in "-\u2013\u2014":
+        t = _EDGE_DASHES.sub("", t).strip(_EDGE_SEPARATORS)
+    return t
+
+
+def is_hidden(el: Any) -> bool:
+    """An element a browser does not draw: ``hidden``, ``display: none``, ``visibility:
+    hidden`` or a screen-reader-only / hidden class."""
+    if el.get("hidden") is not None:
+        return True
+    style = el.get("style")
+    if style and _HIDDEN_STYLE.search(style):
+        return True
+    cls = el.get("class")
+    if not cls:
+        return False
+    tokens = cls.split()
+    return not HIDDEN_CLASSES.isdisjoint(tokens) and not any(map(_SHOWN_AT.match, tokens))
+
+
+#: a class that shows the element again on wider screens ("d-md-block", Tailwind's
+#: "md:inline", "visible-lg"): "hidden" beside it hides it on phones only
+_SHOWN_AT = re.compile(r"d-\w+-(?!none)|\w+:(?!hidden)|visible-")
 
 
 def inline_text(el: Any) -> str:
@@ -49,7 +85,12 @@ def inline_text(el: Any) -> str:
         t = el.text
         return " ".join(t.split()) if t else ""
     parts: list[str] = []
-    _walk(el, parts)
+    if _walk(el, parts, skip_hidden=True):
+        visible = " ".join("".join(parts).split())
+        if visible:
+            return visible
+        parts = []
+        _walk(el, parts)
     return " ".join("".join(parts).split())
 
 
@@ -74,8 +115,10 @@ def inline_part_text(el: Any, lo: int, hi: int) -> str:
     return " ".join("".join(parts).split())
 
 
-def _walk(el: Any, parts: list[str]) -> None:
-    """Append the text pieces of ``el``'s sub-tree (not its tail) to ``parts``."""
+def _walk(el: Any, parts: list[str], skip_hidden: bool = False) -> bool:
+    """Append the text pieces of ``el``'s sub-tree (not its tail) to ``parts``; with
+    ``skip_hidden``, not those of hidden descendants. Returns whether one was skipped."""
+    skipped = False
     walker = etree.iterwalk(el, events=("start", "end", "comment", "pi"))
     for event, node in walker:
         tag = node.tag
@@ -86,6 +129,10 @@ def _walk(el: Any, parts: list[str]) -> None:
         if event == "start":
             if tag in SKIPPED_TAGS:
                 walker.skip_subtree()
+                continue
+            if skip_hidden and node is not el and is_hidden(node):
+                walker.skip_subtree()
+                skipped = True
                 continue
             if node is not el and tag in BLOCK_TAGS:
                 parts.append(" ")
@@ -104,6 +151,7 @@ def _walk(el: Any, parts: list[str]) -> None:
                 parts.append(" ")
             if node.tail:
                 parts.append(node.tail)
+    return skipped
 
 
 #: words that label the value after them ("By <b>Jane</b>"): the author, in several languages

@@ -301,6 +301,25 @@ def parse_price(text: str, decimal: str | None = None) -> tuple[float, str | Non
 
 
 # ------------------------------------------------------------------------------- dates
+_ASCII_DIGIT_RE = re.compile(r"[0-9]")
+#: a relative date written without digits ("an hour ago", "vor einem Tag", "il y a un
+#: jour", "hace un día", "just now"): the parser decides, this only lets it look
+_WORDY_RELATIVE_RE = re.compile(
+    r"(?<!\w)(?:ago|geleden|fa|atrás|atras|назад|vor|il y a|hace|há|faz|just now)(?!\w)", re.I
+)
+
+
+def _has_digit(text: str) -> bool:
+    return (
+        any(c.isdigit() for c in text) if not text.isascii() else bool(_ASCII_DIGIT_RE.search(text))
+    )
+
+
+def _may_be_typed(text: str) -> bool:
+    """Short and holding a digit or a relative-date word: a value that may convert."""
+    return len(text) <= 64 and (_has_digit(text) or bool(_WORDY_RELATIVE_RE.search(text)))
+
+
 _TIME_ONLY_RE = re.compile(r"^\s*\d{1,2}[:h.]\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?|uhr|h)?\s*$", re.I)
 
 
@@ -311,7 +330,7 @@ def parse_date_iso(text: str, languages: Sequence[str] | None = None) -> str | N
     pre-filter, and only when ``is_pure_date`` says the text is nothing but a date, so
     "Posted by ann on 5 Jan 2020" stays text. A time of day alone is not a date.
     """
-    if not text or len(text) > 64 or not any(c.isdigit() for c in text):
+    if not text or not _may_be_typed(text):
         return None
     if _TIME_ONLY_RE.match(text):
         return None  # a time of day alone is not a date (it would become "today")
@@ -365,7 +384,6 @@ _MISS = object()
 
 #: str.isdigit on an ASCII string holds exactly for 0-9 (a C-level search instead of a
 #: per-character generator)
-_ASCII_DIGIT_RE = re.compile(r"[0-9]")
 
 
 def infer_column(
@@ -384,10 +402,8 @@ def infer_column(
     vals = [v for v in values]
     if not vals:
         return "text", [], None
-    for v in vals:  # fast path: every typed value holds a digit and is short
-        if len(v) > 64 or not (
-            _ASCII_DIGIT_RE.search(v) if v.isascii() else any(c.isdigit() for c in v)
-        ):
+    for v in vals:  # fast path: every typed value is short, with a digit or "ago"
+        if not _may_be_typed(v):
             return "text", vals, None
     v0 = vals[0]
     if _PRICE_RE.match(v0.strip()) or _NUMBER_RE.match(_clean_number(v0)):
