@@ -261,6 +261,33 @@ def test_cents_in_a_superscript_after_markup_whitespace_make_one_price():
     assert inline_text(etree.fromstring(offer)) == "$ 14.99"
 
 
+def test_a_price_written_in_pieces_is_one_price_column_mined_and_wrapped():
+    """Amazon's '<sup>$</sup> <span>62</span> <sup>99</sup>' with no text of its own
+    around the pieces: one price (62.99) and its currency, not price_whole and
+    price_fractional."""
+    import scrapy_records
+
+    def shop(offset: int) -> str:
+        return page(
+            "".join(
+                f"<div class='r'><h3><a href='/p/{i}'>Product {i} with a name</a></h3>"
+                "<span class='sx-price'><sup class='sx-price-currency'>$</sup> "
+                f"<span class='sx-price-whole'>{20 + i}</span> "
+                f"<sup class='sx-price-fractional'>{50 + i}</sup></span></div>"
+                for i in range(offset, offset + 8)
+            )
+        )
+
+    main = mined(shop(0))
+    assert [c.name for c in main.columns] == ["title", "url", "price", "price_currency"]
+    assert main.records[1].fields["price"] == 21.51
+    w = scrapy_records.induce(
+        [("https://shop.example/1", shop(0)), ("https://shop.example/2", shop(8))]
+    )
+    got = w.extract(shop(16), url="https://shop.example/3").records[0].fields
+    assert got["price"] == 36.66 and got["price_currency"] == "$"
+
+
 def verse_page(words: list[str]) -> str:
     return page(
         "".join(

@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from scrapy_records.fields.text import inline_part_text, inline_text, is_label_text
+from scrapy_records.fields.text import inline_part_text, inline_text, is_cents, is_label_text
 from scrapy_records.page import Page
 from scrapy_records.treematch import STM, Shapes
 
@@ -186,6 +186,10 @@ class PageData:
                 else:
                     its = [-k - 1 for k in lv]
                     kt = ts1 * len(lv)
+            elif merge_runs and self._price_pieces(ch):
+                data[i] = True
+                its = self._runs(i, ch)
+                kt = tuple([shape[c] if c >= 0 else ts for c in its])
             else:
                 its = ch
                 if ch:
@@ -271,6 +275,11 @@ class PageData:
         Inline formatting inside a value never splits it ("$19<sup>97</sup>", "<b>Python</b>
         tutorial"); only a label before inline markup stays apart ("Price: <b>$5</b>")."""
         own = [c for c in cur if c < 0]
+        if not own and whole and self._cents_price(cur):
+            # "<sup>$</sup><span>19</span><sup>97</sup>": the pieces of one price
+            out.append(-(self.nleaves + len(self.runs)) - 1)
+            self.runs.append((i, tuple(cur), inline_text(self.page.el[i])))
+            return
         if not own or len(own) == len(cur):
             out.extend(cur)
             return
@@ -289,6 +298,22 @@ class PageData:
                 text = " ".join(p for p in parts if p)
         out.append(-(self.nleaves + len(self.runs)) - 1)
         self.runs.append((i, tuple(cur), text))
+
+    def _price_pieces(self, ch: list[int]) -> bool:
+        """Children (no text of their own around them) that are one price in pieces."""
+        if not 2 <= len(ch) <= 4 or self.page.tag[ch[-1]] != "sup":
+            return False
+        inline = self.inline
+        return all(inline[c] for c in ch) and self._cents_price(ch)
+
+    def _cents_price(self, cur: list[int]) -> bool:
+        """Inline elements that are one number written in pieces: short texts (a currency
+        sign, digits), the last a ``sup`` of cents right after a digit."""
+        page, leaves, lo, hi = self.page, self.leaves, self.leaf_lo, self.leaf_hi
+        texts = [" ".join(leaves[lo[c] : hi[c]]) for c in cur]
+        if sum(map(len, texts)) > 24 or page.tag[cur[-1]] != "sup":
+            return False
+        return is_cents(texts[-1], " ".join(texts[:-1]))
 
     def _run_span(self, i: int, before: list[int], cur: list[int]) -> tuple[int, int] | None:
         """The pieces of element ``i``'s lxml content that run ``cur`` spans (numbered as
