@@ -288,6 +288,32 @@ def test_a_price_written_in_pieces_is_one_price_column_mined_and_wrapped():
     assert got["price"] == 36.66 and got["price_currency"] == "$"
 
 
+def test_a_label_that_starts_most_records_lists_names_the_list_and_is_no_item():
+    """'by' before one to three authors (the same tag and class as the authors): the
+    list is the authors, named author, mined and wrapped alike."""
+    import scrapy_records
+
+    def books(offset: int) -> str:
+        rows = []
+        for i in range(offset, offset + 9):
+            authors = "".join(f"<span class='s'>Author {i}{k}</span>" for k in range(1 + i % 3))
+            by = f"<span class='s'>by</span>{authors}" if i % 4 else "<span class='s'>Anon</span>"
+            rows.append(
+                f"<div class='r'><h3><a href='/p/{i}'>Book number {i}</a></h3>"
+                f"<div class='by'>{by}</div><p>About book {i}</p></div>"
+            )
+        return page("".join(rows))
+
+    main = mined(books(0))
+    assert main.records[1].fields["author"] == ["Author 10", "Author 11"]
+    assert main.records[0].fields["author"] == ["Anon"]
+    w = scrapy_records.induce(
+        [("https://b.example/1", books(0)), ("https://b.example/2", books(9))]
+    )
+    got = w.extract(books(18), url="https://b.example/3").records
+    assert got[1].fields["author"] == ["Author 190", "Author 191"]
+
+
 def verse_page(words: list[str]) -> str:
     return page(
         "".join(

@@ -101,7 +101,8 @@ def name_slots(
     namer.find_main_link(data, len(trees))
     # texts and images first: a link's URL takes the name of its text
     for s in sorted(data, key=lambda x: x.kind == "url"):
-        s.name, s.evidence = namer.name(s)
+        if not (s.name and s.evidence == "label"):  # (a list named by its leading label)
+            s.name, s.evidence = namer.name(s)
     _qualify_repeats(data, namer)
     return label_value_columns(data, len(trees))
 

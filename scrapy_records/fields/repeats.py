@@ -12,6 +12,7 @@ apart.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from scrapy_records.fields.naming import label_name
@@ -132,19 +133,34 @@ def _list_slot(group: list[Slot], n: int, layout: Layout, head: TemplateNode) ->
             values[r] = items
     if max(counts) < 2 or len(counts) < 2:
         return None  # never repeated, or as many in every record: distinct columns
+    label = _leading_label(values)
+    if label is not None:  # "by" before the authors: template, not a list item
+        values = [(v[1:] or None) if v and v[0] == label else v for v in values]
     first = group[0]
     lst = Slot(first.t, first.kind, first.order, n, collapsed=first.collapsed)
     lst.values = values
     lst.refs = list(first.refs)
     lst.type = first.type
-    lst.xpath = _list_xpath(first.xpath, layout.depth[head])
+    lst.xpath = _list_xpath(first.xpath, layout.depth[head], label)
     lst.multiple = True
+    if label is not None and label_name(label):
+        lst.name, lst.evidence = label_name(label) or "", "label"  # kept by the namer
     return lst
 
 
-def _list_xpath(xpath: str | None, head_depth: int) -> str | None:
+def _leading_label(values: list[Any]) -> str | None:
+    """The label most records' lists start with ("by" before the authors), if any."""
+    firsts = Counter(v[0] for v in values if v and isinstance(v[0], str))
+    if not firsts:
+        return None
+    first, k = firsts.most_common(1)[0]
+    return first if k >= 2 and 2 * k >= sum(firsts.values()) and is_label_text(first) else None
+
+
+def _list_xpath(xpath: str | None, head_depth: int, label: str | None = None) -> str | None:
     """The first member's XPath without the position of the repeated step (template
-    depth ``head_depth``: record roots are at depth 1)."""
+    depth ``head_depth``: record roots are at depth 1); without the member that is the
+    list's ``label``."""
     if not xpath:
         return None
     steps = xpath.split("/")
@@ -152,6 +168,8 @@ def _list_xpath(xpath: str | None, head_depth: int) -> str | None:
     if not 0 <= k < len(steps) or steps[k].startswith("@"):
         return None
     steps[k] = _POSITION.sub("", steps[k])
+    if label is not None:
+        steps[k] += f"[not(normalize-space()={xpath_literal(label)})]"
     return "/".join(steps)
 
 
