@@ -496,6 +496,30 @@ def test_pipeline_drops_low_confidence_and_flattens():
     assert pipe.process_item({"own": 1}) == {"own": 1}
 
 
+def test_a_resumed_crawl_writes_the_rows_an_interrupted_run_left_for_templates_it_skips(
+    tmp_path,
+):
+    """Ctrl-C twice leaves each template's rows in its spool; a resumed crawl whose
+    JOBDIR has those pages done sees no record of that template, and still writes them."""
+    import csv
+
+    first, _ = _pipeline(
+        JOBDIR=str(tmp_path / "job"),
+        RECORDS_CSV_PER_TEMPLATE=str(tmp_path / "%(site)s-%(template)s.csv"),
+    )
+    first.process_item(_record(0.9, price="$1"))
+    first.process_item(_record(0.9, price="$2"))
+    assert (tmp_path / "a.com-t.csv.rows").exists()  # (killed: close_spider never runs)
+    second, _ = _pipeline(
+        JOBDIR=str(tmp_path / "job"),
+        RECORDS_CSV_PER_TEMPLATE=str(tmp_path / "%(site)s-%(template)s.csv"),
+    )
+    second.close_spider()
+    with open(tmp_path / "a.com-t.csv", encoding="utf-8") as f:
+        assert [r["price"] for r in csv.DictReader(f)] == ["$1", "$2"]
+    assert not (tmp_path / "a.com-t.csv.rows").exists()
+
+
 def test_pipeline_stores_and_emits_wrapper_once():
     pipe, crawler = _pipeline()
     doc = wrapper_doc("x")

@@ -3,6 +3,7 @@ wrappers, optionally flatten record fields into columns or write one CSV per tem
 
 from __future__ import annotations
 
+import glob
 import logging
 import os
 import re
@@ -110,6 +111,15 @@ class RecordsPipeline(RecordsComponent):
             )
             raise DropItem(f"invalid wrapper document: {exc}") from exc
 
+    def _adopt_spools(self) -> None:
+        """The spools an interrupted run left for templates this run saw no record of (a
+        resumed crawl whose JOBDIR had them all done): their rows still go to the CSVs."""
+        pattern = self.config.csv_per_template % {"site": "*", "template": "*"}
+        for rows in glob.glob(glob.escape(pattern).replace("[*]", "*") + ".rows"):
+            path = rows[: -len(".rows")]
+            if path not in self._csv:
+                self._csv[path] = RowSpool(path=rows)
+
     def _write_csv(self, item: RecordItem) -> None:
         """Add the record to its template's CSV: rows are spooled and the file is written at
         the end with one column per field seen (:class:`RowSpool`), so a field that first
@@ -132,6 +142,8 @@ class RecordsPipeline(RecordsComponent):
         spool.add(flat_record(item))
 
     def close_spider(self) -> None:
+        if self._append and self.config.csv_per_template:
+            self._adopt_spools()
         for path, spool in self._csv.items():
             table = RowSpool()
             if self._append:  # the rows of the runs before this one
