@@ -154,13 +154,8 @@ class PageData:
                 continue
             e = el[i]
             raw = e.get("class")
-            if raw:
-                sg = raw_sigs.get(raw)
-                if sg is None:
-                    sg = self._class_sig(raw)
-                sig[i] = sg
-            else:
-                sg = 0
+            sg = (raw_sigs[raw] if raw in raw_sigs else self._class_sig(raw)) if raw else 0
+            sig[i] = sg
             t = tag_id[i]
             ch = children[i]
             lv = owned_get(i)
