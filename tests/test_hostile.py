@@ -330,6 +330,19 @@ def test_an_element_with_too_many_attributes_is_refused_before_parsing(parsed):
     assert extract(f"<html><body><p {attrs[:20000]}>x</p></body></html>").regions == []  # (fine)
 
 
+def test_too_many_attributes_are_found_among_long_stretches_of_text(parsed):
+    """The long-tag search reads only the stretches between two ``>`` long enough to hold
+    such a tag: here a long text (no tag in it) and, after it, the element itself."""
+    attrs = " ".join(f"a{i}=x" for i in range(5000))
+    text = "words and = signs " * 2500
+    with pytest.raises(PageTooLargeError, match="about 5000 attributes"):
+        extract(f"<html><body><p>{text}</p><div><p {attrs}>x</p></div></body></html>".encode())
+    assert parsed == []
+    page = f"<html><body><p>{text}</p><p {attrs[:20000]}>x</p></body></html>".encode()
+    assert extract(page).regions == []  # (long stretches, no long tag)
+    assert parsed == [1]
+
+
 def test_max_bytes_counts_bytes_of_a_str():
     text = "<html><body><p>" + "é" * 600 + "</p></body></html>"  # 1,2xx bytes in UTF-8
     assert len(text) < 1000

@@ -514,6 +514,31 @@ def test_is_ugc_page_routing_rule():
     assert not is_ugc_page(shop)
 
 
+def test_ugc_routing_author_links_of_three_words_are_no_headlines():
+    # the author links have three words, like a headline, and differ from post to post:
+    # the teaser test asks about them one by one (not by a scan of every link of the
+    # page) and must still know them as author links, or the thread reads as a list of
+    # teasers
+    def post(i, name):
+        return (
+            f"<div class='post'><div class='head'><a href='/members/{i}/'>{name}</a>"
+            f"<span class='time'>{i + 1} Jan 2010, 10:0{i}</span></div>"
+            f"<div class='content'><p>Post body {i} talks about the question at length,"
+            f" with enough words to be a post.</p></div></div>"
+        )
+
+    names = ["Jane Q Public", "John Doe Smith", "Mary Ann Jones", "Ed Van Halen"]
+    forum = Page(
+        wrap("<div id='posts'>" + "".join(post(i, n) for i, n in enumerate(names)) + "</div>")
+    )
+    assert is_ugc_page(forum)
+    # the same records with headline links to pages of their own are teasers
+    teasers = forum.root.getroottree().getroot()
+    for a in teasers.iter("a"):
+        a.set("href", "/story/" + a.text.replace(" ", "-").lower())
+    assert not is_ugc_page(Page(teasers))
+
+
 def test_empty_and_deep_pages_do_not_crash():
     assert MiBATExtractor().extract(Page("<html><body></body></html>")) == []
     deep = "<div>" * 3000 + "Jan 5, 2010" + "</div>" * 3000

@@ -11,10 +11,12 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urljoin
 
 import lxml.html
+import numpy as np
 from lxml import etree
 from parsel.selector import create_root_node
 
@@ -34,6 +36,8 @@ TAGS_PER_NODE = 4
 MAX_ATTRIBUTES = 4096
 _LONG_TAG = re.compile(r"<[A-Za-z][^<>]{32768,}")
 _LONG_TAG_B = re.compile(rb"<[A-Za-z][^<>]{32768,}")
+#: Characters of the shortest match of :data:`_LONG_TAG_B`.
+_LONG_TAG_MIN = 32770
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _TAG_RE = re.compile(r"<\s*[a-zA-Z!?/]")
 _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*>", re.I)
@@ -93,11 +97,31 @@ def check_encoding(encoding: Any) -> str | None:
     return encoding
 
 
+def long_spans(data: bytes) -> list[tuple[int, int]]:
+    """The stretches ``[a, b)`` of ``data`` between two ``>`` (or an end) longer than
+    :data:`_LONG_TAG_B` needs: a tag of that length holds no ``>``, so it lies in one of
+    them. The ``>`` are found by numpy, where the regex would read every tag (most pages
+    have no such stretch, or a few in long scripts)."""
+    need = _LONG_TAG_MIN
+    if len(data) < need:
+        return []
+    cuts = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord(">"))
+    bounds = np.concatenate(([-1], cuts, [len(data)]))
+    at = np.flatnonzero(np.diff(bounds) > need)
+    return [(int(bounds[k]) + 1, int(bounds[k + 1])) for k in at]
+
+
 def check_tag_count(data: bytes | str, max_nodes: int | None) -> None:
     """Refuse input holding far more start tags than ``max_nodes``, or an element with
     more than :data:`MAX_ATTRIBUTES` attributes, before it is parsed."""
-    eq: Any = "=" if isinstance(data, str) else b"="
-    for m in (_LONG_TAG if isinstance(data, str) else _LONG_TAG_B).finditer(data):  # type: ignore[arg-type]
+    matches: Iterator[re.Match[Any]]
+    if isinstance(data, str):
+        matches = _LONG_TAG.finditer(data)
+        eq: Any = "="
+    else:
+        matches = (m for a, b in long_spans(data) for m in _LONG_TAG_B.finditer(data, a, b))
+        eq = b"="
+    for m in matches:
         n = m.group().count(eq)
         if n > MAX_ATTRIBUTES:
             raise PageTooLargeError(

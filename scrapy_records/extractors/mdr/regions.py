@@ -17,6 +17,7 @@ Entry point: :class:`RegionMiner` (its record step is
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
@@ -346,25 +347,34 @@ class RegionMiner:
             out.append(r)
         return out
 
-    # ------------------------------------------------------------- FindDRs
-    def find_drs(self, root: int, keep_nested: bool) -> list[DataRegion]:
-        """FindDRs + UnCoveredDRs over the sub-tree of ``root``, iteratively.
+    def _own_regions(self, root: int, skip_covered: bool) -> dict[int, list[DataRegion]]:
+        """CombComp + IdentDRs at every node of ``root``'s sub-tree with ``TreeDepth >=
+        min_depth`` and two children or more: ``node -> regions`` (nodes without any left
+        out).
 
-        Every node with ``TreeDepth >= min_depth`` gets its own regions (CombComp +
-        IdentDRs); a region survives when no region of an ancestor covers the path to it
-        (a covered child discards every region below it, Fig. 10). With ``keep_nested``,
-        regions exactly one covering level down are attached to the covering region.
-        Returns the surviving regions in document order.
-        """
+        ``skip_covered``: a node inside a child that a region of an ancestor covers is not
+        computed: its regions would be discarded (UnCoveredDRs), so they are not needed
+        unless nested regions are kept. Pre-order visits every ancestor before the node;
+        the covered children of one region are one contiguous pre-order range."""
         self.compute_height()
         h = self.height
-        children = self.children
+        children, end = self.children, self.end
         tag = self.page.tag
         md = self.min_depth
         table_only = self.table_tags_only
         own: dict[int, list[DataRegion]] = {}
-        last = self.end[root]
-        for v in [v for v in range(root, last + 1) if h[v] >= md and len(children[v]) > 1]:
+        pending: list[tuple[int, int]] = []  # covered ranges not reached yet (a heap)
+        skip_end = -1  # the end of the covered range the walk is in
+        for v in [
+            v for v in range(root, self.end[root] + 1) if h[v] >= md and len(children[v]) > 1
+        ]:
+            if skip_covered:
+                while pending and pending[0][0] <= v:
+                    e = heapq.heappop(pending)[1]
+                    if e > skip_end:
+                        skip_end = e
+                if v <= skip_end:
+                    continue
             ch = children[v]
             dist = self.comb_comp(v)
             self.dist[v] = dist
@@ -378,10 +388,26 @@ class RegionMiner:
                 ]
             if regs:
                 own[v] = regs
+                if skip_covered:
+                    for r in regs:
+                        heapq.heappush(pending, (ch[r.start], end[ch[r.start + r.covered - 1]]))
+        return own
+
+    # ------------------------------------------------------------- FindDRs
+    def find_drs(self, root: int, keep_nested: bool) -> list[DataRegion]:
+        """FindDRs + UnCoveredDRs over the sub-tree of ``root``, iteratively.
+
+        Every node with ``TreeDepth >= min_depth`` gets its own regions (CombComp +
+        IdentDRs); a region survives when no region of an ancestor covers the path to it
+        (a covered child discards every region below it, Fig. 10). With ``keep_nested``,
+        regions exactly one covering level down are attached to the covering region.
+        Returns the surviving regions in document order.
+        """
+        own = self._own_regions(root, skip_covered=not keep_nested)
         # UnCoveredDRs as a prefix sum: every child covered by a region of its parent adds
         # 1 to its whole sub-tree; a node's regions survive when their node has 0 (the
         # paper's recursion discards everything below a covered child).
-        end = self.end
+        end, children = self.end, self.children
         parent = self.page.parent
         diff = [0] * (len(end) + 1)
         cover_of: dict[int, DataRegion] = {}

@@ -78,11 +78,18 @@ def teaser_share(page: Page, groups: list[tuple[int, ...]], author_links: list[i
     to a page, not a profile or a reply link) whose text and target differ from record to
     record. News, shop and video lists are made of such records; posts of a thread are not
     (their titles, if any, repeat the thread's: "Re: ...", and link within the page)."""
+    return _teaser_share(page, groups, lambda i: bool(in_sorted(author_links, i, i)))
+
+
+def _teaser_share(
+    page: Page, groups: list[tuple[int, ...]], is_author: Callable[[int], bool]
+) -> float:
+    """:func:`teaser_share` with the author-link test as a predicate on a link."""
     if not groups:
         return 0.0
     heads: list[tuple[str, str]] = []
     for g in groups:
-        head = _headline(page, g, author_links)
+        head = _headline(page, g, is_author)
         if head is not None:
             heads.append(head)
     if not heads:
@@ -98,6 +105,32 @@ def _author_links(page: Page) -> list[int]:
         if 0 < len(t) <= 40 and any(ch.isalpha() for ch in t):
             out.append(i)
     return out
+
+
+def _author_link_test(page: Page) -> Callable[[int], bool]:
+    """``i in _author_links(page)`` for a link ``i``, decided for that link alone: a
+    name-like text, accepted by :class:`AuthorLinkAnchor`, and no accepted link inside it
+    (the lowest candidates are kept). Where few links are asked about, this spares the
+    scan of every link of the page."""
+    anchor = AuthorLinkAnchor()
+    tag, end = page.tag, page.end
+    memo: dict[int, bool] = {}
+
+    def is_author(i: int) -> bool:
+        v = memo.get(i)
+        if v is None:
+            t = page.text(i)
+            v = memo[i] = (
+                0 < len(t) <= 40
+                and any(ch.isalpha() for ch in t)
+                and anchor.accepts(page, i)
+                and not any(
+                    tag[j] == "a" and anchor.accepts(page, j) for j in range(i + 1, end[i] + 1)
+                )
+            )
+        return v
+
+    return is_author
 
 
 def _free_text(page: Page, root: int) -> int:
@@ -130,7 +163,7 @@ def _has_reply_or_quote(page: Page, root: int) -> bool:
 
 
 def _headline(
-    page: Page, group: tuple[int, ...], author_links: list[int]
+    page: Page, group: tuple[int, ...], is_author: Callable[[int], bool]
 ) -> tuple[str, str] | None:
     """``(text, href)`` of the record's first headline link, or ``None``."""
     for r in group:
@@ -141,7 +174,7 @@ def _headline(
             if not href or href.startswith(("#", "javascript:", "mailto:")):
                 continue
             text = page.text(i)
-            if len(text.split()) < 3 or in_sorted(author_links, i, i):
+            if len(text.split()) < 3 or is_author(i):
                 continue
             if REPLY_HREF_RE.search(href):
                 continue
@@ -159,10 +192,13 @@ def _post_evidence(
     chars = sum(len(page.texts(g)) for g in main.groups)
     if chars / len(main.groups) < min_text:
         return None
-    authors = _author_links(page)
-    if teaser_share(page, main.groups, authors) >= TEASER_SHARE:
+    # the evidence counts records with a body only: too few of them decide at once
+    bodies = sum(1 for g in main.groups if sum(_free_text(page, r) for r in g) >= MIN_BODY)
+    if bodies / len(main.groups) < min_evidence:
+        return None
+    if _teaser_share(page, main.groups, _author_link_test(page)) >= TEASER_SHARE:
         return None  # a list of headlines: the list extractors keep titles and links
-    ev = ugc_evidence(page, main.groups, authors, main.pivots)
+    ev = ugc_evidence(page, main.groups, _author_links(page), main.pivots)
     return ev if ev >= min_evidence else None
 
 
