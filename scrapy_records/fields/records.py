@@ -142,6 +142,7 @@ class PageData:
         owned_get = self._own_leaves(root).get
         page = self.page
         children, tag_id, leaf_elem, el = page.children, self.tag_id, page.leaf_elem, page.el
+        ptag = page.tag
         items, shape, data, sig = self.items, self.shape, self.data, self.sig
         shape_at = shape.__getitem__
         intern, ids_get = self.shapes.intern, self.shapes.ids.get
@@ -181,7 +182,7 @@ class PageData:
                 else:
                     its = [-k - 1 for k in lv]
                     kt = ts1 * len(lv)
-            elif merge_runs and self._price_pieces(ch):
+            elif merge_runs and 1 < len(ch) < 5 and ptag[ch[-1]] == "sup" and self._prices(ch):
                 data[i] = True
                 its = self._runs(i, ch)
                 kt = tuple([shape[c] if c >= 0 else ts for c in its])
@@ -294,10 +295,9 @@ class PageData:
         out.append(-(self.nleaves + len(self.runs)) - 1)
         self.runs.append((i, tuple(cur), text))
 
-    def _price_pieces(self, ch: list[int]) -> bool:
-        """Children (no text of their own around them) that are one price in pieces."""
-        if not 2 <= len(ch) <= 4 or self.page.tag[ch[-1]] != "sup":
-            return False
+    def _prices(self, ch: list[int]) -> bool:
+        """Children (no text of their own around them, the last a ``sup``) that are one
+        price in pieces."""
         inline = self.inline
         return all(inline[c] for c in ch) and self._cents_price(ch)
 
