@@ -145,7 +145,6 @@ class RecordsSpiderMiddleware(RecordsComponent):
         self._mining_seconds = 0.0
         self._flushing: Any = None
         self._emitting: set[Any] = set()  # records of failed callbacks on their way (old Scrapy)
-        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
 
@@ -315,10 +314,6 @@ class RecordsSpiderMiddleware(RecordsComponent):
             self.stats.inc_value(f"records/extractor/{extractor}/records", len(region.records))
         self.stats.inc_value("records/records", len(items))
         return items
-
-    def spider_opened(self, spider: Any) -> None:
-        # the worker processes start while the first requests download
-        self.runtime.executor.start()
 
     def spider_idle(self, spider: Any) -> None:
         """Nothing left to crawl: the records still waiting for their template's wrapper
