@@ -18,7 +18,7 @@ from typing import Any
 from scrapy_records.fields.naming import label_name
 from scrapy_records.fields.slots import Slot
 from scrapy_records.fields.template import Layout, TemplateNode
-from scrapy_records.fields.text import is_label_text, xpath_literal
+from scrapy_records.fields.text import is_label_text, xpath_literal, xpath_string
 
 _POSITION = re.compile(r"\[\d+\]")
 
@@ -169,7 +169,7 @@ def _list_xpath(xpath: str | None, head_depth: int, label: str | None = None) ->
         return None
     steps[k] = _POSITION.sub("", steps[k])
     if label is not None:
-        steps[k] += f"[not(normalize-space()={xpath_literal(label)})]"
+        steps[k] += f"[not(normalize-space()={xpath_string(label)})]"
     return "/".join(steps)
 
 

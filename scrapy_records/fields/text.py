@@ -172,3 +172,12 @@ def xpath_literal(s: str) -> str | None:
     if '"' not in s:
         return f'"{s}"'
     return None
+
+
+def xpath_string(s: str) -> str:
+    """``s`` as an XPath string expression: its literal, or a ``concat()`` of literals when
+    it holds both kinds of quote."""
+    lit = xpath_literal(s)
+    if lit is not None:
+        return lit
+    return "concat(" + ', "\'", '.join(f"'{p}'" for p in s.split("'")) + ")"

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scrapy_records.fields.text import xpath_string
+
 #: values longer than this (in words) are free text: never split
 MAX_WORDS = 24
 #: a template word longer than this is no label or separator
@@ -162,22 +164,13 @@ def split_value(text: str, runs: Sequence[str], gap: int) -> str:
     return " ".join(s.split())
 
 
-def _lit(s: str) -> str:
-    if "'" not in s:
-        return f"'{s}'"
-    if '"' not in s:
-        return f'"{s}"'
-    parts = s.split("'")
-    return "concat(" + ', "\'", '.join(f"'{p}'" for p in parts) + ")"
-
-
 def xpath_of_gap(node_xpath: str, runs: Sequence[str], gap: int) -> str:
     """An XPath string expression reading gap ``gap`` of the text selected by
     ``node_xpath`` (its first node), mirroring :func:`split_value`. No-break spaces read
     as spaces."""
     s = f"concat(' ', normalize-space(translate({node_xpath}, '\u00a0', ' ')), ' ')"
     for r in runs[:gap]:
-        s = f"concat(' ', substring-after({s}, {_lit(' ' + r + ' ')}))"
+        s = f"concat(' ', substring-after({s}, {xpath_string(' ' + r + ' ')}))"
     if gap < len(runs):
-        s = f"substring-before({s}, {_lit(' ' + runs[gap] + ' ')})"
+        s = f"substring-before({s}, {xpath_string(' ' + runs[gap] + ' ')})"
     return f"normalize-space({s})"

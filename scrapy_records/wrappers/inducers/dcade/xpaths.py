@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from scrapy_records.fields.text import xpath_string
 from scrapy_records.wrappers.inducers.dcade.roles import LeafColumns, column_label
 from scrapy_records.wrappers.inducers.dcade.schema import Schema, SchemaColumn
 from scrapy_records.wrappers.inducers.dcade.subleaf import xpath_of_gap
@@ -36,16 +37,6 @@ from scrapy_records.wrappers.safe_xpath import allowed_xpath
 _STEP = re.compile(r"^([^\[]+)(?:\[(\d+)\])?$")
 #: how far above a value its id anchor may be
 _ID_UP = 4
-
-
-def xlit(s: str) -> str:
-    """``s`` as an XPath string literal."""
-    if "'" not in s:
-        return f"'{s}'"
-    if '"' not in s:
-        return f'"{s}"'
-    parts = s.split("'")
-    return "concat(" + ', "\'", '.join(f"'{p}'" for p in parts) + ")"
 
 
 def generalise(paths: list[str]) -> str | None:
@@ -302,9 +293,9 @@ def _label_anchor(
         a = sel.lca(r, [ln, node])
         whole = page.text(ln) == text
         test = (
-            f"[normalize-space()={xlit(text)}]"
+            f"[normalize-space()={xpath_string(text)}]"
             if whole
-            else f"[text()[normalize-space()={xlit(text)}]]"
+            else f"[text()[normalize-space()={xpath_string(text)}]]"
         )
         down = sel.rel(r, a, node) if node != a else ""
         steps.add((page.tag[ln], test, page.depth[ln] - page.depth[a], down + suf))
@@ -339,7 +330,7 @@ def _attr_anchor(sel: SchemaSelectors, rows: list[int], targets: dict) -> tuple[
         val, tag, suf = _same(vals), _same(tags), _same(sufs)
         if not val or not tag or suf is None:
             continue
-        pred = f"[@{attr}={xlit(val)}]"
+        pred = f"[@{attr}={xpath_string(val)}]"
         if all(sel.attr_count(r, attr, tag, val) == 1 for r in rows):
             check = stable_path(sel, rows, {r: targets[r][0] for r in rows})
             return f"//{tag}{pred}{suf}", (f"{check}{pred}{suf}" if check else "")
