@@ -117,13 +117,22 @@ class Command(ScrapyCommand):
             )
         print(format_table(rows, ["wrapper", "version", "updated", "record", "fields"], width=60))
 
-    def _show(self, store: Any, wid: str, history: bool) -> None:
+    def _stored(self, store: Any, wid: str) -> tuple[str, str, Any] | None:
+        """``(site, template, stored wrapper)`` of ``SITE/TEMPLATE``; ``None`` (reported,
+        exit code 1) when the store has no such wrapper."""
         site, _, template = wid.partition("/")
-        w = store.get(site, template)
-        if w is None:
+        sw = store.get(site, template)
+        if sw is None:
             print(f"no wrapper {wid} in {store.uri}", file=sys.stderr)
             self.exitcode = 1
+            return None
+        return site, template, sw
+
+    def _show(self, store: Any, wid: str, history: bool) -> None:
+        found = self._stored(store, wid)
+        if found is None:
             return
+        site, template, w = found
         if history and hasattr(store, "history"):
             for version, updated, _doc in store.history(site, template):
                 when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(updated))
@@ -136,12 +145,10 @@ class Command(ScrapyCommand):
 
     def _edit(self, store: Any, wid: str, change: Callable[[Wrapper], None]) -> None:
         """Apply ``change`` to a stored wrapper and store it (compare-and-set)."""
-        site, _, template = wid.partition("/")
-        sw = store.get(site, template)
-        if sw is None:
-            print(f"no wrapper {wid} in {store.uri}", file=sys.stderr)
-            self.exitcode = 1
+        found = self._stored(store, wid)
+        if found is None:
             return
+        site, template, sw = found
         try:
             w = Wrapper.from_json(sw.document)
             change(w)
