@@ -1,4 +1,4 @@
-"""A wrapper store in Redis: one store shared by crawls across processes and machines (issue 8).
+"""A wrapper store in Redis: one store shared by crawls across processes and machines.
 
 URIs (``RECORDS_WRAPPER_STORE``), as redis-py's ``Redis.from_url`` reads them:
 
