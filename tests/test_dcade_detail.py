@@ -119,6 +119,24 @@ def test_a_value_cut_from_a_longer_text_that_repeats_a_field_is_not_a_second_fie
     assert got["name"] == "Copper Kettle"
 
 
+def test_a_breadcrumb_that_repeats_the_heading_where_it_is_there_is_no_field():
+    """ "Jobs / <title>" in the breadcrumb on most pages, absent on one: the heading is
+    the field, the breadcrumb's cut copy is none."""
+    titles = ["Java Developer", "Office Manager", "Firewall Engineer", "Data Analyst", "Nurse"]
+
+    def job(i, title):
+        crumb = f"<p class='crumbs'><a href='/jobs'>Jobs</a> / {title}</p>" if i else ""
+        return Page(
+            f"<html><body>{crumb}<h1>{title}</h1><p>Pay: {40 + i}k a year</p>"
+            f"<p class='about'>About job {i}: {'long text ' * (i + 2)}</p></body></html>",
+            url=f"http://jobs.example/{i}",
+        )
+
+    w = induce_wrapper([job(i, t) for i, t in enumerate(titles)])
+    got = fields_of(w, job(9, "Plumber").root)
+    assert list(got.values()).count("Plumber") == 1, got
+
+
 def test_a_label_glued_to_its_value_names_it_and_is_cut_off():
     def car(i, price, make):
         return Page(

@@ -119,7 +119,25 @@ def _copies(cols: list[SchemaColumn]) -> set[int]:
         if len(members) > 1:
             best = min(members, key=lambda i: (cols[i].split is not None, _keep_rank(cols[i]), i))
             out.update(i for i in members if i != best)
+    kept = [i for members in groups.values() for i in members if i not in out]
+    for ci in kept:  # a value cut from a text where it is there, absent elsewhere
+        c = cols[ci]
+        if c.split is not None and any(_covers(cols[k], c) for k in kept if k != ci):
+            out.add(ci)
     return out
+
+
+def _covers(whole: SchemaColumn, part: SchemaColumn) -> bool:
+    """``part`` (a value cut from a longer text) repeats ``whole`` (a whole text) on every
+    page where it has a value, with at least two distinct values on half the pages."""
+    if whole.split is not None or whole.kind != part.kind:
+        return False
+    pairs = [(v, whole.values[r]) for r, v in enumerate(part.values) if v is not None]
+    return (
+        2 * len(pairs) >= len(part.values)
+        and len({v for v, _w in pairs}) >= 2
+        and all(v == w for v, w in pairs)
+    )
 
 
 def _table_fields(sel: SchemaSelectors, schema: Schema) -> tuple[list[FieldSpec], dict]:
