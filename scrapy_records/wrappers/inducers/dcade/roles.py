@@ -12,7 +12,7 @@ Chang 2019, section 2). Three cases need the page structure as well (our additio
   as a label ("Price:", a ``th``/``dt``/``label``/bold cell, the other cell of the row):
   :func:`label_before` finds it per page.
 * **Coinciding values.** A value can be the same on every sample page (five books, all
-  paperbacks), and the paper then calls it template (its digest's A14). Two structural
+  paperbacks), and the paper then calls it template (section 2). Two structural
   signs make such a column data again (:func:`coinciding_values`): it is a value in a
   label/value list whose other values vary, in the same markup (same value and label
   elements); or it is a label glued to a date, price or number inside the object's own
