@@ -264,3 +264,24 @@ def test_a_main_column_named_after_its_sidebar_is_no_chrome():
         and len(result.main.records) == 6
         and "chrome" not in result.main.meta
     )
+
+
+def test_results_whose_snippets_wrap_each_word_in_empty_tags_are_one_list():
+    # WebMD's search results: some snippets hold hundreds of empty <strong></strong> pairs,
+    # which made those results look unlike the others and the list came out cut in pieces
+    def snippet(i: int) -> str:
+        words = f"Chemicals are the most likely source number {i} of air contamination".split()
+        if i % 3 == 0:
+            return "".join(f"<strong></strong>{w}<strong></strong> " for w in words)
+        return " ".join(words)
+
+    items = "".join(
+        f"<li><a href='/a/{i}'>Public <strong>health</strong> threat {i}</a><br>"
+        f"<div class='desc'>{snippet(i)}</div> <div class='src'>WebMD News {i}</div></li>"
+        for i in range(8)
+    )
+    result = extract(wrap(f"<ul class='results'>{items}</ul>"))
+    assert result.main is not None
+    assert len(result.main.records) == 8
+    assert result.main.records[3].text.startswith("Public health threat 3")
+    assert "Chemicals are the most likely source number 3" in result.main.records[3].text

@@ -364,3 +364,21 @@ def test_skipped_subtrees_and_a_sub_element_root():
     assert sub.parent == [-1, 0, 1, 0, 3, 3]
     assert sub.leaves == ["x", "y", "z", "t", "1", "2"]
     assert sub.xpath(3) == "/html/body/div/ul"
+
+
+def test_empty_inline_formatting_is_dropped_with_its_tail_kept():
+    # a search engine's snippet: every word wrapped between empty <strong></strong> pairs
+    page = Page(
+        "<html><body><p id='s'><strong></strong>Chemicals<strong></strong> <strong></strong>"
+        "are<strong></strong> <strong>public</strong> health <b class='hl'></b>"
+        "<strong>threats</strong></p></body></html>"
+    )
+    p = page.tag.index("p")
+    assert page.text(p) == "Chemicals are public health threats"
+    # the empty pairs are gone; the one with a class and those with text stay
+    assert [page.tag[c] for c in page.children[p]] == ["strong", "b", "strong"]
+    # positions still count the dropped siblings, as the document has them
+    kept = page.children[p]
+    assert page.xpath(kept[0]) == "/html/body/p/strong[5]"
+    assert page.xpath(kept[2]) == "/html/body/p/strong[6]"
+    assert page.root.xpath(page.xpath(kept[2]))[0].text == "threats"

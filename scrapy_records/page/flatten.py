@@ -24,6 +24,12 @@ from scrapy_records.page.repairs import close_point, close_rule, holds_content
 DROPPED_TAGS = frozenset({"script", "style", "noscript", "template"})
 #: Elements kept as leaves: their inside is drawing markup, not page structure.
 LEAF_TAGS = frozenset({"svg", "math"})
+#: Inline formatting elements that are dropped when empty (no text, no children, no
+#: attributes): search engines wrap every word of a snippet in ``<strong></strong>``
+#: pairs, which would make two results of one template look unalike. Their tails stay.
+EMPTY_DROPPED_TAGS = frozenset(
+    {"b", "strong", "i", "em", "u", "s", "mark", "font", "small", "big", "sup", "sub"}
+)
 
 #: The page model's arrays, indexed by pre-order position (leaves: by leaf number), and
 #: its two intern tables (see :class:`~scrapy_records.page.model.Page`).
@@ -128,6 +134,7 @@ class Flattener:
         "real_stack",
         "moved",
         "body_i",
+        "inline",
     )
 
     def __init__(self, max_nodes: int | None, max_depth: int) -> None:
@@ -158,6 +165,9 @@ class Flattener:
         self.real_stack: list[int] | None = None
         self.moved: dict[int, int] = {}
         self.body_i = -1
+        #: what a start tag of :data:`EMPTY_DROPPED_TAGS` needs (never in ``known``:
+        #: each one is looked at before it is added)
+        self.inline: dict[str, TagInfo] = {}
 
     def run(self, root: Any) -> None:
         """Fill the arrays (:meth:`walk`), then check the node budget once more: the nodes
@@ -275,6 +285,8 @@ class Flattener:
                     self._leaf(node.tail, stack[-1])
             return None  # (entities, and the end of the nodes: nothing)
         t = t.lower()
+        if t in EMPTY_DROPPED_TAGS:
+            return self._inline(node, t)
         if t not in DROPPED_TAGS:
             info = self.known[node.tag] = tag_info(t, self.tag_names)
             return info
@@ -284,6 +296,20 @@ class Flattener:
         self._hide(1 + (skip_descendants(self.nodes, node) if len(node) else 0))
         if stack:
             self._leaf(node.tail, stack[-1])
+        return None
+
+    def _inline(self, node: Any, t: str) -> TagInfo | None:
+        """An inline formatting element: dropped when it holds nothing (its tail goes to
+        the open parent), else added like any element."""
+        text = node.text
+        if len(node) or node.attrib or (text and not text.isspace()):
+            info = self.inline.get(t)
+            if info is None:
+                info = self.inline[t] = tag_info(t, self.tag_names)
+            return info
+        self._hide(1)
+        if self.stack:
+            self._leaf(node.tail, self.stack[-1])
         return None
 
     def _start_repair(self) -> None:

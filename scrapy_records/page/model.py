@@ -10,7 +10,13 @@ from urllib.parse import urljoin
 import lxml.html
 from lxml import etree
 
-from scrapy_records.page.flatten import ARRAYS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES, Flattener
+from scrapy_records.page.flatten import (
+    ARRAYS,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_NODES,
+    EMPTY_DROPPED_TAGS,
+    Flattener,
+)
 from scrapy_records.page.parse import (
     DEFAULT_MAX_BYTES,
     HtmlElementParser,
@@ -147,8 +153,9 @@ class Page:
         several children of that tag), computed from the page arrays and cached per
         parent: lxml's ``getpath`` scans every sibling, which is quadratic on a
         10,000-item list. Dropped elements (script, style...) never share a tag with a
-        kept one, so positions among kept siblings are positions in the document (the one
-        exception, a kept ``noscript`` beside dropped ones, takes lxml's path).
+        kept one, so positions among kept siblings are positions in the document (the
+        exceptions, a kept ``noscript`` or inline element such as ``b`` beside dropped
+        ones, take lxml's path).
         """
         x = self._xpaths.get(i)
         if x is not None:
@@ -176,9 +183,10 @@ class Page:
             counts[t] = counts.get(t, 0) + 1
         seen: dict[str, int] = {}
         for c, t in zip(kids, tags):
-            if t == "noscript":
-                # a kept noscript (it holds the page) can have dropped noscript siblings,
-                # which count in the position: lxml's own path (rare)
+            if t == "noscript" or t in EMPTY_DROPPED_TAGS:
+                # a kept noscript (it holds the page) or inline element can have dropped
+                # siblings of its tag (noscript, an empty <b>), which count in the
+                # position: lxml's own path
                 xpaths[c] = self._treeroot.getpath(el[c])
             elif counts[t] > 1:
                 n = seen.get(t, 0) + 1
