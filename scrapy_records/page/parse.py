@@ -16,7 +16,6 @@ from typing import Any
 from urllib.parse import urljoin
 
 import lxml.html
-import numpy as np
 from lxml import etree
 from parsel.selector import create_root_node
 
@@ -98,17 +97,27 @@ def check_encoding(encoding: Any) -> str | None:
 
 
 def long_spans(data: bytes) -> list[tuple[int, int]]:
-    """The stretches ``[a, b)`` of ``data`` between two ``>`` (or an end) longer than
-    :data:`_LONG_TAG_B` needs: a tag of that length holds no ``>``, so it lies in one of
-    them. The ``>`` are found by numpy, where the regex would read every tag (most pages
-    have no such stretch, or a few in long scripts)."""
+    """The stretches ``[a, b)`` of ``data`` between two ``>`` (or an end) of at least
+    :data:`_LONG_TAG_MIN` bytes: a tag that long holds no ``>``, so it lies in one of
+    them. Such a stretch holds a whole aligned block of half that length, so one
+    ``bytes.find`` per block says whether there is any (most pages have none: a few C-level
+    scans that stop at the block's first ``>``); the regex would read every tag."""
     need = _LONG_TAG_MIN
-    if len(data) < need:
+    n = len(data)
+    if n < need:
         return []
-    cuts = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord(">"))
-    bounds = np.concatenate(([-1], cuts, [len(data)]))
-    at = np.flatnonzero(np.diff(bounds) > need)
-    return [(int(bounds[k]) + 1, int(bounds[k + 1])) for k in at]
+    half = need // 2
+    find = data.find
+    if all(find(b">", k, k + half) >= 0 for k in range(0, n - half + 1, half)):
+        return []
+    out = []
+    pos = 0
+    for part in data.split(b">"):
+        size = len(part)
+        if size >= need:
+            out.append((pos, pos + size))
+        pos += size + 1
+    return out
 
 
 def check_tag_count(data: bytes | str, max_nodes: int | None) -> None:
