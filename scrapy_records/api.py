@@ -7,11 +7,9 @@ from typing import Any
 from scrapy_records.errors import OptionError
 from scrapy_records.extractors.auto import main_threshold_for, run_extractor
 from scrapy_records.fields.alignment import align_region
-from scrapy_records.page import Page, as_page
+from scrapy_records.page import PAGE_OPTIONS, Page, as_page
 from scrapy_records.results import PageResult
 
-#: Options consumed by the page model rather than by extractors.
-PAGE_OPTIONS = ("encoding", "max_bytes", "max_nodes", "max_depth")
 #: Options consumed by :func:`extract` itself.
 RESULT_OPTIONS = ("min_records", "min_confidence", "main_threshold")
 

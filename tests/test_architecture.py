@@ -14,7 +14,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "scrapy_records"
 
 #: lower layers never import higher ones (a module may import its own layer)
 LAYERS = [
-    ("scrapy_records._version", "scrapy_records.errors", "scrapy_records.results"),
+    (
+        "scrapy_records._version",
+        "scrapy_records.errors",
+        "scrapy_records.results",
+        "scrapy_records.lazy",
+    ),
     ("scrapy_records.page", "scrapy_records.treematch", "scrapy_records.selectors"),
     ("scrapy_records.fields",),
     ("scrapy_records.extractors",),
@@ -150,3 +155,32 @@ def test_modules_and_functions_stay_small():
                 if n > MAX_FUNCTION_LINES:
                     too_long.append((f"{name}.{node.name}", n))
     assert sorted(too_long) == []
+
+
+def test_applying_a_stored_wrapper_does_not_load_the_miners(tmp_path):
+    """A crawl whose pages fit stored wrappers imports the Scrapy glue and the wrappers, not
+    the extractors, inducers and alignment (a third of a small crawl's start-up)."""
+    from scrapy_records import induce
+
+    items = "".join(
+        f"<li><a href='/p/{k}'>Product {k} with a name</a> <b>${k}.99</b></li>" for k in range(6)
+    )
+    html = f"<html><body><h1>Shop</h1><ul>{items}</ul></body></html>"
+    (tmp_path / "w.json").write_text(induce([html, html.replace("Product", "Item")]).to_json())
+    (tmp_path / "page.html").write_text(html)
+    script = (
+        "import sys, pathlib\n"
+        "import scrapy_records.scrapy.middlewares, scrapy_records.scrapy.pipelines\n"
+        "from scrapy_records import Wrapper\n"
+        f"d = pathlib.Path({str(tmp_path)!r})\n"
+        "w = Wrapper.from_json((d / 'w.json').read_text())\n"
+        "print(len(w.extract((d / 'page.html').read_bytes()).records))\n"
+        "heavy = ('scrapy_records.extractors.', 'scrapy_records.wrappers.inducers',\n"
+        "         'scrapy_records.fields.alignment', 'scrapy_records.api', 'numpy')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split("\n")[:2] == ["6", "[]"]

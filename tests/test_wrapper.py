@@ -704,8 +704,8 @@ def test_inducers_from_the_entry_point_group(monkeypatch):
     import importlib
     from importlib.metadata import EntryPoint
 
-    # the module, not the induce() function the package exports under the same name
-    reg = importlib.import_module("scrapy_records.wrappers.induce")
+    # the registry induce() reads
+    reg = importlib.import_module("scrapy_records.wrappers.registry")
 
     eps = [
         EntryPoint(

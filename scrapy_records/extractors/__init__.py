@@ -12,10 +12,23 @@ from __future__ import annotations
 import importlib
 import logging
 from importlib.metadata import entry_points
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy_records.errors import UnknownExtractorError
-from scrapy_records.extractors.base import Extractor, build_region
+from scrapy_records.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from scrapy_records.extractors.base import Extractor, build_region
+
+# (the registry is read without importing the extractors and the alignment behind them)
+__getattr__, __dir__ = lazy_names(
+    __name__,
+    globals(),
+    {
+        "Extractor": "scrapy_records.extractors.base",
+        "build_region": "scrapy_records.extractors.base",
+    },
+)
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from scrapy_records.page.flatten import (
     DROPPED_TAGS,
     LEAF_TAGS,
 )
-from scrapy_records.page.model import Page, as_page
+from scrapy_records.page.model import PAGE_OPTIONS, Page, as_page
 from scrapy_records.page.parse import (
     DEFAULT_MAX_BYTES,
     HtmlElementParser,
@@ -27,6 +27,7 @@ from scrapy_records.page.repairs import IMPLIED_CLOSE, holds_content
 
 __all__ = [
     "Page",
+    "PAGE_OPTIONS",
     "as_page",
     "parse_html",
     "decode_html",

@@ -278,6 +278,11 @@ class Page:
         return len(self.el)
 
 
+#: Options consumed by the page model (``Page``'s keyword arguments) rather than by the
+#: extractors, inducers or wrappers they are given to.
+PAGE_OPTIONS = ("encoding", "max_bytes", "max_nodes", "max_depth")
+
+
 def as_page(source: Any, url: str | None = None, **options: Any) -> Page:
     """Return ``source`` if it is a :class:`Page`, else build one (parse once)."""
     if isinstance(source, Page):

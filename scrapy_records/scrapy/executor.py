@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
+from scrapy_records.scrapy.worker import MINERS
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -35,7 +37,7 @@ R = TypeVar("R")
 
 
 #: what the forkserver imports once, so that every worker starts with it loaded
-PRELOAD = ["scrapy_records.scrapy.worker"]
+PRELOAD = ["scrapy_records.scrapy.worker", *MINERS]
 
 
 def _up() -> bool:

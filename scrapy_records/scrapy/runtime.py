@@ -55,9 +55,10 @@ from scrapy_records.scrapy.worker import (
     apply_wrapper,
     detail_pages,
     induce_template,
+    load_miners,
     mine_page,
 )
-from scrapy_records.wrappers.induce import DCADE_MIN_PAGES, inducer_registered_here
+from scrapy_records.wrappers.registry import DCADE_MIN_PAGES, inducer_registered_here
 from scrapy_records.wrappers.templates import Signature, TemplateGrouper
 from scrapy_records.wrappers.wrapper import Wrapper
 
@@ -137,6 +138,7 @@ class RecordsRuntime(StoreSync):
     """Per-crawler state: configuration, store, template clusters, wrappers, samples."""
 
     def __init__(self, config: RecordsConfig, store: WrapperStore | None = None) -> None:
+        load_miners()  # before the crawl starts, not in a crawl thread on its first page
         self.config = config
         self._store = store
         self._store_failed = False

@@ -4,17 +4,21 @@
 response's bytes, the site's templates and wrappers as JSON) and return plain results, so
 they run the same in a worker process (``RECORDS_WORKERS``) or in a thread: the records
 are the same either way. Parsing happens here, never in the reactor thread.
+
+The extractors and inducers (:data:`MINERS`) are imported where they are used, so that
+importing this module, as the Scrapy glue does, costs no more than applying wrappers; a
+crawl loads them when it starts (:func:`load_miners`), before its first page.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from scrapy_records.api import extract
 from scrapy_records.errors import (
     EmptyDocumentError,
     NotHTMLError,
@@ -25,10 +29,19 @@ from scrapy_records.errors import (
 from scrapy_records.fields.dates import http_date_base, relative_to
 from scrapy_records.page import Page, parse_html
 from scrapy_records.results import PageResult, Region
-from scrapy_records.wrappers.induce import detail_template, induce
 from scrapy_records.wrappers.pins import carry_over
 from scrapy_records.wrappers.templates import Signature, page_signature, similarity
 from scrapy_records.wrappers.wrapper import Wrapper
+
+#: The modules mining and induction need (about a third of a second of imports).
+MINERS = ("scrapy_records.api", "scrapy_records.wrappers.inducers.intersect")
+
+
+def load_miners() -> None:
+    """Import :data:`MINERS` now rather than on the first page mined (where a thread of
+    the crawl would hold the import lock while the others wait)."""
+    for name in MINERS:
+        importlib.import_module(name)
 
 
 @dataclass(frozen=True)
@@ -151,6 +164,8 @@ def _mine(job: PageJob, out: MinedPage) -> None:
         if out.wrapper_fits:
             out.result, out.source = result, "wrapper"
             return
+    from scrapy_records.api import extract
+
     page = Page(root, job.url, encoding=encoding, max_nodes=job.max_nodes)
     out.built_page = True
     if assign:
@@ -223,6 +238,8 @@ def detail_pages(job: InductionJob) -> bool:
     """Whether the samples describe one object each (detail pages) rather than list
     records, compared across them as induction decides it
     (:func:`~scrapy_records.wrappers.induce.detail_template`)."""
+    from scrapy_records.wrappers.induce import detail_template
+
     return detail_template(_sample_pages(job), [s.regions for s in job.samples])
 
 
@@ -235,6 +252,8 @@ def induce_template(job: InductionJob) -> str:
 
     :raises RecordsError: no wrapper holds on the samples.
     """
+    from scrapy_records.wrappers.induce import induce
+
     pages = _sample_pages(job)
     mined = [s.regions for s in job.samples] if job.inducer == job.extractor else None
     with relative_to(http_date_base(job.samples[0].date)):

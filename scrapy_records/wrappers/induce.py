@@ -1,4 +1,5 @@
-"""induce(): one wrapper from pages of one template, and the inducer registry.
+"""induce(): one wrapper from pages of one template (the inducer registry it reads is
+:mod:`scrapy_records.wrappers.registry`).
 
 An inducer is a function ``fn(pages: list[Page], **options) -> Wrapper``. ``induce(pages,
 extractor=name)`` looks ``name`` up in this order:
@@ -19,35 +20,36 @@ induction over its regions (:mod:`scrapy_records.wrappers.inducers.intersect`).
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from importlib.metadata import entry_points
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from scrapy_records.api import PAGE_OPTIONS
 from scrapy_records.errors import OptionError, WrapperError
-from scrapy_records.extractors import BUILTIN_EXTRACTORS
 from scrapy_records.fields.naming import label_name
-from scrapy_records.page import Page, as_page
+from scrapy_records.page import PAGE_OPTIONS, Page, as_page
 from scrapy_records.results import Region
-from scrapy_records.wrappers.inducers.intersect import intersect_induce, mined_regions
+from scrapy_records.wrappers.registry import (
+    DCADE_MIN_PAGES,
+    ENTRY_POINT_GROUP,
+    INDUCERS,
+    get_inducer,
+    inducer_registered_here,
+    register_inducer,
+)
 from scrapy_records.wrappers.wrapper import Wrapper
 
 logger = logging.getLogger(__name__)
 
 
-__all__ = ["induce", "register_inducer", "inducer_registered_here", "INDUCERS", "ENTRY_POINT_GROUP"]
-
-ENTRY_POINT_GROUP = "scrapy_records.inducers"
-
-#: name -> "module:function" of multi-page inducers (imported lazily).
-INDUCERS: dict[str, str] = {
-    "gstm": "scrapy_records.wrappers.inducers.gstm:induce_wrapper",
-    "dcade": "scrapy_records.wrappers.inducers.dcade:induce_wrapper",
-}
-_registered: dict[str, Callable[..., Wrapper]] = {}
+__all__ = [
+    "induce",
+    "register_inducer",
+    "inducer_registered_here",
+    "INDUCERS",
+    "ENTRY_POINT_GROUP",
+    "DCADE_MIN_PAGES",
+]
 
 
 def _looks_url(x: Any) -> bool:
@@ -72,57 +74,6 @@ def as_pages(pages: Iterable[Any], page_options: dict[str, Any]) -> list[Page]:
     return out
 
 
-# ----------------------------------------------------------------- registry
-def register_inducer(name: str, fn: Callable[..., Wrapper]) -> None:
-    """Register ``fn(pages: list[Page], **options) -> Wrapper`` under ``name`` (it takes
-    precedence over built-in and entry point inducers of that name)."""
-    _registered[name] = fn
-
-
-def inducer_registered_here(name: str) -> bool:
-    """Whether ``name`` was registered with :func:`register_inducer` in this process."""
-    return name in _registered
-
-
-def _entry_point_inducer(name: str) -> Callable[..., Wrapper] | None:
-    """The inducer an installed package registers as ``name`` (None: none does)."""
-    try:
-        found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
-    except Exception:  # pragma: no cover - broken metadata must not break induction
-        logger.exception("could not read entry points of group %s", ENTRY_POINT_GROUP)
-        return None
-    if not found:
-        return None
-    try:
-        return found[0].load()
-    except Exception as exc:
-        raise WrapperError(f"inducer {name!r} ({found[0].value}) is not available: {exc}") from exc
-
-
-def _get_inducer(name: str) -> Callable[..., Wrapper] | None:
-    """The inducer registered as ``name`` (module docstring), None for an extractor name."""
-    if name in _registered:
-        return _registered[name]
-    spec = INDUCERS.get(name)
-    if spec is None:
-        return _entry_point_inducer(name)
-    module, _, attr = spec.partition(":")
-    try:
-        mod = importlib.import_module(module)
-        fn = getattr(mod, attr)
-    except (ImportError, AttributeError) as exc:
-        if name in BUILTIN_EXTRACTORS:  # a single-page extractor without its pattern inducer
-            logger.warning(
-                "inducer %s unavailable (%s): intersection induction over %r regions",
-                spec,
-                exc,
-                name,
-            )
-            return None
-        raise WrapperError(f"inducer {name!r} ({spec}) is not available: {exc}") from exc
-    return fn
-
-
 #: ``induce(extractor="auto")`` treats a template as detail pages when, on the median page,
 #: less than this share of the text that varies across the sample pages lies in the main
 #: region's records (on a list page nearly all of it does: the records are the data) ...
@@ -131,9 +82,6 @@ DETAIL_VARYING_SHARE = 0.5
 #: a label of its own (a text found once on every sample page) and a value that varies, as
 #: the rows of a product's specification table do (a list repeats one layout in every row)
 DETAIL_LABEL_ROWS = 0.5
-#: ... and hands detail pages to DCADE from this many sample pages on (DCADE tells template
-#: from data by what varies across pages: with 2 pages it does worse than intersection).
-DCADE_MIN_PAGES = 5
 #: the options intersection induction consumes; the others go to the extractor
 _INTERSECT_OPTIONS = ("min_fill", "max_fields", "site", "page_fields", "template_id")
 
@@ -195,6 +143,10 @@ def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wra
         those of the records already emitted).
     :raises WrapperError: no records and no page data hold on the pages.
     """
+    # imported here: ``scrapy_records.wrappers`` (and a crawl applying stored wrappers)
+    # does not load the inducers, nor the extractors behind them
+    from scrapy_records.wrappers.inducers.intersect import intersect_induce, mined_regions
+
     page_opts = {k: options.pop(k) for k in PAGE_OPTIONS if k in options}
     regions = options.pop("regions", None)
     plist = as_pages(pages, page_opts)
@@ -206,7 +158,7 @@ def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wra
         extractor_opts = {k: v for k, v in options.items() if k not in _INTERSECT_OPTIONS}
         ranked = regions or [mined_regions(p, "auto", extractor_opts) for p in plist]
         if detail_template(plist, ranked):
-            fn = _get_inducer("dcade")
+            fn = get_inducer("dcade")
             if fn is not None:
                 logger.debug("auto induction: detail-page template, using dcade")
                 w = fn(plist, **{k: v for k, v in options.items() if k == "site"})
@@ -214,7 +166,7 @@ def induce(pages: Iterable[Any], extractor: str = "auto", **options: Any) -> Wra
                     w.template.id = options["template_id"]
                 return w.validate()
         return intersect_induce(plist, extractor, regions=ranked, **options)
-    fn = _get_inducer(extractor)
+    fn = get_inducer(extractor)
     if fn is not None:
         w = fn(plist, **options)
         if not isinstance(w, Wrapper):

@@ -12,13 +12,11 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from scrapy_records.api import PAGE_OPTIONS
 from scrapy_records.errors import OptionError, WrapperError
-from scrapy_records.page import DEFAULT_MAX_NODES, as_page
+from scrapy_records.page import DEFAULT_MAX_NODES, PAGE_OPTIONS, as_page
 from scrapy_records.results import PageResult, Region
 from scrapy_records.wrappers.apply import CompiledWrapper
 from scrapy_records.wrappers.budget import DEFAULT_MAX_WORK, ApplyBudget
-from scrapy_records.wrappers.inducers.region import region_wrapper
 from scrapy_records.wrappers.model import (
     WRAPPER_FORMAT,
     WRAPPER_VERSION,
@@ -256,4 +254,7 @@ class Wrapper:
         ``max_fields`` (40), ``site``, ``extractor``, ``template_id``
         (:func:`scrapy_records.wrappers.inducers.region.region_wrapper`).
         """
+        # imported here: applying a stored wrapper does not load the inducers
+        from scrapy_records.wrappers.inducers.region import region_wrapper
+
         return region_wrapper(region, page, wrapper_cls=cls, **options)
