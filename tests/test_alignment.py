@@ -617,3 +617,24 @@ def test_slots_without_any_value_are_not_columns():
     assert all(c.fill > 0 for c in cols)
     assert [c.name for c in cols] == ["title", "url"]
     assert vals[1] == {"title": "Two", "url": "https://e.example/2"}
+
+
+def test_a_price_behind_a_zero_width_no_break_space_is_a_price():
+    from scrapy_records import extract
+
+    items = "".join(
+        f"<li><a href='/p/{k}'>Book number {k} about things</a>"
+        f" <span class='price'>\ufeffCAD {k}3.59</span></li>"
+        for k in range(1, 6)
+    )
+    page = f"<html><body><ul>{items}</ul></body></html>"
+    main = extract(page).main
+    assert main is not None
+    assert main.records[1].fields["price"] == 23.59
+    assert main.records[1].fields["price_currency"] == "CAD"
+    # a wrapper reads it the same way
+    from scrapy_records import induce
+
+    wrapper = induce([page, page.replace("Book", "Novel")])
+    got = wrapper.extract(page.replace("Book", "Atlas")).records[1].fields
+    assert (got["price"], got["price_currency"]) == (23.59, "CAD")

@@ -382,3 +382,16 @@ def test_empty_inline_formatting_is_dropped_with_its_tail_kept():
     assert page.xpath(kept[0]) == "/html/body/p/strong[5]"
     assert page.xpath(kept[2]) == "/html/body/p/strong[6]"
     assert page.root.xpath(page.xpath(kept[2]))[0].text == "threats"
+
+
+def test_zero_width_characters_are_not_text():
+    # a BOM before a currency (Target's "\ufeffCAD 263.59"), a zero-width space in a word;
+    # the joiners that shape emoji stay
+    page = Page(
+        "<html><body><p>\ufeffCAD 263.59</p><p>List \ufeffCAD 277.48</p>"
+        "<p>data\u200bbase</p><p>\ufeff</p><p>family \U0001f468\u200d\U0001f469</p></body></html>"
+    )
+    ps = [i for i, t in enumerate(page.tag) if t == "p"]
+    assert [page.text(i) for i in ps[:3]] == ["CAD 263.59", "List CAD 277.48", "database"]
+    assert page.text(ps[3]) == "\ufeff"  # (a leaf of nothing else stays a leaf)
+    assert page.text(ps[4]) == "family \U0001f468\u200d\U0001f469"

@@ -16,6 +16,8 @@ from typing import Any
 
 from lxml import etree
 
+from scrapy_records.page import normalize_space
+
 #: elements that start a new line: their boundaries separate words
 BLOCK_TAGS = frozenset(
     "address article aside blockquote br dd div dl dt fieldset figcaption figure footer form"
@@ -83,15 +85,15 @@ def inline_text(el: Any) -> str:
     """Whitespace-normalised text of element ``el`` (see the module docstring)."""
     if not len(el):
         t = el.text
-        return " ".join(t.split()) if t else ""
+        return normalize_space(t) if t else ""
     parts: list[str] = []
     if _walk(el, parts, skip_hidden=True):
-        visible = " ".join("".join(parts).split())
+        visible = normalize_space("".join(parts))
         if visible:
             return visible
         parts = []
         _walk(el, parts)
-    return " ".join("".join(parts).split())
+    return normalize_space("".join(parts))
 
 
 def inline_part_text(el: Any, lo: int, hi: int) -> str:
@@ -112,7 +114,7 @@ def inline_part_text(el: Any, lo: int, hi: int) -> str:
             t = kids[(pos - 2) // 2].tail
         if t:
             parts.append(t)
-    return " ".join("".join(parts).split())
+    return normalize_space("".join(parts))
 
 
 def _walk(el: Any, parts: list[str], skip_hidden: bool = False) -> bool:

@@ -15,6 +15,8 @@ from scrapy_records.page.flatten import (
     DEFAULT_MAX_NODES,
     DROPPED_TAGS,
     LEAF_TAGS,
+    ZERO_WIDTH,
+    normalize_space,
 )
 from scrapy_records.page.model import PAGE_OPTIONS, Page, as_page
 from scrapy_records.page.parse import (
@@ -37,6 +39,8 @@ __all__ = [
     "HtmlElementParser",
     "DROPPED_TAGS",
     "LEAF_TAGS",
+    "ZERO_WIDTH",
+    "normalize_space",
     "IMPLIED_CLOSE",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_NODES",

@@ -31,6 +31,22 @@ EMPTY_DROPPED_TAGS = frozenset(
     {"b", "strong", "i", "em", "u", "s", "mark", "font", "small", "big", "sup", "sub"}
 )
 
+#: Characters a browser draws with no width and no space (zero-width space, word joiner,
+#: zero-width no-break space / BOM): text values never hold them ("\ufeffCAD 263.59" is a
+#: price). Joiners that shape letters and emoji (ZWJ, ZWNJ) are kept.
+ZERO_WIDTH = "\u200b\u2060\ufeff"
+_NO_ZERO_WIDTH = dict.fromkeys(map(ord, ZERO_WIDTH))
+
+
+def normalize_space(s: str) -> str:
+    """``s`` with whitespace runs collapsed to one space, no space at either end, and no
+    :data:`ZERO_WIDTH` character: a text as a reader sees it."""
+    out = " ".join(s.split())
+    if "\ufeff" in out or "\u200b" in out or "\u2060" in out:
+        out = " ".join(out.translate(_NO_ZERO_WIDTH).split())
+    return out
+
+
 #: The page model's arrays, indexed by pre-order position (leaves: by leaf number), and
 #: its two intern tables (see :class:`~scrapy_records.page.model.Page`).
 ARRAYS = (
@@ -174,6 +190,7 @@ class Flattener:
         left out of the arrays count too."""
         self.walk(root)
         self._hide(0)
+        self._drop_zero_width()
 
     def walk(self, root: Any) -> None:
         """One pre-order pass over ``root.iter()``. A node whose parent is not the innermost
@@ -255,6 +272,18 @@ class Flattener:
                 leaf_elem.append(i + 1)
             if kind or n_open >= max_depth:
                 open_p = self._after_start(node, kind, n_open, open_p)
+
+    def _drop_zero_width(self) -> None:
+        """Remove :data:`ZERO_WIDTH` characters from the text leaves (one scan of the
+        page's text finds whether any leaf holds one; a leaf of nothing else stays)."""
+        leaves = self.leaves
+        text = "\n".join(leaves)
+        if "\ufeff" not in text and "\u200b" not in text and "\u2060" not in text:
+            return
+        for k, s in enumerate(leaves):
+            t = normalize_space(s)
+            if t and t != s:
+                leaves[k] = t
 
     # ------------------------------------------------------------ rare events
     def _hide(self, n: int) -> None:

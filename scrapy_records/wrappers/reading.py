@@ -15,7 +15,7 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.text import inline_text, strip_separators
-from scrapy_records.page import Page, parse_html
+from scrapy_records.page import Page, normalize_space, parse_html
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import FieldSpec
 from scrapy_records.wrappers.safe_xpath import check_xpath
@@ -91,20 +91,20 @@ def node_text(node: Any, dirty: set[Any] | None = None) -> str:
     inside is read with ``itertext`` (comment text skipped, as in the page model).
     """
     if isinstance(node, str):
-        return " ".join(node.split())
+        return normalize_space(node)
     if dirty is not None and node not in dirty:
         if not len(node):
             t = node.text
-            return " ".join(t.split()) if t else ""
-        return " ".join(" ".join(node.itertext(etree.Element)).split())
-    return " ".join(" ".join(_TEXT_XP(node)).split())
+            return normalize_space(t) if t else ""
+        return normalize_space(" ".join(node.itertext(etree.Element)))
+    return normalize_space(" ".join(_TEXT_XP(node)))
 
 
 def value_text(node: Any) -> str:
     """A field value's text: a text node's, or an element's read as mining reads a column
     (:func:`~scrapy_records.fields.text.inline_text`: inline markup never splits it)."""
     if isinstance(node, str):
-        return strip_separators(" ".join(node.split()))
+        return strip_separators(normalize_space(node))
     return strip_separators(inline_text(node))
 
 
