@@ -1023,3 +1023,17 @@ def test_an_extractor_registered_in_the_crawl_process_mines_there(caplog):
     out = rt.mine(HtmlResponse(url, body=html.encode(), encoding="utf-8", request=Request(url)))
     assert out.error is None and len(out.result.main.records) == 5
     assert RecordsRuntime(RecordsConfig(workers=2, wrappers=False)).executor.workers == 2
+
+
+def test_template_names_read_like_the_url_path():
+    from scrapy_records.scrapy.runtime import url_pattern
+
+    assert url_pattern("https://shop.example/shop/product/12.html") == "shop-product-N"
+    assert url_pattern("https://shop.example/") == "home"
+    assert url_pattern("https://shop.example/caf%C3%A9/menu?page=2") == "café-menu"
+    # a saved page: escapes decoded, no "_N" left of "%20"; a long path keeps its end
+    saved = "file:///tmp/est/2-%20Business/9-%20Target.com/1-%20materials%20business/p.htm"
+    assert url_pattern(saved) == "tmp-est-N_Business-N_Target_com-N_materials_business-p"
+    deep = "https://x.example/" + "/".join(f"section{k}" for k in range(20)) + "/item"
+    name = url_pattern(deep)
+    assert len(name) <= 60 and name.endswith("sectionN-item") and not name.startswith("-")

@@ -34,7 +34,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from scrapy_records.errors import RecordsError, WrapperError
 from scrapy_records.extractors import registered_here
@@ -88,12 +88,20 @@ _DIGITS = re.compile(r"\d+")
 
 
 def url_pattern(url: str) -> str:
-    """The path of ``url`` as a name pattern: digit runs become ``N``, the file extension
-    goes (``/shop/product/12.html`` -> ``shop-product-N``; the site root is ``home``)."""
-    path = urlsplit(url).path
-    parts = [p.rsplit(".", 1)[0] if "." in p else p for p in path.split("/") if p]
-    name = "-".join(_DIGITS.sub("N", p) for p in parts)
-    return re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_-")[:60] or "home"
+    """The path of ``url`` as a name pattern: percent-escapes decoded, digit runs become
+    ``N``, other characters than letters and digits ``_``, the file extension goes
+    (``/shop/product/12.html`` -> ``shop-product-N``; the site root is ``home``); a long
+    path keeps its last segments (``.../N_Target_com-N_materials_business``)."""
+    path = unquote(urlsplit(url).path)
+    parts = [p for p in path.split("/") if p]
+    if parts and "." in parts[-1]:  # (a file's extension; a folder's dot is a word break)
+        parts[-1] = parts[-1].rsplit(".", 1)[0]
+    words = [re.sub(r"\W+", "_", _DIGITS.sub("N", p)).strip("_") for p in parts]
+    name = "-".join(w for w in words if w)
+    if len(name) > 60:
+        tail = name[-60:]
+        name = tail.split("-", 1)[1] if "-" in tail else tail
+    return name or "home"
 
 
 @dataclass
