@@ -395,3 +395,29 @@ def test_zero_width_characters_are_not_text():
     assert [page.text(i) for i in ps[:3]] == ["CAD 263.59", "List CAD 277.48", "database"]
     assert page.text(ps[3]) == "\ufeff"  # (a leaf of nothing else stays a leaf)
     assert page.text(ps[4]) == "family \U0001f468\u200d\U0001f469"
+
+
+def test_positions_count_the_dropped_empty_inline_siblings():
+    from scrapy_records import extract, induce
+
+    # "<b></b>" before the label: the arrays drop it, an XPath step counts it
+    def page(k0: int) -> str:
+        items = "".join(
+            f"<li><a href='/p/{k}'>Product {k} with a name</a><br><b></b>"
+            f"<b>Price:</b> <span>{k}.50</span> <b>{k % 3 + 1} left</b></li>"
+            for k in range(k0, k0 + 5)
+        )
+        return f"<html><body><ul>{items}</ul></body></html>"
+
+    p = Page(page(1))
+    li = p.tag.index("li")
+    bs = [c for c in p.children[li] if p.tag[c] == "b"]
+    assert [p.sibling_position(b) for b in bs] == [(2, 3), (3, 3)]
+    assert p.xpath(bs[1]).endswith("/li[1]/b[3]")
+    mined = extract(page(1)).main
+    assert mined is not None and len(mined.records) == 5
+    assert mined.records[0].fields["text"] == "2 left"
+    assert ("text", "b[3]") in [(c.name, c.xpath) for c in mined.columns]
+    got = induce([page(1), page(10)]).extract(page(20)).records
+    assert [r.fields["text"] for r in got] == ["3 left", "1 left", "2 left", "3 left", "1 left"]
+    assert got[0].fields["price"] == 20.5

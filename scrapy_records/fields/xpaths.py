@@ -73,7 +73,9 @@ def _steps(
             break
         if i not in sibpos:
             ch = children[p]
-            if len(ch) == 1:
+            if p in page.gapped:  # (an empty <b> was dropped here: the document counts it)
+                sibpos[i] = page.sibling_position(i)
+            elif len(ch) == 1:
                 sibpos[i] = (1, 1)
             else:
                 cnt: dict[str, int] = {}
@@ -303,10 +305,9 @@ def _run_node(rec: RecordTree, owner: int, loc: int) -> tuple[int, str] | None:
 
 def _child_step(page: Page, parent: int, child: int) -> str:
     """The step from ``parent`` to its element ``child`` (a position among same tags)."""
-    tag = page.tag[child]
-    same = [c for c in page.children[parent] if page.tag[c] == tag]
-    step = tag_step(tag)
-    return step if len(same) == 1 else f"{step}[{same.index(child) + 1}]"
+    pos, count = page.sibling_position(child)
+    step = tag_step(page.tag[child])
+    return step if count == 1 else f"{step}[{pos}]"
 
 
 def _record_path(

@@ -16,6 +16,7 @@ from scrapy_records.page.flatten import (
     DROPPED_TAGS,
     LEAF_TAGS,
     ZERO_WIDTH,
+    empty_inline,
     normalize_space,
 )
 from scrapy_records.page.model import PAGE_OPTIONS, Page, as_page
@@ -41,6 +42,7 @@ __all__ = [
     "LEAF_TAGS",
     "ZERO_WIDTH",
     "normalize_space",
+    "empty_inline",
     "IMPLIED_CLOSE",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_NODES",

@@ -38,6 +38,16 @@ ZERO_WIDTH = "\u200b\u2060\ufeff"
 _NO_ZERO_WIDTH = dict.fromkeys(map(ord, ZERO_WIDTH))
 
 
+def empty_inline(el: Any) -> bool:
+    """Whether lxml element ``el`` is an inline formatting element the page model drops
+    (:data:`EMPTY_DROPPED_TAGS` with no text, no children and no attributes)."""
+    t = el.tag
+    if not isinstance(t, str) or t.lower() not in EMPTY_DROPPED_TAGS or len(el) or el.attrib:
+        return False
+    text = el.text
+    return not text or text.isspace()
+
+
 def normalize_space(s: str) -> str:
     """``s`` with whitespace runs collapsed to one space, no space at either end, and no
     :data:`ZERO_WIDTH` character: a text as a reader sees it."""
@@ -151,6 +161,7 @@ class Flattener:
         "moved",
         "body_i",
         "inline",
+        "gapped",
     )
 
     def __init__(self, max_nodes: int | None, max_depth: int) -> None:
@@ -184,6 +195,8 @@ class Flattener:
         #: what a start tag of :data:`EMPTY_DROPPED_TAGS` needs (never in ``known``:
         #: each one is looked at before it is added)
         self.inline: dict[str, TagInfo] = {}
+        #: the nodes an empty inline child was dropped from (see ``Page.gapped``)
+        self.gapped: set[int] = set()
 
     def run(self, root: Any) -> None:
         """Fill the arrays (:meth:`walk`), then check the node budget once more: the nodes
@@ -330,14 +343,14 @@ class Flattener:
     def _inline(self, node: Any, t: str) -> TagInfo | None:
         """An inline formatting element: dropped when it holds nothing (its tail goes to
         the open parent), else added like any element."""
-        text = node.text
-        if len(node) or node.attrib or (text and not text.isspace()):
+        if not empty_inline(node):
             info = self.inline.get(t)
             if info is None:
                 info = self.inline[t] = tag_info(t, self.tag_names)
             return info
         self._hide(1)
         if self.stack:
+            self.gapped.add(self.stack[-1])
             self._leaf(node.tail, self.stack[-1])
         return None
 

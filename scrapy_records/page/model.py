@@ -66,6 +66,7 @@ class Page:
         *ARRAYS,
         "body",
         "truncated",
+        "gapped",
         "_index",
         "_xpaths",
         "_treeroot",
@@ -129,6 +130,10 @@ class Page:
         self.tag_names = f.tag_names
         self.path_keys = f.path_keys
         self.truncated = f.truncated
+        #: nodes that lost an empty inline child (``<b></b>``) to the arrays: among their
+        #: children, positions and sibling counts are the document's, not the arrays'
+        #: (:meth:`sibling_position`)
+        self.gapped: frozenset[int] = frozenset(f.gapped)
         self.body = f.body()
         # the real (libxml2) tree, for XPaths: differs only where a nesting was repaired
         self._rparent, self._rchildren = f.real_tree()
@@ -194,6 +199,21 @@ class Page:
                 xpaths[c] = f"{base}/{t}[{n}]"
             else:
                 xpaths[c] = f"{base}/{t}"
+
+    def sibling_position(self, i: int) -> tuple[int, int]:
+        """``(position, count)`` of node ``i`` among its parent's children of its tag, in
+        the document (``(1, 1)`` for the root): what an XPath step ``tag[position]``
+        counts, dropped empty inline siblings included."""
+        p = self.parent[i]
+        if p < 0:
+            return 1, 1
+        t = self.tag[i]
+        if p in self.gapped:
+            el = self.el[i]
+            same = [x for x in self.el[p] if x.tag == el.tag]
+            return same.index(el) + 1, len(same)
+        same_ids = [c for c in self.children[p] if self.tag[c] == t]
+        return same_ids.index(i) + 1, len(same_ids)
 
     def text(self, i: int, sep: str = " ") -> str:
         """Whitespace-normalised text of node ``i``'s sub-tree."""

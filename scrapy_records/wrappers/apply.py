@@ -320,14 +320,15 @@ class _List:
 
 def _siblings(first: Any, size: int, stop: set[Any] | None = None) -> list[Any]:
     """The record's elements: ``first`` and following element siblings, ``size`` at most,
-    ending before the next record's first element when ``stop`` (those firsts) is given."""
+    ending before the next record's first element when ``stop`` (those firsts) is given.
+    Siblings are counted as the page model counts them (no script, no empty ``<b>``)."""
     if size == 1:
         return [first]
     out = [first]
     s = first.getnext()
     while s is not None:
         t = s.tag
-        if isinstance(t, str) and t.lower() not in DROPPED_TAGS:
+        if isinstance(t, str) and t.lower() not in DROPPED_TAGS and not page_mod.empty_inline(s):
             if stop is not None and s in stop:
                 break
             out.append(s)

@@ -69,18 +69,8 @@ def slug(s: str) -> str:
 
 
 def _same_tag_pos(page: Page, j: int) -> int:
-    """1-based position of node j among its same-tag siblings."""
-    p = page.parent[j]
-    if p < 0:
-        return 1
-    t = page.tag[j]
-    k = n = 0
-    for c in page.children[p]:
-        if page.tag[c] == t:
-            n += 1
-            if c == j:
-                k = n
-    return k
+    """1-based position of node j among its same-tag siblings, as XPath counts it."""
+    return page.sibling_position(j)[0]
 
 
 def _fixed_steps(sel: PageSelectors, roots_of: list[list[int]]) -> set[tuple]:
