@@ -150,7 +150,19 @@ def run_mode(
     cmd = [sys.executable, str(runner), str(workdir / f"{name}.cfg")]
     if PROFILE_DIR is not None:  # sample every thread of the crawl's process (py-spy)
         out = PROFILE_DIR / f"{name}.txt"
-        cmd = ["py-spy", "record", "--format", "raw", "--rate", "200", "-o", str(out), "--", *cmd]
+        cmd = [
+            "py-spy",
+            "record",
+            "--format",
+            "raw",
+            "--rate",
+            "200",
+            "--threads",
+            "-o",
+            str(out),
+            "--",
+            *cmd,
+        ]
     proc = subprocess.run(
         cmd,
         cwd=workdir,

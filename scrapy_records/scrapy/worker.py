@@ -27,7 +27,7 @@ from scrapy_records.errors import (
     WrapperError,
 )
 from scrapy_records.fields.dates import http_date_base, relative_to
-from scrapy_records.page import Page, parse_html
+from scrapy_records.page import HtmlElementParser, Page, parse_html
 from scrapy_records.results import PageResult, Region
 from scrapy_records.wrappers.pins import carry_over
 from scrapy_records.wrappers.templates import Signature, page_signature, similarity
@@ -144,7 +144,11 @@ def _assign_template(sig: Signature, job: PageJob, out: MinedPage) -> None:
 
 def _mine(job: PageJob, out: MinedPage) -> None:
     root, _, encoding = parse_html(
-        job.body, job.url, encoding=job.encoding, max_bytes=job.max_bytes
+        job.body,
+        job.url,
+        encoding=job.encoding,
+        max_bytes=job.max_bytes,
+        parser_cls=HtmlElementParser,
     )
     # the template decides whether a wrapper applies: from the tree when some template of
     # the site has one, else later from the page model's path table (half the cost)
@@ -197,7 +201,11 @@ def apply_wrapper(job: ApplyJob) -> PageResult:
     """The wrapper's result on the page."""
     with relative_to(http_date_base(job.date)):
         root, _, _enc = parse_html(
-            job.body, job.url, encoding=job.encoding, max_bytes=job.max_bytes
+            job.body,
+            job.url,
+            encoding=job.encoding,
+            max_bytes=job.max_bytes,
+            parser_cls=HtmlElementParser,
         )
         return _wrapper(job.wrapper).extract(root, url=job.url)
 
@@ -229,7 +237,13 @@ def _sample_pages(job: InductionJob) -> list[Page]:
     pages = []
     for s in job.samples:
         with relative_to(http_date_base(s.date)):
-            root, _, enc = parse_html(s.body, s.url, encoding=s.encoding, max_bytes=job.max_bytes)
+            root, _, enc = parse_html(
+                s.body,
+                s.url,
+                encoding=s.encoding,
+                max_bytes=job.max_bytes,
+                parser_cls=HtmlElementParser,
+            )
         pages.append(Page(root, s.url, encoding=enc, max_nodes=job.max_nodes))
     return pages
 
