@@ -346,3 +346,31 @@ def test_a_crawl_gives_detail_pages_one_record_each_with_the_same_columns():
     ]
     assert rt2.store.list("books.example") == []  # a wrapper of 3 pages is not kept
     assert not rt2.has_held()
+
+
+def test_the_crawl_detail_check_reads_what_mining_sent_back(monkeypatch):
+    """Three held pages of a detail template are compared from the evidence mining sent
+    back with their records: each page is parsed once, by its mining."""
+    from scrapy.http import HtmlResponse, Request
+
+    import scrapy_records.scrapy.worker as worker
+    from scrapy_records.scrapy.runtime import RecordsRuntime
+    from scrapy_records.scrapy.settings import RecordsConfig
+
+    parsed = []
+    real = worker.parse_html
+
+    def counting(source, url=None, **kw):
+        parsed.append(url)
+        return real(source, url, **kw)
+
+    monkeypatch.setattr(worker, "parse_html", counting)
+    rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:"))
+    outs = []
+    for i, b in enumerate(BOOKS[:3]):
+        url = f"http://books.example/b/{i}"
+        html = book(i, *b).encode()
+        outs.append(rt.mine(HtmlResponse(url, body=html, encoding="utf-8", request=Request(url))))
+    assert all(o.stats.get("records/held") == 1 for o in outs)
+    assert "records/held_released_as_list" not in outs[2].stats  # still a detail template
+    assert parsed == [f"http://books.example/b/{i}" for i in range(3)]

@@ -46,6 +46,7 @@ from scrapy_records.scrapy.store import WrapperStore, open_store, redact_uri
 from scrapy_records.scrapy.store.memory import MemoryStore
 from scrapy_records.scrapy.store_sync import StoreSync, TemplateState
 from scrapy_records.scrapy.worker import (
+    DETAIL_HINT_COVERAGE,
     ApplyJob,
     InductionJob,
     MinedPage,
@@ -69,10 +70,6 @@ __all__ = ["RecordsRuntime", "Outcome", "TemplateState", "site_of", "url_pattern
 RUNTIME_ATTR = "_scrapy_records_runtime"
 #: inductions of one template that produced nothing before it is mined for good
 MAX_FAILED_INDUCTIONS = 3
-#: a template whose first page's main region holds less than this share of the page's
-#: text (or that has none) may be detail pages: it gets DCADE's sample count and its
-#: records wait for its wrapper (``induce`` then decides with all samples)
-DETAIL_HINT_COVERAGE = 0.3
 #: ... and this many of its pages compared decide it (a list template's page where ranking
 #: found no list looks like a detail page on its own; the median of three does not)
 DETAIL_CHECK_PAGES = 3
@@ -397,7 +394,9 @@ class RecordsRuntime(StoreSync):
         assert result is not None  # mine_page sets one unless it skipped or failed (above)
         if st.detail is None:  # decided on the template's first mined page
             st.detail = mined.coverage is not None and mined.coverage < DETAIL_HINT_COVERAGE
-        sample = Sample(job.url, job.body, job.encoding, job.date, list(result.regions))
+        sample = Sample(
+            job.url, job.body, job.encoding, job.date, list(result.regions), mined.detail
+        )
         if st.detail:
             # a detail template: its pages' records wait for its wrapper (DCADE's one
             # record per page), so that all its pages give the same columns
@@ -431,6 +430,8 @@ class RecordsRuntime(StoreSync):
         cfg = self.config
         check = InductionJob(samples, cfg.extractor, "auto", cfg.max_page_bytes, cfg.max_nodes)
         try:
+            if all(s.detail is not None for s in samples):  # what mining sent: no parse
+                return detail_pages(check)
             return bool(self.executor.run(detail_pages, check))
         except (RecordsError, WorkerError, ValueError) as exc:
             logger.info("scrapy_records: %s/%s detail check failed: %s", st.site, st.template, exc)

@@ -29,9 +29,22 @@ from scrapy_records.errors import (
 from scrapy_records.fields.dates import http_date_base, relative_to
 from scrapy_records.page import HtmlElementParser, Page, parse_html
 from scrapy_records.results import PageResult, Region
+from scrapy_records.wrappers.induce import (
+    DetailEvidence,
+    detail_evidence,
+    detail_evidenced,
+    detail_template,
+    induce,
+)
 from scrapy_records.wrappers.pins import carry_over
 from scrapy_records.wrappers.templates import Signature, page_signature, similarity
 from scrapy_records.wrappers.wrapper import Wrapper
+
+#: a template whose first page's main region holds less than this share of the page's
+#: text (or that has none) may be detail pages: it gets DCADE's sample count and its
+#: records wait for its wrapper (``induce`` then decides with all samples); mining sends
+#: the detail check's evidence back for such pages
+DETAIL_HINT_COVERAGE = 0.3
 
 #: The modules mining and induction need (about a third of a second of imports).
 MINERS = ("scrapy_records.api", "scrapy_records.wrappers.inducers.intersect")
@@ -85,6 +98,8 @@ class MinedPage:
     error: str | None = None
     built_page: bool = False  # the page model was built (unsupervised mining)
     coverage: float | None = None  # share of the page's text in its main region's records
+    #: on a page of low coverage (a detail page?), what the detail check compares
+    detail: DetailEvidence | None = None
     seconds: float = 0.0  # CPU seconds
 
 
@@ -182,6 +197,8 @@ def _mine(job: PageJob, out: MinedPage) -> None:
     total = sum(map(len, page.leaves))
     covered = sum(len(r.text) for r in main.records) if main is not None else 0
     out.coverage = covered / total if total else 0.0
+    if out.coverage < DETAIL_HINT_COVERAGE:
+        out.detail = detail_evidence(page, out.result.regions)
 
 
 @dataclass
@@ -219,6 +236,7 @@ class Sample:
     encoding: str | None
     date: bytes | None
     regions: list[Region] = field(default_factory=list)
+    detail: DetailEvidence | None = None  # (from mining; None: parse the page again)
 
 
 @dataclass
@@ -251,9 +269,10 @@ def _sample_pages(job: InductionJob) -> list[Page]:
 def detail_pages(job: InductionJob) -> bool:
     """Whether the samples describe one object each (detail pages) rather than list
     records, compared across them as induction decides it
-    (:func:`~scrapy_records.wrappers.induce.detail_template`)."""
-    from scrapy_records.wrappers.induce import detail_template
-
+    (:func:`~scrapy_records.wrappers.induce.detail_template`): from what mining sent back
+    when every sample has it, else the samples are parsed again."""
+    if all(s.detail is not None for s in job.samples):
+        return detail_evidenced([s.detail for s in job.samples if s.detail is not None])
     return detail_template(_sample_pages(job), [s.regions for s in job.samples])
 
 
@@ -266,8 +285,6 @@ def induce_template(job: InductionJob) -> str:
 
     :raises RecordsError: no wrapper holds on the samples.
     """
-    from scrapy_records.wrappers.induce import induce
-
     pages = _sample_pages(job)
     mined = [s.regions for s in job.samples] if job.inducer == job.extractor else None
     with relative_to(http_date_base(job.samples[0].date)):

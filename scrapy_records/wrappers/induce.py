@@ -92,34 +92,52 @@ def _median(xs: list[float]) -> float:
     return (xs[n // 2] + xs[(n - 1) // 2]) / 2 if n else 0.0
 
 
+#: What :func:`detail_template` compares of one page: its text leaves, and the leaves of
+#: each record of its main region (``None``: the page has no region of two records or more).
+DetailEvidence = tuple[list[str], "list[list[str]] | None"]
+
+
+def detail_evidence(page: Page, regions: Sequence[Region]) -> DetailEvidence:
+    """What :func:`detail_template` needs of ``page`` mined into ``regions``, as plain data
+    (a crawl's worker sends it back with the page's records: the check then parses nothing
+    again)."""
+    main = next((r for r in regions if len(r.records) >= 2), None)
+    if main is None:
+        return list(page.leaves), None
+    leaves, lo, hi = page.leaves, page.leaf_lo, page.leaf_hi
+    records = [[leaves[k] for x in rec.nodes for k in range(lo[x], hi[x])] for rec in main.records]
+    return list(leaves), records
+
+
 def detail_template(pages: Sequence[Page], ranked: Sequence[Sequence[Region]]) -> bool:
     """Whether pages of one template describe one object each rather than list records
     (:data:`DETAIL_VARYING_SHARE`, :data:`DETAIL_LABEL_ROWS`)."""
-    m = len(pages)
+    return detail_evidenced([detail_evidence(p, r) for p, r in zip(pages, ranked)])
+
+
+def detail_evidenced(evidence: Sequence[DetailEvidence]) -> bool:
+    """:func:`detail_template` on the pages' :func:`detail_evidence`."""
+    m = len(evidence)
     present: Counter[str] = Counter()
     once: Counter[str] = Counter()
-    for p in pages:
-        counts = Counter(p.leaves)
+    for leaves, _records in evidence:
+        counts = Counter(leaves)
         present.update(counts)
         once.update(t for t, n in counts.items() if n == 1)
     shares, label_rows = [], []
-    for page, regions in zip(pages, ranked):
-        varying = sum(len(t) for t in page.leaves if present[t] < m) or 1
-        main = next((r for r in regions if len(r.records) >= 2), None)
-        if main is None:
+    for leaves, records in evidence:
+        varying = sum(len(t) for t in leaves if present[t] < m) or 1
+        if not records:
             shares.append(0.0)
             label_rows.append(0.0)
             continue
         inside, rows = 0, 0
-        for rec in main.records:
-            texts = [
-                page.leaves[k] for x in rec.nodes for k in range(page.leaf_lo[x], page.leaf_hi[x])
-            ]
+        for texts in records:
             inside += sum(len(t) for t in texts if present[t] < m)
             labels = {t for t in texts if once[t] == m and label_name(t)}
             rows += bool(labels) and any(present[t] < m for t in texts)
         shares.append(inside / varying)
-        label_rows.append(rows / len(main.records))
+        label_rows.append(rows / len(records))
     return _median(shares) < DETAIL_VARYING_SHARE or _median(label_rows) >= DETAIL_LABEL_ROWS
 
 
