@@ -421,3 +421,27 @@ def test_positions_count_the_dropped_empty_inline_siblings():
     got = induce([page(1), page(10)]).extract(page(20)).records
     assert [r.fields["text"] for r in got] == ["3 left", "1 left", "2 left", "3 left", "1 left"]
     assert got[0].fields["price"] == 20.5
+
+
+def test_records_of_several_siblings_beside_a_dropped_empty_element():
+    from scrapy_records import extract, induce
+
+    # each record is six siblings (p, hr, font, br, br, p) with an empty <b> among them
+    def page(k0: int) -> str:
+        items = "".join(
+            f"<p></p><hr><font size='2'><a href='/a/{k}'>Title {k} of the story here</a>"
+            f"</font><br><b></b><br><p>Summary {k} of the article, with a few more words.</p>"
+            for k in range(k0, k0 + 8)
+        )
+        return f"<html><body><table><tr><td><font>{items}</font></td></tr></table></body></html>"
+
+    main = extract(page(0)).main
+    assert main is not None and len(main.records) == 8
+    assert main.records[2].fields["title"] == "Title 2 of the story here"
+    assert main.records[2].fields["description"].startswith("Summary 2 of the article")
+    got = induce([page(0), page(10)]).extract(page(20)).records
+    assert [r.fields["title"] for r in got][:2] == [
+        "Title 20 of the story here",
+        "Title 21 of the story here",
+    ]
+    assert all(r.fields["description"].startswith(f"Summary {20 + k} ") for k, r in enumerate(got))

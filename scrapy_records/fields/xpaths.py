@@ -74,7 +74,7 @@ def _steps(
         if i not in sibpos:
             ch = children[p]
             if p in page.gapped:  # (an empty <b> was dropped here: the document counts it)
-                sibpos[i] = page.sibling_position(i)
+                sibpos.update(zip(ch, page.child_positions(p)))
             elif len(ch) == 1:
                 sibpos[i] = (1, 1)
             else:

@@ -207,13 +207,23 @@ class Page:
         p = self.parent[i]
         if p < 0:
             return 1, 1
-        t = self.tag[i]
-        if p in self.gapped:
-            el = self.el[i]
-            same = [x for x in self.el[p] if x.tag == el.tag]
-            return same.index(el) + 1, len(same)
-        same_ids = [c for c in self.children[p] if self.tag[c] == t]
-        return same_ids.index(i) + 1, len(same_ids)
+        return self.child_positions(p)[self.children[p].index(i)]
+
+    def child_positions(self, p: int) -> list[tuple[int, int]]:
+        """:meth:`sibling_position` of each of node ``p``'s children, in one pass."""
+        kids, tag = self.children[p], self.tag
+        if p in self.gapped:  # count on the document, where the dropped ones still are
+            at: dict[Any, int] = {}
+            counts: dict[Any, int] = {}
+            for x in self.el[p]:
+                counts[x.tag] = at[x] = counts.get(x.tag, 0) + 1
+            return [(at[self.el[c]], counts[self.el[c].tag]) for c in kids]
+        pos: list[int] = []
+        n: dict[str, int] = {}
+        for c in kids:
+            k = n[tag[c]] = n.get(tag[c], 0) + 1
+            pos.append(k)
+        return [(k, n[tag[c]]) for c, k in zip(kids, pos)]
 
     def text(self, i: int, sep: str = " ") -> str:
         """Whitespace-normalised text of node ``i``'s sub-tree."""
