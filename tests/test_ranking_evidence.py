@@ -240,3 +240,59 @@ def test_a_block_of_cards_under_a_heading_is_split_into_the_cards():
     assert [r.text.split(" $")[0] for r in cards.records] == [
         f"Headphones model {n}" for n in (0, 1, 2, 10, 11, 12)
     ]
+
+
+BODIES = [
+    "<p>" + "A long opinion about the election and what it means for the country. " * 3 + "</p>",
+    "<table>"
+    + "".join(f"<tr><td>State {k}</td><td>{k * 7}%</td></tr>" for k in range(12))
+    + "</table><p>Numbers from the count tonight.</p>",
+    "<ul>"
+    + "".join(f"<li>Point {k}: about the polls and the turnout</li>" for k in range(9))
+    + "</ul>",
+    "<p>Short question about voting by mail in my county, does anyone know the deadline?</p>"
+    "<blockquote><p>quoted rule text here</p></blockquote><p>Thanks for any help.</p>",
+    "<p>Results are in and the turnout was the highest in decades, analysts say today.</p>",
+]
+
+
+def search_post(k: int, body: str) -> str:
+    """A forum's search result: a headline to the thread, points, date, author, the body."""
+    return (
+        f"<div class='search-result'><a href='/r/politics/comments/{k}/story_{k}'>Election "
+        f"story number {k} with a headline</a><div><span>{k * 13 + 5} points</span> submitted "
+        f"<time datetime='2016-0{k + 1}-1{k}T10:00:00+00:00'>{k + 2} months ago</time> by "
+        f"<a href='/user/user{k}'>user{k}</a></div><div class='body'>{body}</div></div>"
+    )
+
+
+def test_posts_with_headlines_are_the_records_when_no_list_is_trusted(monkeypatch):
+    """Reddit's search results: user posts (author, date, a body of any shape) that lead to
+    their threads by headlines. Headlines keep them with the list extractors; when those
+    find no list above the main threshold (bodies of tables and lists), MiBAT's posts are
+    the main region, and the summary says why."""
+    import scrapy_records.extractors.auto as auto
+
+    html = wrap(
+        "<div class='results'>"
+        + "".join(search_post(k, b) for k, b in enumerate(BODIES))
+        + "</div>"
+    )
+    page = Page(html)
+    assert not is_ugc_page(page)  # (headlines: no user-content page by the routing rule)
+
+    class NoList:
+        name = "nolist"
+
+        def extract(self, page, **options):
+            return []
+
+    real = auto.get_extractor
+    monkeypatch.setattr(
+        auto, "get_extractor", lambda n: NoList() if n in ("mdr", "stem") else real(n)
+    )
+    main = extract(html).main
+    assert main is not None and main.extractor == "mibat" and len(main.records) == 5
+    assert [r.fields["author"] for r in main.records] == [f"user{k}" for k in range(5)]
+    assert main.meta["teaser_posts"] is True
+    assert "no list above the main threshold" in " ".join(main.meta["rank_reasons"])

@@ -35,7 +35,10 @@ Rule (quoted by the README)::
        (records with an author or reply/quote structure and a free-text body, and no list
        of distinct headline links: news, shop and video lists stay with the list extractors).
        The check runs first and compares against MDR's best region, so on user-content
-       pages STEM never runs.
+       pages STEM never runs;
+    7. posts with headlines (a forum's search results: author, date and a body, with a
+       headline link to the thread): when no list region reaches
+       :data:`AUTO_MAIN_THRESHOLD`, MiBAT's posts rank first (``meta["teaser_posts"]``).
 
 Main region: at ``main_threshold=0.4`` (:data:`AUTO_MAIN_THRESHOLD`,
 :func:`main_threshold_for`) ``extract(..., extractor="auto")`` reports no main region on
@@ -218,7 +221,7 @@ def auto_extract(
     found: dict[str, list[Region]] = {}
     if names:
         found[names[0]] = list(get_extractor(names[0]).extract(page, **per[names[0]]))
-    if decide is not None:
+    if decide is not None and not decide.teasers:
         # step 6 needs the best list region only: decide on the first list extractor's
         # (MDR's) before running the others, so user-content pages skip them
         routed = decide(rank(page, found.get(names[0], [])) if names else None)
@@ -228,8 +231,17 @@ def auto_extract(
     for name in names[1:]:
         found[name] = list(get_extractor(name).extract(page, **per[name]))
     if len(found) > 1:
-        return _combine(page, found)
-    return rank(page, [r for regs in found.values() for r in regs])
+        regions = _combine(page, found)
+    else:
+        regions = rank(page, [r for regs in found.values() for r in regs])
+    if decide is not None and (not regions or regions[0].confidence < AUTO_MAIN_THRESHOLD):
+        # step 7: user posts with headlines (a forum's search results) when the list
+        # extractors found no list above the main threshold
+        posts = decide(regions)
+        if posts:
+            logger.debug("auto: %s: MiBAT's posts, no list above the threshold", page.url)
+            return rank(page, posts) + regions
+    return regions
 
 
 def _combine(page: Page, found: dict[str, list[Region]]) -> list[Region]:

@@ -46,7 +46,13 @@ def reasons_of(region: Region) -> list[str]:
             f"each of the {m['cards_from']} records found was a row of cards: the records "
             "are the cards"
         )
-    if "ugc_evidence" in m:
+    if "ugc_evidence" in m and m.get("teaser_posts"):
+        out.append(
+            f"user posts with headlines: {float(m['ugc_evidence']):.0%} of the records hold "
+            "an author and a free-text body; taken because the list extractors found no "
+            "list above the main threshold"
+        )
+    elif "ugc_evidence" in m:
         out.append(
             f"user posts: {float(m['ugc_evidence']):.0%} of the records hold an author or "
             "reply structure and a free-text body, and they are no list of headlines"

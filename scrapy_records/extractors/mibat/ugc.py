@@ -26,6 +26,7 @@ from scrapy_records.results import Region
 __all__ = [
     "is_ugc_page",
     "ugc_router",
+    "UgcDecision",
     "ugc_regions",
     "ugc_evidence",
     "teaser_share",
@@ -184,9 +185,10 @@ def _headline(
 
 def _post_evidence(
     page: Page, main: MiBATRegion | None, min_text: int, min_evidence: float
-) -> float | None:
-    """Tests 1-2 of :func:`is_ugc_page` on MiBAT's main region: the share of records that
-    look like user posts (:func:`ugc_evidence`), or ``None`` when a test fails."""
+) -> tuple[float, bool] | None:
+    """Tests 1, 2 and 2b of :func:`is_ugc_page` on MiBAT's main region: the share of
+    records that look like user posts (:func:`ugc_evidence`) and whether they are
+    teasers (test 2), or ``None`` when test 1 or 2b fails."""
     if main is None or len(main.groups) < 2:
         return None
     chars = sum(len(page.texts(g)) for g in main.groups)
@@ -196,10 +198,10 @@ def _post_evidence(
     bodies = sum(1 for g in main.groups if sum(_free_text(page, r) for r in g) >= MIN_BODY)
     if bodies / len(main.groups) < min_evidence:
         return None
-    if _teaser_share(page, main.groups, _author_link_test(page)) >= TEASER_SHARE:
-        return None  # a list of headlines: the list extractors keep titles and links
+    # a list of headlines: the list extractors keep titles and links
+    teasers = _teaser_share(page, main.groups, _author_link_test(page)) >= TEASER_SHARE
     ev = ugc_evidence(page, main.groups, _author_links(page), main.pivots)
-    return ev if ev >= min_evidence else None
+    return (ev, teasers) if ev >= min_evidence else None
 
 
 def _not_dwarfed(page: Page, main: MiBATRegion, regions: list[Region] | None) -> bool:
@@ -254,41 +256,55 @@ def is_ugc_page(
     )
 
 
+class UgcDecision:
+    """What :func:`ugc_router` found: MiBAT's date-anchored records that look like user
+    posts (tests 1 and 2b of :func:`is_ugc_page`). ``teasers``: they also lead to pages of
+    their own by headlines (test 2 fails), as search results of a forum do; ``auto`` then
+    takes them only when the list extractors find no list it trusts.
+
+    Calling it applies test 3 to the best list regions (``regions``, ranked) and returns
+    MiBAT's regions (``[]`` with ``build=False``), or ``None``."""
+
+    def __init__(self, page: Page, ext: MiBATExtractor, found: Any, opts: Any) -> None:
+        self.page, self.ext, self.opts = page, ext, opts
+        self.regs, self.main, self.evidence, self.teasers = found
+
+    def __call__(self, regions: list[Region] | None, build: bool = True) -> list[Region] | None:
+        if not _not_dwarfed(self.page, self.main, regions):
+            return None
+        if not build:
+            return []
+        out = self.ext.to_regions(self.page, self.regs, self.main, self.opts)
+        for r in out:
+            r.meta["ugc_evidence"] = round(self.evidence, 3)
+            if self.teasers:
+                r.meta["teaser_posts"] = True
+        return out
+
+
 def ugc_router(
     page: Page,
     *,
     min_text: int = 60,
     min_evidence: float = 0.6,
     **options: Any,
-) -> Callable[..., list[Region] | None] | None:
+) -> UgcDecision | None:
     """The routing rule in two halves, so ``auto`` runs the list extractors only as far as
     the decision needs them.
 
-    Runs MiBAT once (date anchors) and checks tests 1-2 of :func:`is_ugc_page` (content,
-    user-post evidence). ``None``: the page is not user content, whatever the lists are.
-    Otherwise a function ``decide(list_regions, build=True)`` that applies test 3 (not
-    dwarfed by the best list region) and returns MiBAT's regions (``[]`` with
-    ``build=False``), or ``None``.
+    Runs MiBAT once (date anchors) and checks tests 1 and 2b of :func:`is_ugc_page`
+    (content, user-post evidence). ``None``: the records are no user posts, whatever the
+    lists are. Otherwise a :class:`UgcDecision`: called with the list regions, it applies
+    test 3 (not dwarfed by the best list region); its ``teasers`` says whether test 2
+    failed (the page is user content only when it did not).
     """
     opts = with_defaults(options)
     ext = MiBATExtractor()
     regs, main = ext.find(page, **{**opts, "anchors": ("date",)})
-    ev = _post_evidence(page, main, min_text, min_evidence)
-    if ev is None or main is None:
+    found = _post_evidence(page, main, min_text, min_evidence)
+    if found is None or main is None:
         return None
-    post = main
-
-    def decide(regions: list[Region] | None, build: bool = True) -> list[Region] | None:
-        if not _not_dwarfed(page, post, regions):
-            return None
-        if not build:
-            return []
-        out = ext.to_regions(page, regs, post, opts)
-        for r in out:
-            r.meta["ugc_evidence"] = round(ev, 3)
-        return out
-
-    return decide
+    return UgcDecision(page, ext, (regs, main, *found), opts)
 
 
 def ugc_regions(
@@ -305,6 +321,6 @@ def ugc_regions(
     ``build=False`` returns ``[]`` instead of the regions when the page is user content.
     """
     decide = ugc_router(page, min_text=min_text, min_evidence=min_evidence, **options)
-    if decide is None:
+    if decide is None or decide.teasers:
         return None
     return decide(regions, build)
