@@ -296,3 +296,37 @@ def test_posts_with_headlines_are_the_records_when_no_list_is_trusted(monkeypatc
     assert [r.fields["author"] for r in main.records] == [f"user{k}" for k in range(5)]
     assert main.meta["teaser_posts"] is True
     assert "no list above the main threshold" in " ".join(main.meta["rank_reasons"])
+
+
+def test_result_sections_in_asides_are_the_content_of_a_page_without_text_of_its_own():
+    """WebMD's search page: its results stand in <aside role=complementary> sections
+    inside <main>, beside a large menu; the page has no text outside its landmarks, so
+    the asides hold its content. Beside an article of the page's own they are chrome."""
+
+    def doc(k0: int, n: int) -> str:
+        return "".join(
+            f"<div class='doc'><p class='t'><a href='/a/{k}'>Melanoma skin cancer guide {k}</a>"
+            f"</p><p class='d'>Find skin cancer information and treatment options, part {k}.</p>"
+            "</div>"
+            for k in range(k0, k0 + n)
+        )
+
+    menu = "".join(
+        f"<li><a href='/m/{k}'>Health topic number {k} of the menu</a></li>" for k in range(40)
+    )
+    html = (
+        f"<html><body><header><nav><ul>{menu}</ul></nav></header><main><h1>Results</h1>"
+        f"<aside role='complementary'><header>Top results</header><div>{doc(0, 3)}</div></aside>"
+        f"<aside role='complementary'><header>Slideshows</header><div>{doc(10, 6)}</div></aside>"
+        "</main></body></html>"
+    )
+    main = extract(html).main
+    assert main is not None and len(main.records) == 6 and "chrome" not in main.meta
+    assert main.records[0].text.startswith("Melanoma skin cancer guide 10")
+    # the same asides beside an article of the page's own: chrome again
+    article = (
+        "<article><p>" + "Words of the page's own article about skin care. " * 40 + "</p></article>"
+    )
+    page = Page(html.replace("<h1>Results</h1>", article))
+    aside = [r for r in extract(page).regions if r.records[0].text.startswith("Melanoma")]
+    assert aside and all(r.meta.get("chrome") == "aside" for r in aside)

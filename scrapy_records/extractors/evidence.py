@@ -44,6 +44,12 @@ _CHROME_ROLES = frozenset(
     {"navigation", "banner", "contentinfo", "complementary", "menu", "menubar"}
 )
 
+#: Landmarks of content beside the page's own (``aside``, ``role=complementary``): they
+#: hold the page's records when the page has less text outside its landmarks of chrome
+#: than the region, and the region is more than links (a search page whose result
+#: sections are asides; not a blog's sidebar of link widgets).
+_TANGENTIAL = frozenset({"aside", "role=complementary"})
+
 #: Records without text: at least this share of the records hold no text at all.
 EMPTY_SHARE = 0.5
 #: Links only: at least this share of the records' text is link text...
@@ -56,7 +62,7 @@ class PageText:
     Built once per page from the page arrays: one prefix sum over the text leaves, and one
     over the leaves inside links (link ranges marked by slices, no per-leaf Python loop)."""
 
-    __slots__ = ("page", "chars", "linked", "_free", "landmarks")
+    __slots__ = ("page", "chars", "linked", "_free", "_unmarked", "landmarks")
 
     def __init__(self, page: Page) -> None:
         self.page = page
@@ -71,6 +77,7 @@ class PageText:
                 last = end[i]
         self.linked = [0, *accumulate(map(operator.mul, lens, inside))]
         self._free: int | None = None
+        self._unmarked: int | None = None
         #: :func:`landmark_of` per node, memoised (regions share their parents).
         self.landmarks: dict[int, str | None] = {}
 
@@ -89,16 +96,31 @@ class PageText:
         """Characters of the page's text outside links and outside landmarks of chrome
         (``nav``, ``menu``, ``aside``, ``header``, ``footer``): its own words."""
         if self._free is None:
-            tag, end = self.page.tag, self.page.end
-            marks = _ALWAYS_CHROME | _PAGE_CHROME
-            out = 0
-            last = -1
-            for i in compress(range(len(tag)), map(marks.__contains__, tag)):
-                if i > last:
-                    out += self.size(i) - self.linked_size(i)
-                    last = end[i]
-            self._free = self.total - self.linked[-1] - out
+            self._chrome_text()
+        assert self._free is not None
         return self._free
+
+    @property
+    def unmarked(self) -> int:
+        """Characters of the page's text outside landmarks of chrome, links included."""
+        if self._unmarked is None:
+            self._chrome_text()
+        assert self._unmarked is not None
+        return self._unmarked
+
+    def _chrome_text(self) -> None:
+        tag, end = self.page.tag, self.page.end
+        marks = _ALWAYS_CHROME | _PAGE_CHROME
+        own = every = 0  # (text inside the outermost landmarks: own words, all of it)
+        last = -1
+        for i in compress(range(len(tag)), map(marks.__contains__, tag)):
+            if i > last:
+                size = self.size(i)
+                every += size
+                own += size - self.linked_size(i)
+                last = end[i]
+        self._free = self.total - self.linked[-1] - own
+        self._unmarked = self.total - every
 
     def linked_size(self, i: int) -> int:
         """Characters of link text in node ``i``'s sub-tree."""
@@ -152,7 +174,10 @@ def demotion(page: Page, region: Region, text: PageText) -> tuple[str, str] | No
     """``(kind, why)`` when ``region`` is no candidate for the page's main content, else
     ``None``: ``("no_text", "3/4")`` when at least :data:`EMPTY_SHARE` of its records hold
     no text (spacer rows, image strips), ``("chrome", "nav")`` when it sits in page chrome
-    (:func:`landmark_of`), ``("links_only", "0.97")`` when its text is (nearly) all link
+    (:func:`landmark_of`; an ``aside`` or complementary region holding more text than the
+    page holds outside its landmarks of chrome, and not only links, is the page's
+    content),
+    ``("links_only", "0.97")`` when its text is (nearly) all link
     text (:data:`LINKS_ONLY`) and the page has more words of its own elsewhere than the
     region holds: related stories, tag lists and menus beside an article, not the page's
     records (a search result page of bare titles has no such text).
@@ -163,9 +188,10 @@ def demotion(page: Page, region: Region, text: PageText) -> tuple[str, str] | No
     if n and empty >= EMPTY_SHARE * n:
         return "no_text", f"{empty}/{n}"
     where = landmark_of(page, region.parent, text)
-    if where is not None:
-        return "chrome", where
     chars, linked = groups_evidence(page, [r.nodes for r in region.records], text)
+    content = where in _TANGENTIAL and text.unmarked < chars and linked < LINKS_ONLY * chars
+    if where is not None and not content:
+        return "chrome", where
     if chars and linked >= LINKS_ONLY * chars and text.free - (chars - linked) >= chars:
         return "links_only", f"{linked / chars:.2f}"
     return None
