@@ -19,6 +19,7 @@ from lxml import etree
 
 from scrapy_records.api import extract
 from scrapy_records.errors import WrapperError
+from scrapy_records.extractors.auto import main_threshold_for
 from scrapy_records.fields.alignment import align_records
 from scrapy_records.fields.naming import best_token
 from scrapy_records.fields.text import xpath_literal
@@ -71,7 +72,10 @@ def _main_regions(
     regions: Sequence[Sequence[Region]] | None,
     extractor_options: dict[str, Any],
 ) -> list[Region | None]:
-    """Each page's main region: its first region of two records or more."""
+    """Each page's main region: its first region of two records or more. When some pages
+    have a main region (confidence at the extractor's main threshold), a page whose best
+    region falls below it lists no records of the template (a results page with none, an
+    error page): its stray region must not pick the record selector."""
     out: list[Region | None] = []
     for k, p in enumerate(pages):
         ranked = (
@@ -81,6 +85,9 @@ def _main_regions(
         )
         ranked = [r for r in ranked if len(r.records) >= 2]
         out.append(ranked[0] if ranked else None)
+    threshold = main_threshold_for(extractor)
+    if any(r is not None and r.confidence >= threshold for r in out):
+        out = [r if r is not None and r.confidence >= threshold else None for r in out]
     return out
 
 
