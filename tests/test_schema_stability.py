@@ -45,3 +45,35 @@ def test_a_sample_page_without_a_main_region_does_not_choose_the_record_selector
     later = w.extract(shop(40), url=URL)
     assert len(later.records) == 5
     assert names(later.records) == names(scrapy_records.extract(shop(40), url=URL).records)
+
+
+def results(start: int, nested: bool, badges: list[str] | None = None) -> str:
+    rows = []
+    for k, i in enumerate(range(start, start + 5)):
+        badge = f'<span class="label">{badges[k]}</span>' if badges else ""
+        body = (
+            f'<h3>{badge}<a href="/doc/{i}">Result number {i} about kettles</a></h3>'
+            f"<p>Snippet {i} of the result, long enough to read as a description of it.</p>"
+        )
+        rows.append(f'<div class="res">{f"<div>{body}</div>" if nested else body}</div>')
+    return page("".join(rows))
+
+
+def test_a_column_at_another_place_on_each_sample_page_is_read_on_both():
+    # page 2 of the template lays the result out one level flatter
+    w = scrapy_records.induce([(URL, results(1, True)), (URL, results(20, False))])
+    assert {"title", "url", "description"} <= {f.name for f in w.fields}
+    later = w.extract(results(40, True), url=URL)
+    assert names(later.records) == names(scrapy_records.extract(results(40, True), url=URL).records)
+
+
+def test_text_one_sample_page_holds_in_every_record_is_no_field_of_the_wrapper():
+    mixed = results(1, False, ["web", "web", "web", "web", "pdf"])
+    same = results(20, False, ["web"] * 5)
+    assert "label" in names(scrapy_records.extract(mixed, url=URL).records)
+    assert "label" not in names(scrapy_records.extract(same, url=URL).records)  # template text
+    w = scrapy_records.induce([(URL, mixed), (URL, same)])
+    assert "label" not in {f.name for f in w.fields}
+    later = results(40, False, ["web"] * 5)
+    got = w.extract(later, url=URL).records
+    assert names(got) == names(scrapy_records.extract(later, url=URL).records)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from scrapy_records.fields.values import parse_date_iso, parse_number, parse_price
@@ -141,14 +142,24 @@ def _candidates(
     cands: list[FieldSpec] = []
     owner: dict[str, str] = {}
     seen: set[tuple[str, str, str | None]] = set()
+    paths: dict[tuple[str, str | None], list[FieldSpec]] = {}  # one column's XPaths by page
     for region in regions:
         for col in schema_columns(region) if region is not None else []:
             spec = column_spec(col)
             if spec is not None and (col.name, spec.xpath, spec.attribute) not in seen:
                 seen.add((col.name, spec.xpath, spec.attribute))
+                paths.setdefault((col.name, spec.attribute), []).append(spec)
                 spec.name = f"c{len(cands)}"
                 owner[spec.name] = col.name
                 cands.append(spec)
+    for (name, _attr), specs in paths.items():
+        # a column each sample page reads at its own place (a block that moved, a page of
+        # another layout): the union of the places reads it on every page
+        union = " | ".join(dict.fromkeys(f.xpath for f in specs))
+        if len(specs) > 1 and " | " not in specs[0].xpath and allowed_xpath(union):
+            spec = replace(specs[0], name=f"c{len(cands)}", xpath=union, css=None)
+            owner[spec.name] = name
+            cands.append(spec)
     for f in extra:
         # a typed feature also as text: a column may hold the text as written ("date_raw")
         for ftype in {f.type, "text"} if f.type in ("number", "price", "date") else {f.type}:
@@ -185,29 +196,21 @@ def column_fields(
     cands, owner = _candidates(regions, extra)
     scores: dict[tuple[str, str], list[float]] = {}
     present: dict[str, int] = {}
+    template_text: set[tuple[str, str]] = set()
     for page, region in zip(pages, regions):
         if region is None:
             continue
-        records = sample(region.records)  # (those mined_regions aligned)
-        sampled = records if len(records) < len(region.records) else None
-        got = _apply_candidates(page, record, cands, wrapper_cls, sampled)
-        mined = {r.xpaths[0]: r.fields for r in records if r.xpaths}
-        page_types = {c.name: c.type for c in schema_columns(region)}
-        for name in page_types:
+        constant = _score_page(page, region, record, cands, owner, wrapper_cls, scores)
+        names = {c.name for c in schema_columns(region)}
+        template_text.update((n, c) for n in order if n not in names for c in constant)
+        for name in names:
             present[name] = present.get(name, 0) + 1
-        for spec in cands:
-            for name in page_types if not owner[spec.name] else [owner[spec.name]]:
-                if name not in page_types:
-                    continue
-                convert = page_types[name] if spec.type == "text" else None
-                same, either = _agreement(got, mined, spec.name, name, convert)
-                scores.setdefault((name, spec.name), []).append(same / either if either else 1.0)
     chosen: dict[str, FieldSpec] = {}
     for name in order:
         best = None
         for spec in cands:
             vals = scores.get((name, spec.name))
-            if not vals or len(vals) < present.get(name, 0):
+            if not vals or len(vals) < present.get(name, 0) or (name, spec.name) in template_text:
                 continue
             key = (min(vals), sum(vals), _robustness(spec), owner[spec.name] == name)
             if min(vals) >= MIN_AGREEMENT and (best is None or key > best[0]):
@@ -230,6 +233,40 @@ def column_fields(
             del chosen[name]
     fields = [chosen[n] for n in order if n in chosen]
     return fields, _fill_rates(pages, regions, record, fields, wrapper_cls)
+
+
+def _score_page(
+    page: Page,
+    region: Region,
+    record: RecordSelector,
+    cands: list[FieldSpec],
+    owner: dict[str, str],
+    wrapper_cls: type[Wrapper],
+    scores: dict[tuple[str, str], list[float]],
+) -> set[str]:
+    """Add one sample page's agreement of each candidate with each column to ``scores``;
+    return the candidates that read one value in every record of the page: for a column
+    not mined on this page that is text mining calls template text (a "web" badge on
+    every result), no field of the template."""
+    records = sample(region.records)  # (those mined_regions aligned)
+    sampled = records if len(records) < len(region.records) else None
+    got = _apply_candidates(page, record, cands, wrapper_cls, sampled)
+    mined = {r.xpaths[0]: r.fields for r in records if r.xpaths}
+    page_types = {c.name: c.type for c in schema_columns(region)}
+    constant: set[str] = set()
+    for spec in cands:
+        col = owner[spec.name]
+        if len(mined) >= 2 and len(got) == len(mined):
+            vals = {str(rows[0].get(spec.name)) for rows in got.values()}
+            if len(vals) == 1 and vals != {"None"}:
+                constant.add(spec.name)
+        for name in page_types if not col else [col]:
+            if name not in page_types:
+                continue
+            convert = page_types[name] if spec.type == "text" else None
+            same, either = _agreement(got, mined, spec.name, name, convert)
+            scores.setdefault((name, spec.name), []).append(same / either if either else 1.0)
+    return constant
 
 
 def _fill_rates(
