@@ -77,3 +77,17 @@ def test_text_one_sample_page_holds_in_every_record_is_no_field_of_the_wrapper()
     later = results(40, False, ["web"] * 5)
     got = w.extract(later, url=URL).records
     assert names(got) == names(scrapy_records.extract(later, url=URL).records)
+
+
+def test_a_link_address_written_out_under_the_title_is_the_url_emitted_once():
+    html = page(
+        "".join(
+            f'<li class="hit"><h2><a href="https://shop.example/doc/{i}">Result {i} on kettles'
+            f'</a></h2><p class="addr">https://shop.example/doc/{i}</p>'
+            f"<p>Snippet {i} of the result, long enough to read as a description of it.</p></li>"
+            for i in range(5)
+        )
+    )
+    main = scrapy_records.extract(html, url=URL).main
+    assert main is not None
+    assert [c.name for c in main.columns] == ["title", "url", "description"]
