@@ -91,3 +91,26 @@ def test_a_link_address_written_out_under_the_title_is_the_url_emitted_once():
     main = scrapy_records.extract(html, url=URL).main
     assert main is not None
     assert [c.name for c in main.columns] == ["title", "url", "description"]
+
+
+def bylined(start: int, words: list[str]) -> str:
+    return page(
+        "".join(
+            f'<div class="post"><h3><a href="/post/{i}">Post number {i} about kettles</a></h3>'
+            f'<div><span>{w}</span> <a href="/user/{i}">Writer {i}</a></div>'
+            f"<p>Body {i} of the post, long enough to read as a description of it.</p></div>"
+            for w, i in zip(words, range(start, start + len(words)))
+        )
+    )
+
+
+def test_one_slot_two_sample_pages_name_differently_is_one_wrapper_field():
+    labelled = bylined(1, ["By:"] * 5)
+    mixed = bylined(20, ["By:", "Von:", "By:", "Von:", "By:"])
+    first = {c.name: c.xpath for c in scrapy_records.extract(labelled, url=URL).main.columns}
+    second = {c.name: c.xpath for c in scrapy_records.extract(mixed, url=URL).main.columns}
+    assert first["author"] in second.values() and "author" not in second
+    w = scrapy_records.induce([(URL, labelled), (URL, mixed)])
+    xpaths = [(f.xpath, f.attribute) for f in w.fields]
+    assert len(xpaths) == len(set(xpaths))  # no slot read twice
+    assert {"author", "author_url"} <= {f.name for f in w.fields}

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from scrapy_records.fields.namer import EVIDENCE_RANK
 from scrapy_records.fields.values import parse_date_iso, parse_number, parse_price
 from scrapy_records.page import Page
 from scrapy_records.results import Column, Record, Region
@@ -231,8 +232,34 @@ def column_fields(
         base = chosen.get(name.removesuffix("_raw"))
         if base is None or base.type != "date":
             del chosen[name]
+    _one_per_selector(chosen, columns, order)
     fields = [chosen[n] for n in order if n in chosen]
     return fields, _fill_rates(pages, regions, record, fields, wrapper_cls)
+
+
+def _rank(col: Column) -> int:
+    return EVIDENCE_RANK.get(col.evidence or "", 9)
+
+
+def _one_per_selector(
+    chosen: dict[str, FieldSpec], columns: dict[str, Column], order: list[str]
+) -> None:
+    """Columns two sample pages named differently (``author`` where a "By:" label names
+    it, ``text_2`` where nothing does) that are read by one selector are one field: the
+    better-named one (its evidence's rank, then the first page's order) stays."""
+    best: dict[tuple[str, str | None, str], str] = {}
+    for name in order:
+        f = chosen.get(name)
+        if f is None or columns[name].evidence == "raw":
+            continue
+        key = (f.xpath, f.attribute, f.type)
+        other = best.get(key)
+        if other is None or _rank(columns[name]) < _rank(columns[other]):
+            best[key] = name
+    keep = set(best.values())
+    for name in [n for n, f in chosen.items() if columns[n].evidence != "raw"]:
+        if name not in keep:
+            del chosen[name]
 
 
 def _score_page(
