@@ -114,21 +114,3 @@ def test_one_slot_two_sample_pages_name_differently_is_one_wrapper_field():
     xpaths = [(f.xpath, f.attribute) for f in w.fields]
     assert len(xpaths) == len(set(xpaths))  # no slot read twice
     assert {"author", "author_url"} <= {f.name for f in w.fields}
-
-
-def test_a_name_with_or_without_its_link_is_one_whole_column():
-    html = page(
-        "".join(
-            f'<div class="job"><h2><a href="/job/{i}">Job number {i} in kettles</a></h2>'
-            + (
-                f'<span class="company"><a href="/cmp/{i}">Maker {i}</a></span>'
-                if i % 3 == 0
-                else f'<span class="company">Maker {i}</span>'
-            )
-            + f"<p>Job {i} description, long enough to read as a description of it.</p></div>"
-            for i in range(6)
-        )
-    )
-    main = scrapy_records.extract(html, url=URL).main
-    assert main is not None
-    assert [r.fields.get("company") for r in main.records] == [f"Maker {i}" for i in range(6)]

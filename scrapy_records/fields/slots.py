@@ -93,56 +93,7 @@ def find_slots(
         elif t.label == img_id:
             slots.append(Slot(t, "image", (pos[t], 0), n))
     slots.sort(key=lambda s: s.order)
-    if collapse_inline:
-        slots = _whole_values(page, layout, maps, slots)
     return slots
-
-
-def _whole_values(page: Page, layout: Layout, maps: list[NodeMap], slots: list[Slot]) -> list[Slot]:
-    """An element whose text is its own in some records and inside an inline child in
-    the others (``<span class="ship">Free</span>``, ``<span class="ship"><span
-    class="fee">+ £3</span></span>``; a company name with or without its link) holds one
-    value: its two text slots, never both present in a record, become one collapsed text
-    slot of the element, so inline formatting never splits a column."""
-    tid = page.tag_names
-    inline = frozenset(tid[t] for t in (*INLINE_TAGS, "a") if t in tid)
-    tparent, pos, last = layout.parent, layout.pos, layout.last
-    texts = [s for s in slots if s.kind == "text" and not s.collapsed and s.t.label == TEXT]
-    merged: dict[int, Slot] = {}
-    for a in texts:
-        e = tparent.get(a.t)
-        if e is None or e.label == ROOT or layout.depth.get(e, 0) < 1:
-            continue
-        inner = [
-            s for s in slots if s is not a and s.kind != "url" and pos[e] < pos[s.t] <= last[e]
-        ]
-        if len(inner) != 1 or inner[0] not in texts or id(inner[0]) in merged:
-            continue
-        b = inner[0]
-        p = tparent.get(b.t)
-        while p is not None and p is not e and p.label in inline:
-            p = tparent.get(p)
-        if p is not e:
-            continue
-        seen_a = seen_b = False
-        for m in maps:
-            in_a, in_b = a.t in m, b.t in m
-            if in_a and in_b:
-                break
-            seen_a, seen_b = seen_a or in_a, seen_b or in_b
-        else:
-            if seen_a and seen_b:
-                whole = Slot(e, "text", (pos[e], 0), len(maps), collapsed=True)
-                merged[id(a)] = merged[id(b)] = whole
-    if not merged:
-        return slots
-    out: list[Slot] = []
-    for s in slots:
-        w = merged.get(id(s), s)
-        if w not in out:
-            out.append(w)
-    out.sort(key=lambda s: s.order)
-    return out
 
 
 def _inline_heads(
