@@ -114,3 +114,20 @@ def test_one_slot_two_sample_pages_name_differently_is_one_wrapper_field():
     xpaths = [(f.xpath, f.attribute) for f in w.fields]
     assert len(xpaths) == len(set(xpaths))  # no slot read twice
     assert {"author", "author_url"} <= {f.name for f in w.fields}
+
+
+def test_an_open_ended_age_is_a_date_so_the_column_keeps_its_type_and_raw_twin():
+    ages = ["1 hour ago", "3 days ago", "30+ days ago", "8 hours ago", "5 days ago"]
+    html = page(
+        "".join(
+            f'<div class="job"><h2><a href="/job/{i}">Job number {i} in kettles</a></h2>'
+            f'<span class="date">{a}</span>'
+            f"<p>Job {i} description, long enough to read as a description of it.</p></div>"
+            for i, a in enumerate(ages)
+        )
+    )
+    main = scrapy_records.extract(html, url=URL).main
+    assert main is not None
+    types = {c.name: c.type for c in main.columns}
+    assert types["date"] == "date" and "date_raw" in types
+    assert main.records[2].fields["date_raw"] == "30+ days ago"
