@@ -131,3 +131,19 @@ def test_an_open_ended_age_is_a_date_so_the_column_keeps_its_type_and_raw_twin()
     types = {c.name: c.type for c in main.columns}
     assert types["date"] == "date" and "date_raw" in types
     assert main.records[2].fields["date_raw"] == "30+ days ago"
+
+
+def test_a_link_with_one_text_wherever_it_is_there_is_no_title():
+    html = page(
+        "".join(
+            f'<div class="rec"><span class="who">Person number {i} of the index</span>'
+            + (f'<a class="viewrec" href="/img/{i}">View image</a>' if i % 5 else "")
+            + f'<span class="where">Town {i}</span></div>'
+            for i in range(1, 8)
+        )
+    )
+    main = scrapy_records.extract(html, url=URL).main
+    assert main is not None
+    first = main.records[0].fields
+    assert first.get("title") != "View image"
+    assert "View image" in first.values()
