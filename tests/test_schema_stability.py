@@ -147,3 +147,29 @@ def test_a_link_with_one_text_wherever_it_is_there_is_no_title():
     first = main.records[0].fields
     assert first.get("title") != "View image"
     assert "View image" in first.values()
+
+
+def test_a_page_the_wrapper_does_not_fit_is_mined_under_the_schema_names():
+    from scrapy_records.scrapy.worker import PageJob, TemplateRef, mine_page
+    from scrapy_records.wrappers.pins import rename_field
+
+    w = scrapy_records.induce([(URL, shop(1)), (URL, shop(20))])
+    rename_field(w, "price", "cost")  # the template's schema, as a person named it
+    # a later page of the template: many more products, none with a description
+    job = PageJob(
+        url=URL,
+        body=shop(40, n=30).encode().replace(b"<p>", b"<!--").replace(b"</p>", b"-->"),
+        encoding="utf-8",
+        date=None,
+        extractor="auto",
+        options={},
+        fixed_template="t1",
+        templates=(TemplateRef("t1", None, w.to_json()),),
+    )
+    out = mine_page(job)
+    assert out.wrapper_fits is False and out.source == "auto"
+    main = out.result.main
+    assert main is not None
+    names = {c.name for c in main.columns}
+    assert {"cost", "cost_currency", "title"} <= names and "price" not in names
+    assert main.records[0].fields["cost"] == 50.99
