@@ -173,3 +173,19 @@ def test_a_page_the_wrapper_does_not_fit_is_mined_under_the_schema_names():
     names = {c.name for c in main.columns}
     assert {"cost", "cost_currency", "title"} <= names and "price" not in names
     assert main.records[0].fields["cost"] == 50.99
+
+
+def test_a_link_whose_text_most_records_lack_is_not_the_title():
+    html = page(
+        "".join(
+            f'<div class="card"><img src="/img/{i}.jpg"><ul>'
+            f'<li><a href="/home/{i}">'
+            f"{'A board with a rather long name ' + str(i) if i % 4 == 0 else ''}</a></li>"
+            f'<li><a href="/home/{i}">Town {i}, CA</a></li></ul>'
+            f'<span class="saves">{i * 3}</span></div>'
+            for i in range(1, 9)
+        )
+    )
+    main = scrapy_records.extract(html, url=URL).main
+    assert main is not None
+    assert [r.fields.get("title") for r in main.records][:2] == ["Town 1, CA", "Town 2, CA"]

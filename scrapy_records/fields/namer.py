@@ -228,7 +228,8 @@ class _Namer:
         """The record's main link: in a heading first (``<h3><a>`` or ``<a><h3>``), then
         the longest link text (a link's text is the one text slot inside the link). A link
         whose text is one value in the records holding it is an action ("View image" in
-        most records), never the record's title."""
+        most records), never the record's title; a text most records lack does not make
+        its link the longest (a board's name on a few cards of homes)."""
         texts = self.link_text = self._link_texts(data)
         best, best_key = None, None
         for s in data:
@@ -244,7 +245,8 @@ class _Namer:
             heading = self._in_heading(a) or (
                 text is not None and self._in_heading(self.anchor[id(text)])
             )
-            key = (heading, _mean_length(text), _fill(s))
+            length = _mean_length(text) if text is not None and _fill(text) >= 0.5 else 0.0
+            key = (heading, length, _fill(s))
             if best_key is None or key > best_key:
                 best, best_key = s, key
         if best is not None:
