@@ -189,3 +189,31 @@ def test_a_link_whose_text_most_records_lack_is_not_the_title():
     main = scrapy_records.extract(html, url=URL).main
     assert main is not None
     assert [r.fields.get("title") for r in main.records][:2] == ["Town 1, CA", "Town 2, CA"]
+
+
+def listing(start: int, sub: set[int], badge: set[int]) -> str:
+    rows = []
+    for i in range(start, start + 8):
+        extra = '<div class="promo"><span>Promoted</span></div>' if i in badge else ""
+        if i in sub:
+            extra += f'<div class="subtitle">Free delivery on item {i}</div>'
+        rows.append(
+            f'<li class="item"><h3><a href="/i/{i}">Item number {i} of the list</a></h3>{extra}'
+            f'<span class="cost">${i}.50</span></li>'
+        )
+    return page("<ul>" + "".join(rows) + "</ul>")
+
+
+def test_a_rare_column_its_own_path_cannot_tell_apart_is_read_by_its_class():
+    pages = [
+        Page(listing(1, set(), {2, 5}), url=URL),
+        Page(listing(20, {21, 23}, {23, 26}), url=URL),
+    ]
+    ranked = [scrapy_records.extract(p, min_records=2).regions for p in pages]
+    sub = next(c for c in ranked[1][0].columns if c.name == "subtitle")
+    sub.xpath = "div"  # as a page's alignment may give it: every div of the record
+    w = scrapy_records.induce(pages, regions=ranked)
+    assert "subtitle" in {f.name for f in w.fields}  # two records of 16 hold it
+    later = listing(40, {41, 44}, {41, 46})
+    got = w.extract(later, url=URL).records
+    assert names(got) == names(scrapy_records.extract(later, url=URL).records)

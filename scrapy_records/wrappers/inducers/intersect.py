@@ -45,6 +45,8 @@ Groups = list[tuple[int, ...]]
 
 
 _LABEL_TEXT_XP = "following::text()[normalize-space()][not(parent::script or parent::style)][1]"
+#: feature selectors every mined column is tried against (as many as alignment's columns)
+_FEATURE_CANDIDATES = 100
 _HEADING_NAME = {"h1": "title", "h2": "heading", "h3": "heading", "title": "page_title"}
 
 
@@ -217,7 +219,11 @@ def _record_fields(
         f
         for sel, groups in zip(sels, selected)
         if groups
-        for f in build_fields(sel, groups, record.size, min_fill=min_fill, nested=False)[0]
+        # every feature, however rare: a rare column (one sale's end date) whose own path
+        # also reads another slot on some page is read by its class selector
+        for f in build_fields(
+            sel, groups, record.size, min_fill=0.0, max_fields=_FEATURE_CANDIDATES, nested=False
+        )[0]
     ]
     fields, fill = column_fields(pages, main_regions, record, Wrapper, extra)
     return fields, fill, []
