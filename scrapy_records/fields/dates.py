@@ -248,7 +248,7 @@ _NUMWORDS = {
     "twee": 2,
 }
 _NUMWORD_ALT = _trie_regex(_NUMWORDS)
-_N = rf"(?P<{{g}}>\d+|{_NUMWORD_ALT})"
+_N = rf"(?P<{{g}}>\d+|{_NUMWORD_ALT})\+?"  # "30+ days ago": at least 30
 _U = rf"(?P<{{g}}>{_UNIT_ALT})\.?"
 _NOW_WORDS = (
     "just now|right now|a moment ago|moments ago|gerade eben|soeben|à l'instant|a l'instant|"

@@ -187,6 +187,12 @@ def _fill(s: Slot) -> float:
     return sum(1 for v in s.values if v is not None) / max(1, len(s.values))
 
 
+def _constant(s: Slot) -> bool:
+    """One value in at least three records: template text where it is present."""
+    vals = [v for v in s.values if v is not None]
+    return len(vals) >= 3 and all(v == vals[0] for v in vals)
+
+
 def _mean_length(s: Slot | None) -> float:
     vals = [v for v in s.values if isinstance(v, str)] if s is not None else []
     return sum(len(v) for v in vals) / len(vals) if vals else 0.0
@@ -220,7 +226,10 @@ class _Namer:
     # ------------------------------------------------------------------ the main link
     def find_main_link(self, data: list[Slot], n: int) -> None:
         """The record's main link: in a heading first (``<h3><a>`` or ``<a><h3>``), then
-        the longest link text (a link's text is the one text slot inside the link)."""
+        the longest link text (a link's text is the one text slot inside the link). A link
+        whose text is one value in the records holding it is an action ("View image" in
+        most records), never the record's title; a text most records lack does not make
+        its link the longest (a board's name on a few cards of homes)."""
         texts = self.link_text = self._link_texts(data)
         best, best_key = None, None
         for s in data:
@@ -231,10 +240,13 @@ class _Namer:
             label = self.labels.get(id(text)) if text is not None else None
             if label is not None and not label.loose:
                 continue  # a labelled link ("By <a>Jane</a>") is that label's
+            if text is not None and _constant(text):
+                continue  # "View image" wherever it is there: an action, not the title
             heading = self._in_heading(a) or (
                 text is not None and self._in_heading(self.anchor[id(text)])
             )
-            key = (heading, _mean_length(text), _fill(s))
+            length = _mean_length(text) if text is not None and _fill(text) >= 0.5 else 0.0
+            key = (heading, length, _fill(s))
             if best_key is None or key > best_key:
                 best, best_key = s, key
         if best is not None:

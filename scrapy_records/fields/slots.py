@@ -301,7 +301,8 @@ def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:
     (the product link on the image and on the title) is dropped; the better-named one
     (``rank`` of its evidence, then document order) stays. So is a slot that says nothing
     another one does not say: its value is the other's value in every record holding it
-    (an optional image link to the product the title links to)."""
+    (an optional image link to the product the title links to). A text equal to a link's
+    URL in every record (the address a search result writes out) is that link."""
     best: dict[tuple, Slot] = {}
     for s in data:
         key = (s.type, repr(s.values))
@@ -309,6 +310,9 @@ def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:
         if other is None or rank.get(s.evidence, 9) < rank.get(other.evidence, 9):
             best[key] = s
     kept = [s for s in data if best.get((s.type, repr(s.values))) is s]
+    # a link's address written out as its text ("https://shop.example/p/1" under the title)
+    addresses = {repr(s.values) for s in kept if s.kind == "url"}
+    kept = [s for s in kept if not (s.type == "text" and repr(s.values) in addresses)]
     fill = {id(s): sum(1 for v in s.values if v is not None) for s in kept}
     fuller = sorted(kept, key=lambda s: -fill[id(s)])
     drop: set[int] = set()

@@ -36,7 +36,7 @@ from scrapy_records.wrappers.induce import (
     detail_template,
     induce,
 )
-from scrapy_records.wrappers.pins import carry_over
+from scrapy_records.wrappers.pins import adopt_schema, carry_over
 from scrapy_records.wrappers.templates import Signature, page_signature, similarity
 from scrapy_records.wrappers.wrapper import Wrapper
 
@@ -174,6 +174,7 @@ def _mine(job: PageJob, out: MinedPage) -> None:
         _assign_template(page_signature(root, max_nodes=job.max_nodes), job, out)
         assign = False
     ref = next((t for t in job.templates if t.id == out.template), None)
+    wrapped = None
     if job.use_wrappers and ref is not None and ref.wrapper is not None:
         w = _wrapper(ref.wrapper)
         result = w.extract(root, url=job.url)
@@ -183,6 +184,7 @@ def _mine(job: PageJob, out: MinedPage) -> None:
         if out.wrapper_fits:
             out.result, out.source = result, "wrapper"
             return
+        wrapped = result.regions[0] if result.regions else None
     from scrapy_records.api import extract
 
     page = Page(root, job.url, encoding=encoding, max_nodes=job.max_nodes)
@@ -194,6 +196,8 @@ def _mine(job: PageJob, out: MinedPage) -> None:
     )
     out.source = job.extractor
     main = out.result.main
+    if main is not None and wrapped is not None:
+        adopt_schema(main, wrapped)  # the template's schema names what the wrapper still reads
     total = sum(map(len, page.leaves))
     covered = sum(len(r.text) for r in main.records) if main is not None else 0
     out.coverage = covered / total if total else 0.0

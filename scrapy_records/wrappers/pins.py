@@ -16,11 +16,59 @@ from typing import Any
 
 from scrapy_records.errors import WrapperError
 from scrapy_records.page import Page
+from scrapy_records.results import Region
 from scrapy_records.wrappers.apply import CompiledWrapper
 from scrapy_records.wrappers.wrapper import Wrapper
 
 #: a new field reads an old field's slot when their values agree on this share of records
 MIN_AGREEMENT = 0.8
+
+
+#: companion columns named after their base column (``price`` -> ``price_currency``)
+_COMPANIONS = {"currency": "_currency", "raw": "_raw"}
+
+
+def adopt_schema(mined: Region, wrapped: Region | None) -> dict[str, str]:
+    """Name a page's mined columns after the template's wrapper fields that read the same
+    values on it, in place (the columns, their companions and every record's fields).
+
+    A template's schema is its wrapper's field list: a page of the template the wrapper
+    does not fit is mined, and its records must carry the schema's names wherever the
+    wrapper still reads the same slot (values agree on ``MIN_AGREEMENT`` of the records
+    holding either, over the records both find, matched by their first XPath). Returns
+    ``{old: new}``."""
+    if wrapped is None or not mined.columns:
+        return {}
+    rows = {r.xpaths[0]: r.fields for r in wrapped.records if r.xpaths}
+    records = [r for r in mined.records if r.xpaths and r.xpaths[0] in rows]
+    keys = [r.xpaths[0] for r in records]
+    names = {k for r in rows.values() for k in r}
+    wanted = names - {b + suffix for b in names for suffix in _COMPANIONS.values()}
+    pairs: list[tuple[float, str, str]] = []
+    for col in mined.columns:
+        mine = [r.fields.get(col.name) for r in records]
+        if col.evidence in _COMPANIONS or sum(v is not None for v in mine) < 2:
+            continue
+        for name in wanted:
+            score = _agreement(mine, [rows.get(k, {}).get(name) for k in keys])
+            if score >= MIN_AGREEMENT:
+                pairs.append((score, col.name, name))
+    mapping: dict[str, str] = {}
+    for _score, old, new in sorted(pairs, reverse=True):
+        if old not in mapping and new not in mapping.values():
+            mapping[old] = new
+    kept = {c.name for c in mined.columns} - set(mapping)
+    mapping = {old: new for old, new in mapping.items() if old != new and new not in kept}
+    for col in mined.columns:  # companions follow their base column
+        suffix = _COMPANIONS.get(col.evidence or "", "")
+        base = col.name.removesuffix(suffix) if suffix and col.name.endswith(suffix) else ""
+        if base in mapping:
+            mapping[col.name] = mapping[base] + suffix
+    for col in mined.columns:
+        col.name = mapping.get(col.name, col.name)
+    for rec in mined.records:
+        rec.fields = {mapping.get(k, k): v for k, v in rec.fields.items()}
+    return mapping
 
 
 def rename_field(w: Wrapper, old: str, new: str) -> None:

@@ -3,19 +3,23 @@
 The template's schema is the main region's columns: each becomes a field with the column's
 name and type, read by the column's XPath (relative to the record's first element). Where a
 column has no single XPath, or its XPath differs between the sample pages, the candidates
-are every page's column XPath plus the feature-based selectors of
+are every page's column XPath, their union, plus the feature-based selectors of
 :mod:`~scrapy_records.wrappers.inducers.record_fields`; each candidate is applied to every
 sample page and the one whose values agree best with the mined values (on >= 80% of the
 records holding either, on every page) reads the column. So mined and wrapped pages of a
-template give the same keys and the same values.
+template give the same keys and the same values. A column another sample page holds as one
+value in every record is template text there, no field; columns two pages named
+differently that one selector reads are one field, named by the better evidence.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from scrapy_records.fields.namer import EVIDENCE_RANK
 from scrapy_records.fields.values import parse_date_iso, parse_number, parse_price
 from scrapy_records.page import Page
 from scrapy_records.results import Column, Record, Region
@@ -141,14 +145,24 @@ def _candidates(
     cands: list[FieldSpec] = []
     owner: dict[str, str] = {}
     seen: set[tuple[str, str, str | None]] = set()
+    paths: dict[tuple[str, str | None], list[FieldSpec]] = {}  # one column's XPaths by page
     for region in regions:
         for col in schema_columns(region) if region is not None else []:
             spec = column_spec(col)
             if spec is not None and (col.name, spec.xpath, spec.attribute) not in seen:
                 seen.add((col.name, spec.xpath, spec.attribute))
+                paths.setdefault((col.name, spec.attribute), []).append(spec)
                 spec.name = f"c{len(cands)}"
                 owner[spec.name] = col.name
                 cands.append(spec)
+    for (name, _attr), specs in paths.items():
+        # a column each sample page reads at its own place (a block that moved, a page of
+        # another layout): the union of the places reads it on every page
+        union = " | ".join(dict.fromkeys(f.xpath for f in specs))
+        if len(specs) > 1 and " | " not in specs[0].xpath and allowed_xpath(union):
+            spec = replace(specs[0], name=f"c{len(cands)}", xpath=union, css=None)
+            owner[spec.name] = name
+            cands.append(spec)
     for f in extra:
         # a typed feature also as text: a column may hold the text as written ("date_raw")
         for ftype in {f.type, "text"} if f.type in ("number", "price", "date") else {f.type}:
@@ -185,29 +199,21 @@ def column_fields(
     cands, owner = _candidates(regions, extra)
     scores: dict[tuple[str, str], list[float]] = {}
     present: dict[str, int] = {}
+    template_text: set[tuple[str, str]] = set()
     for page, region in zip(pages, regions):
         if region is None:
             continue
-        records = sample(region.records)  # (those mined_regions aligned)
-        sampled = records if len(records) < len(region.records) else None
-        got = _apply_candidates(page, record, cands, wrapper_cls, sampled)
-        mined = {r.xpaths[0]: r.fields for r in records if r.xpaths}
-        page_types = {c.name: c.type for c in schema_columns(region)}
-        for name in page_types:
+        constant = _score_page(page, region, record, cands, owner, wrapper_cls, scores)
+        names = {c.name for c in schema_columns(region)}
+        template_text.update((n, c) for n in order if n not in names for c in constant)
+        for name in names:
             present[name] = present.get(name, 0) + 1
-        for spec in cands:
-            for name in page_types if not owner[spec.name] else [owner[spec.name]]:
-                if name not in page_types:
-                    continue
-                convert = page_types[name] if spec.type == "text" else None
-                same, either = _agreement(got, mined, spec.name, name, convert)
-                scores.setdefault((name, spec.name), []).append(same / either if either else 1.0)
     chosen: dict[str, FieldSpec] = {}
     for name in order:
         best = None
         for spec in cands:
             vals = scores.get((name, spec.name))
-            if not vals or len(vals) < present.get(name, 0):
+            if not vals or len(vals) < present.get(name, 0) or (name, spec.name) in template_text:
                 continue
             key = (min(vals), sum(vals), _robustness(spec), owner[spec.name] == name)
             if min(vals) >= MIN_AGREEMENT and (best is None or key > best[0]):
@@ -228,8 +234,68 @@ def column_fields(
         base = chosen.get(name.removesuffix("_raw"))
         if base is None or base.type != "date":
             del chosen[name]
+    _one_per_selector(chosen, columns, order)
     fields = [chosen[n] for n in order if n in chosen]
     return fields, _fill_rates(pages, regions, record, fields, wrapper_cls)
+
+
+def _rank(col: Column) -> int:
+    return EVIDENCE_RANK.get(col.evidence or "", 9)
+
+
+def _one_per_selector(
+    chosen: dict[str, FieldSpec], columns: dict[str, Column], order: list[str]
+) -> None:
+    """Columns two sample pages named differently (``author`` where a "By:" label names
+    it, ``text_2`` where nothing does) that are read by one selector are one field: the
+    better-named one (its evidence's rank, then the first page's order) stays."""
+    best: dict[tuple[str, str | None, str], str] = {}
+    for name in order:
+        f = chosen.get(name)
+        if f is None or columns[name].evidence == "raw":
+            continue
+        key = (f.xpath, f.attribute, f.type)
+        other = best.get(key)
+        if other is None or _rank(columns[name]) < _rank(columns[other]):
+            best[key] = name
+    keep = set(best.values())
+    for name in [n for n, f in chosen.items() if columns[n].evidence != "raw"]:
+        if name not in keep:
+            del chosen[name]
+
+
+def _score_page(
+    page: Page,
+    region: Region,
+    record: RecordSelector,
+    cands: list[FieldSpec],
+    owner: dict[str, str],
+    wrapper_cls: type[Wrapper],
+    scores: dict[tuple[str, str], list[float]],
+) -> set[str]:
+    """Add one sample page's agreement of each candidate with each column to ``scores``;
+    return the candidates that read one value in every record of the page: for a column
+    not mined on this page that is text mining calls template text (a "web" badge on
+    every result), no field of the template."""
+    records = sample(region.records)  # (those mined_regions aligned)
+    sampled = records if len(records) < len(region.records) else None
+    got = _apply_candidates(page, record, cands, wrapper_cls, sampled)
+    mined = {r.xpaths[0]: r.fields for r in records if r.xpaths}
+    page_types = {c.name: c.type for c in schema_columns(region)}
+    constant: set[str] = set()
+    for spec in cands:
+        col = owner[spec.name]
+        if len(mined) >= 2 and len(got) == len(mined):
+            vals = {str(rows[0].get(spec.name)) for rows in got.values()}
+            if len(vals) == 1 and vals != {"None"}:
+                constant.add(spec.name)
+        for name in page_types if not col else [col]:
+            if name not in page_types:
+                continue
+            convert = page_types[name] if spec.type == "text" else None
+            same, either = _agreement(got, mined, spec.name, name, convert)
+            scores.setdefault((name, spec.name), []).append(same / either if either else 1.0)
+    return constant
 
 
 def _fill_rates(

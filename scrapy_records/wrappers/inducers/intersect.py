@@ -19,6 +19,7 @@ from lxml import etree
 
 from scrapy_records.api import extract
 from scrapy_records.errors import WrapperError
+from scrapy_records.extractors.auto import main_threshold_for
 from scrapy_records.fields.alignment import align_records
 from scrapy_records.fields.naming import best_token
 from scrapy_records.fields.text import xpath_literal
@@ -44,6 +45,8 @@ Groups = list[tuple[int, ...]]
 
 
 _LABEL_TEXT_XP = "following::text()[normalize-space()][not(parent::script or parent::style)][1]"
+#: feature selectors every mined column is tried against (as many as alignment's columns)
+_FEATURE_CANDIDATES = 100
 _HEADING_NAME = {"h1": "title", "h2": "heading", "h3": "heading", "title": "page_title"}
 
 
@@ -71,7 +74,10 @@ def _main_regions(
     regions: Sequence[Sequence[Region]] | None,
     extractor_options: dict[str, Any],
 ) -> list[Region | None]:
-    """Each page's main region: its first region of two records or more."""
+    """Each page's main region: its first region of two records or more. When some pages
+    have a main region (confidence at the extractor's main threshold), a page whose best
+    region falls below it lists no records of the template (a results page with none, an
+    error page): its stray region must not pick the record selector."""
     out: list[Region | None] = []
     for k, p in enumerate(pages):
         ranked = (
@@ -81,6 +87,9 @@ def _main_regions(
         )
         ranked = [r for r in ranked if len(r.records) >= 2]
         out.append(ranked[0] if ranked else None)
+    threshold = main_threshold_for(extractor)
+    if any(r is not None and r.confidence >= threshold for r in out):
+        out = [r if r is not None and r.confidence >= threshold else None for r in out]
     return out
 
 
@@ -210,7 +219,11 @@ def _record_fields(
         f
         for sel, groups in zip(sels, selected)
         if groups
-        for f in build_fields(sel, groups, record.size, min_fill=min_fill, nested=False)[0]
+        # every feature, however rare: a rare column (one sale's end date) whose own path
+        # also reads another slot on some page is read by its class selector
+        for f in build_fields(
+            sel, groups, record.size, min_fill=0.0, max_fields=_FEATURE_CANDIDATES, nested=False
+        )[0]
     ]
     fields, fill = column_fields(pages, main_regions, record, Wrapper, extra)
     return fields, fill, []

@@ -1,0 +1,219 @@
+"""One schema per template: the wrapper induced on some pages of a template gives a later
+page the field names mining that page gives (issue 15)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import scrapy_records
+from scrapy_records.page import Page
+
+URL = "https://shop.example/list"
+
+
+def page(body: str) -> str:
+    return f"<html><body><div id='main'>{body}</div></body></html>"
+
+
+def shop(start: int, n: int = 5, extra: str = "") -> str:
+    return page(
+        "<ul class='results'>"
+        + "".join(
+            f'<li class="product"><h3><a href="/p/{i}">Kettle model {i}</a></h3>'
+            f'<span class="price">${10 + i}.99</span>'
+            f"<p>A kettle of {i} litres, long enough to read as a description.</p></li>"
+            for i in range(start, start + n)
+        )
+        + "</ul>"
+        + extra
+    )
+
+
+def names(records) -> set[str]:
+    return {k for r in records for k, v in r.fields.items() if v not in (None, "", [])}
+
+
+def test_a_sample_page_without_a_main_region_does_not_choose_the_record_selector():
+    pages = [Page(shop(1), url=URL), Page(shop(20), url=URL)]
+    ranked = [scrapy_records.extract(p, min_records=2).regions for p in pages]
+    main = ranked[0][0]
+    assert len(main.records) == 5
+    # page 1 lists no products today: its best region is weak (a stray pair of links)
+    stray = replace(main, records=main.records[:2], confidence=0.1, xpath="//footer")
+    ranked[0] = [stray]
+    w = scrapy_records.induce(pages, regions=ranked)
+    later = w.extract(shop(40), url=URL)
+    assert len(later.records) == 5
+    assert names(later.records) == names(scrapy_records.extract(shop(40), url=URL).records)
+
+
+def results(start: int, nested: bool, badges: list[str] | None = None) -> str:
+    rows = []
+    for k, i in enumerate(range(start, start + 5)):
+        badge = f'<span class="label">{badges[k]}</span>' if badges else ""
+        body = (
+            f'<h3>{badge}<a href="/doc/{i}">Result number {i} about kettles</a></h3>'
+            f"<p>Snippet {i} of the result, long enough to read as a description of it.</p>"
+        )
+        rows.append(f'<div class="res">{f"<div>{body}</div>" if nested else body}</div>')
+    return page("".join(rows))
+
+
+def test_a_column_at_another_place_on_each_sample_page_is_read_on_both():
+    # page 2 of the template lays the result out one level flatter
+    w = scrapy_records.induce([(URL, results(1, True)), (URL, results(20, False))])
+    assert {"title", "url", "description"} <= {f.name for f in w.fields}
+    later = w.extract(results(40, True), url=URL)
+    assert names(later.records) == names(scrapy_records.extract(results(40, True), url=URL).records)
+
+
+def test_text_one_sample_page_holds_in_every_record_is_no_field_of_the_wrapper():
+    mixed = results(1, False, ["web", "web", "web", "web", "pdf"])
+    same = results(20, False, ["web"] * 5)
+    assert "label" in names(scrapy_records.extract(mixed, url=URL).records)
+    assert "label" not in names(scrapy_records.extract(same, url=URL).records)  # template text
+    w = scrapy_records.induce([(URL, mixed), (URL, same)])
+    assert "label" not in {f.name for f in w.fields}
+    later = results(40, False, ["web"] * 5)
+    got = w.extract(later, url=URL).records
+    assert names(got) == names(scrapy_records.extract(later, url=URL).records)
+
+
+def test_a_link_address_written_out_under_the_title_is_the_url_emitted_once():
+    html = page(
+        "".join(
+            f'<li class="hit"><h2><a href="https://shop.example/doc/{i}">Result {i} on kettles'
+            f'</a></h2><p class="addr">https://shop.example/doc/{i}</p>'
+            f"<p>Snippet {i} of the result, long enough to read as a description of it.</p></li>"
+            for i in range(5)
+        )
+    )
+    main = scrapy_records.extract(html, url=URL).main
+    assert main is not None
+    assert [c.name for c in main.columns] == ["title", "url", "description"]
+
+
+def bylined(start: int, words: list[str]) -> str:
+    return page(
+        "".join(
+            f'<div class="post"><h3><a href="/post/{i}">Post number {i} about kettles</a></h3>'
+            f'<div><span>{w}</span> <a href="/user/{i}">Writer {i}</a></div>'
+            f"<p>Body {i} of the post, long enough to read as a description of it.</p></div>"
+            for w, i in zip(words, range(start, start + len(words)))
+        )
+    )
+
+
+def test_one_slot_two_sample_pages_name_differently_is_one_wrapper_field():
+    labelled = bylined(1, ["By:"] * 5)
+    mixed = bylined(20, ["By:", "Von:", "By:", "Von:", "By:"])
+    first = {c.name: c.xpath for c in scrapy_records.extract(labelled, url=URL).main.columns}
+    second = {c.name: c.xpath for c in scrapy_records.extract(mixed, url=URL).main.columns}
+    assert first["author"] in second.values() and "author" not in second
+    w = scrapy_records.induce([(URL, labelled), (URL, mixed)])
+    xpaths = [(f.xpath, f.attribute) for f in w.fields]
+    assert len(xpaths) == len(set(xpaths))  # no slot read twice
+    assert {"author", "author_url"} <= {f.name for f in w.fields}
+
+
+def test_an_open_ended_age_is_a_date_so_the_column_keeps_its_type_and_raw_twin():
+    ages = ["1 hour ago", "3 days ago", "30+ days ago", "8 hours ago", "5 days ago"]
+    html = page(
+        "".join(
+            f'<div class="job"><h2><a href="/job/{i}">Job number {i} in kettles</a></h2>'
+            f'<span class="date">{a}</span>'
+            f"<p>Job {i} description, long enough to read as a description of it.</p></div>"
+            for i, a in enumerate(ages)
+        )
+    )
+    main = scrapy_records.extract(html, url=URL).main
+    assert main is not None
+    types = {c.name: c.type for c in main.columns}
+    assert types["date"] == "date" and "date_raw" in types
+    assert main.records[2].fields["date_raw"] == "30+ days ago"
+
+
+def test_a_link_with_one_text_wherever_it_is_there_is_no_title():
+    html = page(
+        "".join(
+            f'<div class="rec"><span class="who">Person number {i} of the index</span>'
+            + (f'<a class="viewrec" href="/img/{i}">View image</a>' if i % 5 else "")
+            + f'<span class="where">Town {i}</span></div>'
+            for i in range(1, 8)
+        )
+    )
+    main = scrapy_records.extract(html, url=URL).main
+    assert main is not None
+    first = main.records[0].fields
+    assert first.get("title") != "View image"
+    assert "View image" in first.values()
+
+
+def test_a_page_the_wrapper_does_not_fit_is_mined_under_the_schema_names():
+    from scrapy_records.scrapy.worker import PageJob, TemplateRef, mine_page
+    from scrapy_records.wrappers.pins import rename_field
+
+    w = scrapy_records.induce([(URL, shop(1)), (URL, shop(20))])
+    rename_field(w, "price", "cost")  # the template's schema, as a person named it
+    # a later page of the template: many more products, none with a description
+    job = PageJob(
+        url=URL,
+        body=shop(40, n=30).encode().replace(b"<p>", b"<!--").replace(b"</p>", b"-->"),
+        encoding="utf-8",
+        date=None,
+        extractor="auto",
+        options={},
+        fixed_template="t1",
+        templates=(TemplateRef("t1", None, w.to_json()),),
+    )
+    out = mine_page(job)
+    assert out.wrapper_fits is False and out.source == "auto"
+    main = out.result.main
+    assert main is not None
+    names = {c.name for c in main.columns}
+    assert {"cost", "cost_currency", "title"} <= names and "price" not in names
+    assert main.records[0].fields["cost"] == 50.99
+
+
+def test_a_link_whose_text_most_records_lack_is_not_the_title():
+    html = page(
+        "".join(
+            f'<div class="card"><img src="/img/{i}.jpg"><ul>'
+            f'<li><a href="/home/{i}">'
+            f"{'A board with a rather long name ' + str(i) if i % 4 == 0 else ''}</a></li>"
+            f'<li><a href="/home/{i}">Town {i}, CA</a></li></ul>'
+            f'<span class="saves">{i * 3}</span></div>'
+            for i in range(1, 9)
+        )
+    )
+    main = scrapy_records.extract(html, url=URL).main
+    assert main is not None
+    assert [r.fields.get("title") for r in main.records][:2] == ["Town 1, CA", "Town 2, CA"]
+
+
+def listing(start: int, sub: set[int], badge: set[int]) -> str:
+    rows = []
+    for i in range(start, start + 8):
+        extra = '<div class="promo"><span>Promoted</span></div>' if i in badge else ""
+        if i in sub:
+            extra += f'<div class="subtitle">Free delivery on item {i}</div>'
+        rows.append(
+            f'<li class="item"><h3><a href="/i/{i}">Item number {i} of the list</a></h3>{extra}'
+            f'<span class="cost">${i}.50</span></li>'
+        )
+    return page("<ul>" + "".join(rows) + "</ul>")
+
+
+def test_a_rare_column_its_own_path_cannot_tell_apart_is_read_by_its_class():
+    pages = [
+        Page(listing(1, set(), {2, 5}), url=URL),
+        Page(listing(20, {21, 23}, {23, 26}), url=URL),
+    ]
+    ranked = [scrapy_records.extract(p, min_records=2).regions for p in pages]
+    sub = next(c for c in ranked[1][0].columns if c.name == "subtitle")
+    sub.xpath = "div"  # as a page's alignment may give it: every div of the record
+    w = scrapy_records.induce(pages, regions=ranked)
+    assert "subtitle" in {f.name for f in w.fields}  # two records of 16 hold it
+    later = listing(40, {41, 44}, {41, 46})
+    got = w.extract(later, url=URL).records
+    assert names(got) == names(scrapy_records.extract(later, url=URL).records)
