@@ -77,7 +77,10 @@ def _main_regions(
     """Each page's main region: its first region of two records or more. When some pages
     have a main region (confidence at the extractor's main threshold), a page whose best
     region falls below it lists no records of the template (a results page with none, an
-    error page): its stray region must not pick the record selector."""
+    error page): its stray region must not pick the record selector. Likewise a page whose
+    main region is ``auto``'s fallback to posts with headlines (``meta["teaser_posts"]``:
+    no list was trusted there) when other pages have a list region: the wrapper reads the
+    list the other pages show."""
     out: list[Region | None] = []
     for k, p in enumerate(pages):
         ranked = (
@@ -90,6 +93,8 @@ def _main_regions(
     threshold = main_threshold_for(extractor)
     if any(r is not None and r.confidence >= threshold for r in out):
         out = [r if r is not None and r.confidence >= threshold else None for r in out]
+    if any(r is not None and not r.meta.get("teaser_posts") for r in out):
+        out = [None if r is not None and r.meta.get("teaser_posts") else r for r in out]
     return out
 
 
