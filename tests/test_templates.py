@@ -153,3 +153,19 @@ def test_signature_from_the_tree_equals_the_page_models_even_after_repairs():
     assert old.method == "bottomk-tagpath-v1" and similarity(old, page_signature(page)) == 1.0
     with pytest.raises(WrapperError):
         Signature.from_dict(dict(old.to_dict(), method="something-else"))
+
+
+def test_signature_from_the_tree_is_the_page_models_with_empty_inline_elements():
+    import lxml.html
+
+    html = (
+        "<html><body><ul>"
+        + "".join(
+            f"<li><a href='/{k}'>Item {k}</a><strong></strong>word<strong></strong> <b>x</b></li>"
+            for k in range(30)
+        )
+        + "</ul></body></html>"
+    )
+    from_tree = page_signature(lxml.html.fromstring(html))
+    from_model = page_signature(Page(html))
+    assert from_tree.sketch == from_model.sketch

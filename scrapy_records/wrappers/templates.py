@@ -26,7 +26,15 @@ from typing import Any
 from lxml import etree
 
 from scrapy_records.errors import PageTooLargeError, WrapperError
-from scrapy_records.page import DROPPED_TAGS, LEAF_TAGS, Page, holds_content, parse_html
+from scrapy_records.page import (
+    DROPPED_TAGS,
+    EMPTY_DROPPED_TAGS,
+    LEAF_TAGS,
+    Page,
+    empty_inline,
+    holds_content,
+    parse_html,
+)
 from scrapy_records.selectors import stable_token
 from scrapy_records.wrappers.model import TemplateInfo
 
@@ -151,7 +159,8 @@ def _tree_paths(
     root: Any, max_nodes: int | None = None
 ) -> tuple[dict[tuple[int, str], int], list[int]]:
     """:func:`_page_paths` of the page model ``root`` would give, by one walk over the lxml
-    tree (the same elements: dropped tags and the inside of leaf tags are skipped).
+    tree (the same elements: dropped tags, empty inline elements and the inside of leaf
+    tags are skipped).
 
     :raises PageTooLargeError: more than ``max_nodes`` elements.
     """
@@ -169,7 +178,9 @@ def _tree_paths(
             stack.append(-2)
             continue
         t = t.lower()
-        if t in DROPPED_TAGS and not (t == "noscript" and holds_content(node)):
+        if (t in DROPPED_TAGS and not (t == "noscript" and holds_content(node))) or (
+            t in EMPTY_DROPPED_TAGS and empty_inline(node)
+        ):
             stack.append(-2)
             walker.skip_subtree()  # its "end" event still arrives
             continue
