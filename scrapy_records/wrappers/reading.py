@@ -15,7 +15,7 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.text import inline_text, strip_separators
-from scrapy_records.page import Page, normalize_space, parse_html
+from scrapy_records.page import DROPPED_TAGS, Page, normalize_space, parse_html
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import FieldSpec
 from scrapy_records.wrappers.safe_xpath import check_xpath
@@ -28,7 +28,6 @@ _TEXT_XP = etree.XPath(
     " or parent::template)]",
     smart_strings=False,
 )
-DROPPED_TAGS = frozenset({"script", "style", "noscript", "template"})
 ALL_TEXT_XP = etree.XPath("//text()[normalize-space()][not(parent::script or parent::style)]")
 LABEL_FIELD_RX = re.compile(
     r"^//([A-Za-z][\w-]*|\*)\[normalize-space\(\.\)=('([^']*)'|\"([^\"]*)\")\]"
