@@ -346,3 +346,57 @@ def test_a_crawl_gives_detail_pages_one_record_each_with_the_same_columns():
     ]
     assert rt2.store.list("books.example") == []  # a wrapper of 3 pages is not kept
     assert not rt2.has_held()
+
+
+def test_the_heading_the_page_title_repeats_is_the_title():
+    """No h1: the h2 holding the job title, repeated in the page's <title>, is ``title``."""
+    titles = ["Java Developer", "Office Manager", "Firewall Engineer", "Data Analyst", "Nurse"]
+
+    def job(i, title):
+        return Page(
+            f"<html><head><title>'{title}' in Town {i} job posting</title></head><body>"
+            f"<h2>{title}</h2><p>Pay: {40 + i}k a year</p>"
+            f"<p class='about'>About job {i}: {'long text ' * (i + 2)}</p></body></html>",
+            url=f"http://jobs.example/{i}",
+        )
+
+    w = induce_wrapper([job(i, t) for i, t in enumerate(titles)])
+    got = fields_of(w, job(9, "Plumber").root)
+    assert got["title"] == "Plumber", got
+
+
+def test_a_page_title_that_is_the_objects_name_is_the_title():
+    titles = ["Java Developer", "Office Manager", "Firewall Engineer", "Data Analyst", "Nurse"]
+
+    def job(i, title):
+        return Page(
+            f"<html><head><title>{title}</title></head><body><p>Pay: {40 + i}k a year</p>"
+            f"<p class='about'>About job {i}: {'long text ' * (i + 2)}</p></body></html>",
+            url=f"http://jobs.example/{i}",
+        )
+
+    w = induce_wrapper([job(i, t) for i, t in enumerate(titles)])
+    got = fields_of(w, job(9, "Plumber").root)
+    assert got["title"] == "Plumber" and "page_title" not in got, got
+
+
+def test_numbering_counts_the_fields_kept_not_the_columns():
+    """``address_2`` and ``address_3`` with no ``address`` field (its column gave none):
+    the street is ``address``; a typed field's ``_raw`` twin follows its name."""
+    from scrapy_records.wrappers.inducers.dcade.fieldnames import compact_numbering
+    from scrapy_records.wrappers.inducers.dcade.schema import Schema, SchemaColumn
+    from scrapy_records.wrappers.model import FieldSpec
+
+    cols = [
+        SchemaColumn(i, "MD", n, "text", ["x", "y"])
+        for i, n in enumerate(["address", "address_2", "address_3", "price", "price_2"])
+    ]
+    fields = [
+        FieldSpec("address_2"),
+        FieldSpec("address_3"),
+        FieldSpec("price_2", "price"),
+        FieldSpec("price_2_raw"),
+        FieldSpec("line_2"),
+    ]
+    compact_numbering(Schema(2, cols, []), fields, ["address_list"])
+    assert [f.name for f in fields] == ["address", "address_2", "price", "price_raw", "line_2"]
