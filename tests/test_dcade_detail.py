@@ -258,6 +258,11 @@ def test_leaf_skeleton_cuts_values_at_template_words():
     assert [split_value("13 - 25 of 40", sk.runs, g) for g in sk.slots] == ["13", "25", "40"]
     sk = leaf_skeleton(["Date Posted: 05/20/2011", "Date Posted: 05/18/2011"])
     assert sk is not None and sk.slots == (1,) and sk.label_of(1) == "Date Posted:"
+    # a separator before more template words: the site's suffix of a page title
+    sk = leaf_skeleton(
+        ["Adrian College - Best Colleges - US News", "Rice - Best Colleges - US News"]
+    )
+    assert sk is not None and sk.slots == (0,)
 
 
 @pytest.mark.parametrize(
@@ -267,6 +272,8 @@ def test_leaf_skeleton_cuts_values_at_template_words():
         ["17 mpg City, 24 mpg Hwy", "18 mpg City, 28 mpg Hwy"],  # one value with commas
         ["Small city (50,000 - 249,999)", "Large town (10,000 - 49,999)"],  # inside brackets
         ["same", "same"],  # no variation
+        # a separator closing every value introduces none: "days," and "hours" are units
+        ["4 days, 7 hours +", "3 days, 22 hours +", "6 days, 0 hours +"],
     ],
 )
 def test_leaf_skeleton_leaves_whole_values_alone(values):
