@@ -475,3 +475,41 @@ def test_bad_input():
         induce_schema([product(*x) for x in PRODUCTS], no_such_option=1)
     empty = induce_schema([Page("<html><body><div></div></body></html>") for _ in range(3)])
     assert empty.columns == [] and empty.recordsets == []
+
+
+RATINGS = ["R", "R", "PG", "R", "R", "NR", "R", "R", "G", "R", "R", "R", "PG", "R", "R"]
+
+
+def related_titles(i):
+    """Four related films per page (title link, "More Like This", rating, year); on odd
+    pages the third lacks its "More Like This", so no repeat is perfectly regular."""
+    rows = []
+    for j in range(4):
+        n = 4 * i + j
+        more = "" if j == 2 and i % 2 else f"<td><a href='/more/{n}'>More Like This</a></td>"
+        rows.append(
+            f"<tr><td><a href='/m/{n}'>Film {chr(65 + n % 26)}{n}</a></td>{more}"
+            f"<td><span class='r'>{RATINGS[n % len(RATINGS)]}</span></td>"
+            f"<td><span class='y'>({1950 + n})</span></td></tr>"
+        )
+    return page(f"<h1>Film {i}</h1><table>{''.join(rows)}</table>", f"http://f.example/{i}")
+
+
+def test_a_value_recurring_among_its_roles_values_is_no_repeat_template():
+    """[R] ``remove_false_rt``: the rating "R" recurs in most records, but it sits inside
+    the repeat of all ratings (its TECId), whose gaps are more regular: data coinciding,
+    not a repeat template (the paper removes such false templates for STs only)."""
+    from scrapy_records.wrappers.inducers.dcade.encoding import Encoding
+    from scrapy_records.wrappers.inducers.dcade.options import repeat_min, resolve_options
+    from scrapy_records.wrappers.inducers.dcade.patterns import mine_patterns
+
+    pages = [related_titles(i) for i in range(5)]
+
+    def repeat_templates(**opts):
+        o = resolve_options(opts)
+        enc = Encoding(pages, o)
+        pats = mine_patterns(enc, o, repeat_min(o), [-1] * enc.m, list(enc.n), list(range(enc.m)))
+        return {enc.leaves[r].content[v[0]] for p in pats.RT for r, v in list(p.pos.items())[:1]}
+
+    assert repeat_templates() == {"More Like This"}
+    assert repeat_templates(remove_false_rt=False) == {"More Like This", "R"}
