@@ -513,3 +513,27 @@ def test_a_value_recurring_among_its_roles_values_is_no_repeat_template():
 
     assert repeat_templates() == {"More Like This"}
     assert repeat_templates(remove_false_rt=False) == {"More Like This", "R"}
+
+
+def test_a_label_value_table_is_no_list_of_one_leaf_records():
+    """Location, "Country/Region" and its value share a TECId (one token type, similar
+    paths: ``td/font`` and ``td/b``) and follow each other, an RD with period 1; the label
+    is missing on two pages. One-leaf records of a list share their tag path; these do not,
+    so the rows stay a label/value table, not a set."""
+    locs = ["Canton/Michigan", "Austin/Texas", "Boise/Idaho", "Miami/Florida", "Reno/Nevada"]
+    crs = ["USA/Detroit", "USA/Dallas", "USA/Boise", "USA/Miami", "USA/Reno"]
+
+    def item(i):
+        label = "" if i in (2, 4) else "<font size=2>Country/Region</font>"
+        return page(
+            f"<h1>Item {i}</h1><table>"
+            f"<tr><td><font size=2>Location</font></td><td><b>{locs[i]}</b></td></tr>"
+            f"<tr><td>{label}</td><td><b>{crs[i]}</b></td></tr>"
+            f"<tr><td><font size=2>Seller</font></td><td><b>seller{i}</b></td></tr>"
+            f"</table><p>Bid {i + 3} times</p>",
+            f"http://x.example/{i}",
+        )
+
+    s = induce_schema([item(i) for i in range(5)])
+    assert s.recordsets == []
+    assert col_with(s, "Austin/Texas").values == locs

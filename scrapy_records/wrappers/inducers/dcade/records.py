@@ -133,7 +133,22 @@ class _RecordDetector:
         blocks, end = self.records(sr1, G, edr)
         if len(blocks) < 2 or not _enough_records(blocks, self.rep_min):
             return
+        if G == 1 and not self.one_path(blocks):
+            return
         self.seg[sr1 - 1 : end] = [_list_column(blocks, G)]
+
+    def one_path(self, blocks: list[list[Column | None]]) -> bool:
+        """Records of one leaf are items of one list only if, on every page, they share one
+        tag path: a label in ``td/font`` and its value in ``td/b`` may share a TECId
+        ("Country/Region", "USA/Detroit") but are a label/value row, not two items."""
+        paths: dict[int, set[int]] = {}
+        for blk in blocks:
+            c = blk[0]
+            if c is None:
+                continue
+            for r, ks in c.cells.items():
+                paths.setdefault(r, set()).update(self.enc.leaves[r].path[k] for k in ks)
+        return all(len(v) == 1 for v in paths.values())
 
     def first_record(self, sdr: int, edr: int, G: int) -> int | None:
         """SR1 of eq. 9: the start whose record best matches the next one, if good enough.
