@@ -537,3 +537,31 @@ def test_a_label_value_table_is_no_list_of_one_leaf_records():
     s = induce_schema([item(i) for i in range(5)])
     assert s.recordsets == []
     assert col_with(s, "Austin/Texas").values == locs
+
+
+def related_with_pieces(i):
+    """Four related films per page; the first two synopses hold an inline ``<i>`` (three
+    leaves), the others are plain text (one leaf)."""
+    rows = []
+    for j in range(4):
+        n = 4 * i + j
+        syn = f"A film with <i>Star {n}</i> in it" if j < 2 else f"Plain story number {n}"
+        rows.append(
+            f"<tr><td><a href='/m/{n}'>Title {chr(65 + n % 26)}{n}</a></td><td>{syn}</td>"
+            f"<td><b>More Like This</b></td><td><span>({1950 + n})</span></td></tr>"
+        )
+    return page(f"<h1>Film {i}</h1><h2>Related</h2><table>{''.join(rows)}</table>")
+
+
+def test_records_whose_extra_columns_broke_the_period_before_the_first_one_are_kept():
+    """[R] ``record_resync`` backwards: aligned record by record (the paper,
+    ``record_profile=False``), the first records have more columns than the others, so
+    eq. 9 finds its first record later; the records before it are taken back, their
+    fields matched in order, the extra columns folded in."""
+    s = induce_schema([related_with_pieces(i) for i in range(5)], record_profile=False)
+    assert len(s.recordsets) == 1
+    rs = s.recordsets[0]
+    titles = [c for c in rs.columns if "Title B1" in c.values]
+    assert len(titles) == 1
+    assert [sum(1 for r, _k in rs.rows if r == p) for p in range(5)] == [4] * 5
+    assert {v for v in titles[0].values} == {f"Title {chr(65 + n)}{n}" for n in range(20)}
