@@ -383,7 +383,7 @@ def test_repeated_cell_values_inside_records_do_not_fragment_the_set():
     assert any(rs.ref_gap == 1 and set(rs.columns[0].values) == {"-"} for rs in per_body.recordsets)
     # the paper-literal setting mines the "-" repeat inside the records: the year is no
     # longer one field of the set (the record period is cut at the wrong column)
-    lit = induce_schema(pages, inner_repeats=True, record_profile=False)
+    lit = induce_schema(pages, inner_repeats=True, record_profile=False, record_resync=False)
     best = max(
         (
             len({(r, v) for (r, _k), v in zip(rs2.rows, c.values)} & truth)
@@ -565,3 +565,27 @@ def test_records_whose_extra_columns_broke_the_period_before_the_first_one_are_k
     assert len(titles) == 1
     assert [sum(1 for r, _k in rs.rows if r == p) for p in range(5)] == [4] * 5
     assert {v for v in titles[0].values} == {f"Title {chr(65 + n)}{n}" for n in range(20)}
+
+
+def test_a_record_with_extra_columns_inside_does_not_end_the_set():
+    """[R] ``record_resync``: the third and fourth records hold a synopsis in pieces, extra
+    columns inside the record (not at its end); the record is read up to the next one that
+    starts like the first, its fields matched in order."""
+
+    def pg(i):
+        rows = []
+        for j in range(4):
+            n = 4 * i + j
+            syn = f"A film with <i>Star {n}</i> in it" if j >= 2 else f"Plain story number {n}"
+            rows.append(
+                f"<tr><td><a href='/m/{n}'>Title {chr(65 + n % 26)}{n}</a></td><td>{syn}</td>"
+                f"<td><b>More Like This</b></td><td><span>({1950 + n})</span></td></tr>"
+            )
+        return page(f"<h1>Film {i}</h1><h2>Related</h2><table>{''.join(rows)}</table>")
+
+    s = induce_schema([pg(i) for i in range(5)], record_profile=False)
+    assert len(s.recordsets) == 1
+    rs = s.recordsets[0]
+    assert [sum(1 for r, _k in rs.rows if r == p) for p in range(5)] == [4] * 5
+    years = [c for c in rs.columns if "(1950)" in c.values]
+    assert len(years) == 1 and set(years[0].values) == {f"({1950 + n})" for n in range(20)}

@@ -277,11 +277,49 @@ class _RecordDetector:
                         s += d
                         blk = cand
                         break
+            if blk is None and self.o["record_resync"]:
+                blk, s = self.wide_record(s, schema, G, edr)
+                if blk is not None:
+                    blocks.append(blk)
+                    continue
             if blk is None:
                 break
             blocks.append(blk)
             s += G
         return blocks, s - 1
+
+    def wide_record(
+        self, s: int, schema: list[Column | None], G: int, edr: int
+    ) -> tuple[list[Column | None] | None, int]:
+        """A record at ``s`` with up to G-1 extra columns inside (a text in pieces): it
+        starts like the first record, half its fields match in order, and the next record
+        starts right after it; the last one may reach up to G-1 columns past EDR (eq. 8
+        bounds the region by the period), never across a landmark or a recordset, and
+        takes the width that matches most fields."""
+        seg = self.seg
+        if not self.match(seg[s - 1], schema[0]):
+            return None, s
+        best: tuple[int, list[Column | None], list[Column], int] | None = None
+        for d in range(1, G):
+            e = s + G + d  # the next record's start
+            if e - 1 > len(seg) or any(c.kind in ("MT", "L") for c in seg[s - 1 : e - 1]):
+                break
+            if e <= edr and not self.match(seg[e - 1], schema[0]):
+                continue
+            blk, extras = self.align_block(seg[s - 1 : e - 1], schema)
+            k = sum(1 for x in blk if x is not None)
+            if 2 * k < G:
+                continue
+            if e <= edr:
+                best = (k, blk, extras, e)
+                break
+            if best is None or k > best[0]:
+                best = (k, blk, extras, e)
+        if best is None:
+            return None, s
+        _k, blk, extras, e = best
+        self.fold(blk, extras)
+        return blk, e
 
     def block_at(
         self, s: int, schema: list[Column | None], G: int, edr: int
