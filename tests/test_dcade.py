@@ -589,3 +589,17 @@ def test_a_record_with_extra_columns_inside_does_not_end_the_set():
     assert [sum(1 for r, _k in rs.rows if r == p) for p in range(5)] == [4] * 5
     years = [c for c in rs.columns if "(1950)" in c.values]
     assert len(years) == 1 and set(years[0].values) == {f"({1950 + n})" for n in range(20)}
+
+
+def test_records_taken_back_are_rows_the_wrapper_reads_as_records():
+    """The records taken back (and those read with extra columns) fill a row of their own,
+    as the first record does, so the wrapper's list finds one record per row."""
+    pages = [related_with_pieces(i) for i in range(5)]
+    w = induce_wrapper(pages, record_profile=False)
+    assert len(w.lists) == 1
+    rec = w.extract(related_with_pieces(7).root).regions[0].records[0].fields
+    rows = rec[w.lists[0].name]
+    assert len(rows) == 4
+    assert [r.get(w.lists[0].fields[0].name) for r in rows] == [
+        f"Title {chr(65 + n % 26)}{n}" for n in range(28, 32)
+    ]

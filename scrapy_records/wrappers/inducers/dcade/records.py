@@ -164,13 +164,21 @@ class _RecordDetector:
                 if not self.match(cols[0], schema[0]):
                     continue
                 blk, extras = self.align_block(cols, schema)
-                if 2 * sum(1 for x in blk if x is not None) >= G:
+                if 2 * sum(1 for x in blk if x is not None) >= G and self.own_element(cols, schema):
                     self.fold(blk, extras)
                     out.insert(0, blk)
                     s = b
                     break
             else:
                 return out, s
+
+    def own_element(self, cols: list[Column], schema: list[Column | None]) -> bool:
+        """A record read with extra columns fills an element of its own (a row) when the
+        first record does: else the chain of matches paired columns of other records."""
+        first = [c for c in schema if c is not None]
+        if not fills_one_element(self.enc, self.o, first, strict_run=False):
+            return True
+        return fills_one_element(self.enc, self.o, cols, strict_run=False)
 
     def align_block(
         self, cols: list[Column], schema: list[Column | None]
@@ -308,7 +316,7 @@ class _RecordDetector:
                 continue
             blk, extras = self.align_block(seg[s - 1 : e - 1], schema)
             k = sum(1 for x in blk if x is not None)
-            if 2 * k < G:
+            if 2 * k < G or not self.own_element(seg[s - 1 : e - 1], schema):
                 continue
             if e <= edr:
                 best = (k, blk, extras, e)
