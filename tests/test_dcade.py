@@ -383,7 +383,7 @@ def test_repeated_cell_values_inside_records_do_not_fragment_the_set():
     assert any(rs.ref_gap == 1 and set(rs.columns[0].values) == {"-"} for rs in per_body.recordsets)
     # the paper-literal setting mines the "-" repeat inside the records: the year is no
     # longer one field of the set (the record period is cut at the wrong column)
-    lit = induce_schema(pages, inner_repeats=True, record_profile=False)
+    lit = induce_schema(pages, inner_repeats=True, record_profile=False, record_resync=False)
     best = max(
         (
             len({(r, v) for (r, _k), v in zip(rs2.rows, c.values)} & truth)
@@ -475,3 +475,131 @@ def test_bad_input():
         induce_schema([product(*x) for x in PRODUCTS], no_such_option=1)
     empty = induce_schema([Page("<html><body><div></div></body></html>") for _ in range(3)])
     assert empty.columns == [] and empty.recordsets == []
+
+
+RATINGS = ["R", "R", "PG", "R", "R", "NR", "R", "R", "G", "R", "R", "R", "PG", "R", "R"]
+
+
+def related_titles(i):
+    """Four related films per page (title link, "More Like This", rating, year); on odd
+    pages the third lacks its "More Like This", so no repeat is perfectly regular."""
+    rows = []
+    for j in range(4):
+        n = 4 * i + j
+        more = "" if j == 2 and i % 2 else f"<td><a href='/more/{n}'>More Like This</a></td>"
+        rows.append(
+            f"<tr><td><a href='/m/{n}'>Film {chr(65 + n % 26)}{n}</a></td>{more}"
+            f"<td><span class='r'>{RATINGS[n % len(RATINGS)]}</span></td>"
+            f"<td><span class='y'>({1950 + n})</span></td></tr>"
+        )
+    return page(f"<h1>Film {i}</h1><table>{''.join(rows)}</table>", f"http://f.example/{i}")
+
+
+def test_a_value_recurring_among_its_roles_values_is_no_repeat_template():
+    """[R] ``remove_false_rt``: the rating "R" recurs in most records, but it sits inside
+    the repeat of all ratings (its TECId), whose gaps are more regular: data coinciding,
+    not a repeat template (the paper removes such false templates for STs only)."""
+    from scrapy_records.wrappers.inducers.dcade.encoding import Encoding
+    from scrapy_records.wrappers.inducers.dcade.options import repeat_min, resolve_options
+    from scrapy_records.wrappers.inducers.dcade.patterns import mine_patterns
+
+    pages = [related_titles(i) for i in range(5)]
+
+    def repeat_templates(**opts):
+        o = resolve_options(opts)
+        enc = Encoding(pages, o)
+        pats = mine_patterns(enc, o, repeat_min(o), [-1] * enc.m, list(enc.n), list(range(enc.m)))
+        return {enc.leaves[r].content[v[0]] for p in pats.RT for r, v in list(p.pos.items())[:1]}
+
+    assert repeat_templates() == {"More Like This"}
+    assert repeat_templates(remove_false_rt=False) == {"More Like This", "R"}
+
+
+def test_a_label_value_table_is_no_list_of_one_leaf_records():
+    """Location, "Country/Region" and its value share a TECId (one token type, similar
+    paths: ``td/font`` and ``td/b``) and follow each other, an RD with period 1; the label
+    is missing on two pages. One-leaf records of a list share their tag path; these do not,
+    so the rows stay a label/value table, not a set."""
+    locs = ["Canton/Michigan", "Austin/Texas", "Boise/Idaho", "Miami/Florida", "Reno/Nevada"]
+    crs = ["USA/Detroit", "USA/Dallas", "USA/Boise", "USA/Miami", "USA/Reno"]
+
+    def item(i):
+        label = "" if i in (2, 4) else "<font size=2>Country/Region</font>"
+        return page(
+            f"<h1>Item {i}</h1><table>"
+            f"<tr><td><font size=2>Location</font></td><td><b>{locs[i]}</b></td></tr>"
+            f"<tr><td>{label}</td><td><b>{crs[i]}</b></td></tr>"
+            f"<tr><td><font size=2>Seller</font></td><td><b>seller{i}</b></td></tr>"
+            f"</table><p>Bid {i + 3} times</p>",
+            f"http://x.example/{i}",
+        )
+
+    s = induce_schema([item(i) for i in range(5)])
+    assert s.recordsets == []
+    assert col_with(s, "Austin/Texas").values == locs
+
+
+def related_with_pieces(i):
+    """Four related films per page; the first two synopses hold an inline ``<i>`` (three
+    leaves), the others are plain text (one leaf)."""
+    rows = []
+    for j in range(4):
+        n = 4 * i + j
+        syn = f"A film with <i>Star {n}</i> in it" if j < 2 else f"Plain story number {n}"
+        rows.append(
+            f"<tr><td><a href='/m/{n}'>Title {chr(65 + n % 26)}{n}</a></td><td>{syn}</td>"
+            f"<td><b>More Like This</b></td><td><span>({1950 + n})</span></td></tr>"
+        )
+    return page(f"<h1>Film {i}</h1><h2>Related</h2><table>{''.join(rows)}</table>")
+
+
+def test_records_whose_extra_columns_broke_the_period_before_the_first_one_are_kept():
+    """[R] ``record_resync`` backwards: aligned record by record (the paper,
+    ``record_profile=False``), the first records have more columns than the others, so
+    eq. 9 finds its first record later; the records before it are taken back, their
+    fields matched in order, the extra columns folded in."""
+    s = induce_schema([related_with_pieces(i) for i in range(5)], record_profile=False)
+    assert len(s.recordsets) == 1
+    rs = s.recordsets[0]
+    titles = [c for c in rs.columns if "Title B1" in c.values]
+    assert len(titles) == 1
+    assert [sum(1 for r, _k in rs.rows if r == p) for p in range(5)] == [4] * 5
+    assert {v for v in titles[0].values} == {f"Title {chr(65 + n)}{n}" for n in range(20)}
+
+
+def test_a_record_with_extra_columns_inside_does_not_end_the_set():
+    """[R] ``record_resync``: the third and fourth records hold a synopsis in pieces, extra
+    columns inside the record (not at its end); the record is read up to the next one that
+    starts like the first, its fields matched in order."""
+
+    def pg(i):
+        rows = []
+        for j in range(4):
+            n = 4 * i + j
+            syn = f"A film with <i>Star {n}</i> in it" if j >= 2 else f"Plain story number {n}"
+            rows.append(
+                f"<tr><td><a href='/m/{n}'>Title {chr(65 + n % 26)}{n}</a></td><td>{syn}</td>"
+                f"<td><b>More Like This</b></td><td><span>({1950 + n})</span></td></tr>"
+            )
+        return page(f"<h1>Film {i}</h1><h2>Related</h2><table>{''.join(rows)}</table>")
+
+    s = induce_schema([pg(i) for i in range(5)], record_profile=False)
+    assert len(s.recordsets) == 1
+    rs = s.recordsets[0]
+    assert [sum(1 for r, _k in rs.rows if r == p) for p in range(5)] == [4] * 5
+    years = [c for c in rs.columns if "(1950)" in c.values]
+    assert len(years) == 1 and set(years[0].values) == {f"({1950 + n})" for n in range(20)}
+
+
+def test_records_taken_back_are_rows_the_wrapper_reads_as_records():
+    """The records taken back (and those read with extra columns) fill a row of their own,
+    as the first record does, so the wrapper's list finds one record per row."""
+    pages = [related_with_pieces(i) for i in range(5)]
+    w = induce_wrapper(pages, record_profile=False)
+    assert len(w.lists) == 1
+    rec = w.extract(related_with_pieces(7).root).regions[0].records[0].fields
+    rows = rec[w.lists[0].name]
+    assert len(rows) == 4
+    assert [r.get(w.lists[0].fields[0].name) for r in rows] == [
+        f"Title {chr(65 + n % 26)}{n}" for n in range(28, 32)
+    ]

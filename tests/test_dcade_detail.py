@@ -258,6 +258,11 @@ def test_leaf_skeleton_cuts_values_at_template_words():
     assert [split_value("13 - 25 of 40", sk.runs, g) for g in sk.slots] == ["13", "25", "40"]
     sk = leaf_skeleton(["Date Posted: 05/20/2011", "Date Posted: 05/18/2011"])
     assert sk is not None and sk.slots == (1,) and sk.label_of(1) == "Date Posted:"
+    # a separator before more template words: the site's suffix of a page title
+    sk = leaf_skeleton(
+        ["Adrian College - Best Colleges - US News", "Rice - Best Colleges - US News"]
+    )
+    assert sk is not None and sk.slots == (0,)
 
 
 @pytest.mark.parametrize(
@@ -267,6 +272,8 @@ def test_leaf_skeleton_cuts_values_at_template_words():
         ["17 mpg City, 24 mpg Hwy", "18 mpg City, 28 mpg Hwy"],  # one value with commas
         ["Small city (50,000 - 249,999)", "Large town (10,000 - 49,999)"],  # inside brackets
         ["same", "same"],  # no variation
+        # a separator closing every value introduces none: "days," and "hours" are units
+        ["4 days, 7 hours +", "3 days, 22 hours +", "6 days, 0 hours +"],
     ],
 )
 def test_leaf_skeleton_leaves_whole_values_alone(values):
@@ -374,3 +381,57 @@ def test_the_crawl_detail_check_reads_what_mining_sent_back(monkeypatch):
     assert all(o.stats.get("records/held") == 1 for o in outs)
     assert "records/held_released_as_list" not in outs[2].stats  # still a detail template
     assert parsed == [f"http://books.example/b/{i}" for i in range(3)]
+
+
+def test_the_heading_the_page_title_repeats_is_the_title():
+    """No h1: the h2 holding the job title, repeated in the page's <title>, is ``title``."""
+    titles = ["Java Developer", "Office Manager", "Firewall Engineer", "Data Analyst", "Nurse"]
+
+    def job(i, title):
+        return Page(
+            f"<html><head><title>'{title}' in Town {i} job posting</title></head><body>"
+            f"<h2>{title}</h2><p>Pay: {40 + i}k a year</p>"
+            f"<p class='about'>About job {i}: {'long text ' * (i + 2)}</p></body></html>",
+            url=f"http://jobs.example/{i}",
+        )
+
+    w = induce_wrapper([job(i, t) for i, t in enumerate(titles)])
+    got = fields_of(w, job(9, "Plumber").root)
+    assert got["title"] == "Plumber", got
+
+
+def test_a_page_title_that_is_the_objects_name_is_the_title():
+    titles = ["Java Developer", "Office Manager", "Firewall Engineer", "Data Analyst", "Nurse"]
+
+    def job(i, title):
+        return Page(
+            f"<html><head><title>{title}</title></head><body><p>Pay: {40 + i}k a year</p>"
+            f"<p class='about'>About job {i}: {'long text ' * (i + 2)}</p></body></html>",
+            url=f"http://jobs.example/{i}",
+        )
+
+    w = induce_wrapper([job(i, t) for i, t in enumerate(titles)])
+    got = fields_of(w, job(9, "Plumber").root)
+    assert got["title"] == "Plumber" and "page_title" not in got, got
+
+
+def test_numbering_counts_the_fields_kept_not_the_columns():
+    """``address_2`` and ``address_3`` with no ``address`` field (its column gave none):
+    the street is ``address``; a typed field's ``_raw`` twin follows its name."""
+    from scrapy_records.wrappers.inducers.dcade.fieldnames import compact_numbering
+    from scrapy_records.wrappers.inducers.dcade.schema import Schema, SchemaColumn
+    from scrapy_records.wrappers.model import FieldSpec
+
+    cols = [
+        SchemaColumn(i, "MD", n, "text", ["x", "y"])
+        for i, n in enumerate(["address", "address_2", "address_3", "price", "price_2"])
+    ]
+    fields = [
+        FieldSpec("address_2"),
+        FieldSpec("address_3"),
+        FieldSpec("price_2", "price"),
+        FieldSpec("price_2_raw"),
+        FieldSpec("line_2"),
+    ]
+    compact_numbering(Schema(2, cols, []), fields, ["address_list"])
+    assert [f.name for f in fields] == ["address", "address_2", "price", "price_raw", "line_2"]

@@ -50,7 +50,9 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     # among equally scored record starts prefer records that fill one element
     "record_tiebreak": True,
     "record_profile": True,  # align all record bodies of a data region together (False: paper)
-    "inner_repeats": False,  # mine RT/RD inside one record of a data region (True: paper)
+    "inner_repeats": False,
+    # an RT strictly inside an RD of its TECId is data coinciding (False: paper, STs only)
+    "remove_false_rt": True,  # mine RT/RD inside one record of a data region (True: paper)
     "link_leaves": True,  # a/@href leaves
     "image_leaves": False,  # img/@src leaves (off: spacer images join URL patterns)
     "max_depth": 60,  # recursion bound of the subsegment splitting (then centre-star)

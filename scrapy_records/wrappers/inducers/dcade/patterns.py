@@ -119,6 +119,35 @@ def _remove_false_st(enc: Encoding, ST: list[Pattern], SD: list[Pattern]) -> lis
     return keep
 
 
+def _nsd(p: Pattern) -> float:
+    """The normalised standard deviation of the pattern's gaps (0 without gaps)."""
+    gaps = [b - a for v in p.pos.values() for a, b in zip(v, v[1:])]
+    mu = sum(gaps) / len(gaps) if gaps else 0.0
+    return statistics.pstdev(gaps) / mu if gaps and mu else 0.0
+
+
+def _remove_false_rt(enc: Encoding, RT: list[Pattern], RD: list[Pattern]) -> list[Pattern]:
+    """The RTs that are not data coinciding: an RT strictly inside an RD of its TECId
+    whose gaps are more regular is one value among the values of its role (the
+    rating "R" among the "PG-13", "NR"... of a list's records), as :func:`_remove_false_st`
+    says of single templates. ("More Like This" in every record shares its TECId with the
+    titles, but that RD alternates the two: less regular, the RT stays.)"""
+    rd_by = {t.code: t for t in RD}
+    keep = []
+    for e in RT:
+        tecs = {enc.tec[r][k] for r, v in e.pos.items() for k in v}
+        t = rd_by.get(next(iter(tecs))) if len(tecs) == 1 else None
+        if (
+            t is not None
+            and sum(map(len, t.pos.values())) > sum(map(len, e.pos.values()))
+            and all(set(v) <= set(t.pos.get(r, ())) for r, v in e.pos.items())
+            and _nsd(t) < _nsd(e)
+        ):
+            continue
+        keep.append(e)
+    return keep
+
+
 def mine_patterns(
     enc: Encoding,
     opts: dict[str, Any],
@@ -133,6 +162,8 @@ def mine_patterns(
     SD, RD = _single_and_repeat(_occurrences(enc.tec, left, right, active), 1, need, rep_min)
     if ST and SD:
         ST = _remove_false_st(enc, ST, SD)
+    if RT and RD and opts["remove_false_rt"]:
+        RT = _remove_false_rt(enc, RT, RD)
     RT, g_rt, n_rt = filter_repeats(RT, opts)
     RD, g_rd, n_rd = filter_repeats(RD, opts)
     return Patterns(ST, RT, RD, {"RT": g_rt, "RD": g_rd}, {"RT": n_rt, "RD": n_rd})

@@ -131,9 +131,103 @@ class _RecordDetector:
         if sr1 is None:
             return
         blocks, end = self.records(sr1, G, edr)
+        start = sr1
+        if self.o["record_resync"]:
+            before, start = self.records_before(sr1, G, sdr, blocks[0])
+            blocks = before + blocks
         if len(blocks) < 2 or not _enough_records(blocks, self.rep_min):
             return
-        self.seg[sr1 - 1 : end] = [_list_column(blocks, G)]
+        if G == 1 and not self.one_path(blocks):
+            return
+        self.seg[start - 1 : end] = [_list_column(blocks, G)]
+
+    def records_before(
+        self, sr1: int, G: int, sdr: int, schema: list[Column | None]
+    ) -> tuple[list[list[Column | None]], int]:
+        """The records before ``sr1`` whose extra columns (an optional cell, a text in
+        pieces) broke the period, so that eq. 9 started at a later record: from ``sr1``
+        back, the run of G to 2G-1 columns that starts like the first record and holds at
+        least half of its fields in order; the extra columns are folded into it
+        (``record_resync`` backwards). A wider first record may start up to G-1 columns
+        before SDR, never across a landmark or a recordset. Returns the blocks and the
+        1-based column where the first of them starts."""
+        out: list[list[Column | None]] = []
+        s = sr1
+        while True:
+            for d in range(G):
+                b = s - G - d
+                if b < max(1, sdr - G + 1):
+                    return out, s
+                cols = self.seg[b - 1 : s - 1]
+                if any(c.kind in ("MT", "L") for c in cols):
+                    return out, s
+                if not self.match(cols[0], schema[0]):
+                    continue
+                blk, extras = self.align_block(cols, schema)
+                if 2 * sum(1 for x in blk if x is not None) >= G and self.own_element(cols, schema):
+                    self.fold(blk, extras)
+                    out.insert(0, blk)
+                    s = b
+                    break
+            else:
+                return out, s
+
+    def own_element(self, cols: list[Column], schema: list[Column | None]) -> bool:
+        """A record read with extra columns fills an element of its own (a row) when the
+        first record does: else the chain of matches paired columns of other records."""
+        first = [c for c in schema if c is not None]
+        if not fills_one_element(self.enc, self.o, first, strict_run=False):
+            return True
+        return fills_one_element(self.enc, self.o, cols, strict_run=False)
+
+    def align_block(
+        self, cols: list[Column], schema: list[Column | None]
+    ) -> tuple[list[Column | None], list[Column]]:
+        """``cols`` on the record's fields: the longest in-order chain of matches puts each
+        matched column at its field; between two matches, the first column left takes the
+        first field left (a title whose token types differ from the first record's); the
+        other columns are returned to be folded."""
+        n, G = len(cols), len(schema)
+        ok = [[self.match(cols[i], schema[j]) for j in range(G)] for i in range(n)]
+        dp = [[0] * (G + 1) for _ in range(n + 1)]
+        for i in range(n - 1, -1, -1):
+            for j in range(G - 1, -1, -1):
+                dp[i][j] = dp[i + 1][j + 1] + 1 if ok[i][j] else max(dp[i + 1][j], dp[i][j + 1])
+        pairs = [(-1, -1)]
+        i = j = 0
+        while i < n and j < G:
+            if ok[i][j] and dp[i][j] == dp[i + 1][j + 1] + 1:
+                pairs.append((i, j))
+                i, j = i + 1, j + 1
+            elif dp[i + 1][j] >= dp[i][j + 1]:
+                i += 1
+            else:
+                j += 1
+        pairs.append((n, G))
+        blk: list[Column | None] = [None] * G
+        extras: list[Column] = []
+        for (i1, j1), (i2, j2) in zip(pairs, pairs[1:]):
+            if i2 < n:
+                blk[j2] = cols[i2]
+            gap_cols = cols[i1 + 1 : i2]
+            if gap_cols and j2 - j1 > 1:
+                blk[j1 + 1] = gap_cols[0]
+                gap_cols = gap_cols[1:]
+            extras += gap_cols
+        return blk, extras
+
+    def one_path(self, blocks: list[list[Column | None]]) -> bool:
+        """Records of one leaf are items of one list only if, on every page, they share one
+        tag path: a label in ``td/font`` and its value in ``td/b`` may share a TECId
+        ("Country/Region", "USA/Detroit") but are a label/value row, not two items."""
+        paths: dict[int, set[int]] = {}
+        for blk in blocks:
+            c = blk[0]
+            if c is None:
+                continue
+            for r, ks in c.cells.items():
+                paths.setdefault(r, set()).update(self.enc.leaves[r].path[k] for k in ks)
+        return all(len(v) == 1 for v in paths.values())
 
     def first_record(self, sdr: int, edr: int, G: int) -> int | None:
         """SR1 of eq. 9: the start whose record best matches the next one, if good enough.
@@ -191,11 +285,49 @@ class _RecordDetector:
                         s += d
                         blk = cand
                         break
+            if blk is None and self.o["record_resync"]:
+                blk, s = self.wide_record(s, schema, G, edr)
+                if blk is not None:
+                    blocks.append(blk)
+                    continue
             if blk is None:
                 break
             blocks.append(blk)
             s += G
         return blocks, s - 1
+
+    def wide_record(
+        self, s: int, schema: list[Column | None], G: int, edr: int
+    ) -> tuple[list[Column | None] | None, int]:
+        """A record at ``s`` with up to G-1 extra columns inside (a text in pieces): it
+        starts like the first record, half its fields match in order, and the next record
+        starts right after it; the last one may reach up to G-1 columns past EDR (eq. 8
+        bounds the region by the period), never across a landmark or a recordset, and
+        takes the width that matches most fields."""
+        seg = self.seg
+        if not self.match(seg[s - 1], schema[0]):
+            return None, s
+        best: tuple[int, list[Column | None], list[Column], int] | None = None
+        for d in range(1, G):
+            e = s + G + d  # the next record's start
+            if e - 1 > len(seg) or any(c.kind in ("MT", "L") for c in seg[s - 1 : e - 1]):
+                break
+            if e <= edr and not self.match(seg[e - 1], schema[0]):
+                continue
+            blk, extras = self.align_block(seg[s - 1 : e - 1], schema)
+            k = sum(1 for x in blk if x is not None)
+            if 2 * k < G or not self.own_element(seg[s - 1 : e - 1], schema):
+                continue
+            if e <= edr:
+                best = (k, blk, extras, e)
+                break
+            if best is None or k > best[0]:
+                best = (k, blk, extras, e)
+        if best is None:
+            return None, s
+        _k, blk, extras, e = best
+        self.fold(blk, extras)
+        return blk, e
 
     def block_at(
         self, s: int, schema: list[Column | None], G: int, edr: int

@@ -130,8 +130,6 @@ def leaf_skeleton(values: Sequence[str]) -> LeafSkeleton | None:
             runs[-1].append(skel[i])
         else:
             runs.append([skel[i]])
-    if not any(any(_reads_as_template(x) for x in run) for run in runs):
-        return None
     run_text = tuple(" ".join(r) for r in runs)
     slots = []
     for g in range(len(runs) + 1):
@@ -142,7 +140,19 @@ def leaf_skeleton(values: Sequence[str]) -> LeafSkeleton | None:
             slots.append(g)
     if not slots or len(slots) > MAX_SLOTS:
         return None
+    if not any(_cuts(run, i, slots) for i, run in enumerate(runs)):
+        return None
     return LeafSkeleton(run_text, tuple(slots))
+
+
+def _cuts(run: Sequence[str], i: int, slots: Sequence[int]) -> bool:
+    """Run ``i`` (between gaps ``i`` and ``i + 1``) is template a value is cut at: a label
+    or a separator that introduces something, a value or more template words ("X - Best
+    College - US News"). (A "+" closing every value, as in "4 days, 7 hours +",
+    introduces nothing: the value stays whole.)"""
+    return any(
+        _reads_as_template(x) and (i + 1 in slots or j < len(run) - 1) for j, x in enumerate(run)
+    )
 
 
 def split_value(text: str, runs: Sequence[str], gap: int) -> str:

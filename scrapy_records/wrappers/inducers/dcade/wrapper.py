@@ -18,6 +18,7 @@ from collections import Counter
 from typing import Any
 
 from scrapy_records.errors import RecordsError
+from scrapy_records.wrappers.inducers.dcade.fieldnames import compact_numbering, name_object_title
 from scrapy_records.wrappers.inducers.dcade.schema import RecordSet, Schema, SchemaColumn
 from scrapy_records.wrappers.inducers.dcade.siblings import sibling_sets
 from scrapy_records.wrappers.inducers.dcade.subleaf import xpath_of_gap
@@ -298,6 +299,11 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
     # is dropped rather than the whole wrapper)
     fields = [f for f in fields if _allowed(f)]
     lists = [x for x in lists if allowed_xpath(x.record.xpath) and all(map(_allowed, x.fields))]
+    before = [f.name for f in fields]
+    name_object_title(schema, fields, [x.name for x in lists])
+    compact_numbering(schema, fields, [x.name for x in lists])
+    renamed = {old: f.name for old, f in zip(before, fields)}
+    fill = {renamed.get(k, k): v for k, v in fill.items()}
     urls = [p.url for p in schema.pages if p.url]
     w = Wrapper(
         id=Wrapper.make_id(site, [f.xpath for f in fields], [x.record.xpath for x in lists]),
