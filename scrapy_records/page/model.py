@@ -66,6 +66,7 @@ class Page:
         "_classes",
         "_rparent",
         "_rchildren",
+        "_tag_chars",
         "__weakref__",
     )
 
@@ -101,6 +102,7 @@ class Page:
         self._xpaths: dict[int, str] = {}
         self._index: dict[Any, int] | None = None
         self._classes: dict[int, tuple[str, ...]] = {}
+        self._tag_chars: str | None = None
 
     def _build(self, max_nodes: int | None, max_depth: int) -> None:
         """Flatten the tree (:class:`~scrapy_records.page.flatten.Flattener`) and keep
@@ -249,6 +251,16 @@ class Page:
     def tag_string(self, i: int) -> list[int]:
         """MDR tag string: pre-order tag ids of the sub-tree (opening tags only)."""
         return self.tag_id[i : self.end[i] + 1]
+
+    @property
+    def tag_chars(self) -> str:
+        """``tag_id`` as a ``str``, one character (``chr``) per node, built once per page:
+        a sub-tree's tag string is the slice ``tag_chars[i : end[i] + 1]``, which C-level
+        string routines (rapidfuzz's edit distances, ``find``) compare as the id lists."""
+        s = self._tag_chars
+        if s is None:
+            s = self._tag_chars = "".join(map(chr, self.tag_id))
+        return s
 
     def is_ancestor(self, a: int, b: int) -> bool:
         """True when ``a`` is ``b`` or one of its ancestors (O(1) by pre-order ranges)."""

@@ -119,7 +119,7 @@ class RegionMiner:
         #: the tag ids as a ``str`` (one character per node): tag strings are ``str``
         #: slices, compared and edit-distanced by rapidfuzz's string fast path (the same
         #: distances as on the int lists, without converting a list per comparison)
-        self.tstr = "".join(map(chr, page.tag_id))
+        self.tstr = page.tag_chars
         self.end = page.end
         self.children = page.children
         self.K = K
