@@ -14,6 +14,7 @@ from scrapy_records.page.flatten import ARRAYS, DEFAULT_MAX_DEPTH, DEFAULT_MAX_N
 from scrapy_records.page.parse import (
     DEFAULT_MAX_BYTES,
     HtmlElementParser,
+    base_url_from,
     base_url_of,
     check_budget,
     is_response,
@@ -96,17 +97,23 @@ class Page:
         self.root: etree._Element = root
         self.url: str | None = url
         self.encoding: str | None = enc
-        self.base_url: str | None = base_url_of(root, url)
         self._treeroot = root.getroottree()
-        self._build(max_nodes, max_depth)
+        base_el = self._build(max_nodes, max_depth)
+        # raw markup was parsed here by libxml2's HTML parser: the walk saw the <base> that
+        # base_url_of would search the tree for; other trees may be built otherwise
+        self.base_url: str | None = (
+            base_url_from(base_el, url)
+            if isinstance(source, (bytes, bytearray, memoryview, str))
+            else base_url_of(root, url)
+        )
         self._xpaths: dict[int, str] = {}
         self._index: dict[Any, int] | None = None
         self._classes: dict[int, tuple[str, ...]] = {}
         self._tag_chars: str | None = None
 
-    def _build(self, max_nodes: int | None, max_depth: int) -> None:
+    def _build(self, max_nodes: int | None, max_depth: int) -> Any:
         """Flatten the tree (:class:`~scrapy_records.page.flatten.Flattener`) and keep
-        its arrays."""
+        its arrays; returns the ``<base href>`` element the walk found (or ``None``)."""
         f = Flattener(max_nodes, max_depth)
         f.run(self.root)
         self.el = f.el
@@ -128,6 +135,7 @@ class Page:
         self.body = f.body()
         # the real (libxml2) tree, for XPaths: differs only where a nesting was repaired
         self._rparent, self._rchildren = f.real_tree()
+        return f.base_el
 
     # ------------------------------------------------------------------ access
     def __len__(self) -> int:
