@@ -445,3 +445,27 @@ def test_records_of_several_siblings_beside_a_dropped_empty_element():
         "Title 21 of the story here",
     ]
     assert all(r.fields["description"].startswith(f"Summary {20 + k} ") for k, r in enumerate(got))
+
+
+# ---------------------------------------------------------------- base URL from the walk
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<html><head><base href='/b/'></head><body><a href='x'>x</a></body></html>",
+        "<html><head><base target=_top><base href=' sub/ '></head><body>t</body></html>",
+        "<html><head><title>t</title></head><body><base href='/in-body/'>t</body></html>",
+        "<HTML><HEAD><BASE HREF='/upper/'></HEAD><BODY>t</BODY></HTML>",
+        "<html><head><noscript><base href='/ns/'></noscript></head><body>t</body></html>",
+        "<html><head></head><body>t</body></html><base href='/after/'>",
+        "<base href='/first/'><p>no head written</p>",
+        "<html><head><template><base href='/tpl/'></template></head><body>t</body></html>",
+        "<html><body><svg><base href='/svg/'/></svg><head><base href='/late/'></head></body>"
+        "</html>",
+    ],
+)
+def test_base_url_from_the_walk_is_base_url_of(html):
+    from scrapy_records.page import base_url_of
+
+    for source in (html, html.encode()):
+        page = Page(source, "http://example.com/dir/page.html")
+        assert page.base_url == base_url_of(page.root, "http://example.com/dir/page.html")

@@ -127,8 +127,8 @@ def _row_of(page: Page, group: tuple[int, ...], text: PageText) -> list[int] | N
 def _alike(page: Page, cards: list[int]) -> set[int]:
     """The members of ``cards`` alike another one (normalised tag-string distance at most
     :data:`CARD_DISTANCE`)."""
-    tag_id, end = page.tag_id, page.end
-    strings = [tag_id[c : end[c] + 1] for c in cards]
+    chars, end = page.tag_chars, page.end  # (tag strings as str: rapidfuzz's quick path)
+    strings = [chars[c : end[c] + 1] for c in cards]
     out = set()
     for i, si in enumerate(strings):
         for j, sj in enumerate(strings):
@@ -148,11 +148,11 @@ def _is_row(row: list[int], within: set[int]) -> bool:
 def _variants(page: Page, odd: set[int], cards: list[int]) -> bool:
     """Is every card of ``odd`` alike some other card of ``cards`` (an optional badge or
     seller line makes a variant of the family, not another kind of thing)?"""
-    tag_id, end = page.tag_id, page.end
+    chars, end = page.tag_chars, page.end
     for c in odd:
-        sc = tag_id[c : end[c] + 1]
+        sc = chars[c : end[c] + 1]
         if not any(
-            normalized_distance(sc, tag_id[o : end[o] + 1], CARD_DISTANCE) <= CARD_DISTANCE
+            normalized_distance(sc, chars[o : end[o] + 1], CARD_DISTANCE) <= CARD_DISTANCE
             for o in cards
             if o != c
         ):

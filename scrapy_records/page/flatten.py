@@ -86,7 +86,16 @@ DEFAULT_MAX_DEPTH = 512
 #: Start-tag kinds: what else a start tag does besides being added (ordered: the tags
 #: after ``</body>`` that move into the body are those of a kind below ``_K_BODY``).
 _K_P, _K_LEAF, _K_BODY, _K_HEAD = 1, 2, 3, 4
-_KINDS = {"p": _K_P, "body": _K_BODY, "head": _K_HEAD, **dict.fromkeys(LEAF_TAGS, _K_LEAF)}
+#: ``<base>``: noted for the page's base URL (:attr:`Flattener.base_el`); below ``_K_BODY``,
+#: so that after ``</body>`` it moves into the body as tags of kind 0 do
+_K_BASE = -1
+_KINDS = {
+    "p": _K_P,
+    "body": _K_BODY,
+    "head": _K_HEAD,
+    "base": _K_BASE,
+    **dict.fromkeys(LEAF_TAGS, _K_LEAF),
+}
 #: (tag, tag id, implied-close scan map or None, scan without an open <p>, kind)
 TagInfo = tuple[str, int, "dict[str, bool] | None", bool, int]
 
@@ -162,6 +171,7 @@ class Flattener:
         "body_i",
         "inline",
         "gapped",
+        "base_el",
     )
 
     def __init__(self, max_nodes: int | None, max_depth: int) -> None:
@@ -197,6 +207,10 @@ class Flattener:
         self.inline: dict[str, TagInfo] = {}
         #: the nodes an empty inline child was dropped from (see ``Page.gapped``)
         self.gapped: set[int] = set()
+        #: the first ``<base href>`` child of a ``<head>`` below the root, in document
+        #: order, as ``root.find(".//head/base[@href]")`` finds it in a tree libxml2's HTML
+        #: parser built (a ``<head>`` is never inside a dropped or folded element there)
+        self.base_el: Any = None
 
     def run(self, root: Any) -> None:
         """Fill the arrays (:meth:`walk`), then check the node budget once more: the nodes
@@ -432,6 +446,11 @@ class Flattener:
             if len(node):
                 self._hide(skip_descendants(self.nodes, node))
             return open_p
+        elif kind == _K_BASE and self.base_el is None and node.get("href") is not None:
+            par = node.getparent()
+            if node.tag == "base" and par is not None and par.tag == "head":
+                if par.getparent() is not None:  # (.//head: a descendant of the root)
+                    self.base_el = node
         if n_open >= self.max_depth:
             self._fold(node)
         return open_p

@@ -20,6 +20,7 @@ from scrapy_records.page.flatten import (
 from scrapy_records.page.parse import (
     DEFAULT_MAX_BYTES,
     HtmlElementParser,
+    base_url_from,
     base_url_of,
     check_budget,
     is_response,
@@ -73,6 +74,7 @@ class Page:
         "_classes",
         "_rparent",
         "_rchildren",
+        "_tag_chars",
         "__weakref__",
     )
 
@@ -102,16 +104,23 @@ class Page:
         self.root: etree._Element = root
         self.url: str | None = url
         self.encoding: str | None = enc
-        self.base_url: str | None = base_url_of(root, url)
         self._treeroot = root.getroottree()
-        self._build(max_nodes, max_depth)
+        base_el = self._build(max_nodes, max_depth)
+        # raw markup was parsed here by libxml2's HTML parser: the walk saw the <base> that
+        # base_url_of would search the tree for; other trees may be built otherwise
+        self.base_url: str | None = (
+            base_url_from(base_el, url)
+            if isinstance(source, (bytes, bytearray, memoryview, str))
+            else base_url_of(root, url)
+        )
         self._xpaths: dict[int, str] = {}
         self._index: dict[Any, int] | None = None
         self._classes: dict[int, tuple[str, ...]] = {}
+        self._tag_chars: str | None = None
 
-    def _build(self, max_nodes: int | None, max_depth: int) -> None:
+    def _build(self, max_nodes: int | None, max_depth: int) -> Any:
         """Flatten the tree (:class:`~scrapy_records.page.flatten.Flattener`) and keep
-        its arrays."""
+        its arrays; returns the ``<base href>`` element the walk found (or ``None``)."""
         f = Flattener(max_nodes, max_depth)
         f.run(self.root)
         self.el = f.el
@@ -137,6 +146,7 @@ class Page:
         self.body = f.body()
         # the real (libxml2) tree, for XPaths: differs only where a nesting was repaired
         self._rparent, self._rchildren = f.real_tree()
+        return f.base_el
 
     # ------------------------------------------------------------------ access
     def __len__(self) -> int:
@@ -287,6 +297,16 @@ class Page:
     def tag_string(self, i: int) -> list[int]:
         """MDR tag string: pre-order tag ids of the sub-tree (opening tags only)."""
         return self.tag_id[i : self.end[i] + 1]
+
+    @property
+    def tag_chars(self) -> str:
+        """``tag_id`` as a ``str``, one character (``chr``) per node, built once per page:
+        a sub-tree's tag string is the slice ``tag_chars[i : end[i] + 1]``, which C-level
+        string routines (rapidfuzz's edit distances, ``find``) compare as the id lists."""
+        s = self._tag_chars
+        if s is None:
+            s = self._tag_chars = "".join(map(chr, self.tag_id))
+        return s
 
     def is_ancestor(self, a: int, b: int) -> bool:
         """True when ``a`` is ``b`` or one of its ancestors (O(1) by pre-order ranges)."""

@@ -334,7 +334,11 @@ def _parse_text(text: str, url: str | None, parser_cls: type) -> Any:
 def base_url_of(root: Any, url: str | None) -> str | None:
     """The URL relative links of the document resolve against: its ``<base href>`` (made
     absolute against ``url``) or ``url``."""
-    base = root.find(".//head/base[@href]") if root is not None else None
+    return base_url_from(root.find(".//head/base[@href]") if root is not None else None, url)
+
+
+def base_url_from(base: Any, url: str | None) -> str | None:
+    """:func:`base_url_of` given the document's ``<base href>`` element (or ``None``)."""
     if base is None:
         return url
     return urljoin(url or "", base.get("href", "").strip())

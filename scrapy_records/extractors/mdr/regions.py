@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, compress
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
@@ -119,7 +119,7 @@ class RegionMiner:
         #: the tag ids as a ``str`` (one character per node): tag strings are ``str``
         #: slices, compared and edit-distanced by rapidfuzz's string fast path (the same
         #: distances as on the int lists, without converting a list per comparison)
-        self.tstr = "".join(map(chr, page.tag_id))
+        self.tstr = page.tag_chars
         self.end = page.end
         self.children = page.children
         self.K = K
@@ -195,8 +195,12 @@ class RegionMiner:
         end = self.end
         starts = ch
         stops = [end[c] + 1 for c in ch]
-        nd = self.nd_range
         lim = self.T
+        # :meth:`nd_range` inlined (the same tests and the same arithmetic): this is the
+        # loop of MDR's edit distances
+        tstr, distance = self.tstr, Levenshtein.distance
+        max_l = INF if self.max_tokens is None else 2 * self.max_tokens
+        calls = 0
         dist: list[list[float]] = [[]]
         for g in range(1, min(self.K, n // 2) + 1):
             row = [INF] * (n - 2 * g + 1)
@@ -208,16 +212,27 @@ class RegionMiner:
                 y1 = stops[b + g - 1]
                 la = x1 - x0
                 lb = y1 - y0
-                # exact length bound inlined: most pairs stop here
-                if 2 * (la - lb if la > lb else lb - la) > lim * (la + lb) + EPS:
+                L = la + lb  # (> 0: a child's sub-tree holds one node at least)
+                # the exact length bound first: most pairs stop here
+                if 2 * (la - lb if la > lb else lb - la) > lim * L + EPS or L > max_l:
                     continue
-                row[a] = nd(x0, x1, y0, y1)
+                x = tstr[x0:x1]
+                y = tstr[y0:y1]
+                if x == y:
+                    row[a] = 0.0
+                    continue
+                cut = int(lim * L / 2 + EPS)
+                calls += 1
+                d = distance(x, y, score_cutoff=cut)
+                if d <= cut:
+                    row[a] = 2.0 * d / L
             dist.append(row)
             if g == 1 and max(row) <= lim + EPS:
                 # every adjacent pair is similar: the g = 1 run covers all n children and
                 # no longer combination can cover more (IdentDRs line 13), so CombComp
                 # for g >= 2 cannot change the result (exact shortcut)
                 break
+        self.n_calls += calls
         return dist
 
     # ------------------------------------------------------------ IdentDRs
@@ -365,9 +380,10 @@ class RegionMiner:
         own: dict[int, list[DataRegion]] = {}
         pending: list[tuple[int, int]] = []  # covered ranges not reached yet (a heap)
         skip_end = -1  # the end of the covered range the walk is in
-        for v in [
-            v for v in range(root, self.end[root] + 1) if h[v] >= md and len(children[v]) > 1
-        ]:
+        last = self.end[root] + 1
+        # the nodes of two children or more, chosen in C, then those high enough
+        multi = compress(range(root, last), map((1).__lt__, map(len, children[root:last])))
+        for v in [v for v in multi if h[v] >= md]:
             if skip_covered:
                 while pending and pending[0][0] <= v:
                     e = heapq.heappop(pending)[1]

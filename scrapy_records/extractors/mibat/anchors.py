@@ -30,6 +30,8 @@ import re
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
+from lxml import etree
+
 from scrapy_records.fields.dates import is_date_candidate
 from scrapy_records.page import Page
 
@@ -62,6 +64,8 @@ DATE_ATTRS = (
     "title",
 )
 _DATE_ATTR_SET = frozenset(DATE_ATTRS)
+#: an element's attribute names (lxml's ``keys``, unbound: one C call per element)
+_KEYS = etree._Element.keys
 
 PROFILE_HREF_RE = re.compile(
     r"member\.php|memberlist\.php\?mode=viewprofile|mode=viewprofile|showuser=|viewprofile|"
@@ -177,18 +181,17 @@ class DateAnchor:
             if len(text) <= mx and _leaf_is_date(text):
                 hits.add(owner[k])
         if self.attributes:
-            tag = page.tag
+            tag, els = page.tag, page.el
+            if "time" in tag:
+                hits.update(i for i, t in enumerate(tag) if t == "time")
             # the page's own elements (those in dropped sub-trees never count): one C-level
             # keys() per element, 7 look-ups only where a timestamp attribute is present
-            # (an XPath over the whole tree for them costs most of the parse)
-            for i, el in enumerate(page.el):
-                if tag[i] == "time":
-                    hits.add(i)
+            # (an XPath over the whole tree for them costs more than this)
+            isdisjoint = _DATE_ATTR_SET.isdisjoint
+            for i, keys in enumerate(map(_KEYS, els)):
+                if not keys or isdisjoint(keys) or tag[i] == "time":
                     continue
-                keys = el.keys()
-                if not keys or _DATE_ATTR_SET.isdisjoint(keys):
-                    continue
-                attrib = el.attrib
+                attrib = els[i].attrib
                 for name in DATE_ATTRS:
                     v = attrib.get(name)
                     if not v or len(v) > 64:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from itertools import accumulate, compress
 
 from scrapy_records.extractors.mibat.anchor_trees import PageContext, Partners, find_anchor_trees
 from scrapy_records.extractors.mibat.anchors import AnchorClassifier, in_sorted
@@ -56,23 +57,18 @@ def run_kind(
     if len(cands) < 2:
         return []
     cand_set = set(cands)
-    # number of candidates in each sub-tree: prefix counts over pre-order
+    # number of candidates in each sub-tree: prefix counts over pre-order (in C)
     n = len(page.el)
     mark = bytearray(n)
     for c in cands:
         mark[c] = 1
-    prefix = [0] * (n + 1)
-    acc = 0
-    for i in range(n):
-        acc += mark[i]
-        prefix[i + 1] = acc
+    prefix = list(accumulate(mark, initial=0))
     end = page.end
     children = page.children
     out: list[MiBATRegion] = []
-    for p in range(n):  # Algorithm 1: parents in pre-order
+    # Algorithm 1: parents in pre-order, those of two children or more (chosen in C)
+    for p in compress(range(n), map((1).__lt__, map(len, children))):
         kids = children[p]
-        if len(kids) < 2:
-            continue
         total = prefix[end[p] + 1] - prefix[p + 1]
         if total < 2:
             continue

@@ -166,8 +166,9 @@ class _PatternSearch:
         L`` (bounds applied by the enumeration, every node counted) and ``nf >=
         min_frequency``."""
         stats, min_freq = self.stats, int(self.opts["min_frequency"])
-        nodes, stats["nodes"] = self.index.intervals(max(self.min_len, 1), int(self.opts["L"]))
-        frequent = [iv for iv in nodes if iv[2] - iv[0] + 1 >= min_freq]
+        frequent, stats["nodes"] = self.index.intervals(
+            max(self.min_len, 1), int(self.opts["L"]), min_freq
+        )
         stats["frequency"] = stats["nodes"] - len(frequent)
         return frequent
 
@@ -263,11 +264,16 @@ class _PatternSearch:
         if r0 and (text[p + depth - 1], text[p]) not in pairs:
             return False  # it joins s's last identifier to its first: a pair the WPS never holds
         mm = self.pf_cache.get(c0)
-        if mm is None:  # matches_of(c0), searched for as the same rotation of the string
-            mm = self.pf_cache[c0] = self.index.greedy_find(
-                c0 if st is None else st[p + r0 : p + depth] + st[p : p + r0]
-            )
-        return len(mm) >= 2
+        if mm is not None:
+            return len(mm) >= 2
+        if st is None:
+            mm = self.pf_cache[c0] = self.index.greedy_find(c0)
+            return len(mm) >= 2
+        # two of Lemma 1's leftmost non-overlapping matches, the first two of greedy_find's
+        # scan (the caller only scans strings this short): no need to find them all
+        pat = st[p + r0 : p + depth] + st[p : p + r0]
+        i = st.find(pat)
+        return i >= 0 and st.find(pat, i + depth) >= 0
 
     def judge(self, lb: int, depth: int, rb: int, c0: tuple[int, ...] | None) -> None:
         """Filters 2-4 on one node; ``c0``: its canonical rotation when already known."""

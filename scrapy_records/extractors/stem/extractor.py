@@ -20,7 +20,6 @@ from scrapy_records.extractors.base import build_region, leaf_text_prefix
 from scrapy_records.extractors.mdr.distance import normalized_distance
 from scrapy_records.extractors.stem.analysis import STEMAnalysis, analyze
 from scrapy_records.extractors.stem.records import DRP
-from scrapy_records.extractors.stem.suffix import as_string
 from scrapy_records.page import Page
 from scrapy_records.results import Region
 
@@ -87,7 +86,7 @@ def _candidates(page: Page, analysis: STEMAnalysis) -> list[_Candidate]:
     nodes, parent_of, wchars = tps.nodes, page.parent, tps.chars
     node_of = nodes.__getitem__
     trim = opts["trim_edges"]
-    tag_str = as_string(page.tag_id) if trim else None  # tag strings of records: str slices
+    tag_str = page.tag_chars if trim else None  # tag strings of records: str slices
     cands: list[_Candidate] = []
     for k, d in enumerate(analysis.drps):
         recs = list(zip(d.groups, [r for _, _, r in d.records]))
@@ -181,7 +180,7 @@ def _trim_edges(
     An exact match of a short DRP only says that a record *starts* like the others, so a
     result-count header or a footer table built like the result tables became the first or
     last "record" of the region. At most one comparison per dropped record plus two.
-    ``tag_str``: ``page.tag_id`` as a str (:func:`.suffix.as_string`), whose slices are the
+    ``tag_str``: ``page.tag_id`` as a str (``page.tag_chars``), whose slices are the
     tag strings with the same distances, compared by rapidfuzz's quicker string path."""
     tid, end = page.tag_id, page.end
 

@@ -334,10 +334,13 @@ class SuffixIndex:
         return [(lb, rb, d) for lb, d, rb in self.intervals(min_depth, max_depth)[0]]
 
     def intervals(
-        self, min_depth: int = 1, max_depth: int | None = None
+        self, min_depth: int = 1, max_depth: int | None = None, min_size: int = 2
     ) -> tuple[list[tuple[int, int, int]], int]:
         """:meth:`nodes` as ``(lb, depth, rb)`` triples (pre-order is then their natural order:
-        no sort key), and the number of internal nodes of depth >= 1 whatever their depth."""
+        no sort key), and the number of internal nodes of depth >= 1 whatever their depth.
+
+        ``min_size``: only nodes of that many suffixes or more (the frequency filter; every
+        node has two or more)."""
         lcp = self.lcp
         m = len(lcp)
         out: list[tuple[int, int, int]] = []
@@ -356,7 +359,7 @@ class SuffixIndex:
                     stack_d.pop()
                     lb = stack_lb.pop()
                     total += 1
-                    if min_depth <= top <= hi:
+                    if min_depth <= top <= hi and i - lb >= min_size:
                         out.append((lb, top, i - 1))
                     top = stack_d[-1]
                 if cur > top:  # a shallower interval starting where the last closed one did
@@ -371,7 +374,7 @@ class SuffixIndex:
             d = stack_d.pop()
             lb = stack_lb.pop()
             total += 1
-            if min_depth <= d <= hi:
+            if min_depth <= d <= hi and m - lb >= min_size:
                 out.append((lb, d, m - 1))
         # post-order -> pre-order: by lb ascending, ancestors (smaller depth) first
         out.sort()
