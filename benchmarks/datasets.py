@@ -28,8 +28,12 @@ _CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
 def dataset_root(path: str | os.PathLike | None = None) -> Path | None:
-    """The datasets folder: ``path``, ``$SCRAPY_RECORDS_DATASETS`` or ``../shared/datasets``."""
-    for cand in (path, os.environ.get(ENV_VAR), DEFAULT_ROOT):
+    """The datasets folder: ``path``, ``$SCRAPY_RECORDS_DATASETS`` or ``../shared/datasets``
+    (``None`` when the first of them that is given is no folder: a wrong ``--data`` must
+    not fall back to another folder)."""
+    if path:
+        return Path(path) if Path(path).is_dir() else None
+    for cand in (os.environ.get(ENV_VAR), DEFAULT_ROOT):
         if cand and Path(cand).is_dir():
             return Path(cand)
     return None

@@ -121,7 +121,7 @@ def run(args) -> dict:
     root = dataset_root(args.data)
     if root is None:
         print("datasets folder not found (give --data or set SCRAPY_RECORDS_DATASETS); skipping")
-        return {}
+        return {"datasets": {}}
     names = list(LOADERS) if args.datasets == "all" else args.datasets.split(",")
     options = json.loads(args.options) if args.options else {}
     if args.main_threshold is not None:
