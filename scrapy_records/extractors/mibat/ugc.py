@@ -185,10 +185,11 @@ def _headline(
 
 def _post_evidence(
     page: Page, main: MiBATRegion | None, min_text: int, min_evidence: float
-) -> tuple[float, bool] | None:
+) -> tuple[float | None, bool] | None:
     """Tests 1, 2 and 2b of :func:`is_ugc_page` on MiBAT's main region: the share of
     records that look like user posts (:func:`ugc_evidence`) and whether they are
-    teasers (test 2), or ``None`` when test 1 or 2b fails."""
+    teasers (test 2), or ``None`` when test 1 or 2b fails. For teasers the share is left
+    to :class:`UgcDecision` (``None``): it matters only when ``auto`` falls back to them."""
     if main is None or len(main.groups) < 2:
         return None
     chars = sum(len(page.texts(g)) for g in main.groups)
@@ -199,9 +200,10 @@ def _post_evidence(
     if bodies / len(main.groups) < min_evidence:
         return None
     # a list of headlines: the list extractors keep titles and links
-    teasers = _teaser_share(page, main.groups, _author_link_test(page)) >= TEASER_SHARE
+    if _teaser_share(page, main.groups, _author_link_test(page)) >= TEASER_SHARE:
+        return None, True
     ev = ugc_evidence(page, main.groups, _author_links(page), main.pivots)
-    return (ev, teasers) if ev >= min_evidence else None
+    return (ev, False) if ev >= min_evidence else None
 
 
 def _not_dwarfed(page: Page, main: MiBATRegion, regions: list[Region] | None) -> bool:
@@ -265,12 +267,19 @@ class UgcDecision:
     Calling it applies test 3 to the best list regions (``regions``, ranked) and returns
     MiBAT's regions (``[]`` with ``build=False``), or ``None``."""
 
-    def __init__(self, page: Page, ext: MiBATExtractor, found: Any, opts: Any) -> None:
-        self.page, self.ext, self.opts = page, ext, opts
+    def __init__(
+        self, page: Page, ext: MiBATExtractor, found: Any, opts: Any, min_evidence: float
+    ) -> None:
+        self.page, self.ext, self.opts, self.min_evidence = page, ext, opts, min_evidence
         self.regs, self.main, self.evidence, self.teasers = found
 
     def __call__(self, regions: list[Region] | None, build: bool = True) -> list[Region] | None:
-        if not _not_dwarfed(self.page, self.main, regions):
+        if self.evidence is None:  # (teasers: test 2b on first use)
+            main = self.main
+            self.evidence = ugc_evidence(
+                self.page, main.groups, _author_links(self.page), main.pivots
+            )
+        if self.evidence < self.min_evidence or not _not_dwarfed(self.page, self.main, regions):
             return None
         if not build:
             return []
@@ -304,7 +313,7 @@ def ugc_router(
     found = _post_evidence(page, main, min_text, min_evidence)
     if found is None or main is None:
         return None
-    return UgcDecision(page, ext, (regs, main, *found), opts)
+    return UgcDecision(page, ext, (regs, main, *found), opts, min_evidence)
 
 
 def ugc_regions(
