@@ -176,10 +176,9 @@ def demotion(page: Page, region: Region, text: PageText) -> tuple[str, str] | No
     no text (spacer rows, image strips), ``("chrome", "nav")`` when it sits in page chrome
     (:func:`landmark_of`; an ``aside`` or complementary region holding more text than the
     page holds outside its landmarks of chrome, and not only links, is the page's
-    content),
-    ``("links_only", "0.97")`` when its text is (nearly) all link
-    text (:data:`LINKS_ONLY`) and the page has more words of its own elsewhere than the
-    region holds: related stories, tag lists and menus beside an article, not the page's
+    content), ``("links_only", "0.97")`` when its text is (nearly) all link text
+    (:data:`LINKS_ONLY`) and the page has more words of its own elsewhere than the region
+    holds: related stories, tag lists and menus beside an article, not the page's
     records (a search result page of bare titles has no such text).
     :func:`scrapy_records.extractors.explain.explain` says it in words."""
     n = len(region.records)
