@@ -19,6 +19,12 @@ def crash(_job: object) -> int:
     os._exit(3)  # a worker dying in C code or by the OOM killer looks the same
 
 
+def collector(_job: object) -> tuple[bool, bool]:
+    import gc
+
+    return gc.isenabled(), gc.get_freeze_count() > 0
+
+
 def spin(seconds: float) -> int:
     end = time.monotonic() + seconds
     n = 0
@@ -62,3 +68,14 @@ def test_a_job_past_its_budget_is_stopped_and_the_pool_goes_on(executor):
         executor.run(spin, 30.0)  # stopped by the worker's alarm after 1 s
     assert executor.run(pid, None) != os.getpid()  # the same workers serve on
     assert executor.restarts == 0
+
+
+def test_a_worker_collects_garbage_between_pages_not_during_one(executor):
+    import gc
+
+    assert executor.ready(timeout=60)
+    # in the worker: no collection while the page is worked on, the imports frozen out of
+    # full collections; the crawl's own process is left as it was
+    assert executor.run(collector, None) == (False, True)
+    assert gc.isenabled()
+    assert executor.run(pid, None) != os.getpid()

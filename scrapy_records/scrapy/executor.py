@@ -14,6 +14,7 @@ calling thread, so a short crawl never waits a second or two for processes to st
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 import os
@@ -70,17 +71,24 @@ def _init_worker() -> None:
         os.nice(WORKER_NICENESS)
     except (AttributeError, OSError):  # (no nice() on Windows)
         pass
+    # the modules every page uses are never traversed by a full collection again
+    gc.freeze()
 
 
 def _call(fn: Callable[[T], R], arg: T, seconds: float) -> R:
     """Run ``fn(arg)`` in a worker with an alarm after ``seconds`` (Python code between
-    two steps of the page's work sees it)."""
+    two steps of the page's work sees it). The cyclic garbage collector waits until the
+    page is done: a page's model and regions are thousands of small containers without
+    cycles, which reference counting frees, and the worker's one thread is the only one
+    allocating (about 4% of mining's CPU time)."""
     signal.setitimer(signal.ITIMER_REAL, seconds)
+    gc.disable()
     try:
         return fn(arg)
     except _Timeout:
         raise WorkerError(f"page ran past its {seconds:g} s budget") from None
     finally:
+        gc.enable()
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
