@@ -134,6 +134,15 @@ def _template(sig: Signature, job: PageJob) -> str | None:
     return best if best is not None and best_sim >= job.threshold else None
 
 
+def _parse(body: bytes, url: str, encoding: str | None, max_bytes: int) -> tuple[Any, str | None]:
+    """A response's bytes parsed as the page model parses them (the C-level element class
+    lookup): ``(root, encoding)``."""
+    root, _, enc = parse_html(
+        body, url, encoding=encoding, max_bytes=max_bytes, parser_cls=HtmlElementParser
+    )
+    return root, enc
+
+
 def mine_page(job: PageJob) -> MinedPage:
     """Mine one page: its template, then the template's wrapper when it has one and the page
     fits, else the unsupervised extractors. Never raises."""
@@ -158,13 +167,7 @@ def _assign_template(sig: Signature, job: PageJob, out: MinedPage) -> None:
 
 
 def _mine(job: PageJob, out: MinedPage) -> None:
-    root, _, encoding = parse_html(
-        job.body,
-        job.url,
-        encoding=job.encoding,
-        max_bytes=job.max_bytes,
-        parser_cls=HtmlElementParser,
-    )
+    root, encoding = _parse(job.body, job.url, job.encoding, job.max_bytes)
     # the template decides whether a wrapper applies: from the tree when some template of
     # the site has one, else later from the page model's path table (half the cost)
     assign = job.use_wrappers and not job.fixed_template
@@ -221,13 +224,7 @@ class ApplyJob:
 def apply_wrapper(job: ApplyJob) -> PageResult:
     """The wrapper's result on the page."""
     with relative_to(http_date_base(job.date)):
-        root, _, _enc = parse_html(
-            job.body,
-            job.url,
-            encoding=job.encoding,
-            max_bytes=job.max_bytes,
-            parser_cls=HtmlElementParser,
-        )
+        root, _enc = _parse(job.body, job.url, job.encoding, job.max_bytes)
         return _wrapper(job.wrapper).extract(root, url=job.url)
 
 
@@ -259,13 +256,7 @@ def _sample_pages(job: InductionJob) -> list[Page]:
     pages = []
     for s in job.samples:
         with relative_to(http_date_base(s.date)):
-            root, _, enc = parse_html(
-                s.body,
-                s.url,
-                encoding=s.encoding,
-                max_bytes=job.max_bytes,
-                parser_cls=HtmlElementParser,
-            )
+            root, enc = _parse(s.body, s.url, s.encoding, job.max_bytes)
         pages.append(Page(root, s.url, encoding=enc, max_nodes=job.max_nodes))
     return pages
 
