@@ -638,3 +638,29 @@ def test_a_price_behind_a_zero_width_no_break_space_is_a_price():
     wrapper = induce([page, page.replace("Book", "Novel")])
     got = wrapper.extract(page.replace("Book", "Atlas")).records[1].fields
     assert (got["price"], got["price_currency"]) == (23.59, "CAD")
+
+
+def test_a_label_behind_a_zero_width_character_still_anchors_its_value():
+    """A spec table whose labels start with a BOM ("\ufeffColour"): the page model reads
+    "Colour", and the wrapper's label XPath matches it the same way (without the BOM, the
+    field falls back to a positional ``td``)."""
+    from scrapy_records import Wrapper, induce
+
+    def page(k: int) -> str:
+        reviews = "".join(
+            f"<li class='review'><span class='author'>user{j}</span> <span class='date'>"
+            f"2026-0{j + 1}-1{j}</span><p>Review {j} of product {k}, with more words.</p></li>"
+            for j in range(3)
+        )
+        return (
+            f"<html><body><main><div><h1>Product {k}</h1><p class='price'>${k}.99</p>"
+            f"<table><tr><th>\ufeffColour</th><td>Colour{k}</td></tr><tr><th>\ufeffWeight"
+            f"</th><td>{k}.5 kg</td></tr></table><ul class='reviews'>{reviews}</ul></div>"
+            "</main></body></html>"
+        )
+
+    wrapper = Wrapper.from_json(induce([page(1), page(2), page(3)]).to_json())
+    names = [f.name for f in wrapper.page_fields]
+    assert "colour" in names and "weight" in names
+    got = wrapper.extract(page(7)).regions[0].meta["page"]
+    assert (got["colour"], got["weight"]) == ("Colour7", "7.5 kg")

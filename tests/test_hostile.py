@@ -121,6 +121,15 @@ def test_a_label_anchor_two_predicates_deep_is_allowed():
     assert info.nested_max == 2 and not info.contained
 
 
+def test_a_label_read_without_invisible_characters_is_allowed_and_nothing_more():
+    """A label written "\ufeffColour" is matched by translate() of its own text with two
+    literals; translate() of another path or of an attribute is refused."""
+    check_xpath("//th[normalize-space(translate(., '\ufeff', ''))='Colour']/following::text()[1]")
+    for bad in ("//th[translate(//a, 'a', '')='x']", "//th[translate(., @x, '')='x']"):
+        with pytest.raises(WrapperError):
+            check_xpath(bad)
+
+
 def test_a_document_holds_a_bounded_number_of_fields(wrapper):
     """10,000 fields read on every record took 9 s on a 200-record page."""
     doc = json.loads(wrapper.to_json())

@@ -234,7 +234,7 @@ def _eval_fields(
                     v = (
                         to_value(ftype, raw, base)
                         if ftype in ("url", "image")
-                        else " ".join(raw.split())
+                        else page_mod.normalize_space(raw)
                     )
                 else:
                     v = value_text(node)
@@ -424,7 +424,7 @@ class CompiledWrapper:
         out: dict[str, Any] = {}
         labels = self.labels
         for i, t in enumerate(texts):
-            n = " ".join(t.split())
+            n = page_mod.normalize_space(t)
             hit = labels.get(n)
             if hit is None or i + 1 >= len(texts):
                 continue

@@ -30,7 +30,8 @@ _TEXT_XP = etree.XPath(
 )
 ALL_TEXT_XP = etree.XPath("//text()[normalize-space()][not(parent::script or parent::style)]")
 LABEL_FIELD_RX = re.compile(
-    r"^//([A-Za-z][\w-]*|\*)\[normalize-space\(\.\)=('([^']*)'|\"([^\"]*)\")\]"
+    r"^//([A-Za-z][\w-]*|\*)\[normalize-space\("
+    r"(?:\.|translate\(\., '[\u200b\u2060\ufeff]+', ''\))\)=('([^']*)'|\"([^\"]*)\")\]"
     r"/following::text\(\)\[normalize-space\(\)\]\[not\(parent::script or parent::style\)\]\[1\]$"
 )
 
@@ -56,7 +57,7 @@ def group_text(els: list[Any], dirty: set[Any] | None) -> str:
     for k, x in enumerate(els):
         parts.append(node_text(x, dirty))
         if k < len(els) - 1 and x.tail:
-            parts.append(" ".join(x.tail.split()))
+            parts.append(normalize_space(x.tail))
     return " ".join(t for t in parts if t)
 
 
@@ -80,7 +81,7 @@ def text_until(node: Any, stop: Any) -> str:
                 parts.append(el.text)
         elif el is not node and el.tail:
             parts.append(el.tail)
-    return " ".join(" ".join(parts).split())
+    return normalize_space(" ".join(parts))
 
 
 def node_text(node: Any, dirty: set[Any] | None = None) -> str:
@@ -269,7 +270,7 @@ class FieldReader:
                 v = (
                     to_value(self.type, raw, base)
                     if self.type in ("url", "image")
-                    else " ".join(raw.split())
+                    else normalize_space(raw)
                 )
             else:
                 v = value_text(n)

@@ -618,7 +618,8 @@ class _Checker:
 
     def string(self, e: Any, nested: bool) -> None:
         """What a string test reads: ``.``, ``@a``, ``text()``, a short path, name(),
-        normalize-space(...) and concat(...) of those and literals."""
+        normalize-space(...) and concat(...) of those and literals, and translate(...) of
+        one of them with two literals (a label written with invisible characters)."""
         if isinstance(e, Path):
             self.nested_path(e, nested)
         elif isinstance(e, tuple) and e[0] == "lit":
@@ -633,6 +634,10 @@ class _Checker:
         elif isinstance(e, tuple) and e[0] == "call" and e[1] == "concat" and len(e[2]) <= 8:
             for a in e[2]:
                 self.string(a, nested)
+        elif isinstance(e, tuple) and e[0] == "call" and e[1] == "translate" and len(e[2]) == 3:
+            self.string(e[2][0], nested)
+            self.literal(e[2][1])
+            self.literal(e[2][2])
         else:
             raise self.fail(f"{_show(e)} is not an allowed string")
 

@@ -24,7 +24,7 @@ from scrapy_records.fields.alignment import align_records
 from scrapy_records.fields.naming import best_token
 from scrapy_records.fields.text import xpath_literal
 from scrapy_records.fields.values import guess_type
-from scrapy_records.page import Page
+from scrapy_records.page import ZERO_WIDTH, Page, normalize_space
 from scrapy_records.results import Region
 from scrapy_records.selectors import site_of
 from scrapy_records.wrappers.inducers.columns import column_fields, sample
@@ -345,7 +345,7 @@ def _label_value(
         found = page.root.xpath(xp)
     except etree.XPathError:
         return None
-    if len(found) != 1 or " ".join(str(found[0]).split()) != v:
+    if len(found) != 1 or normalize_space(str(found[0])) != v:
         return None
     return v
 
@@ -376,7 +376,13 @@ def _label_fields(
         nexts = {_next_leaf(s.page, cands[k][label][0]) for k, s in enumerate(sels)}
         if len(nexts) < 2:
             continue
-        xp = f"//{tag}[normalize-space(.)={lit}]/{_LABEL_TEXT_XP}"
+        # a label written with an invisible character ("\ufeffColour": the page model reads
+        # "Colour") is matched the same way: without it
+        raw = [s.page.el[cands[k][label][1]].text or "" for k, s in enumerate(sels)]
+        text = "normalize-space(.)"
+        if any(z in r for r in raw for z in ZERO_WIDTH):
+            text = f"normalize-space(translate(., '{ZERO_WIDTH}', ''))"
+        xp = f"//{tag}[{text}={lit}]/{_LABEL_TEXT_XP}"
         vals = []
         for k, sel in enumerate(sels):
             v = _label_value(sel, cands[k][label][0], xp, common, inside[k])
