@@ -11,7 +11,7 @@ from scrapy_records import extract
 from scrapy_records.extractors import build_region
 from scrapy_records.extractors.auto import chrome_of
 from scrapy_records.extractors.cards import split_card_rows
-from scrapy_records.extractors.evidence import PageText, demotion
+from scrapy_records.extractors.evidence import PageText, demotion, inner_lists_only
 from scrapy_records.extractors.explain import explain
 from scrapy_records.extractors.mibat.anchors import DateAnchor
 from scrapy_records.extractors.mibat.ugc import is_ugc_page
@@ -330,3 +330,61 @@ def test_result_sections_in_asides_are_the_content_of_a_page_without_text_of_its
     page = Page(html.replace("<h1>Results</h1>", article))
     aside = [r for r in extract(page).regions if r.records[0].text.startswith("Melanoma")]
     assert aside and all(r.meta.get("chrome") == "aside" for r in aside)
+
+
+# --------------------------------------------------- STEM's blind spot: inner lists
+def _product_card(i: int, colours: list[str], links: int) -> str:
+    swatches = "".join(f"<li><button title='{c}'><span>{c}</span></button></li>" for c in colours)
+    features = "".join(f"<li>Feature {k} of tablet {i}<br></li>" for k in range(3))
+    more = "".join(f"<li><a href='/p/{i}/{k}'>Link {k}</a></li>" for k in range(links))
+    return (
+        f"<li class='product'><div class='img'><a href='/p/{i}'><img src='/i/{i}.png' "
+        "alt='Front'></a><button><span>Zoom</span></button></div><div class='details'>"
+        f"<div class='title'><a href='/p/{i}'>Galaxy Tab model {i}</a></div><div class='info'>"
+        f"<div class='opts'><em>Color</em><ul>{swatches}</ul></div>"
+        f"<a href='/buy/{i}'>Where to Buy</a><ul class='feat'>{features}</ul>"
+        f"<div><button><span>Compare</span></button><ul class='links'>{more}</ul></div>"
+        "</div></div></li>"
+    )
+
+
+def _shop(cards: str) -> str:
+    return wrap(
+        f"<div id='content'><h1>Search results</h1><ul class='results'>{cards}</ul>"
+        "<p>Showing 3 of 3 results for tablets in our shop today.</p></div>"
+    )
+
+
+def test_three_products_that_differ_in_their_swatch_counts_are_the_main_region():
+    """Samsung's search page: three product cards with two or three colour swatches and
+    six or seven links. STEM's patterns cannot cut records whose inner lists differ in
+    length, so only MDR sees the list; its silence is no evidence against it, and the
+    cards are the main region instead of being halved below the threshold."""
+    html = _shop(
+        _product_card(0, ["grey", "white"], 6)
+        + _product_card(1, ["grey", "white", "gold"], 6)
+        + _product_card(2, ["black", "gold"], 7)
+    )
+    main = extract(html).main
+    assert main is not None and main.extractor == "mdr" and len(main.records) == 3
+    assert main.meta["inner_lists"] is True and main.meta["agreement"] == 0.0
+    assert main.records[1].text.startswith("Zoom Galaxy Tab model 1 Color grey white gold")
+    assert any("inner lists" in why for why in main.meta["rank_reasons"])
+
+
+def test_inner_lists_only_needs_the_same_paths_and_unequal_tag_strings():
+    alike = [_product_card(i, ["grey", "white"], 6) for i in range(3)]
+    swatches = [_product_card(i, ["grey", "white"][: 1 + i % 2], 6) for i in range(3)]
+    for cards, expected in ((swatches, True), (alike, False)):
+        page = Page(_shop("".join(cards)))
+        ul = page.index(page.root.xpath("//ul[@class='results']")[0])
+        region = build_region(page, "mdr", ul, [[c] for c in page.children[ul]], 0.6)
+        assert inner_lists_only(page, region) is expected
+    # one card with a part the others lack (a price): not the same records up to counts
+    odd = swatches[2].replace(
+        "<div class='opts'>", "<div class='price'><b>$199</b></div><div class='opts'>"
+    )
+    page = Page(_shop(swatches[0] + swatches[1] + odd))
+    ul = page.index(page.root.xpath("//ul[@class='results']")[0])
+    region = build_region(page, "mdr", ul, [[c] for c in page.children[ul]], 0.6)
+    assert inner_lists_only(page, region) is False

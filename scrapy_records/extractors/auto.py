@@ -15,6 +15,10 @@ Rule (quoted by the README)::
     3. auto confidence = extractor confidence * (0.5 + 0.5 * agreement): a list both
        independent methods cut the same way keeps its confidence, a region only one of
        them sees is halved (menus, teasers and other page chrome rarely agree);
+       except where STEM is blind: MDR's records alike up to the length of their inner
+       lists (:func:`scrapy_records.extractors.evidence.inner_lists_only`: swatches,
+       feature lists) count as half agreed (:data:`INNER_LISTS_AGREEMENT`,
+       ``meta["inner_lists"]``);
     3b. demotions (:func:`scrapy_records.extractors.evidence.demotion`): a region whose
        records mostly hold no text, a region in page chrome (a ``nav``/``menu``/``aside``
        element, a page-level ``header``/``footer``, an ARIA role of chrome;
@@ -64,7 +68,12 @@ from typing import Any
 
 from scrapy_records.extractors import BUILTIN_EXTRACTORS, get_extractor
 from scrapy_records.extractors.cards import split_card_rows
-from scrapy_records.extractors.evidence import PageText, demotion, landmark_of
+from scrapy_records.extractors.evidence import (
+    PageText,
+    demotion,
+    inner_lists_only,
+    landmark_of,
+)
 from scrapy_records.extractors.explain import DEMOTIONS, explain
 from scrapy_records.extractors.mdr.extractor import DEFAULTS
 from scrapy_records.extractors.mibat.extractor import DEFAULTS as MIBAT_DEFAULTS
@@ -86,6 +95,7 @@ __all__ = [
     "main_threshold_for",
     "chrome_of",
     "CHROME_FACTOR",
+    "INNER_LISTS_AGREEMENT",
 ]
 
 #: The list extractors ``auto`` runs and combines (step 1).
@@ -101,6 +111,9 @@ AUTO_COUNT_EXPONENT = 0.5
 #: Step 5b: a finer region inside the first one's records goes first with this many times
 #: its auto confidence (:func:`_prefer_finer`).
 NEST_RATIO = 1.5
+#: Step 3: the agreement an MDR region STEM cannot see gets (records alike up to the
+#: length of their inner lists): confidence x 0.75 instead of halved.
+INNER_LISTS_AGREEMENT = 0.5
 #: Step 3b: factor on the auto confidence of a demoted region (page chrome, no text).
 CHROME_FACTOR = 0.4
 
@@ -259,6 +272,9 @@ def _combine(page: Page, found: dict[str, list[Region]]) -> list[Region]:
             a, _ = agree[id(r)]
             r.meta["extractor_confidence"] = r.confidence
             r.meta["agreement"] = round(a, 4)
+            if a < INNER_LISTS_AGREEMENT and r.extractor == "mdr" and inner_lists_only(page, r):
+                r.meta["inner_lists"] = True
+                a = INNER_LISTS_AGREEMENT
             r.confidence = r.confidence * (0.5 + 0.5 * a)
             demoted = demotion(page, r, text)
             if demoted is not None:

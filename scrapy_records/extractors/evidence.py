@@ -3,7 +3,8 @@
 Entry points: :class:`PageText` (text and link-text sizes of any sub-tree in O(1)),
 :func:`landmark_of` (is a node inside page chrome by its landmark element or ARIA role),
 :func:`demotion` (why a region is no candidate for the page's main content) and
-:func:`groups_evidence` (text and link text of records).
+:func:`groups_evidence` (text and link text of records) and :func:`inner_lists_only`
+(records alike up to the length of their inner lists).
 
 Page chrome is recognised by what it is, not by what its classes are called: a landmark
 element or role (``nav``, ``aside``, a page-level ``header``/``footer``,
@@ -28,6 +29,7 @@ __all__ = [
     "landmark_of",
     "demotion",
     "groups_evidence",
+    "inner_lists_only",
     "EMPTY_SHARE",
     "LINKS_ONLY",
 ]
@@ -194,6 +196,29 @@ def demotion(page: Page, region: Region, text: PageText) -> tuple[str, str] | No
     if chars and linked >= LINKS_ONLY * chars and text.free - (chars - linked) >= chars:
         return "links_only", f"{linked / chars:.2f}"
     return None
+
+
+def inner_lists_only(page: Page, region: Region) -> bool:
+    """Are the region's records alike up to the length of their inner lists?
+
+    True when there are at least three records, each one element, every record holds the
+    same set of root-to-node tag paths, and their tag strings are not all equal: product
+    cards with two colour swatches or three, a feature list of four items or five. That
+    is where STEM (Fang et al. 2017, section 5.2: a pattern's next window must repeat it)
+    cannot see a list, so its silence is no evidence against one. Cost: one set of path
+    ids per record."""
+    groups = [rec.nodes for rec in region.records]
+    if len(groups) < 3 or any(len(g) != 1 for g in groups):
+        return False
+    path_id, end, chars = page.path_id, page.end, page.tag_chars
+    first = groups[0][0]
+    paths = frozenset(path_id[first : end[first] + 1])
+    tags = {chars[first : end[first] + 1]}
+    for (x,) in groups[1:]:
+        if frozenset(path_id[x : end[x] + 1]) != paths:
+            return False
+        tags.add(chars[x : end[x] + 1])
+    return len(tags) > 1
 
 
 def groups_evidence(page: Page, groups: Sequence[Sequence[int]], text: PageText) -> tuple[int, int]:

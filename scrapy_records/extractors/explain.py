@@ -89,6 +89,11 @@ def _position(ranked: list[Region], k: int, top: Region | None) -> str:
 def _agreement(region: Region) -> str:
     m = region.meta
     a = float(m["agreement"])
+    if m.get("inner_lists"):
+        return (
+            "records alike but for the length of their inner lists, which STEM cannot "
+            f"cut: confidence {float(m['extractor_confidence']):.2f} x 0.75, not halved"
+        )
     others = ", ".join(m.get("confirmed_by", [])) or "the other list extractor"
     if a >= 0.999:
         return f"{others} found the same records: confidence kept"
