@@ -20,7 +20,8 @@ process), in the same run, and reports pages per second:
 * ``unsupervised``: add-on with ``RECORDS_WRAPPERS = False`` (every page mined by the extractors);
 * ``wrappers``: add-on with a fresh wrapper store (induce after 2 pages, then reuse);
 * ``reuse``: add-on again on the store the ``wrappers`` run filled (reuse from the first page);
-* ``inline``: like ``wrappers`` but ``RECORDS_THREADED = False`` (mining in the reactor thread).
+* ``inline``: like ``wrappers`` but ``RECORDS_THREADED = False`` (mining in the reactor thread);
+* ``reuse_inline``: like ``reuse`` but ``RECORDS_THREADED = False``.
 
 It also reports the largest reactor stall (a 10 ms ``LoopingCall``'s worst lateness), the
 number that decides whether mining must leave the reactor thread.
@@ -254,6 +255,12 @@ def main(argv: list[str] | None = None) -> None:
             "unsupervised": dict(ADDON, RECORDS_WRAPPERS=False),
             "wrappers": dict(ADDON, RECORDS_WRAPPER_STORE=store, RECORDS_INDUCTION_SAMPLES=2),
             "reuse": dict(ADDON, RECORDS_WRAPPER_STORE=store, RECORDS_INDUCTION_SAMPLES=2),
+            "reuse_inline": dict(
+                ADDON,
+                RECORDS_WRAPPER_STORE=store,
+                RECORDS_INDUCTION_SAMPLES=2,
+                RECORDS_THREADED=False,
+            ),
             "inline": dict(
                 ADDON,
                 RECORDS_WRAPPER_STORE=f"sqlite:///{work / 'inline.sqlite'}",

@@ -312,6 +312,38 @@ def test_runtime_mines_and_uses_meta_template():
     assert again.stats["records/wrapper/reused"] == 1
 
 
+def test_small_pages_of_a_site_with_a_wrapper_are_extracted_inline():
+    """A page of a site whose wrapper is in memory is extracted in the calling (reactor)
+    thread when it is small; a page the wrapper does not fit comes back parsed, and mining
+    it with that parse gives the records mining the bytes gives."""
+    crawler = get_crawler(
+        settings_dict={
+            "RECORDS_WORKERS": 0,
+            "RECORDS_WRAPPER_STORE": "memory:",
+            "RECORDS_INDUCTION_SAMPLES": 1,
+            "RECORDS_INLINE_MAX_BYTES": len(LIST_PAGE) + 100,
+        }
+    )
+    rt = RecordsRuntime.for_crawler(crawler)
+    first = html_response("http://a.com/list", LIST_PAGE)
+    assert rt.mine_inline(first) == (None, None)  # no wrapper for the site yet
+    rt.mine(first)
+    assert rt.mine(html_response("http://a.com/list1", LIST_PAGE)).new_wrappers
+    done, parsed = rt.mine_inline(html_response("http://a.com/list2", LIST_PAGE))
+    assert parsed is None and done.source == "wrapper" and len(done.result.records) == 8
+    assert done.stats["records/wrapper/inline"] == 1 and done.template_name == "list"
+    # another template of the site: parsed here, mined in the pool from that parse
+    news = html_response("http://a.com/news", NEWS_PAGE)
+    done, parsed = rt.mine_inline(news)
+    assert done is None and parsed is not None and parsed[0].tag == "html"
+    mined = rt.mine(news, None, parsed)
+    assert mined.source == "auto" and len(mined.result.main.records) == 8
+    assert mined.result.main.records[0].text.startswith("Story number 1 about things")
+    # larger than RECORDS_INLINE_MAX_BYTES: left to the pool
+    big = LIST_PAGE.replace("</body>", "<p>" + "padding " * 100 + "</p></body>")
+    assert rt.mine_inline(html_response("http://a.com/list3", big)) == (None, None)
+
+
 NEWS_PAGE = (
     "<html><body><h1>News</h1><ul class='news'>"
     + "".join(

@@ -68,6 +68,10 @@ def test_second_crawl_reuses_stored_wrapper(tmp_path, site):
     items, stats, log = crawl(tmp_path, site, "second", settings=settings)
     assert stats.get("records/wrapper/induced", 0) == 0
     assert stats["records/wrapper/reused"] == stats["records/pages_mined"] == 5
+    # the demo's pages are small: their wrapper runs in the reactor thread once a pool
+    # thread has read the site's wrappers from the store (the first page; how many more
+    # arrive before that is up to the reactor)
+    assert 1 <= stats.get("records/wrapper/inline", 0) <= 4
     assert len(records(items)) == N_PRODUCTS
     assert not [i for i in items if i["__class__"] == "WrapperItem"]
     assert "induced wrapper" not in log

@@ -33,6 +33,10 @@ from scrapy_records.scrapy.worker import MINERS
 
 logger = logging.getLogger(__name__)
 
+#: Seconds the worker processes may take to start (the warm-up's budget, whatever
+#: ``RECORDS_WORKER_TIMEOUT`` a page gets).
+STARTUP_TIMEOUT = 60.0
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -157,7 +161,8 @@ class Executor:
             with self._lock, _main_not_imported():
                 ups = [pool.submit(_up) for _ in range(self.workers)]
             for f in ups:
-                f.result(timeout=self.timeout)
+                # starting processes on a loaded machine may take longer than a page may
+                f.result(timeout=max(self.timeout, STARTUP_TIMEOUT))
         except Exception as exc:  # the calling thread keeps mining
             logger.warning("scrapy_records: worker processes did not start: %s", exc)
             with self._lock:

@@ -223,15 +223,21 @@ class RecordsSpiderMiddleware(RecordsComponent):
 
     def _start(self, response: Response) -> Any:
         """Start mining (waited for in Twisted's thread pool when ``RECORDS_THREADED``);
-        return an awaitable. Nothing is parsed here: parsing belongs with mining, off the
-        reactor thread."""
+        return an awaitable. Only a small page of a site with wrappers is parsed here
+        (``RECORDS_INLINE_MAX_BYTES``: a wrapper extracts it in about the time of the
+        hand-off to the pool); mining belongs off the reactor thread."""
         meta: dict[str, Any] = {
             k: response.meta.get(k)
             for k in ("records", "records_extractor", "records_template", "records_wrappers")
             if k in response.meta
         }
         if self.config.threaded:
-            return maybe_deferred_to_future(deferToThread(self.runtime.mine, response, meta))
+            done, parsed = self.runtime.mine_inline(response, meta)
+            if done is not None:
+                return _done(done)
+            return maybe_deferred_to_future(
+                deferToThread(self.runtime.mine, response, meta, parsed)
+            )
         fut: Any = _done(self.runtime.mine(response, meta))
         return fut
 

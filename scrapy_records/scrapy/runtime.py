@@ -53,6 +53,7 @@ from scrapy_records.scrapy.worker import (
     PageJob,
     Sample,
     TemplateRef,
+    apply_page,
     apply_wrapper,
     detail_pages,
     induce_template,
@@ -308,17 +309,66 @@ class RecordsRuntime(StoreSync):
         return name
 
     # ----------------------------------------------------------------- mining
-    def mine(self, response: Any, meta: dict[str, Any] | None = None) -> Outcome:
-        """Mine one response (safe in a pool thread). Never raises."""
+    def mine_inline(
+        self, response: Any, meta: dict[str, Any] | None = None
+    ) -> tuple[Outcome | None, Any]:
+        """A small page of a site with wrappers, extracted here (the reactor thread: a parse
+        and the wrapper's selectors, about a millisecond under ``RECORDS_INLINE_MAX_BYTES``,
+        less than a hand-off to the thread pool). ``(outcome, None)`` when a wrapper fits;
+        else ``(None, parsed)`` for :meth:`mine`, which mines the page in a pool thread
+        without parsing it again. Never touches the store; never raises."""
+        cfg = self.config
+        site = site_of(response.url)
+        if not cfg.wrappers or len(response.body) > cfg.inline_max_bytes:
+            return None, None
+        if not self._inline_ready(site):
+            return None, None
+        t0 = time.thread_time()
+        out = Outcome(url=response.url, site=site)
+        try:
+            job = self._page_job(response, meta or {}, out)
+            mined, parsed = apply_page(job) if job.use_wrappers else (None, None)
+            if mined is None:
+                return None, parsed
+            self._absorb(job, mined, response, out)
+        except Exception:
+            logger.exception("scrapy_records: applying a wrapper to %s failed", response.url)
+            return None, None
+        out.inc("records/wrapper/inline")
+        out.seconds = time.thread_time() - t0
+        return out, None
+
+    def _inline_ready(self, site: str) -> bool:
+        """The site's templates are in memory, one has a wrapper, and none is due for a
+        look at the store (that is left to a pool thread)."""
+        refresh = self.config.store_refresh
+        now = time.monotonic()
+        with self._lock:
+            if site not in self._groupers:
+                return False
+            states = [st for (s, _t), st in self._states.items() if s == site]
+        if not any(st.wrapper is not None for st in states):
+            return False
+        return refresh <= 0 or all(
+            st.wrapper is None or now - st.checked <= refresh for st in states
+        )
+
+    def mine(
+        self, response: Any, meta: dict[str, Any] | None = None, parsed: Any = None
+    ) -> Outcome:
+        """Mine one response (safe in a pool thread; ``parsed``: :meth:`mine_inline`'s
+        parse of it). Never raises."""
         t0 = time.thread_time()
         meta = meta or {}
         out = Outcome(url=response.url, site=site_of(response.url))
         worker_seconds = 0.0
         try:
             job = self._page_job(response, meta, out)
-            mined = self.executor.run(
-                mine_page, job, here=len(job.body) < self.config.worker_min_bytes
-            )
+            here = len(job.body) < self.config.worker_min_bytes
+            if parsed is not None and (here or not self.executor.workers):
+                mined = mine_page(job, parsed)
+            else:
+                mined = self.executor.run(mine_page, job, here=here)
             worker_seconds = mined.seconds if self.executor.workers else 0.0
             self._absorb(job, mined, response, out)
         except WorkerError as exc:

@@ -198,6 +198,15 @@ class RecordsConfig:
         "Wait for mining in Twisted's thread pool instead of the reactor thread (with"
         " `RECORDS_WORKERS = 0`, mining itself runs there).",
     )
+    inline_max_bytes: int = setting(
+        "RECORDS_INLINE_MAX_BYTES",
+        32 * 1024,
+        "With `RECORDS_THREADED`, pages up to this size of a site whose wrappers are in memory"
+        " are extracted by their wrapper in the reactor thread (a parse and the selectors,"
+        " about a millisecond: less than the hand-off to the thread pool); pages the wrapper"
+        " does not fit are mined in the pool without being parsed again (stat"
+        " `records/wrapper/inline`). 0: every page goes to the pool.",
+    )
     preview_dir: str | None = setting(
         "RECORDS_PREVIEW_DIR",
         None,

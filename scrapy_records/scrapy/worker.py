@@ -143,14 +143,15 @@ def _parse(body: bytes, url: str, encoding: str | None, max_bytes: int) -> tuple
     return root, enc
 
 
-def mine_page(job: PageJob) -> MinedPage:
+def mine_page(job: PageJob, parsed: tuple[Any, str | None] | None = None) -> MinedPage:
     """Mine one page: its template, then the template's wrapper when it has one and the page
-    fits, else the unsupervised extractors. Never raises."""
+    fits, else the unsupervised extractors. ``parsed``: the page already parsed in this
+    process (:func:`apply_page`'s), ``(root, encoding)``. Never raises."""
     t0 = time.process_time()
     out = MinedPage()
     try:
         with relative_to(http_date_base(job.date)):
-            _mine(job, out)
+            _mine(job, out, parsed)
     except (NotHTMLError, EmptyDocumentError) as exc:
         out.skipped, out.error = "non_html", str(exc)
     except PageTooLargeError as exc:
@@ -161,33 +162,60 @@ def mine_page(job: PageJob) -> MinedPage:
     return out
 
 
+def apply_page(job: PageJob) -> tuple[MinedPage | None, tuple[Any, str | None] | None]:
+    """The page's records by its template's wrapper, without mining: ``(mined, None)``
+    when a wrapper fits the page, else ``(None, parsed)`` with the page parsed for
+    :func:`mine_page` (``(None, None)`` when it could not be parsed: mining says why).
+    Raises nothing."""
+    t0 = time.process_time()
+    out = MinedPage()
+    try:
+        with relative_to(http_date_base(job.date)):
+            parsed = _parse(job.body, job.url, job.encoding, job.max_bytes)
+            _try_wrapper(job, out, parsed[0])
+    except Exception:
+        return None, None
+    if not out.wrapper_fits:
+        return None, parsed
+    out.seconds = time.process_time() - t0
+    return out, None
+
+
 def _assign_template(sig: Signature, job: PageJob, out: MinedPage) -> None:
     out.signature = sig.to_dict()
     out.template = _template(sig, job)
 
 
-def _mine(job: PageJob, out: MinedPage) -> None:
-    root, encoding = _parse(job.body, job.url, job.encoding, job.max_bytes)
-    # the template decides whether a wrapper applies: from the tree when some template of
-    # the site has one, else later from the page model's path table (half the cost)
-    assign = job.use_wrappers and not job.fixed_template
+def _try_wrapper(job: PageJob, out: MinedPage, root: Any) -> Region | None:
+    """The page's template (from the tree, when some template of the site has a wrapper)
+    and that template's wrapper applied: ``out.result`` is its result when it fits; else the
+    wrapper's region is returned (its schema names the records mined instead)."""
     if job.fixed_template:
         out.template = job.fixed_template
-    elif assign and any(t.wrapper is not None for t in job.templates):
+    elif job.use_wrappers and any(t.wrapper is not None for t in job.templates):
         _assign_template(page_signature(root, max_nodes=job.max_nodes), job, out)
-        assign = False
     ref = next((t for t in job.templates if t.id == out.template), None)
-    wrapped = None
-    if job.use_wrappers and ref is not None and ref.wrapper is not None:
-        w = _wrapper(ref.wrapper)
-        result = w.extract(root, url=job.url)
-        health = result.regions[0].meta.get("health") if result.regions else None
-        out.wrapper_fits = bool(health and health.get("fits"))
-        w.stale = False  # the runtime, not this shared copy, decides when a wrapper is stale
-        if out.wrapper_fits:
-            out.result, out.source = result, "wrapper"
-            return
-        wrapped = result.regions[0] if result.regions else None
+    if not job.use_wrappers or ref is None or ref.wrapper is None:
+        return None
+    w = _wrapper(ref.wrapper)
+    result = w.extract(root, url=job.url)
+    health = result.regions[0].meta.get("health") if result.regions else None
+    out.wrapper_fits = bool(health and health.get("fits"))
+    w.stale = False  # the runtime, not this shared copy, decides when a wrapper is stale
+    if out.wrapper_fits:
+        out.result, out.source = result, "wrapper"
+        return None
+    return result.regions[0] if result.regions else None
+
+
+def _mine(job: PageJob, out: MinedPage, parsed: tuple[Any, str | None] | None = None) -> None:
+    root, encoding = parsed or _parse(job.body, job.url, job.encoding, job.max_bytes)
+    # the template decides whether a wrapper applies: from the tree when some template of
+    # the site has one, else later from the page model's path table (half the cost)
+    wrapped = _try_wrapper(job, out, root)
+    if out.wrapper_fits:
+        return
+    assign = job.use_wrappers and not job.fixed_template and out.signature is None
     from scrapy_records.api import extract
 
     page = Page(root, job.url, encoding=encoding, max_nodes=job.max_nodes)
