@@ -588,3 +588,28 @@ def test_a_date_column_with_one_sponsored_byline_is_still_named_date():
     main = mined(page(f"<ul>{items}</ul>"))
     col = next(c for c in main.columns if main.records[0].fields.get(c.name) == dates[0])
     assert col.name == "date" and col.type == "text"
+
+
+def test_a_swatch_titled_with_its_own_colour_is_not_named_after_the_colour():
+    """Samsung's product cards: each colour is a button titled with the colour it shows.
+    A ``title`` the records share names a column only when it is not the column's value."""
+    colours = [["grey", "white"], ["grey", "white", "gold"], ["black", "grey"], ["grey", "white"]]
+    html = page(
+        "<ul class='results'>"
+        + "".join(
+            f"<li class='product'><h3><a href='/p/{i}'>Galaxy Tab model {i}</a></h3>"
+            f"<p>{BLURB}</p><ul class='swatches'>"
+            + "".join(f"<li><button title='{c}'><span>{c}</span></button></li>" for c in cs)
+            + "</ul></li>"
+            for i, cs in enumerate(colours)
+        )
+        + "</ul>"
+    )
+    main = mined(html)
+    names = [c.name for c in main.columns]
+    assert not {"grey", "white", "black", "gold"} & set(names)
+    assert names[:2] == ["title", "url"]
+    assert main.records[1].fields["title"] == "Galaxy Tab model 1"
+    # a title that is no value of the column still names it
+    labelled = html.replace("<span>grey</span>", "<span>Colour 1</span>")
+    assert "grey" in [c.name for c in mined(labelled).columns]

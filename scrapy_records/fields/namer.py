@@ -361,12 +361,19 @@ class _Namer:
             if hdr:
                 return hdr, "header"
         # an attribute text names the column when records share it (one record's own
-        # "Ending time: 0:39" is its data); an image's ``alt`` describes that image: data
+        # "Ending time: 0:39" is its data) and it is not one of the column's values (a
+        # colour swatch titled with its colour); an image's ``alt`` describes that image
         ev = self.evidence
+        own = {
+            x.strip().casefold()
+            for v in s.values
+            for x in (v if isinstance(v, (list, tuple)) else (v,))
+            if isinstance(x, str)
+        }
         for t in chain:
             for at in ("aria-label", "title"):
                 v = ev.stable_attr(t, at, at_least=2)
-                ln = label_name(v) if v else None
+                ln = label_name(v) if v and v.strip().casefold() not in own else None
                 if ln:
                     return ln, at
         return None
