@@ -435,3 +435,73 @@ def test_numbering_counts_the_fields_kept_not_the_columns():
     ]
     compact_numbering(Schema(2, cols, []), fields, ["address_list"])
     assert [f.name for f in fields] == ["address", "address_2", "price", "price_raw", "line_2"]
+
+
+WORDS = [
+    "alpha",
+    "bravo",
+    "carbon",
+    "delta",
+    "ember",
+    "falcon",
+    "garnet",
+    "harbor",
+    "iris",
+    "juniper",
+]
+
+
+def _search_page(q: int) -> Page:
+    """A shop's search page: three products, two news stories and a line of related
+    searches, all varying with the query."""
+
+    def w(k: int) -> str:
+        return WORDS[(q * 3 + k) % len(WORDS)]
+
+    products = "".join(
+        f"<li class='product'><a href='/p/{q}{i}'><img src='/i/{q}{i}.png'></a>"
+        f"<h3><a href='/p/{q}{i}'>{w(i)} tablet {q}{i}</a></h3>"
+        f"<span class='price'>${100 + q * 10 + i}.00</span></li>"
+        for i in range(3)
+    )
+    news = "".join(
+        f"<li class='news'><h4><a href='/n/{q}{i}'>{w(i + 4)} {w(i + 5)} news story number"
+        f" {q}{i} about the {w(i)} launch</a></h4><p>... the {w(i + 2)} {w(i + 3)} announcement"
+        f" said {w(i)} {w(i + 1)} was ready for schools and offices ...</p></li>"
+        for i in range(2)
+    )
+    related = (
+        f"<p>Did you mean {w(5)} {w(6)}? Related searches: {w(7)} {w(8)} deals, {w(9)} {w(0)}"
+        f" reviews, {w(1)} {w(2)} accessories, {w(3)} {w(4)} support and {w(5)} {w(7)}"
+        f" downloads for the {w(8)} {w(9)} series.</p>"
+    )
+    return Page(
+        "<html><body><header><nav><a href='/'>Home</a> <a href='/shop'>Shop</a></nav></header>"
+        f"<main><h1>Results for {w(0)} {w(1)}</h1><p>Your search for {w(0)} {w(1)} {w(2)}"
+        f" matched products and news in the {w(3)} {w(4)} catalogue.</p>{related}"
+        f"<ul class='products'>{products}</ul><h2>News</h2><ul class='newslist'>{news}</ul>"
+        "</main><footer>Copyright 2026 Example Inc. All rights reserved.</footer></body></html>",
+        url=f"https://shop.example/search?q={q}",
+    )
+
+
+def test_a_search_page_with_two_short_lists_is_no_detail_page():
+    """Samsung's search pages: three products and two news stories. Neither list alone
+    holds half of the text that varies across the pages, both together do: the check
+    counts the records of the page's two best lists, and the pages stay a list template
+    (in a crawl they were held and given one DCADE record each)."""
+    from scrapy_records import extract
+    from scrapy_records.wrappers.induce import detail_evidence, detail_template
+
+    pages = [_search_page(q) for q in range(3)]
+    ranked = [extract(p).regions for p in pages]
+    assert {len(r.records) for r in ranked[0][:2]} == {2, 3}
+    assert not detail_template(pages, ranked)
+    # each list alone: a detail page by the share of the varying text
+    only_first = [[r[0]] for r in ranked]
+    assert detail_template(pages, only_first)
+    leaves, records = detail_evidence(pages[0], ranked[0])
+    assert records is not None and len(records) == 5
+    # the books stay detail pages
+    books = [Page(book(i, *b), url=f"http://books.example/b/{i}") for i, b in enumerate(BOOKS)]
+    assert detail_template(books, [extract(p).regions for p in books])

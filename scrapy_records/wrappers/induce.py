@@ -82,6 +82,8 @@ DETAIL_VARYING_SHARE = 0.5
 #: a label of its own (a text found once on every sample page) and a value that varies, as
 #: the rows of a product's specification table do (a list repeats one layout in every row)
 DETAIL_LABEL_ROWS = 0.5
+#: the lists of a page whose records count as its records in the check (the best two)
+DETAIL_LISTS = 2
 #: the options intersection induction consumes; the others go to the extractor
 _INTERSECT_OPTIONS = ("min_fill", "max_fields", "site", "page_fields", "template_id")
 
@@ -100,12 +102,24 @@ DetailEvidence = tuple[list[str], "list[list[str]] | None"]
 def detail_evidence(page: Page, regions: Sequence[Region]) -> DetailEvidence:
     """What :func:`detail_template` needs of ``page`` mined into ``regions``, as plain data
     (a crawl's worker sends it back with the page's records: the check then parses nothing
-    again)."""
-    main = next((r for r in regions if len(r.records) >= 2), None)
-    if main is None:
+    again): the leaves of the records of the page's :data:`DETAIL_LISTS` best lists of two
+    records or more that are not demoted as chrome (a search page often has two: products
+    and news, web results and images)."""
+    from scrapy_records.extractors.explain import DEMOTIONS  # (mining loaded it already)
+
+    lists = [
+        r for r in regions if len(r.records) >= 2 and not any(k in r.meta for k in DEMOTIONS)
+    ][:DETAIL_LISTS]
+    if not lists:
         return list(page.leaves), None
     leaves, lo, hi = page.leaves, page.leaf_lo, page.leaf_hi
-    records = [[leaves[k] for x in rec.nodes for k in range(lo[x], hi[x])] for rec in main.records]
+    seen: set[int] = set()
+    records = []
+    for region in lists:
+        for rec in region.records:
+            ks = [k for x in rec.nodes for k in range(lo[x], hi[x]) if k not in seen]
+            seen.update(ks)
+            records.append([leaves[k] for k in ks])
     return list(leaves), records
 
 
