@@ -107,9 +107,9 @@ def detail_evidence(page: Page, regions: Sequence[Region]) -> DetailEvidence:
     and news, web results and images)."""
     from scrapy_records.extractors.explain import DEMOTIONS  # (mining loaded it already)
 
-    lists = [
-        r for r in regions if len(r.records) >= 2 and not any(k in r.meta for k in DEMOTIONS)
-    ][:DETAIL_LISTS]
+    lists = [r for r in regions if len(r.records) >= 2 and not any(k in r.meta for k in DEMOTIONS)][
+        :DETAIL_LISTS
+    ]
     if not lists:
         return list(page.leaves), None
     leaves, lo, hi = page.leaves, page.leaf_lo, page.leaf_hi
