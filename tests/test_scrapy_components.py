@@ -339,6 +339,12 @@ def test_small_pages_of_a_site_with_a_wrapper_are_extracted_inline():
     mined = rt.mine(news, None, parsed)
     assert mined.source == "auto" and len(mined.result.main.records) == 8
     assert mined.result.main.records[0].text.startswith("Story number 1 about things")
+    # bytes that are no page: nothing parsed, mining in the pool says why
+    junk = HtmlResponse(
+        "http://a.com/list4", body=b"\x00\x01\x02" * 10, request=Request("http://a.com/list4")
+    )
+    assert rt.mine_inline(junk) == (None, None)
+    assert rt.mine(junk).skipped == "non_html"
     # larger than RECORDS_INLINE_MAX_BYTES: left to the pool
     big = LIST_PAGE.replace("</body>", "<p>" + "padding " * 100 + "</p></body>")
     assert rt.mine_inline(html_response("http://a.com/list3", big)) == (None, None)
