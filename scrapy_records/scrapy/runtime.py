@@ -344,9 +344,11 @@ class RecordsRuntime(StoreSync):
         refresh = self.config.store_refresh
         now = time.monotonic()
         with self._lock:
-            if site not in self._groupers:
+            grouper = self._groupers.get(site)
+            if grouper is None:
                 return False
-            states = [st for (s, _t), st in self._states.items() if s == site]
+            found = (self._states.get((site, tid)) for tid in grouper.templates)
+            states = [st for st in found if st is not None]
         if not any(st.wrapper is not None for st in states):
             return False
         return refresh <= 0 or all(
