@@ -217,3 +217,30 @@ def test_a_rare_column_its_own_path_cannot_tell_apart_is_read_by_its_class():
     later = listing(40, {41, 44}, {41, 46})
     got = w.extract(later, url=URL).records
     assert names(got) == names(scrapy_records.extract(later, url=URL).records)
+
+
+def availability(start: int, second: str, two: range | set[int] = range(8)) -> str:
+    rows = []
+    for k, i in enumerate(range(start, start + 8)):
+        items = f'<li class="status">{"Available online" if i % 3 else "Online only"}</li>'
+        if k in two:
+            stores = "Sold out in stores" if i % 2 else "Available at nearby stores"
+            items += f'<li class="{second}">{stores}</li>'
+        rows.append(
+            f'<li class="product"><h3><a href="/p/{i}">Kettle model {i}</a></h3>'
+            f'<span class="price">${10 + i}.99</span><ul class="availability">{items}</ul></li>'
+        )
+    return page('<ul class="results">' + "".join(rows) + "</ul>")
+
+
+def test_a_list_on_one_sample_page_and_numbered_columns_on_another_keeps_both_columns():
+    # page 1: the two statuses differ in class, two columns; page 2: one class, a list
+    first, second = availability(1, "status store"), availability(20, "status", {1, 4})
+    assert isinstance(
+        scrapy_records.extract(second, url=URL).main.records[1].fields["status"], list
+    )
+    later = availability(40, "status store")
+    w = scrapy_records.induce([(URL, first), (URL, second)])
+    wrapped = w.extract(later, url=URL).records
+    assert names(wrapped) == names(scrapy_records.extract(later, url=URL).records)
+    assert wrapped[1].fields["status"] == "Available online"

@@ -86,16 +86,21 @@ def _agreement(
     key: str,
     name: str,
     convert: str | None = None,
+    first_item: bool = False,
 ) -> tuple[int, int]:
     """(records where the candidate ``key`` reads the mined value of ``name``, records
     where either has a value), over one page's records matched by their first XPath.
     ``convert``: the mined column's type on this page when the candidate reads its text
-    (a column typed on one sample page and text on another)."""
+    (a column typed on one sample page and text on another). ``first_item``: the column
+    is a list on this page and numbered single columns on another sample page (its items
+    aligned apart there): a single value agrees with the list's first item."""
     same = either = 0
     for first, fields in mined.items():
         rows = got.get(first)
         g = rows[0].get(key) if rows else None
         m = fields.get(name)
+        if first_item and isinstance(m, list) and not isinstance(g, list):
+            m = m[0] if m else None
         if g is not None or m is not None:
             either += 1
             same += _same(g, m) or (convert is not None and _same(_typed(g, convert), m))
@@ -190,9 +195,11 @@ def column_fields(
     order: list[str] = []
     columns: dict[str, Column] = {}
     types: dict[str, set[str]] = {}  # a column's types over the pages
+    shapes: dict[str, set[bool]] = {}  # a column's list-or-single over the pages
     for region in regions:
         for col in schema_columns(region) if region is not None else []:
             types.setdefault(col.name, set()).add(col.type)
+            shapes.setdefault(col.name, set()).add(col.multiple)
             if col.name not in columns:
                 columns[col.name] = col
                 order.append(col.name)
@@ -200,10 +207,11 @@ def column_fields(
     scores: dict[tuple[str, str], list[float]] = {}
     present: dict[str, int] = {}
     template_text: set[tuple[str, str]] = set()
+    mixed = {n for n, s in shapes.items() if len(s) > 1}  # a list here, single there
     for page, region in zip(pages, regions):
         if region is None:
             continue
-        constant = _score_page(page, region, record, cands, owner, wrapper_cls, scores)
+        constant = _score_page(page, region, record, cands, owner, wrapper_cls, scores, mixed)
         names = {c.name for c in schema_columns(region)}
         template_text.update((n, c) for n in order if n not in names for c in constant)
         for name in names:
@@ -226,8 +234,9 @@ def column_fields(
             ftype = ftype if ftype in FIELD_TYPES else spec.type
             if spec.attribute and ftype not in ("url", "image"):
                 ftype = spec.type
+            multiple = col.multiple and name not in mixed
             chosen[name] = FieldSpec(
-                name, ftype, spec.xpath, spec.css, spec.attribute, True, col.multiple
+                name, ftype, spec.xpath, spec.css, spec.attribute, True, multiple
             )
     # a date's raw twin goes with a date field (a column text on some sample page is text)
     for name in [n for n in chosen if columns[n].evidence == "raw"]:
@@ -272,6 +281,7 @@ def _score_page(
     owner: dict[str, str],
     wrapper_cls: type[Wrapper],
     scores: dict[tuple[str, str], list[float]],
+    mixed: set[str],
 ) -> set[str]:
     """Add one sample page's agreement of each candidate with each column to ``scores``;
     return the candidates that read one value in every record of the page: for a column
@@ -293,7 +303,7 @@ def _score_page(
             if name not in page_types:
                 continue
             convert = page_types[name] if spec.type == "text" else None
-            same, either = _agreement(got, mined, spec.name, name, convert)
+            same, either = _agreement(got, mined, spec.name, name, convert, name in mixed)
             scores.setdefault((name, spec.name), []).append(same / either if either else 1.0)
     return constant
 
