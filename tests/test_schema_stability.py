@@ -244,3 +244,55 @@ def test_a_list_on_one_sample_page_and_numbered_columns_on_another_keeps_both_co
     wrapped = w.extract(later, url=URL).records
     assert names(wrapped) == names(scrapy_records.extract(later, url=URL).records)
     assert wrapped[1].fields["status"] == "Available online"
+
+
+def details(start: int, origin: tuple[int, ...], timed: tuple[int, ...]) -> str:
+    countries = ["Germany", "Spain", "China", "India", "Italy"]
+    rows = []
+    for k, i in enumerate(range(start, start + 8)):
+        if k in origin:
+            li = f"<li>From {countries[i % 5]}</li>"
+        elif k in timed:
+            li = f'<li class="timeleft"><span class="tme"><span class="hours">{i}h left</span></span></li>'
+        else:
+            li = f'<li><div class="sme"><a href="/sme/{i}" class="smemsg">Buy {i}, get 1 free</a></div></li>'
+        rows.append(
+            f'<li class="item"><h3><a href="/i/{i}">Game cartridge {i}</a></h3>'
+            f'<span class="price">£{i}.99</span><ul class="details">{li}</ul></li>'
+        )
+    return page('<ul class="results">' + "".join(rows) + "</ul>")
+
+
+def test_a_column_in_an_elements_own_text_where_others_hold_a_child_there_is_read():
+    # "From Germany" is the <li>'s own text; other records' <li> hold the time or an offer
+    first, second = details(1, (1, 4), (2, 5, 6)), details(20, (0, 3, 7), (1, 2))
+    later = details(40, (1, 4), (2, 5, 6))
+    w = scrapy_records.induce([(URL, first), (URL, second)])
+    wrapped = w.extract(later, url=URL).records
+    assert names(wrapped) == names(scrapy_records.extract(later, url=URL).records)
+    assert [r.fields.get("details") for r in wrapped][:2] == [None, "From Spain"]
+    assert wrapped[2].fields.get("hours") == "42h left"
+
+
+JOBS = ["Interior design", "Architecture", "General contracting", "Staging"]
+
+
+def boards(start: int, people: bool = False) -> str:
+    rows = []
+    for k, i in enumerate(range(start, start + 6)):
+        who = f"<div>Designer number {i}</div>" if people else ""
+        job = f"<ul><li>{JOBS[i % 4]}</li></ul>" if not (people and k == 2) else ""
+        rows.append(
+            f'<li class="board"><h3><a href="/b/{i}">Board of rooms {i}</a></h3>{job}{who}</li>'
+        )
+    return page('<ul class="boards">' + "".join(rows) + "</ul>")
+
+
+def test_a_number_a_sample_page_gave_after_a_column_the_wrapper_does_not_read_is_dropped():
+    # page 2 has a fuller text before it, so the job is "text_2" there and "text" elsewhere
+    first, second = boards(1), boards(20, people=True)
+    assert "text_2" in scrapy_records.extract(second, url=URL).main.records[0].fields
+    later = boards(40)
+    wrapped = scrapy_records.induce([(URL, first), (URL, second)]).extract(later, url=URL)
+    assert names(wrapped.records) == names(scrapy_records.extract(later, url=URL).records)
+    assert wrapped.records[0].fields["text"] == "Interior design"

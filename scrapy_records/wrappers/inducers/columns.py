@@ -168,6 +168,14 @@ def _candidates(
             spec = replace(specs[0], name=f"c{len(cands)}", xpath=union, css=None)
             owner[spec.name] = name
             cands.append(spec)
+    for (name, attr), specs in paths.items():
+        # a column mining reads in an element's own text, where other records hold a child
+        # element there (another column): the element's own text reads it alone
+        xp = f"{specs[0].xpath}/text()[normalize-space()]"
+        if attr is None and " | " not in specs[0].xpath and allowed_xpath(xp):
+            spec = replace(specs[0], name=f"c{len(cands)}", xpath=xp, css=None)
+            owner[spec.name] = name
+            cands.append(spec)
     for f in extra:
         # a typed feature also as text: a column may hold the text as written ("date_raw")
         for ftype in {f.type, "text"} if f.type in ("number", "price", "date") else {f.type}:
@@ -245,7 +253,35 @@ def column_fields(
             del chosen[name]
     _one_per_selector(chosen, columns, order)
     fields = [chosen[n] for n in order if n in chosen]
+    _close_gaps(fields, set(columns))
     return fields, _fill_rates(pages, regions, record, fields, wrapper_cls)
+
+
+_NUMBERED = re.compile(r"^(?P<base>.+)_(?P<k>[2-9]|[1-9]\d+)$")
+#: the companions a column's name carries along (``price_2_currency``, ``date_2_raw``)
+_TWINS = ("currency", "raw")
+
+
+def _close_gaps(fields: list[FieldSpec], mined: set[str]) -> None:
+    """A numbered name whose base name no field holds (``text_2`` without ``text``: a
+    sample page numbered it after a column of that name the wrapper does not read) takes
+    the base name, as mining names a column that has no namesake on the page; its
+    companions follow. Only numbers mining gave (the base is a column of some sample page),
+    not a class's own digits."""
+    names = {f.name for f in fields}
+    for f in fields:
+        m = _NUMBERED.match(f.name)
+        if m is None or m["base"] in names or m["base"] not in mined:
+            continue
+        old, new = f.name, m["base"]
+        if any(f"{new}_{t}" in names for t in _TWINS):
+            continue
+        for g in fields:
+            if g.name == old:
+                g.name = new
+            elif g.name in {f"{old}_{t}" for t in _TWINS}:
+                g.name = f"{new}{g.name[len(old) :]}"
+        names = {g.name for g in fields}
 
 
 def _rank(col: Column) -> int:
