@@ -3,13 +3,15 @@
 The template's schema is the main region's columns: each becomes a field with the column's
 name and type, read by the column's XPath (relative to the record's first element). Where a
 column has no single XPath, or its XPath differs between the sample pages, the candidates
-are every page's column XPath, their union, plus the feature-based selectors of
-:mod:`~scrapy_records.wrappers.inducers.record_fields`; each candidate is applied to every
-sample page and the one whose values agree best with the mined values (on >= 80% of the
-records holding either, on every page) reads the column. So mined and wrapped pages of a
+are every page's column XPath, their union, the element's own text, plus the feature-based
+selectors of :mod:`~scrapy_records.wrappers.inducers.record_fields`; each candidate is
+applied to every sample page and the one whose values agree best with the mined values (on
+>= 80% of the records holding either, on every page; a list one page mines where another has
+numbered columns by its first item) reads the column. So mined and wrapped pages of a
 template give the same keys and the same values. A column another sample page holds as one
 value in every record is template text there, no field; columns two pages named
-differently that one selector reads are one field, named by the better evidence.
+differently that one selector reads are one field, named by the better evidence; a
+numbered name whose base name no field keeps takes the base name.
 """
 
 from __future__ import annotations
