@@ -296,3 +296,26 @@ def test_a_number_a_sample_page_gave_after_a_column_the_wrapper_does_not_read_is
     wrapped = scrapy_records.induce([(URL, first), (URL, second)]).extract(later, url=URL)
     assert names(wrapped.records) == names(scrapy_records.extract(later, url=URL).records)
     assert wrapped.records[0].fields["text"] == "Interior design"
+
+
+def renamed(region, names: dict[str, str]):
+    """``region`` as a page that numbered its columns after more namesakes would name it."""
+    cols = [replace(c, name=names.get(c.name, c.name)) for c in region.columns]
+    recs = [
+        replace(r, fields={names.get(k, k): v for k, v in r.fields.items()}) for r in region.records
+    ]
+    return replace(region, columns=cols, records=recs)
+
+
+def test_the_wrapper_numbers_namesakes_as_mining_does_not_as_its_first_page_did():
+    # page 1 had two more "text" columns the wrapper does not read: its columns are text_3
+    # and text_4 there; mining page 3 numbers the two it has text and text_2
+    pages = [Page(boards(1, people=True), url=URL), Page(boards(20, people=True), url=URL)]
+    ranked = [scrapy_records.extract(p).regions for p in pages]
+    ranked[0] = [renamed(ranked[0][0], {"text": "text_3", "text_2": "text_4"})]
+    w = scrapy_records.induce(pages, regions=ranked)
+    later = boards(40, people=True)
+    wrapped = w.extract(later, url=URL).records
+    mined = scrapy_records.extract(later, url=URL).records
+    assert names(wrapped) == names(mined) == {"title", "url", "text", "text_2"}
+    assert wrapped[0].fields["text"] == mined[0].fields["text"] == "Designer number 40"

@@ -10,8 +10,8 @@ applied to every sample page and the one whose values agree best with the mined 
 numbered columns by its first item) reads the column. So mined and wrapped pages of a
 template give the same keys and the same values. A column another sample page holds as one
 value in every record is template text there, no field; columns two pages named
-differently that one selector reads are one field, named by the better evidence; a
-numbered name whose base name no field keeps takes the base name.
+differently that one selector reads are one field, named by the better evidence; fields
+sharing a base name are numbered as mining numbers them (the fullest keeps the base name).
 """
 
 from __future__ import annotations
@@ -255,8 +255,8 @@ def column_fields(
             del chosen[name]
     _one_per_selector(chosen, columns, order)
     fields = [chosen[n] for n in order if n in chosen]
-    _close_gaps(fields, set(columns))
-    return fields, _fill_rates(pages, regions, record, fields, wrapper_cls)
+    fill = _fill_rates(pages, regions, record, fields, wrapper_cls)
+    return fields, _renumber(fields, fill, set(columns))
 
 
 _NUMBERED = re.compile(r"^(?P<base>.+)_(?P<k>[2-9]|[1-9]\d+)$")
@@ -264,26 +264,41 @@ _NUMBERED = re.compile(r"^(?P<base>.+)_(?P<k>[2-9]|[1-9]\d+)$")
 _TWINS = ("currency", "raw")
 
 
-def _close_gaps(fields: list[FieldSpec], mined: set[str]) -> None:
-    """A numbered name whose base name no field holds (``text_2`` without ``text``: a
-    sample page numbered it after a column of that name the wrapper does not read) takes
-    the base name, as mining names a column that has no namesake on the page; its
-    companions follow. Only numbers mining gave (the base is a column of some sample page),
-    not a class's own digits."""
-    names = {f.name for f in fields}
+def _renumber(fields: list[FieldSpec], fill: dict[str, float], mined: set[str]) -> dict[str, float]:
+    """Number the fields that share a base name as mining numbers a page's columns: the
+    fullest keeps the base name, the others get ``_2``, ``_3``... in order. A sample page
+    numbers after its own fill (``found_3`` on one page is ``found`` on another), so the
+    wrapper's numbers are the template's, not its first page's. Only numbers mining gave
+    (the base is a column of some sample page), not a class's own digits; companions
+    (``_currency``, ``_raw``) follow their field. Returns ``fill`` under the new names."""
+    names = [f.name for f in fields]
+    twins = {f"{n}_{t}" for n in names for t in _TWINS} & set(names)
+    groups: dict[str, list[int]] = {}
+    for k, name in enumerate(names):
+        if name in twins:
+            continue
+        m = _NUMBERED.match(name)
+        base = m["base"] if m is not None and m["base"] in mined else name
+        groups.setdefault(base, []).append(k)
+    new = dict(zip(names, names))
+    for base, ks in groups.items():
+        if len(ks) == 1 and names[ks[0]] != base and base in names:
+            continue  # the base name is another field's (a twin or another group)
+        ranked = sorted(ks, key=lambda k: -fill.get(names[k], 0.0))
+        order = [ranked[0]] + [k for k in ks if k != ranked[0]]
+        for j, k in enumerate(order):
+            new[names[k]] = base if j == 0 else f"{base}_{j + 1}"
+    if len(set(new.values())) < len(new):
+        return fill  # a renamed field would meet another's name: keep the mined ones
     for f in fields:
-        m = _NUMBERED.match(f.name)
-        if m is None or m["base"] in names or m["base"] not in mined:
-            continue
-        old, new = f.name, m["base"]
-        if any(f"{new}_{t}" in names for t in _TWINS):
-            continue
-        for g in fields:
-            if g.name == old:
-                g.name = new
-            elif g.name in {f"{old}_{t}" for t in _TWINS}:
-                g.name = f"{new}{g.name[len(old) :]}"
-        names = {g.name for g in fields}
+        if f.name in twins:
+            for n in names:
+                if n not in twins and f.name.startswith(f"{n}_") and f.name[len(n) + 1 :] in _TWINS:
+                    f.name = new[n] + f.name[len(n) :]
+                    break
+        else:
+            f.name = new[f.name]
+    return {f.name: fill[old] for f, old in zip(fields, names)}
 
 
 def _rank(col: Column) -> int:
