@@ -319,3 +319,28 @@ def test_the_wrapper_numbers_namesakes_as_mining_does_not_as_its_first_page_did(
     mined = scrapy_records.extract(later, url=URL).records
     assert names(wrapped) == names(mined) == {"title", "url", "text", "text_2"}
     assert wrapped[0].fields["text"] == mined[0].fields["text"] == "Designer number 40"
+
+
+def hot(start: int, both: tuple[int, ...] = ()) -> str:
+    rows = []
+    for k, i in enumerate(range(start, start + 8)):
+        sig = f'<div class="hotness-signal red">{i} watching</div>' if k % 3 else ""
+        if k in both:
+            sig = (
+                '<div class="hotness-signal red">Only 1 left!</div>'
+                f'<div class="hotness-signal black">{i} sold</div>'
+            )
+        rows.append(
+            f'<li class="item"><h3><a href="/i/{i}">Television set {i}</a></h3>'
+            f'<span class="price">£{i}.99</span><div class="hotness">{sig}</div></li>'
+        )
+    return page('<ul class="results">' + "".join(rows) + "</ul>")
+
+
+def test_siblings_whose_classes_differ_in_a_colour_only_are_one_repeated_field():
+    # "hotness-signal red" and "hotness-signal black": one badge kind in two colours
+    later = hot(40, both=(1, 4))
+    mined = scrapy_records.extract(later, url=URL).records
+    assert mined[1].fields["hotness_signal"] == ["Only 1 left!", "41 sold"]
+    w = scrapy_records.induce([(URL, hot(1)), (URL, hot(20))])
+    assert names(w.extract(later, url=URL).records) == names(mined)
