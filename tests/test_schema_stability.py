@@ -217,3 +217,130 @@ def test_a_rare_column_its_own_path_cannot_tell_apart_is_read_by_its_class():
     later = listing(40, {41, 44}, {41, 46})
     got = w.extract(later, url=URL).records
     assert names(got) == names(scrapy_records.extract(later, url=URL).records)
+
+
+def availability(start: int, second: str, two: range | set[int] = range(8)) -> str:
+    rows = []
+    for k, i in enumerate(range(start, start + 8)):
+        items = f'<li class="status">{"Available online" if i % 3 else "Online only"}</li>'
+        if k in two:
+            stores = "Sold out in stores" if i % 2 else "Available at nearby stores"
+            items += f'<li class="{second}">{stores}</li>'
+        rows.append(
+            f'<li class="product"><h3><a href="/p/{i}">Kettle model {i}</a></h3>'
+            f'<span class="price">${10 + i}.99</span><ul class="availability">{items}</ul></li>'
+        )
+    return page('<ul class="results">' + "".join(rows) + "</ul>")
+
+
+def test_a_list_on_one_sample_page_and_numbered_columns_on_another_keeps_both_columns():
+    # page 1: the two statuses differ in class, two columns; page 2: one class, a list
+    first, second = availability(1, "status store"), availability(20, "status", {1, 4})
+    assert isinstance(
+        scrapy_records.extract(second, url=URL).main.records[1].fields["status"], list
+    )
+    later = availability(40, "status store")
+    w = scrapy_records.induce([(URL, first), (URL, second)])
+    wrapped = w.extract(later, url=URL).records
+    assert names(wrapped) == names(scrapy_records.extract(later, url=URL).records)
+    assert wrapped[1].fields["status"] == "Available online"
+
+
+def details(start: int, origin: tuple[int, ...], timed: tuple[int, ...]) -> str:
+    countries = ["Germany", "Spain", "China", "India", "Italy"]
+    rows = []
+    for k, i in enumerate(range(start, start + 8)):
+        if k in origin:
+            li = f"<li>From {countries[i % 5]}</li>"
+        elif k in timed:
+            li = f'<li class="timeleft"><span class="tme"><span class="hours">{i}h left</span></span></li>'
+        else:
+            li = f'<li><div class="sme"><a href="/sme/{i}" class="smemsg">Buy {i}, get 1 free</a></div></li>'
+        rows.append(
+            f'<li class="item"><h3><a href="/i/{i}">Game cartridge {i}</a></h3>'
+            f'<span class="price">£{i}.99</span><ul class="details">{li}</ul></li>'
+        )
+    return page('<ul class="results">' + "".join(rows) + "</ul>")
+
+
+def test_a_column_in_an_elements_own_text_where_others_hold_a_child_there_is_read():
+    # "From Germany" is the <li>'s own text; other records' <li> hold the time or an offer
+    first, second = details(1, (1, 4), (2, 5, 6)), details(20, (0, 3, 7), (1, 2))
+    later = details(40, (1, 4), (2, 5, 6))
+    w = scrapy_records.induce([(URL, first), (URL, second)])
+    wrapped = w.extract(later, url=URL).records
+    assert names(wrapped) == names(scrapy_records.extract(later, url=URL).records)
+    assert [r.fields.get("details") for r in wrapped][:2] == [None, "From Spain"]
+    assert wrapped[2].fields.get("hours") == "42h left"
+
+
+JOBS = ["Interior design", "Architecture", "General contracting", "Staging"]
+
+
+def boards(start: int, people: bool = False) -> str:
+    rows = []
+    for k, i in enumerate(range(start, start + 6)):
+        who = f"<div>Designer number {i}</div>" if people else ""
+        job = f"<ul><li>{JOBS[i % 4]}</li></ul>" if not (people and k == 2) else ""
+        rows.append(
+            f'<li class="board"><h3><a href="/b/{i}">Board of rooms {i}</a></h3>{job}{who}</li>'
+        )
+    return page('<ul class="boards">' + "".join(rows) + "</ul>")
+
+
+def test_a_number_a_sample_page_gave_after_a_column_the_wrapper_does_not_read_is_dropped():
+    # page 2 has a fuller text before it, so the job is "text_2" there and "text" elsewhere
+    first, second = boards(1), boards(20, people=True)
+    assert "text_2" in scrapy_records.extract(second, url=URL).main.records[0].fields
+    later = boards(40)
+    wrapped = scrapy_records.induce([(URL, first), (URL, second)]).extract(later, url=URL)
+    assert names(wrapped.records) == names(scrapy_records.extract(later, url=URL).records)
+    assert wrapped.records[0].fields["text"] == "Interior design"
+
+
+def renamed(region, names: dict[str, str]):
+    """``region`` as a page that numbered its columns after more namesakes would name it."""
+    cols = [replace(c, name=names.get(c.name, c.name)) for c in region.columns]
+    recs = [
+        replace(r, fields={names.get(k, k): v for k, v in r.fields.items()}) for r in region.records
+    ]
+    return replace(region, columns=cols, records=recs)
+
+
+def test_the_wrapper_numbers_namesakes_as_mining_does_not_as_its_first_page_did():
+    # page 1 had two more "text" columns the wrapper does not read: its columns are text_3
+    # and text_4 there; mining page 3 numbers the two it has text and text_2
+    pages = [Page(boards(1, people=True), url=URL), Page(boards(20, people=True), url=URL)]
+    ranked = [scrapy_records.extract(p).regions for p in pages]
+    ranked[0] = [renamed(ranked[0][0], {"text": "text_3", "text_2": "text_4"})]
+    w = scrapy_records.induce(pages, regions=ranked)
+    later = boards(40, people=True)
+    wrapped = w.extract(later, url=URL).records
+    mined = scrapy_records.extract(later, url=URL).records
+    assert names(wrapped) == names(mined) == {"title", "url", "text", "text_2"}
+    assert wrapped[0].fields["text"] == mined[0].fields["text"] == "Designer number 40"
+
+
+def hot(start: int, both: tuple[int, ...] = ()) -> str:
+    rows = []
+    for k, i in enumerate(range(start, start + 8)):
+        sig = f'<div class="hotness-signal red">{i} watching</div>' if k % 3 else ""
+        if k in both:
+            sig = (
+                '<div class="hotness-signal red">Only 1 left!</div>'
+                f'<div class="hotness-signal black">{i} sold</div>'
+            )
+        rows.append(
+            f'<li class="item"><h3><a href="/i/{i}">Television set {i}</a></h3>'
+            f'<span class="price">£{i}.99</span><div class="hotness">{sig}</div></li>'
+        )
+    return page('<ul class="results">' + "".join(rows) + "</ul>")
+
+
+def test_siblings_whose_classes_differ_in_a_colour_only_are_one_repeated_field():
+    # "hotness-signal red" and "hotness-signal black": one badge kind in two colours
+    later = hot(40, both=(1, 4))
+    mined = scrapy_records.extract(later, url=URL).records
+    assert mined[1].fields["hotness_signal"] == ["Only 1 left!", "41 sold"]
+    w = scrapy_records.induce([(URL, hot(1)), (URL, hot(20))])
+    assert names(w.extract(later, url=URL).records) == names(mined)

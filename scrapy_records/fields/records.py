@@ -37,6 +37,8 @@ INLINE_TAGS = frozenset(
 )
 
 _NO_DIGITS = str.maketrans("", "", "0123456789")
+#: colour modifiers: ``hotness-signal red`` and ``hotness-signal black`` are one element kind
+_COLOURS = frozenset("red blue green black white gray grey yellow orange purple pink".split())
 
 
 class PageData:
@@ -227,8 +229,9 @@ class PageData:
 
     def _class_sig(self, raw: str) -> int:
         """The signature of a class attribute not seen yet on the page: its tokens without
-        digits, so ``item-1`` and ``item-2`` compare equal."""
-        cls = " ".join(raw.translate(_NO_DIGITS).split())
+        digits and colour modifiers, so ``item-1`` and ``item-2`` compare equal, and so do
+        ``signal red`` and ``signal black``."""
+        cls = " ".join(t for t in raw.translate(_NO_DIGITS).split() if t.lower() not in _COLOURS)
         sg = self.sigs.get(cls)
         if sg is None:
             sg = self.sigs[cls] = len(self.sigs)

@@ -3,13 +3,15 @@
 The template's schema is the main region's columns: each becomes a field with the column's
 name and type, read by the column's XPath (relative to the record's first element). Where a
 column has no single XPath, or its XPath differs between the sample pages, the candidates
-are every page's column XPath, their union, plus the feature-based selectors of
-:mod:`~scrapy_records.wrappers.inducers.record_fields`; each candidate is applied to every
-sample page and the one whose values agree best with the mined values (on >= 80% of the
-records holding either, on every page) reads the column. So mined and wrapped pages of a
+are every page's column XPath, their union, the element's own text, plus the feature-based
+selectors of :mod:`~scrapy_records.wrappers.inducers.record_fields`; each candidate is
+applied to every sample page and the one whose values agree best with the mined values (on
+>= 80% of the records holding either, on every page; a list one page mines where another has
+numbered columns by its first item) reads the column. So mined and wrapped pages of a
 template give the same keys and the same values. A column another sample page holds as one
 value in every record is template text there, no field; columns two pages named
-differently that one selector reads are one field, named by the better evidence.
+differently that one selector reads are one field, named by the better evidence; fields
+sharing a base name are numbered as mining numbers them (the fullest keeps the base name).
 """
 
 from __future__ import annotations
@@ -86,16 +88,21 @@ def _agreement(
     key: str,
     name: str,
     convert: str | None = None,
+    first_item: bool = False,
 ) -> tuple[int, int]:
     """(records where the candidate ``key`` reads the mined value of ``name``, records
     where either has a value), over one page's records matched by their first XPath.
     ``convert``: the mined column's type on this page when the candidate reads its text
-    (a column typed on one sample page and text on another)."""
+    (a column typed on one sample page and text on another). ``first_item``: the column
+    is a list on this page and numbered single columns on another sample page (its items
+    aligned apart there): a single value agrees with the list's first item."""
     same = either = 0
     for first, fields in mined.items():
         rows = got.get(first)
         g = rows[0].get(key) if rows else None
         m = fields.get(name)
+        if first_item and isinstance(m, list) and not isinstance(g, list):
+            m = m[0] if m else None
         if g is not None or m is not None:
             either += 1
             same += _same(g, m) or (convert is not None and _same(_typed(g, convert), m))
@@ -163,6 +170,14 @@ def _candidates(
             spec = replace(specs[0], name=f"c{len(cands)}", xpath=union, css=None)
             owner[spec.name] = name
             cands.append(spec)
+    for (name, attr), specs in paths.items():
+        # a column mining reads in an element's own text, where other records hold a child
+        # element there (another column): the element's own text reads it alone
+        xp = f"{specs[0].xpath}/text()[normalize-space()]"
+        if attr is None and " | " not in specs[0].xpath and allowed_xpath(xp):
+            spec = replace(specs[0], name=f"c{len(cands)}", xpath=xp, css=None)
+            owner[spec.name] = name
+            cands.append(spec)
     for f in extra:
         # a typed feature also as text: a column may hold the text as written ("date_raw")
         for ftype in {f.type, "text"} if f.type in ("number", "price", "date") else {f.type}:
@@ -190,9 +205,11 @@ def column_fields(
     order: list[str] = []
     columns: dict[str, Column] = {}
     types: dict[str, set[str]] = {}  # a column's types over the pages
+    shapes: dict[str, set[bool]] = {}  # a column's list-or-single over the pages
     for region in regions:
         for col in schema_columns(region) if region is not None else []:
             types.setdefault(col.name, set()).add(col.type)
+            shapes.setdefault(col.name, set()).add(col.multiple)
             if col.name not in columns:
                 columns[col.name] = col
                 order.append(col.name)
@@ -200,10 +217,11 @@ def column_fields(
     scores: dict[tuple[str, str], list[float]] = {}
     present: dict[str, int] = {}
     template_text: set[tuple[str, str]] = set()
+    mixed = {n for n, s in shapes.items() if len(s) > 1}  # a list here, single there
     for page, region in zip(pages, regions):
         if region is None:
             continue
-        constant = _score_page(page, region, record, cands, owner, wrapper_cls, scores)
+        constant = _score_page(page, region, record, cands, owner, wrapper_cls, scores, mixed)
         names = {c.name for c in schema_columns(region)}
         template_text.update((n, c) for n in order if n not in names for c in constant)
         for name in names:
@@ -226,8 +244,9 @@ def column_fields(
             ftype = ftype if ftype in FIELD_TYPES else spec.type
             if spec.attribute and ftype not in ("url", "image"):
                 ftype = spec.type
+            multiple = col.multiple and name not in mixed
             chosen[name] = FieldSpec(
-                name, ftype, spec.xpath, spec.css, spec.attribute, True, col.multiple
+                name, ftype, spec.xpath, spec.css, spec.attribute, True, multiple
             )
     # a date's raw twin goes with a date field (a column text on some sample page is text)
     for name in [n for n in chosen if columns[n].evidence == "raw"]:
@@ -236,7 +255,50 @@ def column_fields(
             del chosen[name]
     _one_per_selector(chosen, columns, order)
     fields = [chosen[n] for n in order if n in chosen]
-    return fields, _fill_rates(pages, regions, record, fields, wrapper_cls)
+    fill = _fill_rates(pages, regions, record, fields, wrapper_cls)
+    return fields, _renumber(fields, fill, set(columns))
+
+
+_NUMBERED = re.compile(r"^(?P<base>.+)_(?P<k>[2-9]|[1-9]\d+)$")
+#: the companions a column's name carries along (``price_2_currency``, ``date_2_raw``)
+_TWINS = ("currency", "raw")
+
+
+def _renumber(fields: list[FieldSpec], fill: dict[str, float], mined: set[str]) -> dict[str, float]:
+    """Number the fields that share a base name as mining numbers a page's columns: the
+    fullest keeps the base name, the others get ``_2``, ``_3``... in order. A sample page
+    numbers after its own fill (``found_3`` on one page is ``found`` on another), so the
+    wrapper's numbers are the template's, not its first page's. Only numbers mining gave
+    (the base is a column of some sample page), not a class's own digits; companions
+    (``_currency``, ``_raw``) follow their field. Returns ``fill`` under the new names."""
+    names = [f.name for f in fields]
+    twins = {f"{n}_{t}" for n in names for t in _TWINS} & set(names)
+    groups: dict[str, list[int]] = {}
+    for k, name in enumerate(names):
+        if name in twins:
+            continue
+        m = _NUMBERED.match(name)
+        base = m["base"] if m is not None and m["base"] in mined else name
+        groups.setdefault(base, []).append(k)
+    new = dict(zip(names, names))
+    for base, ks in groups.items():
+        if len(ks) == 1 and names[ks[0]] != base and base in names:
+            continue  # the base name is another field's (a twin or another group)
+        ranked = sorted(ks, key=lambda k: -fill.get(names[k], 0.0))
+        order = [ranked[0]] + [k for k in ks if k != ranked[0]]
+        for j, k in enumerate(order):
+            new[names[k]] = base if j == 0 else f"{base}_{j + 1}"
+    if len(set(new.values())) < len(new):
+        return fill  # a renamed field would meet another's name: keep the mined ones
+    for f in fields:
+        if f.name in twins:
+            for n in names:
+                if n not in twins and f.name.startswith(f"{n}_") and f.name[len(n) + 1 :] in _TWINS:
+                    f.name = new[n] + f.name[len(n) :]
+                    break
+        else:
+            f.name = new[f.name]
+    return {f.name: fill[old] for f, old in zip(fields, names)}
 
 
 def _rank(col: Column) -> int:
@@ -272,6 +334,7 @@ def _score_page(
     owner: dict[str, str],
     wrapper_cls: type[Wrapper],
     scores: dict[tuple[str, str], list[float]],
+    mixed: set[str],
 ) -> set[str]:
     """Add one sample page's agreement of each candidate with each column to ``scores``;
     return the candidates that read one value in every record of the page: for a column
@@ -293,7 +356,7 @@ def _score_page(
             if name not in page_types:
                 continue
             convert = page_types[name] if spec.type == "text" else None
-            same, either = _agreement(got, mined, spec.name, name, convert)
+            same, either = _agreement(got, mined, spec.name, name, convert, name in mixed)
             scores.setdefault((name, spec.name), []).append(same / either if either else 1.0)
     return constant
 
