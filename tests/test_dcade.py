@@ -167,6 +167,11 @@ def test_tc8_optional_field_below_support():
     assert col_with(s, "15%").values == [None, "15%", None, None, None]
     assert col_with(s, "$10.50").values == [p for _, p, _ in PRODUCTS]
     assert col_with(s, "Acme").label == "MD"
+    # paper, section 2: a column whose cells have the same text is template, and one cell
+    # shows no varying text; the "label" reading keeps it data unless it reads as a label
+    assert col_with(s, "15%").label == "OT"
+    lab = induce_schema(pages, single_value_rule="label")
+    assert col_with(lab, "15%").label == "OD" and col_with(lab, "Discount:").label == "OT"
 
 
 def test_tc13_label_glued_to_value_is_cut_from_its_leaf():
