@@ -185,7 +185,9 @@ def parse_manschema(text: str) -> list[dict]:
         flags = re.findall(r"\(([crst]\d?)\)", t)
         a["ids"] = ids
         a["composite"] = bool(re.search(r"\(\d+\)\s*\+\s*\(\d+\)", body))
-        a["flag"] = flags[-1] if flags else ""
+        # the flag on the attribute's own line: netflix 26-29 read "(11) (r)" and a note
+        # "[14,8] (c)" below; the schema's summary counts them among the 6 (r)
+        a["flag"] = flags[0] if flags else ""
         a["fixed"] = "FIXED" in t and not ids
         a["conds"] = _conditions(t)
         out.append(a)
