@@ -167,6 +167,11 @@ def test_tc8_optional_field_below_support():
     assert col_with(s, "15%").values == [None, "15%", None, None, None]
     assert col_with(s, "$10.50").values == [p for _, p, _ in PRODUCTS]
     assert col_with(s, "Acme").label == "MD"
+    # paper, section 2: a column whose cells have the same text is template, and one cell
+    # shows no varying text; the "label" reading keeps it data unless it reads as a label
+    assert col_with(s, "15%").label == "OT"
+    lab = induce_schema(pages, single_value_rule="label")
+    assert col_with(lab, "15%").label == "OD" and col_with(lab, "Discount:").label == "OT"
 
 
 def test_tc13_label_glued_to_value_is_cut_from_its_leaf():
@@ -603,3 +608,47 @@ def test_records_taken_back_are_rows_the_wrapper_reads_as_records():
     assert [r.get(w.lists[0].fields[0].name) for r in rows] == [
         f"Title {chr(65 + n % 26)}{n}" for n in range(28, 32)
     ]
+
+
+RELATED = ["Alien", "Heat", "Fargo", "Brazil", "Clue", "Tron", "Rocky", "Jaws", "Big", "Ran", "Up"]
+REVIEWS = [
+    "A great film indeed.",
+    "",
+    "Weak but fun to watch.",
+    "Stunning visuals here.",
+    "",
+    "A classic.",
+]
+
+
+def related_with_review(i, n, reviewer):
+    """A list of related titles whose table ends with an optional review row and a
+    'Complete Review' link shaped like the titles' links."""
+    rows = "".join(
+        f"<tr><td><a href='/m?id={10 * i + k}'>{RELATED[(i + k) % 11]}</a></td>"
+        f"<td><a href='/r?c={k % 3}'>{['R', 'PG', 'G'][(i + k) % 3]}</a></td>"
+        f"<td>({1980 + i + k})</td></tr>"
+        for k in range(n)
+    )
+    if reviewer:
+        rows += (
+            f"<tr><td><b>Our review</b></td><td><i>{reviewer}</i></td>"
+            f"<td>{REVIEWS[i]}</td></tr>"
+            f"<tr><td><a href='/m?id={10 * i + 9}'>Complete Review</a></td></tr>"
+        )
+    return Page(
+        f"<html><body><h1>Movie {i}</h1><h2>Related</h2><table>{rows}</table>"
+        f"<h2>About</h2><p>Footer text</p></body></html>",
+        url=f"http://m.example/{i}",
+    )
+
+
+def test_record_resync_keeps_the_columns_after_the_list():
+    # section 3.2.3: every leaf is aligned in some column; skipping columns to reach a
+    # "record" cut short by EDR (the review's link, shaped like a title link) folded the
+    # reviewer's name away
+    spec = [(4, "Ann Lee"), (3, ""), (5, "Cy Dorn"), (4, "Di Eng"), (3, ""), (4, "Flo Gray")]
+    s = induce_schema([related_with_review(i, n, who) for i, (n, who) in enumerate(spec)])
+    values = {str(v) for c in s.columns for v in c.values}
+    values |= {str(v) for rs in s.recordsets for c in rs.columns for v in c.values}
+    assert {"Ann Lee", "Cy Dorn", "Di Eng", "Flo Gray"} <= values

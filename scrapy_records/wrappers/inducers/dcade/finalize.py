@@ -1,8 +1,9 @@
 """From aligned columns to the :class:`Schema`: values per row, the MT/OT/MD/OD labels,
 recordset tables and field names (Yuliana & Chang 2019, sections 2 and 3.2.3).
 
-Entry point: :func:`build_schema`. Option ``single_value_rule``: ``"label"`` (default; a
-column with one value is template only when it reads as a label) or ``"literal"``.
+Entry point: :func:`build_schema`. Option ``single_value_rule``: ``"literal"`` (default,
+the paper's: a column whose cells have the same text is template, one cell included) or
+``"label"`` (a column with one value is template only when it reads as a label).
 After the paper's labels come our refinements (``docs/algorithms/dcade.md``): values cut
 out of leaves that hold template words too (:mod:`subleaf`), link targets whose text is
 template relabelled navigation and values that coincide on the sample relabelled data
@@ -146,7 +147,7 @@ def _label(opts: dict[str, Any], vals: Sequence[Any], merged: bool = False) -> s
     """MT/OT/MD/OD from the values of a column (None: no cell)."""
     present = [v for v in vals if v is not None]
     template = bool(present) and len(set(present)) == 1 and not merged
-    if template and len(present) == 1 and opts.get("single_value_rule", "label") == "label":
+    if template and len(present) == 1 and opts.get("single_value_rule") == "label":
         # one value cannot show constancy: it is template only if it reads as a label
         v = present[0]
         template = v.endswith(":") or not any(ch.isalnum() for ch in v)

@@ -38,8 +38,9 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     # also try "no split" at the top of a segment (fewest columns wins); off by default:
     # with low-density merging it swallows long lists
     "trial_plain": False,
-    # a column with one value is template iff it reads as a label ("literal": always)
-    "single_value_rule": "label",
+    # a column with one value is template ("literal", paper section 2: its cells have the
+    # same text) or only when it reads as a label ("label")
+    "single_value_rule": "literal",
     "merge_max_level": 6,  # highest encoding level used by disjunctive merging
     "merge_window": 200,  # disjunctive partners are searched this many columns ahead
     # disjunctive partner: the "first" mergeable one (paper's greedy) or the "best" (lowest level)

@@ -280,7 +280,13 @@ class _RecordDetector:
                     if s + d > edr:
                         break
                     cand = self.block_at(s + d, schema, G, edr)
-                    if cand is not None and self.match(cand[0], schema[0]):
+                    # skipping columns to a record cut short by EDR would fold away
+                    # columns that are no record's: the record must hold half its fields
+                    if (
+                        cand is not None
+                        and self.match(cand[0], schema[0])
+                        and 2 * sum(1 for x in cand if x is not None) >= G
+                    ):
                         self.fold(blocks[-1], seg[s - 1 : s - 1 + d])
                         s += d
                         blk = cand
