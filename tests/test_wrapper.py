@@ -403,6 +403,28 @@ def test_page_fields_are_named_by_their_heading_role_or_class_words():
     assert {f.name for f in w.page_fields} == {"title", "price", "stock", "p"}
 
 
+def test_the_numbers_of_a_pagination_are_no_page_fields():
+    """The demo shop's list pages: "1 [2] 3 4 5" below the products changes with the page,
+    but a page number among numbered links is navigation; the heading stays a field."""
+    page = """<html><body><h1>All products, page {k}</h1><ul>{items}</ul>
+<div class="pagination">{pager}</div></body></html>"""
+
+    def shop(k: int) -> str:
+        items = "".join(
+            f"<li><a href='/p/{k}{i}'>Product {k}{i}</a> <span>${k}{i}.00</span></li>"
+            for i in range(4)
+        )
+        pager = " ".join(
+            f"<span class='current'>{j}</span>" if j == k else f"<a href='/page/{j}'>{j}</a>"
+            for j in range(1, 6)
+        )
+        return page.format(k=k, items=items, pager=pager)
+
+    w = induce([(f"http://shop.example/page/{k}", shop(k)) for k in (2, 3)])
+    assert [f.name for f in w.page_fields] == ["title"]
+    assert w.extract(shop(4)).regions[0].meta["page"]["title"] == "All products, page 4"
+
+
 def test_induce_registry_and_errors():
     calls = []
 

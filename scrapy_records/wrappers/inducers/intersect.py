@@ -422,6 +422,23 @@ def _page_field_name(page: Page, xp: str) -> str:
     return base
 
 
+def _in_pager(page: Page, xp: str) -> bool:
+    """Is the element at ``xp`` one of a pagination's numbers: among siblings of which at
+    least two are links whose text is a number ("1 2 3 Next")?"""
+    try:
+        found = page.root.xpath(xp)
+    except etree.XPathError:
+        return False
+    el = found[0] if len(found) == 1 else None
+    if el is not None and not hasattr(el, "tag"):  # a text node: its element
+        el = el.getparent()
+    parent = el.getparent() if el is not None else None
+    if parent is None:
+        return False
+    numbers = sum(1 for c in parent if c.tag == "a" and (c.text or "").strip().isdigit())
+    return numbers >= 2
+
+
 def _page_level_fields(
     sels: Sequence[PageSelectors], selected: Sequence[Groups], max_fields: int
 ) -> list[FieldSpec]:
@@ -442,6 +459,8 @@ def _page_level_fields(
         vals = [d[(kind, xp)] for d in per]
         if len(set(vals)) == 1 or tuple(vals) in taken_vals:
             continue  # template text, or already anchored on a label
+        if all(v.isdigit() for v in vals) and _in_pager(sels[0].page, xp):
+            continue  # a page number of the pagination: navigation, not data
         name = _unique(_page_field_name(sels[0].page, xp), used)
         out.append(FieldSpec(name, guess_type(vals), xp, None, None, False, False))
         if len(out) >= max_fields * 2:
