@@ -96,6 +96,7 @@ def _hits_by_tag(root: Any, labels: dict[str, Any], tags: set[str]) -> list[tupl
     top = root.getroottree().getroot()
     tops = [*reversed(list(top.itersiblings(preceding=True))), top, *top.itersiblings()]
     hits = []
+    norm = normalize_space
     for t in tops:
         if not isinstance(t.tag, str):
             continue
@@ -103,12 +104,13 @@ def _hits_by_tag(root: Any, labels: dict[str, Any], tags: set[str]) -> list[tupl
             if e.tag in _UNLISTED:
                 continue
             s = e.text
-            if s and normalize_space(s) in labels and s.strip(_XML_SPACE):
-                hits.append((e, False, normalize_space(s)))
-            for c in e:
-                s = c.tail
-                if s and normalize_space(s) in labels and s.strip(_XML_SPACE):
-                    hits.append((c, True, normalize_space(s)))
+            if s is not None and norm(s) in labels and s.strip(_XML_SPACE):
+                hits.append((e, False, norm(s)))
+            if len(e):  # (no child proxies for the many leaf elements)
+                for c in e:
+                    s = c.tail
+                    if s is not None and norm(s) in labels and s.strip(_XML_SPACE):
+                        hits.append((c, True, norm(s)))
     if len(hits) > 1:
         hits.sort(key=lambda h: _doc_key(h[0], h[1]))
     return hits
