@@ -21,9 +21,9 @@ from scrapy_records.fields.values import decimal_style, parse_date_iso, parse_nu
 from scrapy_records.results import Column, PageResult, Record, Region
 from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
+from scrapy_records.wrappers.labels import label_hits
 from scrapy_records.wrappers.model import WRAPPER_VERSION, ListSpec
 from scrapy_records.wrappers.reading import (
-    ALL_TEXT_XP,
     DROPPED_TAGS,
     LABEL_FIELD_RX,
     NOT_BATCHABLE,
@@ -402,6 +402,7 @@ class CompiledWrapper:
                 label = m.group(3) if m.group(3) is not None else m.group(4)
                 self.labels.setdefault(label, []).append((m.group(1).lower(), reader))
         self.label_names = {f.name for lst in self.labels.values() for _t, f in lst}
+        self.label_tags = {t for lst in self.labels.values() for t, _f in lst}
         self.columns = []
         for spec in w.fields:
             fill = float(w.health.fill_rates.get(spec.name, 1.0))
@@ -412,29 +413,21 @@ class CompiledWrapper:
                 )
 
     def _label_values(self, root: Any, base: str | None) -> dict[str, Any]:
-        """Values of the label-anchored page fields, from one list of the page's texts.
+        """Values of the label-anchored page fields, from the texts that read as a label
+        (:func:`~scrapy_records.wrappers.labels.label_hits`).
 
         Same result as each field's XPath ``//tag[normalize-space(.)='L']/following::
         text()[normalize-space()][not(parent::script or parent::style)][1]`` for labels
         that are the only text of their element (how the inducer builds them), the first
-        such label's value; in one pass, where libxml2 scans the rest of the page from
-        every label element.
+        such label's value; in one pass over the texts of the labels' tags, where libxml2
+        scans the rest of the page from every label element.
         """
-        texts = ALL_TEXT_XP(root)
         out: dict[str, Any] = {}
         labels = self.labels
-        for i, t in enumerate(texts):
-            n = page_mod.normalize_space(t)
-            hit = labels.get(n)
-            if hit is None or i + 1 >= len(texts):
-                continue
-            p = t.getparent()
-            if p is not None and t.is_tail:
-                p = p.getparent()
-            ptag = p.tag.lower() if p is not None and isinstance(p.tag, str) else ""
-            for tag, f in hit:
+        for n, ptag, nxt in label_hits(root, labels, self.label_tags):
+            for tag, f in labels[n]:
                 if f.name not in out and (tag == "*" or tag == ptag):
-                    v = f.value([texts[i + 1]], base)
+                    v = f.value([nxt], base)
                     if v is not None:
                         out[f.name] = v
         return out

@@ -28,11 +28,17 @@ from __future__ import annotations
 import bisect
 import re
 from functools import lru_cache
+from itertools import accumulate
 from typing import Protocol, runtime_checkable
 
 from lxml import etree
 
-from scrapy_records.fields.dates import is_date_candidate
+from scrapy_records.fields.dates import (
+    KEYWORD_WORDS,
+    MAX_TEXT,
+    PUNCT_TO_SPACE,
+    is_date_candidate,
+)
 from scrapy_records.page import Page
 
 __all__ = [
@@ -160,6 +166,43 @@ def _leaf_is_date(text: str) -> bool:
     return is_date_candidate(text) and not _BARE_CLOCK.match(text)
 
 
+#: a digit or a non-ASCII character, and the rest of its text (texts joined by NULs)
+_DIGIT_OR_WIDE_RE = re.compile("[0-9\x80-\U0010ffff][^\x00]*")
+_SEP = " \x00 "  # joins texts: their words stay apart, and no text holds a NUL
+#: ASCII bytes as the keyword gate reads them: lower case, punctuation and what
+#: ``str.split`` takes for whitespace (\x1c-\x1f too) made spaces
+_WORD_BYTES = bytes(
+    32 if c in PUNCT_TO_SPACE or chr(c).isspace() else c for c in bytes(range(256)).lower()
+)
+_KEYWORD_BYTES = frozenset(w.encode("ascii") for w in KEYWORD_WORDS if w.isascii())
+_SPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
+
+
+def maybe_dates(texts: list[str]) -> list[int]:
+    """Indices of ``texts`` for which :func:`is_date_candidate` may hold, in order (it is
+    False for the others): its first check, for a whole page in a few C-level scans of the
+    texts joined. An ASCII text without a digit and without a date keyword holds no date;
+    most of a page's texts are such. ``texts`` are at most
+    :data:`~scrapy_records.fields.dates.MAX_TEXT` long (a longer text is cut first, and the
+    cut may end in a keyword)."""
+    joined = _SEP.join(texts)
+    starts = [0, *accumulate(len(t) + len(_SEP) for t in texts)]
+    at = bisect.bisect_right
+    keep = {at(starts, m.start()) - 1 for m in _DIGIT_OR_WIDE_RE.finditer(joined)}
+    # the ASCII texts' words (the others are kept): a byte a character, so offsets hold
+    words = joined.encode("ascii", "replace").translate(_WORD_BYTES)
+    for w in _KEYWORD_BYTES.intersection(words.split()):
+        i = words.find(w)
+        while i >= 0:
+            j = i + len(w)
+            if (i == 0 or words[i - 1] in _SPACE_BYTES) and (
+                j == len(words) or words[j] in _SPACE_BYTES
+            ):
+                keep.add(at(starts, i) - 1)
+            i = words.find(w, j)
+    return sorted(keep)
+
+
 class DateAnchor:
     """Post-date candidates (the paper's "pivot format classifier").
 
@@ -177,9 +220,16 @@ class DateAnchor:
         hits: set[int] = set()
         owner = page.leaf_owner
         mx = self.max_text
-        for k, text in enumerate(page.leaves):
-            if len(text) <= mx and _leaf_is_date(text):
-                hits.add(owner[k])
+        leaves = page.leaves
+        if mx <= MAX_TEXT:  # the texts no ASCII digit or date keyword rules out
+            short = [k for k, text in enumerate(leaves) if len(text) <= mx]
+            for i in maybe_dates([leaves[k] for k in short]):
+                if _leaf_is_date(leaves[short[i]]):
+                    hits.add(owner[short[i]])
+        else:
+            for k, text in enumerate(leaves):
+                if len(text) <= mx and _leaf_is_date(text):
+                    hits.add(owner[k])
         if self.attributes:
             tag, els = page.tag, page.el
             if "time" in tag:
