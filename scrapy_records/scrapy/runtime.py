@@ -152,6 +152,7 @@ class RecordsRuntime(StoreSync):
         self._lock = threading.RLock()
         self._groupers: dict[str, TemplateGrouper] = {}
         self._names: dict[tuple[str, str], str] = {}  # (site, template) -> readable name
+        self._sig_dicts: dict[tuple[str, str], tuple[Signature, dict[str, Any]]] = {}
         self._states: dict[tuple[str, str], TemplateState] = {}
         self._emitted: set[tuple[str, str, int]] = set()
         self._emitted_pipeline: set[tuple[str, str, int]] = set()
@@ -263,11 +264,21 @@ class RecordsRuntime(StoreSync):
                 refs.append(
                     TemplateRef(
                         tid,
-                        sig.to_dict() if sig is not None else None,
+                        self._signature_dict(site, tid, sig),
                         st.document if st is not None else None,
                     )
                 )
             return tuple(refs)
+
+    def _signature_dict(self, site: str, tid: str, sig: Signature | None) -> dict[str, Any] | None:
+        """``sig.to_dict()``, the same dict for every job while the template's signature
+        stays the same one (a worker in this process reads it back once). Under the lock."""
+        if sig is None:
+            return None
+        kept = self._sig_dicts.get((site, tid))
+        if kept is None or kept[0] is not sig:
+            kept = self._sig_dicts[(site, tid)] = (sig, sig.to_dict())
+        return kept[1]
 
     def _assign(self, site: str, mined: MinedPage, fixed: str | None, out: Outcome) -> str:
         """The page's template: the one the worker recognised, or a cluster for its

@@ -121,6 +121,22 @@ def _wrapper(document: str) -> Wrapper:
     return w
 
 
+#: signatures by the dict a job carries (``id`` -> the dict, kept alive, and its signature):
+#: in the crawl's process the runtime hands every job the same dict of a template
+_SIGNATURES: OrderedDict[int, tuple[dict[str, Any], Signature]] = OrderedDict()
+
+
+def _signature(d: dict[str, Any]) -> Signature:
+    hit = _SIGNATURES.get(id(d))
+    if hit is not None and hit[0] is d:
+        return hit[1]
+    sig = Signature.from_dict(d)
+    _SIGNATURES[id(d)] = (d, sig)
+    if len(_SIGNATURES) > _WRAPPER_CACHE:
+        _SIGNATURES.popitem(last=False)
+    return sig
+
+
 def _template(sig: Signature, job: PageJob) -> str | None:
     """The known template most similar to the page (at least the threshold), as
     :class:`~scrapy_records.wrappers.templates.TemplateGrouper` chooses it."""
@@ -128,7 +144,7 @@ def _template(sig: Signature, job: PageJob) -> str | None:
     for ref in job.templates:
         if ref.signature is None:
             continue
-        s = similarity(sig, Signature.from_dict(ref.signature))
+        s = similarity(sig, _signature(ref.signature))
         if s > best_sim:
             best, best_sim = ref.id, s
     return best if best is not None and best_sim >= job.threshold else None
