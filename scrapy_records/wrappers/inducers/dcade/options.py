@@ -38,6 +38,9 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     # also try "no split" at the top of a segment (fewest columns wins); off by default:
     # with low-density merging it swallows long lists
     "trial_plain": False,
+    # a trial's columns: "aligned" (paper: before record detection) or "output" (TableA
+    # columns plus record widths, a dropped extra column counted as the field it needs)
+    "trial_cost": "output",
     # a column with one value is template ("literal", paper section 2: its cells have the
     # same text) or only when it reads as a label ("label")
     "single_value_rule": "literal",
@@ -50,6 +53,9 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "record_resync": True,  # re-synchronise the record period over extra columns
     # among equally scored record starts prefer records that fill one element
     "record_tiebreak": True,
+    # the extra columns of a record that fold into none of its fields: "fields" of their
+    # own, one per code (every leaf stays in some column), or "drop"
+    "record_leftovers": "fields",
     "record_profile": True,  # align all record bodies of a data region together (False: paper)
     "inner_repeats": False,
     # an RT strictly inside an RD of its TECId is data coinciding (False: paper, STs only)
@@ -68,6 +74,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "density_scope": ("container", "block"),
     "merge_partner": ("first", "best"),
     "lis": ("paper", "exact"),
+    "trial_cost": ("aligned", "output"),
+    "record_leftovers": ("fields", "drop"),
 }
 
 

@@ -5,7 +5,8 @@ Entry points: :func:`detect_records` on the working columns, :func:`rec_detectio
 8-9 on a list of codes, as in the paper's Example 8). Options: ``record_match_levels``
 ((1, 2, 4, 5)), ``record_min_score`` (0.5), ``record_tiebreak`` (on: among equally scored
 record starts prefer records that fill one element), ``record_resync`` (on: skip extra
-columns to the next block that starts like the first record).
+columns to the next block that starts like the first record), ``record_leftovers``
+("fields": the extra columns that fold into no field become fields of their own; "drop").
 """
 
 from __future__ import annotations
@@ -65,13 +66,14 @@ def detect_records(
     rep_min: int,
     seg: list[Column],
     regions: list[DataRegion],
-) -> list[Column]:
+) -> tuple[list[Column], list[Column]]:
     """The segment with the records of each data region replaced by one
-    :class:`ListColumn` (``seg`` is changed in place too); empty columns are dropped."""
+    :class:`ListColumn` (``seg`` is changed in place too; empty columns are dropped), and
+    the extra columns that no field of their record could take (their text is lost)."""
     detector = _RecordDetector(enc, opts, rep_min, seg)
     for region in regions:
         detector.region(region)
-    return [c for c in seg if c.cells or isinstance(c, ListColumn)]
+    return [c for c in seg if c.cells or isinstance(c, ListColumn)], detector.dropped
 
 
 def _region_bounds(seg: list[Column], region: DataRegion) -> tuple[int, int] | None:
@@ -111,6 +113,31 @@ def _list_column(blocks: list[list[Column | None]], G: int) -> ListColumn:
     return ListColumn(blocks, len(keep))
 
 
+def _leftover_fields(
+    enc: Encoding,
+    blocks: list[list[Column | None]],
+    G: int,
+    leftovers: list[tuple[list[Column | None], Column]],
+) -> int:
+    """Give the extra columns that no field took fields of their own after the G fields,
+    one per code (the n-th extra column of one code in a record takes the n-th such field),
+    so that every leaf stays in some column (section 3.2.3). Returns the new width."""
+    fields: dict[tuple[frozenset[int], int], int] = {}
+    seen: dict[tuple[int, frozenset[int]], int] = {}
+    placed: list[tuple[list[Column | None], int, Column]] = []
+    for blk, x in leftovers:
+        code = frozenset(column_codes(enc, x, 1))
+        n = seen[id(blk), code] = seen.get((id(blk), code), -1) + 1
+        f = fields.setdefault((code, n), G + len(fields))
+        placed.append((blk, f, x))
+    width = G + len(fields)
+    for blk in blocks:
+        blk.extend([None] * (width - len(blk)))
+    for blk, f, x in placed:
+        blk[f] = x
+    return width
+
+
 class _RecordDetector:
     def __init__(
         self, enc: Encoding, opts: dict[str, Any], rep_min: int, seg: list[Column]
@@ -119,6 +146,9 @@ class _RecordDetector:
         self.o = opts
         self.rep_min = rep_min
         self.seg = seg
+        self.dropped: list[Column] = []
+        # (block, column) of the extra columns no field took, in the current region
+        self.leftovers: list[tuple[list[Column | None], Column]] = []
 
     def region(self, region: DataRegion) -> None:
         """Split the records of one data region out of the segment, if it has a set."""
@@ -130,15 +160,22 @@ class _RecordDetector:
         sr1 = self.first_record(sdr, edr, G)
         if sr1 is None:
             return
+        self.leftovers = []
         blocks, end = self.records(sr1, G, edr)
         start = sr1
         if self.o["record_resync"]:
             before, start = self.records_before(sr1, G, sdr, blocks[0])
             blocks = before + blocks
-        if len(blocks) < 2 or not _enough_records(blocks, self.rep_min):
-            return
-        if G == 1 and not self.one_path(blocks):
-            return
+        if (
+            len(blocks) < 2
+            or not _enough_records(blocks, self.rep_min)
+            or (G == 1 and not self.one_path(blocks))
+        ):
+            return  # no recordset: the extra columns stay in the segment
+        if self.o["record_leftovers"] == "fields":
+            G = _leftover_fields(self.enc, blocks, G, self.leftovers)
+        else:
+            self.dropped += [x for _b, x in self.leftovers]
         self.seg[start - 1 : end] = [_list_column(blocks, G)]
 
     def records_before(
@@ -362,7 +399,8 @@ class _RecordDetector:
         return False
 
     def fold(self, block: list[Column | None], extras: list[Column]) -> None:
-        """Move the cells of ``extras`` into disjoint fields of ``block`` (same code first)."""
+        """Move the cells of ``extras`` into disjoint fields of ``block`` (same code first);
+        the columns no field takes are kept in :attr:`leftovers`."""
         enc = self.enc
         for x in extras:
             xm = x.mask()
@@ -375,6 +413,8 @@ class _RecordDetector:
                 ):
                     f.absorb(x)
                     break
+            else:
+                self.leftovers.append((block, x))
 
     def contained_blocks(self, sr1: int, G: int, edr: int, limit: int = 3) -> int:
         """How many of the first ``limit`` records from ``sr1`` fill an element of their own."""

@@ -4,7 +4,8 @@ centre-star (Yuliana & Chang 2019, sections 3.2.2 and 3.3, Algorithms 1-3).
 
 Entry point: :meth:`SegmentAligner.run`. At the top of each segment the ST, RT and RD
 splits are all tried (each with and without a record profile) and the alignment with the
-fewest columns is kept. Options: ``trial_plain`` (off; also try no split),
+fewest columns is kept. Options: ``trial_cost`` ("output": columns after record
+detection; "aligned": before it, the paper), ``trial_plain`` (off; also try no split),
 ``inner_repeats`` (off; mine repeats inside one record of a data region), ``max_depth``
 (60; deeper subsegments are aligned by centre-star).
 """
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scrapy_records.wrappers.inducers.dcade.align import center_star, nw_align
-from scrapy_records.wrappers.inducers.dcade.columns import Column, ListColumn
+from scrapy_records.wrappers.inducers.dcade.columns import Column, ListColumn, column_codes
 from scrapy_records.wrappers.inducers.dcade.encoding import Encoding
 from scrapy_records.wrappers.inducers.dcade.landmarks import mine_landmarks
 from scrapy_records.wrappers.inducers.dcade.options import repeat_min
@@ -46,6 +47,8 @@ class SegmentState:
     pending_after: dict[int, Column | None] = field(default_factory=dict)
     regions: list[DataRegion] = field(default_factory=list)
     seg: list[Column] = field(default_factory=list)
+    dropped: list[Column] = field(default_factory=list)
+    aligned: int = 0
 
 
 def _landmark_column(enc: Encoding, vec: list[int], kind: str) -> Column:
@@ -56,9 +59,16 @@ def _landmark_column(enc: Encoding, vec: list[int], kind: str) -> Column:
     return c
 
 
-def _cost(seg: list[Column]) -> int:
-    """Output columns of a trial: TableA columns plus each recordset's record width."""
-    return sum(1 + (c.ref_gap if isinstance(c, ListColumn) else 0) for c in seg)
+def _cost(enc: Encoding, how: str, st: SegmentState) -> int:
+    """Columns of a trial; the trial strategy keeps the one with "the smallest number of
+    aligned columns" (section 3.3). ``trial_cost`` "aligned" counts them before record
+    detection (the paper); "output" counts TableA columns plus each recordset's record
+    width, where the extra columns folded into no field count as the fields they need
+    (one per code), so that a trial does not win by losing text."""
+    if how == "aligned":
+        return st.aligned
+    own = sum(1 + (c.ref_gap if isinstance(c, ListColumn) else 0) for c in st.seg)
+    return own + len({frozenset(column_codes(enc, c, 1)) for c in st.dropped})
 
 
 def _pick(p: Patterns) -> str | None:
@@ -124,7 +134,8 @@ class SegmentAligner:
             # inline leaves form a spurious regular repeat)
             best = SegmentState(S_L=list(u))
             best.seg = rearrange(self.enc, self.o, self.align_infrequent(u, v, docs))
-            best_key = (_cost(best.seg) + 1, 3)
+            best.aligned = len(best.seg)
+            best_key = (_cost(self.enc, self.o["trial_cost"], best) + 1, 3)
         # a record profile is one more alignment variant: each pattern type is tried with
         # and without it, fewest columns wins (ties: with)
         variants = (True, False) if self.o["record_profile"] else (False,)
@@ -135,7 +146,7 @@ class SegmentAligner:
                 if vi and not self.profile_used:
                     break  # no region took a profile: the other variant is identical
                 st = self.trial(t, pats, u, v, with_profile)
-                key = (_cost(st.seg), _TRIAL_RANK[t], vi)
+                key = (_cost(self.enc, self.o["trial_cost"], st), _TRIAL_RANK[t], vi)
                 if best_key is None or key < best_key:
                     best, best_key = st, key
         self.use_profile = bool(self.o["record_profile"])
@@ -152,7 +163,8 @@ class SegmentAligner:
         lms = align_frequent(self.enc, self.o, getattr(pats, t)) + [v]
         self.split_sub(t, 0 if t == "ST" else pats.gap[t], lms, st, 0)
         st.seg = rearrange(self.enc, self.o, st.seg)
-        st.seg = detect_records(self.enc, self.o, self.rep_min, st.seg, st.regions)
+        st.aligned = len(st.seg)
+        st.seg, st.dropped = detect_records(self.enc, self.o, self.rep_min, st.seg, st.regions)
         return st
 
     def split_sub(
