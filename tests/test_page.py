@@ -83,6 +83,22 @@ def test_bytes_charset_detection_like_a_browser():
     assert enc == "utf-8" and text == "<p>x</p>"
 
 
+def test_a_utf8_page_that_kept_a_latin1_declaration_reads_as_utf8():
+    """SWDE's gayot pages: saved as UTF-8 under ``<meta charset=iso-8859-1>``. A browser
+    shows "CafÃ©"; the page model reads "Café", whether the charset is declared in the page
+    or given (a crawl passes the response's). A real Latin-1 page is read as Latin-1."""
+    doc = "<html><head><meta charset='iso-8859-1'></head><body><h1>Orchard Market & {}</h1></body></html>"
+    utf8 = doc.format("Café").encode("utf-8")
+    for page in (Page(utf8), Page(utf8, encoding="iso-8859-1"), Page(utf8, encoding="cp1252")):
+        assert page.text(page.body) == "Orchard Market & Café" and page.encoding == "utf-8"
+    latin = Page(doc.format("Café").encode("latin-1"))
+    assert latin.text(latin.body) == "Orchard Market & Café" and latin.encoding == "cp1252"
+    # another declared single-byte charset is not second-guessed (its bytes may be UTF-8-like)
+    greek = doc.replace("iso-8859-1", "iso-8859-7").format("Καφέ").encode("iso-8859-7")
+    page = Page(greek)
+    assert page.text(page.body).endswith("Καφέ")
+
+
 def test_from_scrapy_response_reuses_the_parsed_tree():
     resp = HtmlResponse("https://x.test/a", body=HTML.encode("utf-8"), encoding="utf-8")
     page = Page(resp)

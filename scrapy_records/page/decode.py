@@ -28,6 +28,12 @@ ASCII_SAFE = frozenset(
     ).split()
 )
 
+#: Single-byte encodings a page may name while its bytes are UTF-8 (saved by a UTF-8 editor
+#: or crawler under its old ``<meta>`` or ``Content-Type`` charset): see :func:`utf8_despite`.
+LATIN_FAMILY = frozenset(
+    codecs.lookup(_n).name for _n in ("latin-1", "cp1252", "iso-8859-15", "ascii")
+)
+
 _BINARY_MAGIC: tuple[bytes, ...] = (
     b"\x89PNG",
     b"GIF8",
@@ -158,13 +164,31 @@ def declared_encoding(data: bytes) -> str | None:
     return enc if ascii_safe else None
 
 
+def utf8_despite(data: bytes, encoding: str | None) -> bool:
+    """Are ``data`` UTF-8 although ``encoding`` names a Latin-1-family charset?
+
+    True when they hold non-ASCII text and decode as UTF-8: Latin-1 text of real words
+    almost never forms valid UTF-8 sequences (it would have to spell "Ã©" for every
+    non-ASCII letter), so the bytes are a UTF-8 page that kept an old declaration, whose
+    "Café" a browser would show as "CafÃ©"."""
+    if not encoding or data.isascii():
+        return False
+    try:
+        if codecs.lookup(encoding).name not in LATIN_FAMILY:
+            return False
+        data.decode("utf-8")
+    except (LookupError, UnicodeDecodeError):
+        return False
+    return True
+
+
 def sniff(data: bytes) -> tuple[str | None, bool]:
     """:func:`sniff_encoding`, and whether it found that ``data`` decodes with it."""
     if data.startswith(BOMS):
         return None, False
     enc = declared_encoding(data)
     if enc is not None:
-        return enc, False
+        return ("utf-8", True) if utf8_despite(data, enc) else (enc, False)
     if data.isascii():
         return "utf-8", True
     try:

@@ -20,7 +20,14 @@ from lxml import etree
 from parsel.selector import create_root_node
 
 from scrapy_records.errors import EmptyDocumentError, NotHTMLError, OptionError, PageTooLargeError
-from scrapy_records.page.decode import ASCII_SAFE, BOMS, decode_html, looks_binary, sniff
+from scrapy_records.page.decode import (
+    ASCII_SAFE,
+    BOMS,
+    decode_html,
+    looks_binary,
+    sniff,
+    utf8_despite,
+)
 from scrapy_records.page.repairs import drop_premature_end_tags
 
 #: Default input budget (bytes, or characters of a ``str``); see the README.
@@ -183,7 +190,9 @@ def parse_html(
     * a Scrapy ``Response``: its selector tree (built here when nobody has yet), so the
       spider's selectors and the library share one parse (refused when not HTML);
     * a parsel ``Selector``, an lxml element or tree: used as is;
-    * ``bytes``: refused when binary or empty; when the encoding is known without
+    * ``bytes``: refused when binary or empty; a Latin-1-family charset (given or
+      declared) gives way to UTF-8 when the bytes are valid UTF-8 with non-ASCII text
+      (:func:`~scrapy_records.page.decode.utf8_despite`); when the encoding is known without
       decoding (given, or :func:`~scrapy_records.page.decode.sniff_encoding`) libxml2
       decodes the bytes itself, which saves a decode and re-encode; otherwise
       :func:`~scrapy_records.page.decode.decode_html`;
@@ -215,6 +224,8 @@ def parse_html(
         return source, url, encoding
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = _checked_bytes(bytes(source), max_bytes, max_nodes, encoding)
+        if utf8_despite(data, encoding):  # (a crawl passes the response's charset)
+            encoding = "utf-8"
         root, enc, data = _parse_bytes(data, url, encoding, parser_cls)
         if root is not None:
             return root, url, enc
