@@ -23,13 +23,22 @@ Programs = dict[tuple[int, int], Any]
 class TemplateNode:
     """A template node (mutable: partial tree alignment inserts into ``children``)."""
 
-    __slots__ = ("label", "sig", "children", "shape")
+    __slots__ = ("label", "sig", "children", "shape", "parent")
 
-    def __init__(self, label: int, sig: int = 0) -> None:
+    def __init__(self, label: int, sig: int = 0, parent: TemplateNode | None = None) -> None:
         self.label = label
         self.sig = sig
         self.children: list[TemplateNode] = []
-        self.shape = -1
+        self.shape = -1  # -1: not computed yet, or stale after an insertion below
+        self.parent = parent
+
+    def mark_changed(self) -> None:
+        """This node's children changed: its shape and its ancestors' are stale (an
+        ancestor already marked has its own ancestors marked)."""
+        t: TemplateNode | None = self
+        while t is not None and t.shape >= 0:
+            t.shape = -1
+            t = t.parent
 
 
 #: matched pairs of one record: template node -> record node
@@ -48,23 +57,28 @@ def template_from(rec: RecordTree, x: int) -> TemplateNode:
         kids = t.children
         for c in items[y] if y >= 0 else rec.roots:
             if c >= 0:
-                tc = TemplateNode(tag_id[c], sig[c])
+                tc = TemplateNode(tag_id[c], sig[c], t)
                 kids.append(tc)
                 if items[c]:
                     stack.append((c, tc))
             else:
-                kids.append(TemplateNode(TEXT))
+                kids.append(TemplateNode(TEXT, 0, t))
     return top
 
 
 def reshape(root: TemplateNode, shapes: Shapes) -> None:
-    """Recompute the template's shape ids bottom-up (after insertions)."""
+    """Recompute the template's stale shape ids bottom-up (after insertions): only the
+    nodes marked stale (new nodes, and the nodes on the path from an insertion point to
+    the root) are visited, in the order a walk of the whole template meets them, so new
+    shapes are interned in the same order as by recomputing every node."""
+    if root.shape >= 0:
+        return
     order = []
     stack = [root]
     while stack:
         t = stack.pop()
         order.append(t)
-        stack.extend(t.children)
+        stack.extend([c for c in t.children if c.shape < 0])
     intern, ids_get = shapes.intern, shapes.ids.get
     for t in reversed(order):
         kt = tuple([c.shape for c in t.children]) if t.children else ()
@@ -187,7 +201,11 @@ def insert_runs(rec: RecordTree, m: NodeMap, force: bool) -> tuple[bool, bool]:
                 at = lo + 1 if lo is not None else (hi if hi is not None else nt)
             ins.append((at, order, run))
         for at, _, run in sorted(ins, key=lambda e: (e[0], e[1]), reverse=True):
-            t.children[at:at] = [template_from(rec, c) for c in run]
+            new = [template_from(rec, c) for c in run]
+            for tc in new:
+                tc.parent = t
+            t.children[at:at] = new
+            t.mark_changed()
             inserted = True
     return inserted, deferred
 
