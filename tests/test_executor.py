@@ -4,6 +4,7 @@ its budget costs (that job only)."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import pytest
@@ -40,8 +41,14 @@ def executor():
     ex.close()
 
 
-def test_jobs_run_here_until_the_workers_are_up_then_in_them(executor):
+def test_jobs_run_here_until_the_workers_are_up_then_in_them(executor, monkeypatch):
+    # the workers' start is held back until the first job has run (a warm forkserver left by
+    # an earlier test starts them within the first job's 20 ms wait otherwise)
+    gate = threading.Event()
+    warm_up = executor._warm_up
+    monkeypatch.setattr(executor, "_warm_up", lambda: (gate.wait(60), warm_up()))
     assert executor.run(pid, None) == os.getpid()  # the workers are still starting
+    gate.set()
     assert executor.ready(timeout=60)
     pids = {executor.run(pid, None) for _ in range(8)}
     assert os.getpid() not in pids and 1 <= len(pids) <= 2
