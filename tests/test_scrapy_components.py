@@ -314,8 +314,8 @@ def test_runtime_mines_and_uses_meta_template():
 
 def test_small_pages_of_a_site_with_a_wrapper_are_extracted_inline():
     """A page of a site whose wrapper is in memory is extracted in the calling (reactor)
-    thread when it is small; a page the wrapper does not fit comes back parsed, and mining
-    it with that parse gives the records mining the bytes gives."""
+    thread when it is small; a page the wrapper does not fit comes back parsed and signed,
+    and mining it from there gives the records mining the bytes gives."""
     crawler = get_crawler(
         settings_dict={
             "RECORDS_WORKERS": 0,
@@ -329,14 +329,15 @@ def test_small_pages_of_a_site_with_a_wrapper_are_extracted_inline():
     assert rt.mine_inline(first) == (None, None)  # no wrapper for the site yet
     rt.mine(first)
     assert rt.mine(html_response("http://a.com/list1", LIST_PAGE)).new_wrappers
-    done, parsed = rt.mine_inline(html_response("http://a.com/list2", LIST_PAGE))
-    assert parsed is None and done.source == "wrapper" and len(done.result.records) == 8
+    done, attempt = rt.mine_inline(html_response("http://a.com/list2", LIST_PAGE))
+    assert attempt is None and done.source == "wrapper" and len(done.result.records) == 8
     assert done.stats["records/wrapper/inline"] == 1 and done.template_name == "list"
-    # another template of the site: parsed here, mined in the pool from that parse
+    # another template of the site: parsed and signed here, mined in the pool from there
     news = html_response("http://a.com/news", NEWS_PAGE)
-    done, parsed = rt.mine_inline(news)
-    assert done is None and parsed is not None and parsed[0].tag == "html"
-    mined = rt.mine(news, None, parsed)
+    done, attempt = rt.mine_inline(news)
+    assert done is None and attempt is not None and attempt.root.tag == "html"
+    assert attempt.mined.signature is not None and attempt.mined.template is None
+    mined = rt.mine(news, None, attempt)
     assert mined.source == "auto" and len(mined.result.main.records) == 8
     assert mined.result.main.records[0].text.startswith("Story number 1 about things")
     # bytes that are no page: nothing parsed, mining in the pool says why

@@ -232,11 +232,11 @@ class RecordsSpiderMiddleware(RecordsComponent):
             if k in response.meta
         }
         if self.config.threaded:
-            done, parsed = self.runtime.mine_inline(response, meta)
+            done, attempt = self.runtime.mine_inline(response, meta)
             if done is not None:
                 return _done(done)
             return maybe_deferred_to_future(
-                deferToThread(self.runtime.mine, response, meta, parsed)
+                deferToThread(self.runtime.mine, response, meta, attempt)
             )
         fut: Any = _done(self.runtime.mine(response, meta))
         return fut

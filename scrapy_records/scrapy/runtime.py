@@ -48,6 +48,7 @@ from scrapy_records.scrapy.store_sync import StoreSync, TemplateState
 from scrapy_records.scrapy.worker import (
     DETAIL_HINT_COVERAGE,
     ApplyJob,
+    Attempt,
     InductionJob,
     MinedPage,
     PageJob,
@@ -326,8 +327,9 @@ class RecordsRuntime(StoreSync):
         """A small page of a site with wrappers, extracted here (the reactor thread: a parse
         and the wrapper's selectors, about a millisecond under ``RECORDS_INLINE_MAX_BYTES``,
         less than a hand-off to the thread pool). ``(outcome, None)`` when a wrapper fits;
-        else ``(None, parsed)`` for :meth:`mine`, which mines the page in a pool thread
-        without parsing it again. Never touches the store; never raises."""
+        else ``(None, attempt)`` for :meth:`mine`, which mines the page in a pool thread
+        without parsing it or computing its signature again. Never touches the store;
+        never raises."""
         cfg = self.config
         site = site_of(response.url)
         if not cfg.wrappers or len(response.body) > cfg.inline_max_bytes:
@@ -338,9 +340,9 @@ class RecordsRuntime(StoreSync):
         out = Outcome(url=response.url, site=site)
         try:
             job = self._page_job(response, meta or {}, out)
-            mined, parsed = apply_page(job) if job.use_wrappers else (None, None)
+            mined, attempt = apply_page(job) if job.use_wrappers else (None, None)
             if mined is None:
-                return None, parsed
+                return None, attempt
             self._absorb(job, mined, response, out)
         except Exception:
             logger.exception("scrapy_records: applying a wrapper to %s failed", response.url)
@@ -367,10 +369,10 @@ class RecordsRuntime(StoreSync):
         )
 
     def mine(
-        self, response: Any, meta: dict[str, Any] | None = None, parsed: Any = None
+        self, response: Any, meta: dict[str, Any] | None = None, attempt: Attempt | None = None
     ) -> Outcome:
-        """Mine one response (safe in a pool thread; ``parsed``: :meth:`mine_inline`'s
-        parse of it). Never raises."""
+        """Mine one response (safe in a pool thread; ``attempt``: what :meth:`mine_inline`
+        did with it). Never raises."""
         t0 = time.thread_time()
         meta = meta or {}
         out = Outcome(url=response.url, site=site_of(response.url))
@@ -378,8 +380,8 @@ class RecordsRuntime(StoreSync):
         try:
             job = self._page_job(response, meta, out)
             here = len(job.body) < self.config.worker_min_bytes
-            if parsed is not None and (here or not self.executor.workers):
-                mined = mine_page(job, parsed)
+            if attempt is not None and (here or not self.executor.workers):
+                mined = mine_page(job, attempt)
             else:
                 mined = self.executor.run(mine_page, job, here=here)
             worker_seconds = mined.seconds if self.executor.workers else 0.0

@@ -159,41 +159,52 @@ def _parse(body: bytes, url: str, encoding: str | None, max_bytes: int) -> tuple
     return root, enc
 
 
-def mine_page(job: PageJob, parsed: tuple[Any, str | None] | None = None) -> MinedPage:
+@dataclass
+class Attempt:
+    """A page parsed, its template assigned and the template's wrapper tried (not fitting,
+    or none) by :func:`apply_page` in this process: where :func:`mine_page` goes on from,
+    without parsing the page or computing its signature again."""
+
+    root: Any
+    encoding: str | None
+    mined: MinedPage  # its template and signature, ``wrapper_fits`` False or None
+    wrapped: Region | None  # the wrapper's region on the page, when one was tried
+
+
+def mine_page(job: PageJob, attempt: Attempt | None = None) -> MinedPage:
     """Mine one page: its template, then the template's wrapper when it has one and the page
-    fits, else the unsupervised extractors. ``parsed``: the page already parsed in this
-    process (:func:`apply_page`'s), ``(root, encoding)``. Never raises."""
+    fits, else the unsupervised extractors. ``attempt``: :func:`apply_page`'s work on the
+    page in this process, taken up where it stopped. Never raises."""
     t0 = time.process_time()
-    out = MinedPage()
+    out = attempt.mined if attempt is not None else MinedPage()
     try:
         with relative_to(http_date_base(job.date)):
-            _mine(job, out, parsed)
+            _mine(job, out, attempt)
     except (NotHTMLError, EmptyDocumentError) as exc:
         out.skipped, out.error = "non_html", str(exc)
     except PageTooLargeError as exc:
         out.skipped, out.error = "too_large", str(exc)
     except Exception as exc:  # one page never breaks the crawl
         out.error = f"{type(exc).__name__}: {exc}"
-    out.seconds = time.process_time() - t0
+    out.seconds += time.process_time() - t0
     return out
 
 
-def apply_page(job: PageJob) -> tuple[MinedPage | None, tuple[Any, str | None] | None]:
+def apply_page(job: PageJob) -> tuple[MinedPage | None, Attempt | None]:
     """The page's records by its template's wrapper, without mining: ``(mined, None)``
-    when a wrapper fits the page, else ``(None, parsed)`` with the page parsed for
-    :func:`mine_page` (``(None, None)`` when it could not be parsed: mining says why).
-    Raises nothing."""
+    when a wrapper fits the page, else ``(None, attempt)`` for :func:`mine_page`
+    (``(None, None)`` when it could not be parsed: mining says why). Raises nothing."""
     t0 = time.process_time()
     out = MinedPage()
     try:
         with relative_to(http_date_base(job.date)):
-            parsed = _parse(job.body, job.url, job.encoding, job.max_bytes)
-            _try_wrapper(job, out, parsed[0])
+            root, encoding = _parse(job.body, job.url, job.encoding, job.max_bytes)
+            wrapped = _try_wrapper(job, out, root)
     except Exception:
         return None, None
-    if not out.wrapper_fits:
-        return None, parsed
     out.seconds = time.process_time() - t0
+    if not out.wrapper_fits:
+        return None, Attempt(root, encoding, out, wrapped)
     return out, None
 
 
@@ -224,13 +235,16 @@ def _try_wrapper(job: PageJob, out: MinedPage, root: Any) -> Region | None:
     return result.regions[0] if result.regions else None
 
 
-def _mine(job: PageJob, out: MinedPage, parsed: tuple[Any, str | None] | None = None) -> None:
-    root, encoding = parsed or _parse(job.body, job.url, job.encoding, job.max_bytes)
-    # the template decides whether a wrapper applies: from the tree when some template of
-    # the site has one, else later from the page model's path table (half the cost)
-    wrapped = _try_wrapper(job, out, root)
-    if out.wrapper_fits:
-        return
+def _mine(job: PageJob, out: MinedPage, attempt: Attempt | None = None) -> None:
+    if attempt is not None:
+        root, encoding, wrapped = attempt.root, attempt.encoding, attempt.wrapped
+    else:
+        root, encoding = _parse(job.body, job.url, job.encoding, job.max_bytes)
+        # the template decides whether a wrapper applies: from the tree when some template
+        # of the site has one, else later from the page model's path table (half the cost)
+        wrapped = _try_wrapper(job, out, root)
+        if out.wrapper_fits:
+            return
     assign = job.use_wrappers and not job.fixed_template and out.signature is None
     from scrapy_records.api import extract
 
