@@ -24,7 +24,8 @@ process), in the same run, and reports pages per second:
 * ``reuse_inline``: like ``reuse`` but ``RECORDS_THREADED = False``.
 
 It also reports the largest reactor stall (a 10 ms ``LoopingCall``'s worst lateness), the
-number that decides whether mining must leave the reactor thread.
+number that decides whether mining must leave the reactor thread; ``--stalls DIR`` writes
+what every thread of the crawl's process was doing during the stalls of 40 ms or more.
 
     python benchmarks/crawl.py [--repeat 4] [--rounds 3]
         [--modes plain,plain_items,unsupervised,wrappers,reuse,inline]
@@ -94,9 +95,38 @@ RUNNER = textwrap.dedent(
     process.crawl(crawler)
     loop = task.LoopingCall(tick)
     loop.start(0.01)
+    stalls = {}
+    if cfg.get("stalls"):  # what every thread was doing while the reactor was 40 ms late
+        import threading, traceback
+
+        def where(frame):
+            return " < ".join(
+                f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}:{f.name}"
+                for f in reversed([f for f in traceback.extract_stack(frame)
+                                   if not f.filename.startswith("<frozen")][-5:])
+            )
+
+        def watch():
+            main, me = threading.main_thread().ident, threading.get_ident()
+            while True:
+                time.sleep(0.005)
+                last = lag["last"]
+                if last is None or time.perf_counter() - last < 0.04:
+                    continue
+                frames = sys._current_frames()
+                key = tuple(sorted(("MAIN " if i == main else "thread ") + where(f)
+                                   for i, f in frames.items() if i != me))
+                stalls[key] = stalls.get(key, 0) + 1
+
+        threading.Thread(target=watch, daemon=True).start()
     t0 = time.perf_counter()
     process.start()
     dt = time.perf_counter() - t0
+    if cfg.get("stalls"):
+        with open(cfg["stalls"], "w") as f:
+            for key, n in sorted(stalls.items(), key=lambda kv: -kv[1])[:10]:
+                f.write(f"{n} samples (5 ms apart) of a stall of 40 ms or more:{chr(10)}")
+                f.write("".join(f"   {line}{chr(10)}" for line in key) + chr(10))
     st = crawler.stats.get_stats()
     pages = st.get("response_received_count", 0)
     import resource
@@ -123,6 +153,8 @@ def paths() -> list[str]:
 
 #: ``--py-spy DIR``: where each mode's samples of the crawl's process go (collapsed stacks)
 PROFILE_DIR: Path | None = None
+#: ``--stalls DIR``: where each mode's reactor stalls go (every thread's stack, sampled)
+STALLS_DIR: Path | None = None
 
 
 def run_mode(
@@ -145,6 +177,7 @@ def run_mode(
         "extra_items": 5 if name == "plain_items" else 0,
         "proxy": proxy,
         "bare": urls is not None,
+        "stalls": str(STALLS_DIR / f"{name}.txt") if STALLS_DIR is not None else None,
     }
     (workdir / f"{name}.cfg").write_text(json.dumps(cfg))
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -232,6 +265,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (best run per mode)")
     ap.add_argument("--pages", help="a folder or .zip of saved pages to crawl instead of the demo")
     ap.add_argument(
+        "--stalls",
+        metavar="DIR",
+        help="write, per mode, what every thread of the crawl's process was doing while the"
+        " reactor was 40 ms or more late (sampled every 5 ms) into DIR/<mode>.txt",
+    )
+    ap.add_argument(
         "--py-spy",
         metavar="DIR",
         help="record each mode's crawl process with py-spy (installed separately) into DIR",
@@ -241,6 +280,10 @@ def main(argv: list[str] | None = None) -> None:
         global PROFILE_DIR
         PROFILE_DIR = Path(args.py_spy).resolve()
         PROFILE_DIR.mkdir(parents=True, exist_ok=True)
+    if args.stalls:
+        global STALLS_DIR
+        STALLS_DIR = Path(args.stalls).resolve()
+        STALLS_DIR.mkdir(parents=True, exist_ok=True)
     if args.repeat is None:
         args.repeat = 1 if args.pages else 4
     if args.pages:
