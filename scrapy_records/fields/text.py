@@ -52,12 +52,20 @@ _EDGE_SEPARATORS = " ,;|·•"
 _EDGE_DASHES = re.compile(r"^[-\u2013\u2014]\s+|\s+[-\u2013\u2014]$")
 
 
+#: a text that is only one of these joins two parts around it (the "and" between two
+#: linked author names): layout, not a value
+_JOINERS = frozenset({"and", "&", "or", "und", "et"})
+
+
 def strip_separators(text: str) -> str:
     """``text`` without the list separators at its ends ("344," -> "344", "Politics —" ->
-    "Politics"); a dash touching a word or digit stays ("-5", "A-")."""
+    "Politics"); a dash touching a word or digit stays ("-5", "A-"). A lone joining word
+    ("and" between two linked names) is no value: ``""``."""
     t = text.strip(_EDGE_SEPARATORS)
     if t[:1] in "-\u2013\u2014" or t[-1:] in "-\u2013\u2014":
         t = _EDGE_DASHES.sub("", t).strip(_EDGE_SEPARATORS)
+    if len(t) <= 3 and t.casefold() in _JOINERS:
+        return ""
     return t
 
 
