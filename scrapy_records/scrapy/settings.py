@@ -204,7 +204,7 @@ class RecordsConfig:
         "With `RECORDS_THREADED`, pages up to this size of a site whose wrappers are in memory"
         " are extracted by their wrapper in the reactor thread (a parse and the selectors,"
         " about a millisecond: less than the hand-off to the thread pool); pages the wrapper"
-        " does not fit are mined in the pool without being parsed again (stat"
+        " does not fit are mined in the pool without being parsed or signed again (stat"
         " `records/wrapper/inline`). 0: every page goes to the pool.",
     )
     preview_dir: str | None = setting(

@@ -106,7 +106,7 @@ class MinedPage:
 #: compiled wrappers by their document's digest (a worker applies a site's wrappers again
 #: and again: compile once)
 _WRAPPERS: OrderedDict[str, Wrapper] = OrderedDict()
-_WRAPPER_CACHE = 128
+_CACHE_SIZE = 128
 
 
 def _wrapper(document: str) -> Wrapper:
@@ -114,7 +114,7 @@ def _wrapper(document: str) -> Wrapper:
     w = _WRAPPERS.get(key)
     if w is None:
         w = _WRAPPERS[key] = Wrapper.from_json(document)
-        if len(_WRAPPERS) > _WRAPPER_CACHE:
+        if len(_WRAPPERS) > _CACHE_SIZE:
             _WRAPPERS.popitem(last=False)
     else:
         _WRAPPERS.move_to_end(key)
@@ -132,7 +132,7 @@ def _signature(d: dict[str, Any]) -> Signature:
         return hit[1]
     sig = Signature.from_dict(d)
     _SIGNATURES[id(d)] = (d, sig)
-    if len(_SIGNATURES) > _WRAPPER_CACHE:
+    if len(_SIGNATURES) > _CACHE_SIZE:
         _SIGNATURES.popitem(last=False)
     return sig
 
