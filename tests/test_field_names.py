@@ -637,3 +637,49 @@ def test_the_and_between_two_linked_authors_is_no_author():
     flat = [x for v in values for x in (v if isinstance(v, list) else [v])]
     assert "and" not in flat
     assert any(str(x).startswith("Kevin Starr 0") for x in flat)
+
+
+def _byline_page(bylines: list[str]) -> str:
+    return page(
+        "<ol class='results'>"
+        + "".join(
+            f"<li class='result'><h3><a href='/story/{i}'>Story headline number {i}</a></h3>"
+            f"<div class='meta subtext'>{b}</div><p>{BLURB} {i}</p></li>"
+            for i, b in enumerate(bylines)
+        )
+        + "</ol>"
+    )
+
+
+def test_a_byline_label_written_two_ways_names_the_author_and_is_no_value():
+    """Indianexpress: "Written by <a>Name</a>" in some records, "By: <a>Agency</a>" in
+    others. One label in two spellings: template, and it names the link ``author``."""
+    bylines = [
+        f"{label} <a href='/people/{i}'>Person {i}</a> - May {i + 1}, 2016"
+        for i, label in enumerate(["Written by", "By:", "Written by", "By:", "By:"])
+    ]
+    main = mined(_byline_page(bylines))
+    names = [c.name for c in main.columns]
+    assert "author" in names and "author_url" in names
+    flat = [v for rec in main.records for v in rec.fields.values()]
+    assert "Written by" not in flat and "By:" not in flat
+    assert main.records[1].fields["author"] == "Person 1"
+    # a phrase ending in "by" names the author too; "Sold by" stays a seller
+    assert label_name("Blog Entry By") == "author" and label_name("Sold by") == "seller"
+
+
+def test_a_byline_label_that_holds_its_value_gives_the_value_to_the_author_column():
+    """Psychologytoday: "Blog Entry By <a>Name</a> - date" in most records, the same line
+    as one text without the link in others. Those records keep their author text."""
+    bylines = [
+        f"Blog Entry By <a href='/experts/{i}'>Expert {i}</a> - Jun {i + 1}, 2014" for i in range(5)
+    ]
+    bylines[2] = "Blog Entry By Pamela Madsen - Jun 18, 2014"
+    bylines[4] = "Article By <a href='/experts/4'>Expert 4</a> - Jun 5, 2014"
+    bylines.append("Article By <a href='/experts/5'>Expert 5</a> - Jun 6, 2014")
+    main = mined(_byline_page(bylines))
+    authors = [rec.fields.get("author") for rec in main.records]
+    assert authors[0] == "Expert 0" and authors[4] == "Expert 4"
+    assert authors[2] == "Pamela Madsen - Jun 18, 2014"
+    flat = [v for rec in main.records for v in rec.fields.values()]
+    assert "Blog Entry By" not in flat and "Article By" not in flat

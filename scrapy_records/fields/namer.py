@@ -42,6 +42,7 @@ from scrapy_records.fields.slot_names import (
     Label,
     Parents,
     TableHeaders,
+    fill_eaten,
     find_labels,
     tag_names,
     tag_of,
@@ -93,6 +94,7 @@ def name_slots(
     (:func:`~scrapy_records.fields.repeats.merge_repeats`)."""
     anchor, _count = _anchors(data, layout.parent)
     labels = find_labels(slots, anchor, layout.parent, layout.depth, tag_names(page))
+    fill_eaten(data, labels)
     data = merge_repeats(data, layout, len(trees), set(labels))
     anchor, count = _anchors(data, layout.parent)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)

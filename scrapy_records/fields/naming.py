@@ -169,6 +169,12 @@ def best_token(tokens: Sequence[str]) -> str | None:
     return names[0]
 
 
+#: what a person writes: "<thing> by" labels its author ("Blog Entry By", "Article by")
+_WRITTEN_THINGS = frozenset(
+    "blog entry article post story review comment answer column essay report photo video "
+    "opinion news".split()
+)
+
 #: label words that name a role rather than say a name ("By Jane" -> ``author``)
 _LABEL_ROLES = {
     "by": "author",
@@ -180,6 +186,9 @@ _LABEL_ROLES = {
     "posted by": "author",
     "author": "author",
     "sold by": "seller",
+    "published by": "publisher",
+    "directed by": "director",
+    "reviewed by": "reviewer",
     "from": "source",
 }
 
@@ -188,9 +197,14 @@ def label_name(text: str) -> str | None:
     """A name from a label text ("Price:" -> ``price``, "By" -> ``author``), or ``None``
     when it is no label."""
     t = text.strip().rstrip(":：-–|").strip()
-    role = _LABEL_ROLES.get(t.lower().rstrip("."))
+    low = t.lower().rstrip(".")
+    role = _LABEL_ROLES.get(low)
     if role:
         return role
+    words = low.split()
+    if 1 < len(words) <= 3 and _LABEL_ROLES.get(words[-1]) == "author":
+        if all(w in _WRITTEN_THINGS for w in words[:-1]):
+            return "author"  # "Blog Entry By", "Article by": who wrote it ("Made by" is no author)
     if not t or len(t) > 30 or len(t.split()) > 4:
         return None
     if sum(ch.isalpha() for ch in t) < 3 or t.lower() in _STOP_LABELS:

@@ -31,7 +31,7 @@ from scrapy_records.fields.naming import (
 from scrapy_records.fields.records import page_data
 from scrapy_records.fields.slots import Slot
 from scrapy_records.fields.template import NodeMap, TemplateNode
-from scrapy_records.fields.text import is_label_text
+from scrapy_records.fields.text import is_byline_label
 from scrapy_records.page import Page
 
 Parents = dict[TemplateNode, TemplateNode | None]
@@ -48,6 +48,19 @@ class Label(NamedTuple):
     name: str
     own_link: bool  # the label is the constant text of the slot's own link ("Read more")
     loose: bool  # only a short text beside the value: a badge ("web", "New") reads alike
+    eaten: list[Any] | None = None  # per record, the value the label's own text holds
+
+
+def fill_eaten(data: list[Slot], labels: dict[int, Label]) -> None:
+    """Where a label slot holds its value in its own text ("Blog Entry By Jane Roe", no
+    link), that value fills the labelled text column for the record: nothing is lost."""
+    for s in data:
+        lab = labels.get(id(s))
+        if lab is None or lab.eaten is None or s.kind != "text" or s.type != "text":
+            continue
+        for r, v in enumerate(lab.eaten):
+            if v is not None and s.values[r] is None:
+                s.values[r] = v
 
 
 #: elements whose static text reads as the label of the value after it
@@ -85,6 +98,11 @@ def mark_static(slots: list[Slot], n: int) -> None:
     present = [sum(1 for v in s.values if v is not None) for s in slots]
     for k, s in enumerate(slots):
         vals = {v for v in s.values if v is not None}
+        if len(vals) > 1 and s.kind == "text":
+            eaten = _label_variants(s.values)
+            if eaten is not None:  # "Written by" / "By:": one label written two ways
+                s.static, s.raw = True, eaten
+                continue
         if len(vals) == 1 and present[k] == 1 and s.kind == "text" and n >= 2:
             # in one record only: a label by its form ("Sale ends:"), nothing else tells
             s.static = next(iter(vals)).rstrip().endswith((":", "："))
@@ -102,6 +120,31 @@ def mark_static(slots: list[Slot], n: int) -> None:
                 )
                 if v.rstrip().endswith((":", "：")) or (same_presence and label_name(v)):
                     s.static = True
+
+
+def _label_variants(values: list[Any]) -> list[Any] | None:
+    """A text slot whose values read as labels of one name, in one to three spellings
+    ("Written by", "By:"), each in two or more records, save values that are one of these
+    labels followed by its value ("Blog Entry By Jane Roe - May 2"): the label slot, with
+    those values per record (``None`` elsewhere). ``None`` when the slot is no label."""
+    spellings: dict[str, int] = {}
+    for v in values:
+        if v is not None and is_byline_label(v):
+            spellings[v] = spellings.get(v, 0) + 1
+    if not 1 <= len(spellings) <= 3 or min(spellings.values()) < 2:
+        return None
+    if len({label_name(v) for v in spellings}) != 1:
+        return None
+    eaten: list[Any] = [None] * len(values)
+    prefixes = sorted((x.strip() for x in spellings), key=len, reverse=True)
+    for r, v in enumerate(values):
+        if v is None or v in spellings:
+            continue
+        p = next((p for p in prefixes if v.startswith(p + " ")), None)
+        if p is None:
+            return None
+        eaten[r] = v[len(p) :].strip()
+    return eaten
 
 
 def tag_names(page: Page) -> list[str]:
@@ -143,7 +186,8 @@ def find_labels(
     for k, lab in enumerate(slots):
         if not lab.static or lab.kind != "text" or lab.collapsed:
             continue
-        lv = next((v for v in lab.values if v is not None), None)
+        present = [v for v in lab.values if v is not None]
+        lv = next((v for v in present if is_byline_label(v)), present[0] if present else None)
         ln = label_name(lv) if lv else None
         lab_el = tparent.get(lab.t)
         if not ln or not lv or lab_el is None:
@@ -176,9 +220,9 @@ def find_labels(
         lab_tag = tag_of(lab_el, tagnames)
         if lab_tag in _ACTION_TAGS and a is not lab_el:
             continue  # "Add to cart" names nothing; a link's constant text names its link
-        strong = colon or a is lab_el or lab_tag in _LABEL_TAGS or is_label_text(lv)
+        strong = colon or a is lab_el or lab_tag in _LABEL_TAGS or is_byline_label(lv)
         if strong or (lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3):
-            out[id(target)] = Label(ln, a is lab_el, not strong)
+            out[id(target)] = Label(ln, a is lab_el, not strong, lab.raw if lab.static else None)
     return out
 
 
