@@ -683,3 +683,28 @@ def test_a_byline_label_that_holds_its_value_gives_the_value_to_the_author_colum
     assert authors[2] == "Pamela Madsen - Jun 18, 2014"
     flat = [v for rec in main.records for v in rec.fields.values()]
     assert "Blog Entry By" not in flat and "Article By" not in flat
+
+
+def test_a_checkbox_caption_names_no_value():
+    """Ikea: "<label for=compare_N>Compare</label>" beside the last dimension. A form
+    control's caption names nothing: the dimension keeps its own name."""
+    html = page(
+        "<div class='results'>"
+        + "".join(
+            f"<div class='product'><a href='/p/{i}'><span class='prodName'>Shelf {i}</span>"
+            f"<span class='prodPrice'>${20 + i}.00</span></a><div class='dims'>"
+            f"<span class='dim'>Width: {30 + i} cm</span><span class='dim'>Depth: {i + 9} cm</span>"
+            f"<span class='dim'>Height: {i + 40} cm</span>"
+            f"<div class='compare'><input id='c{i}' type='checkbox'>"
+            f"<label for='c{i}'>Compare</label></div><div class='buttons'><a href='/cart/{i}'>"
+            f"<div class='caption'>{'Buy online' if i % 2 else 'In store only'}</div></a></div>"
+            "</div></div>"
+            for i in range(5)
+        )
+        + "</div>"
+    )
+    main = mined(html)
+    names = [c.name for c in main.columns]
+    assert "compare" not in names
+    flat = [x for v in main.records[2].fields.values() for x in (v if isinstance(v, list) else [v])]
+    assert "Height: 42 cm" in flat

@@ -220,6 +220,8 @@ def find_labels(
         lab_tag = tag_of(lab_el, tagnames)
         if lab_tag in _ACTION_TAGS and a is not lab_el:
             continue  # "Add to cart" names nothing; a link's constant text names its link
+        if lab_tag == "label" and not colon and a is not lab_el:
+            continue  # a form control's caption ("Compare" by its checkbox), not a value's
         strong = colon or a is lab_el or lab_tag in _LABEL_TAGS or is_byline_label(lv)
         if strong or (lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3):
             out[id(target)] = Label(ln, a is lab_el, not strong, lab.raw if lab.static else None)
