@@ -708,3 +708,38 @@ def test_a_checkbox_caption_names_no_value():
     assert "compare" not in names
     flat = [x for v in main.records[2].fields.values() for x in (v if isinstance(v, list) else [v])]
     assert "Height: 42 cm" in flat
+
+
+def _pack_shop(start: int, packs: dict[int, str]) -> str:
+    return page(
+        "<ul class='grid'>"
+        + "".join(
+            f"<li class='product'><h3><a href='/p/{i}'>Storage box model {i}</a></h3>"
+            f"<span class='prodPrice'>${10 + i}.00{packs.get(i, '')}</span><p>{BLURB}</p></li>"
+            for i in range(start, start + 6)
+        )
+        + "</ul>"
+    )
+
+
+def test_a_price_with_a_unit_note_stays_a_price_and_keeps_its_note_mined_and_wrapped():
+    """Ikea: "$10.00 /2 pack" among plain prices made the whole column text ("$249.00").
+    The amount is the price; the note is the ``<name>_unit`` column, mined and wrapped."""
+    first = _pack_shop(1, {3: " /2 pack"})
+    main = mined(first)
+    types = {c.name: c.type for c in main.columns}
+    assert types["prod_price"] == "price"
+    rec = main.records[2].fields
+    assert (rec["prod_price"], rec["prod_price_currency"], rec["prod_price_unit"]) == (
+        13.0,
+        "$",
+        "2 pack",
+    )
+    assert "prod_price_unit" not in main.records[0].fields
+    second = _pack_shop(21, {24: "/lb"})
+    w = scrapy_records.induce(
+        [("https://shop.example/a", first), ("https://shop.example/b", second)]
+    )
+    got = w.extract(_pack_shop(41, {42: " per kg"}), url="https://shop.example/c").records
+    assert got[1].fields["prod_price"] == 52.0 and got[1].fields["prod_price_unit"] == "kg"
+    assert "prod_price_unit" not in got[0].fields

@@ -84,7 +84,8 @@ def align_records(
     :returns: ``(columns, values)``, ``values`` holding one ``{column name: value}`` dict per
         record (absent columns are absent keys). Column names follow the rules of
         :mod:`scrapy_records.fields.naming`; duplicates get ``_2``, ``_3``...; a price
-        column with currencies gets a ``<name>_currency`` companion column.
+        column with currencies gets a ``<name>_currency`` companion column (and one with unit
+        notes, "/2 pack", a ``<name>_unit`` column).
     """
     roots = [_clean_group(page, g) for g in groups]
     n = len(roots)
@@ -112,11 +113,11 @@ def align_records(
         slots = collapse_variable_subtrees(page, slots, layout, trees, maps)
     mark_static(slots, n)
     data = data_slots(slots, max_columns)
-    currencies = type_slots(data, n)
+    companions = type_slots(data, n)
     set_xpaths(page, data, trees, roots)
     data = name_slots(page, slots, data, trees, maps, layout)
     data = drop_duplicates(data, EVIDENCE_RANK)
-    return _assemble(data, currencies, n)
+    return _assemble(data, companions, n)
 
 
 def _clean_group(page: Page, g: Sequence[int]) -> tuple[int, ...]:
@@ -130,10 +131,10 @@ def _clean_group(page: Page, g: Sequence[int]) -> tuple[int, ...]:
 
 
 def _assemble(
-    data: list[Slot], currencies: dict[int, list[str | None]], n: int
+    data: list[Slot], companions: dict[int, dict[str, list[str | None]]], n: int
 ) -> tuple[list[Column], list[dict[str, Any]]]:
-    """The columns (unique names, each price column followed by its currency column) and
-    one ``{column name: value}`` dict per record.
+    """The columns (unique names, each price column followed by its currency and unit
+    columns) and one ``{column name: value}`` dict per record.
 
     Of columns that share a name the fullest keeps it and the others get ``_2``, ``_3`` in
     document order: a rare optional part before the main one does not rename the main one
@@ -168,11 +169,10 @@ def _assemble(
             rname = unique(f"{name}_raw")
             columns.append(Column(rname, "text", fill, s.xpath, "raw"))
             out.append((rname, raw))
-        cl = currencies.get(id(s))
-        if cl is not None:
-            cname = unique(f"{name}_currency")
+        for key, cl in companions.get(id(s), {}).items():  # currency, then unit ("2 pack")
+            cname = unique(f"{name}_{key}")
             cfill = sum(1 for c in cl if c) / n
-            columns.append(Column(cname, "text", cfill, s.xpath, "currency"))
+            columns.append(Column(cname, "text", cfill, s.xpath, key))
             out.append((cname, cl))
     values: list[dict[str, Any]] = [{} for _ in range(n)]
     for name, vals in out:

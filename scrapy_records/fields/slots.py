@@ -16,7 +16,7 @@ from scrapy_records.fields.records import INLINE_TAGS, ROOT, TEXT, RecordTree, p
 from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
 from scrapy_records.fields.text import inline_text, strip_separators
 from scrapy_records.fields.urls import image_url, url_resolver
-from scrapy_records.fields.values import infer_column
+from scrapy_records.fields.values import infer_column, price_units
 from scrapy_records.page import Page
 
 logger = logging.getLogger(__name__)
@@ -274,26 +274,30 @@ def data_slots(slots: list[Slot], max_columns: int) -> list[Slot]:
     return data
 
 
-def type_slots(data: list[Slot], n: int) -> dict[int, list[str | None]]:
+def type_slots(data: list[Slot], n: int) -> dict[int, dict[str, list[str | None]]]:
     """Type the text slots (:func:`~scrapy_records.fields.values.infer_column`) and convert
-    their values; returns the currency of each record's value per price slot (``id(slot)``)."""
-    currencies: dict[int, list[str | None]] = {}
+    their values; returns each price slot's companions per record (``id(slot) ->``
+    ``{"currency": [...], "unit": [...]}``, a key only when some record has one)."""
+    companions: dict[int, dict[str, list[str | None]]] = {}
     for s in data:
         if s.kind != "text":
             continue
         idx = [r for r in range(n) if s.values[r] is not None]
-        typ, conv, curs = infer_column([s.values[r] for r in idx])
+        raw = [s.values[r] for r in idx]
+        typ, conv, curs = infer_column(raw)
         s.type = typ
         if typ != "text":
             s.raw = list(s.values)
             for r, v in zip(idx, conv):
                 s.values[r] = v
-        if curs is not None and any(curs):
-            cl: list[str | None] = [None] * n
-            for r, c in zip(idx, curs):
-                cl[r] = c
-            currencies[id(s)] = cl
-    return currencies
+        units = price_units(raw) if typ == "price" else None
+        for key, per in (("currency", curs), ("unit", units)):
+            if per is not None and any(per):
+                cl: list[str | None] = [None] * n
+                for r, c in zip(idx, per):
+                    cl[r] = c
+                companions.setdefault(id(s), {})[key] = cl
+    return companions
 
 
 def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:

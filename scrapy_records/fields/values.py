@@ -53,6 +53,8 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "parse_number",
     "parse_price",
+    "price_unit",
+    "price_units",
     "parse_date_iso",
     "decimal_style",
     "infer_column",
@@ -138,6 +140,13 @@ _PRICE_RE = re.compile(
     re.I,
 )
 _NUMBER_RE = re.compile(rf"^{_NUM}$")
+#: a unit note after a price ("$10.00 /2 pack", "$3.99/lb", "€2 per kg", "£1.25 each"):
+#: a slash or "per" and one to three short words, or "each"/"ea."
+_UNIT_NOTE_RE = re.compile(
+    r"^(?P<price>.*?\d.*?)\s*(?:(?:/|\bper\s)\s*(?P<unit>(?=[^/]*[^\W\d_])[\w.]+(?:\s[\w.]+){0,2})"
+    r"|(?P<each>\beach|\bea\.?))\s*$",
+    re.I,
+)
 _NUM_SEARCH_RE = re.compile(_NUM)
 # digit-group separators that are never decimal points: spaces and apostrophes before 3 digits
 _GROUP_SEP_RE = re.compile(rf"(?<=\d)[{_SPACES}'’](?=\d{{3}}(?!\d))")
@@ -272,17 +281,45 @@ def parse_number(
     return int(sign + intpart) if sign != "-" or intpart.strip("0") else 0
 
 
+def price_unit(text: str) -> tuple[str, str] | None:
+    """``(price text, unit)`` when ``text`` ends with a unit note, else ``None``.
+
+    >>> price_unit("$10.00 /2 pack"), price_unit("$3.99/lb"), price_unit("£1.25 each")
+    (('$10.00', '2 pack'), ('$3.99', 'lb'), ('£1.25', 'each'))
+    """
+    if "/" not in text and not _PER_EACH_RE.search(text):
+        return None
+    m = _UNIT_NOTE_RE.match(text.strip())
+    if m is None:
+        return None
+    unit = m.group("unit") or m.group("each")
+    return m.group("price"), unit.rstrip(".").lower() if m.group("each") else unit
+
+
+_PER_EACH_RE = re.compile(r"\b(?:per|each|ea)\b", re.I)
+
+
 def parse_price(text: str, decimal: str | None = None) -> tuple[float, str | None] | None:
     """Parse ``text`` as a price: ``(amount, currency)`` or ``None``.
 
     ``currency`` is an ISO code when the marker is unambiguous, the marker otherwise, or
-    ``None`` when the text is a bare number.
+    ``None`` when the text is a bare number. A unit note after the amount ("/2 pack",
+    "per kg", :func:`price_unit`) is allowed: the amount is the price it states.
 
     >>> parse_price("$1,299.00"), parse_price("1.299,00 €"), parse_price("12,- EUR")
     ((1299.0, '$'), (1299.0, 'EUR'), (12.0, 'EUR'))
     """
     if not text or len(text) > 48:
         return None
+    out = _parse_price(text, decimal)
+    if out is None:
+        pu = price_unit(text)
+        if pu is not None:
+            out = _parse_price(pu[0], decimal)
+    return out
+
+
+def _parse_price(text: str, decimal: str | None) -> tuple[float, str | None] | None:
     m = _PRICE_RE.match(text.strip())
     if not m or not m.group("num"):
         return None
@@ -393,7 +430,7 @@ def infer_column(
 
     Returns ``(type, converted, currencies)``: ``type`` is ``price``, ``number``, ``date``
     or ``text``; ``converted`` is parallel to ``values``; ``currencies`` (prices only) holds
-    each value's currency or ``None``.
+    each value's currency or ``None``. (A price's unit note: :func:`price_units`.)
 
     A price column needs every value to parse as a price and at least half of them to
     carry a currency marker; a number column needs every value to be a bare number; a
@@ -422,6 +459,12 @@ def infer_column(
     if dates is not None:
         return "date", dates, None
     return "text", list(vals), None
+
+
+def price_units(values: Sequence[str | None]) -> list[str | None] | None:
+    """Each price text's unit note (:func:`price_unit`), or ``None`` when none has one."""
+    units = [None if v is None else (price_unit(v) or (None, None))[1] for v in values]
+    return units if any(units) else None
 
 
 def guess_type(values: Sequence[Any]) -> str:

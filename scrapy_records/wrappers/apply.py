@@ -17,7 +17,13 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.dates import current_relative_base
-from scrapy_records.fields.values import decimal_style, parse_date_iso, parse_number, parse_price
+from scrapy_records.fields.values import (
+    decimal_style,
+    parse_date_iso,
+    parse_number,
+    parse_price,
+    price_unit,
+)
 from scrapy_records.results import Column, PageResult, Record, Region
 from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
@@ -90,7 +96,8 @@ def _parse_date(text: str, _when: Any) -> str | None:
 def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
     """Convert number/price/date values in place with :mod:`scrapy_records.fields.values` (the
     extractors' typing): numbers become int/float, prices a float plus a
-    ``<name>_currency`` value when a currency is named, dates ISO 8601 strings. A value
+    ``<name>_currency`` value when a currency is named (and ``<name>_unit`` when a unit
+    note follows, "/2 pack"), dates ISO 8601 strings. A value
     that does not convert is dropped (a column never mixes strings and numbers) and
     counted; returns that count."""
     if not fields:
@@ -110,7 +117,7 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
                 continue
             items = v if isinstance(v, list) else [v]
             out = []
-            cur = None
+            cur = unit = None
             for x in items:
                 y: float | str | None
                 if f.type == "number":
@@ -120,6 +127,8 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
                     y = pr[0] if pr else None
                     if pr and pr[1] and cur is None:
                         cur = pr[1]
+                    if pr and unit is None:
+                        unit = (price_unit(x) or (None, None))[1]
                 else:
                     y = _parse_date(x, when)
                 if y is None:
@@ -132,6 +141,8 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
             r[name] = out if isinstance(v, list) else out[0]
             if cur is not None:
                 r[name + "_currency"] = cur
+            if unit is not None:
+                r[name + "_unit"] = unit
     return errors
 
 
@@ -388,7 +399,9 @@ class CompiledWrapper:
         self.order = [
             x
             for f in self.fields
-            for x in ((f.name, f.name + "_currency") if f.type == "price" else (f.name,))
+            for x in (
+                (f.name, f.name + "_currency", f.name + "_unit") if f.type == "price" else (f.name,)
+            )
         ]
         self.lists = [_List(x) for x in w.lists]
         self.page_fields = [FieldReader(f) for f in w.page_fields]

@@ -25,7 +25,7 @@ MIN_AGREEMENT = 0.8
 
 
 #: companion columns named after their base column (``price`` -> ``price_currency``)
-_COMPANIONS = {"currency": "_currency", "raw": "_raw"}
+_COMPANIONS = {"currency": "_currency", "unit": "_unit", "raw": "_raw"}
 
 
 def adopt_schema(mined: Region, wrapped: Region | None) -> dict[str, str]:
