@@ -506,6 +506,30 @@ def test_label_anchored_page_fields_survive_layout_shift():
         assert got == (page_vals[f.name] if f.type == "text" else "$12.00")
 
 
+def test_a_value_two_sample_pages_share_is_no_label_of_the_next_paragraph():
+    """The demo shop's product pages: "In stock" in its own paragraph on both sample pages
+    read as a label, and the description after it became a page field ``in_stock`` that
+    an out-of-stock page lacked. A label ends with ":", sits in a label element, or shares
+    a small element with its value."""
+    page = (
+        "<html><body><div class='detail'><h1>{t}</h1><p class='stock'>{s}</p>"
+        "<p class='desc'>{d}</p><table><tr><th>Colour</th><td>{c}</td></tr></table>"
+        "<ul class='reviews'>{r}</ul></div></body></html>"
+    )
+    reviews = "".join(
+        f"<li class='review'><span class='author'>{who}</span><p>Review text by {who}.</p></li>"
+        for who in ("ann", "bob", "cy")
+    )
+    a = page.format(t="Teapot 3", s="In stock", d="A teapot that pours.", c="Green", r=reviews)
+    b = page.format(t="Lamp 7", s="In stock", d="A lamp for long nights.", c="Steel", r=reviews)
+    w = induce([("http://shop.example/p/3", a), ("http://shop.example/p/7", b)])
+    labelled = {f.name for f in w.page_fields if "following::text()" in f.xpath}
+    assert "colour" in labelled and "in_stock" not in labelled
+    c = page.format(t="Kettle 9", s="Out of stock", d="A kettle that sings.", c="Blue", r=reviews)
+    vals = w.extract(c, url="http://shop.example/p/9").regions[0].meta["page"]
+    assert vals["colour"] == "Blue" and "in_stock" not in vals
+
+
 def test_field_names_follow_the_extractor_columns_when_values_agree():
     w, region, page = shop_wrapper()
     res = w.extract(page)

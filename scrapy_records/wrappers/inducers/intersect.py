@@ -320,6 +320,28 @@ def _label_candidates(page: Page) -> dict[str, tuple[int, int]]:
     return seen
 
 
+#: elements whose text is a label wherever its value is ("Colour" in a ``th``)
+_LABEL_TAGS = frozenset({"th", "dt", "label", "b", "strong", "em", "legend", "caption"})
+#: an unmarked label and its value share an element holding at most this many texts
+_LABEL_SPAN = 4
+
+
+def _reads_as_label(page: Page, leaf: int) -> bool:
+    """Whether the short text at ``leaf`` labels the text after it: it ends with a colon, is
+    held by a label element (``th``, ``dt``, ``b``...), or shares a small element with it
+    (a row of label and value). "In stock" in its own paragraph, followed by the next
+    paragraph, is a value that two sample pages happen to share, not that paragraph's label."""
+    text = page.leaves[leaf]
+    if text.rstrip().endswith((":", "：")) or page.tag[page.leaf_owner[leaf]] in _LABEL_TAGS:
+        return True
+    if leaf + 1 >= len(page.leaves):
+        return False  # the page's last text labels nothing
+    a, j = page.leaf_owner[leaf], page.leaf_owner[leaf + 1]
+    while a >= 0 and not a <= j <= page.end[a]:
+        a = page.parent[a]
+    return a >= 0 and page.leaf_hi[a] - page.leaf_lo[a] <= _LABEL_SPAN
+
+
 def _next_leaf(page: Page, leaf: int) -> str | None:
     return page.leaves[leaf + 1] if leaf + 1 < len(page.leaves) else None
 
@@ -374,7 +396,9 @@ def _label_fields(
         # the text after the label must differ between pages (data) before the XPath that
         # must reproduce it is evaluated: most labels are followed by template text
         nexts = {_next_leaf(s.page, cands[k][label][0]) for k, s in enumerate(sels)}
-        if len(nexts) < 2:
+        if len(nexts) < 2 or not all(
+            _reads_as_label(s.page, cands[k][label][0]) for k, s in enumerate(sels)
+        ):
             continue
         # a label written with an invisible character ("\ufeffColour": the page model reads
         # "Colour") is matched the same way: without it
