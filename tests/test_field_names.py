@@ -743,3 +743,22 @@ def test_a_price_with_a_unit_note_stays_a_price_and_keeps_its_note_mined_and_wra
     got = w.extract(_pack_shop(41, {42: " per kg"}), url="https://shop.example/c").records
     assert got[1].fields["prod_price"] == 52.0 and got[1].fields["prod_price_unit"] == "kg"
     assert "prod_price_unit" not in got[0].fields
+
+
+def test_an_and_that_ends_an_author_before_a_linked_one_is_cut_off():
+    """Amazon: "by <span>Dennis Ojima and </span><span><a>Keith Paustian</a></span>": the
+    first author's text ends with the "and" that joins it to the linked second author."""
+
+    def item(i: int) -> str:
+        second = f"<span><a href='/a/{i}'>Second Author {i}</a></span>" if i % 2 else ""
+        first = f"First Author {i} and " if i % 2 else f"First Author {i}"
+        return (
+            f"<li class='r'><h3><a href='/p/{i}'>Report number {i}</a></h3>"
+            f"<div class='by'><span>by </span><span class='a1'>{first}</span>{second}</div>"
+            f"<p>{BLURB} {i}</p></li>"
+        )
+
+    main = mined(page("<ul>" + "".join(item(i) for i in range(6)) + "</ul>"))
+    flat = [v for rec in main.records for v in rec.fields.values()]
+    assert "First Author 1" in flat and "First Author 2" in flat
+    assert not any(isinstance(v, str) and v.endswith(" and") for v in flat)

@@ -60,12 +60,16 @@ _JOINERS = frozenset({"and", "&", "or", "und", "et"})
 def strip_separators(text: str) -> str:
     """``text`` without the list separators at its ends ("344," -> "344", "Politics —" ->
     "Politics"); a dash touching a word or digit stays ("-5", "A-"). A lone joining word
-    ("and" between two linked names) is no value: ``""``."""
+    ("and" between two linked names) is no value: ``""``; one that ends a value of two
+    words or more ("Dennis Ojima and", the next name being a link) is cut off."""
     t = text.strip(_EDGE_SEPARATORS)
     if t[:1] in "-\u2013\u2014" or t[-1:] in "-\u2013\u2014":
         t = _EDGE_DASHES.sub("", t).strip(_EDGE_SEPARATORS)
     if len(t) <= 3 and t.casefold() in _JOINERS:
         return ""
+    head, sep, last = t.rpartition(" ")
+    if sep and len(last) <= 3 and last.casefold() in _JOINERS and " " in head.strip():
+        return head.rstrip(_EDGE_SEPARATORS)  # "Dennis Ojima and" before the next linked name
     return t
 
 
