@@ -762,3 +762,29 @@ def test_an_and_that_ends_an_author_before_a_linked_one_is_cut_off():
     flat = [v for rec in main.records for v in rec.fields.values()]
     assert "First Author 1" in flat and "First Author 2" in flat
     assert not any(isinstance(v, str) and v.endswith(" and") for v in flat)
+
+
+def test_a_label_cell_that_changes_from_record_to_record_gives_one_column_per_label():
+    """Ancestry: each record's second row is "Civil: <value>" or "Residence: <value>". The
+    label is not a value: one column per label, each named after it."""
+    rows = [("Civil:", "Quebec"), ("Residence:", "Ottawa"), ("Civil:", "Montreal")]
+    rows += [("Residence:", "Toronto"), ("Civil:", "Halifax")]
+    html = page(
+        "<table><tbody>"
+        + "".join(
+            f"<tr class='rec'><td><a href='/r/{i}'>Society record number {i}</a></td><td>"
+            f"<table><tr><td><span>Name:</span></td><td>Person {i} of the index</td></tr>"
+            f"<tr><td><span>{label}</span></td><td>{value}</td></tr></table></td></tr>"
+            for i, (label, value) in enumerate(rows)
+        )
+        + "</tbody></table>"
+    )
+    main = mined(html)
+    names = [c.name for c in main.columns]
+    assert "civil" in names and "residence" in names
+    assert main.records[1].fields["residence"] == "Ottawa"
+    assert (
+        main.records[2].fields["civil"] == "Montreal" and "residence" not in main.records[2].fields
+    )
+    flat = [v for rec in main.records for v in rec.fields.values()]
+    assert "Civil:" not in flat and "Residence:" not in flat

@@ -197,8 +197,10 @@ def label_value_columns(data: list[Slot], n: int) -> list[Slot]:
 
 
 def _pair_columns(keys: Slot, vals: Slot, n: int) -> list[Slot] | None:
-    if not (keys.multiple and vals.multiple and keys.kind == vals.kind == "text"):
+    if keys.kind != "text" or vals.kind != "text":
         return None
+    if not (keys.multiple and vals.multiple):
+        return _pair_positional(keys, vals, n)
     labels: list[str] = []
     for r in range(n):
         ks, vs = keys.values[r] or [], vals.values[r] or []
@@ -208,6 +210,12 @@ def _pair_columns(keys: Slot, vals: Slot, n: int) -> list[Slot] | None:
     named = [label_name(x) for x in labels if is_label_text(x)]
     if not labels or len(named) < 0.9 * len(labels) or None in named:
         return None
+    return _label_columns(keys, vals, labels, n)
+
+
+def _label_columns(keys: Slot, vals: Slot, labels: list[str], n: int) -> list[Slot]:
+    """One column per label (the most frequent, in first-seen order), holding the value
+    beside that label in each record."""
     order: dict[str, int] = {}
     for x in labels:
         order[x.strip()] = order.get(x.strip(), 0) + 1
@@ -228,6 +236,32 @@ def _pair_columns(keys: Slot, vals: Slot, n: int) -> list[Slot] | None:
     return cols
 
 
+def _pair_positional(keys: Slot, vals: Slot, n: int) -> list[Slot] | None:
+    """One label cell and one value cell at the same place of every record, the label
+    changing from record to record ("Civil:" / "Residence:" in a table's second row): one
+    column per label, as for lists of labels (:func:`_pair_columns`). Every label ends
+    with ":" and has a value beside it."""
+    if keys.multiple or vals.multiple:
+        return None
+    pairs = [(k, v) for k, v in zip(keys.values, vals.values) if k is not None]
+    if not pairs or any(
+        v is None or not isinstance(k, str) or not k.rstrip().endswith((":", "："))
+        for k, v in pairs
+    ):
+        return None
+    labels = {k.strip() for k, _v in pairs}
+    names = {label_name(k) for k in labels}
+    if len(labels) < 2 or None in names or len(names) < len(labels):
+        return None  # (one label in several spellings, "By:" / "Von:", names one column)
+    wrapped = Slot(vals.t, "text", vals.order, n)
+    wrapped.values = [None if k is None else [v] for k, v in zip(keys.values, vals.values)]
+    keyed = Slot(keys.t, "text", keys.order, n)
+    keyed.values = [None if k is None else [k] for k in keys.values]
+    keyed.xpath, wrapped.xpath = keys.xpath, vals.xpath
+    wrapped.refs = list(vals.refs)
+    return _label_columns(keyed, wrapped, [k for k, _v in pairs], n)
+
+
 def _label_xpath(key_xpath: str | None, value_xpath: str | None, label: str) -> str | None:
     """The value's XPath with the repeated step anchored on its label's text:
     ``div/div[starts-with(normalize-space(.), 'Color:')]/b``."""
@@ -240,5 +274,6 @@ def _label_xpath(key_xpath: str | None, value_xpath: str | None, label: str) -> 
         k += 1
     if k == 0:
         return None
-    item = f"{vs[k - 1]}[starts-with(normalize-space(.), {lit})]"
+    step = re.sub(r"\[\d+\]$", "", vs[k - 1])  # the label, not the position, finds the row
+    item = f"{step}[starts-with(normalize-space(.), {lit})]"
     return "/".join([*vs[: k - 1], item, *vs[k:]])
