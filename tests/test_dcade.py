@@ -246,6 +246,28 @@ def test_tc19_low_density_block_collapses_to_one_column():
     assert "A b c d e f" not in [v for c in off.columns for v in c.values]
 
 
+def test_low_density_text_merges_beside_the_heading_in_its_element():
+    # the synopsis (inline titles, paragraphs) shares its <font> with the "Synopsis"
+    # heading and the "Cast:" label, both landmarks: beside free text only a neighbouring
+    # leaf of the segment itself keeps a run apart (label/value rows: see TC8)
+    bodies = [
+        "Great",
+        "Good <i>value</i> here",
+        "A <i>b</i> c <p>d <i>e</i> f</p>",
+        "x <i>y</i> z",
+        "Fine",
+    ]
+    pages = [
+        page(f"<h1>{t}</h1><font><b>Synopsis</b> {b} <b>Cast:</b> <span>{brand}</span></font>")
+        for (t, _, brand), b in zip(PRODUCTS, bodies)
+    ]
+    s = induce_schema(pages, trial_plain=True)
+    c = col_with(s, "A b c d e f")
+    assert c.label == "MD"
+    assert c.values == ["Great", "Good value here", "A b c d e f", "x y z", "Fine"]
+    assert col_with(s, "Acme").label == "MD"
+
+
 def test_tc20_recursive_mandatory_templates():
     pages = [
         page(

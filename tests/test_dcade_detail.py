@@ -505,3 +505,28 @@ def test_a_search_page_with_two_short_lists_is_no_detail_page():
     # the books stay detail pages
     books = [Page(book(i, *b), url=f"http://books.example/b/{i}") for i, b in enumerate(BOOKS)]
     assert detail_template(books, [extract(p).regions for p in books])
+
+
+def _film(i: int, director: str, studio: str) -> str:
+    """A film page: label/value rows whose values are links, and a reviews heading whose
+    link ("Write a review!") reads the same on every page."""
+    return f"""<html><body><h1>Film {i}: {director.split()[0]}'s {studio} story</h1>
+<p><b>Director:</b> <a href="/person/{i}">{director}</a></p>
+<p><b>Studio:</b> <a href="/studio/{i}">{studio}</a></p>
+<p><b>Member Reviews</b> <a href="/review?film={i}">Write a review!</a></p>
+<p>{10 + 7 * i} reviews so far</p></body></html>"""
+
+
+def test_a_link_whose_text_is_the_same_on_every_page_is_no_coinciding_value():
+    # the call to action sits under a bold heading like the linked values sit under their
+    # labels, but a link reading the same on every page is navigation (its URL varies)
+    films = [("Ann Archer", "Pinewood"), ("Bo Baker", "Ealing"), ("Cy Cole", "Hammer")]
+    films += [("Di Dunn", "Elstree"), ("Ed Eames", "Shepperton")]
+    pages = [
+        Page(_film(i, d, s).encode(), url=f"http://films.example/{i}")
+        for i, (d, s) in enumerate(films)
+    ]
+    schema = induce_schema(pages)
+    by_text = {next(v for v in c.values if v is not None): c for c in schema.columns}
+    assert by_text["Write a review!"].template
+    assert by_text["Ann Archer"].data and by_text["Pinewood"].data

@@ -105,21 +105,36 @@ def merge_low_density(enc: Encoding, opts: dict[str, Any], seg: list[Column]) ->
     two landmarks) into one column; template columns stay as separators."""
     if len(seg) < 2:
         return seg
+    inside = _segment_leaves(enc, seg)
     out: list[Column] = []
     block: list[Column] = []
     for c in seg:
         if c.kind in ("MT", "LM", "L"):
-            _flush_block(enc, opts, block, out)
+            _flush_block(enc, opts, block, out, inside)
             block = []
             out.append(c)
         else:
             block.append(c)
-    _flush_block(enc, opts, block, out)
+    _flush_block(enc, opts, block, out, inside)
     return out
 
 
+def _segment_leaves(enc: Encoding, seg: list[Column]) -> list[set[int]]:
+    """Per page, the leaves of the segment's columns (the leaves next to them outside
+    are the landmarks that bound the segment)."""
+    inside: list[set[int]] = [set() for _ in range(enc.m)]
+    for c in seg:
+        for r, ks in c.cells.items():
+            inside[r].update(ks)
+    return inside
+
+
 def _flush_block(
-    enc: Encoding, opts: dict[str, Any], block: list[Column], out: list[Column]
+    enc: Encoding,
+    opts: dict[str, Any],
+    block: list[Column],
+    out: list[Column],
+    inside: list[set[int]],
 ) -> None:
     if not (len(block) >= 2 and _density(enc, opts, block) <= opts["theta_den"]):
         out.extend(block)
@@ -129,26 +144,41 @@ def _flush_block(
         if not is_template(enc, opts, c):
             run.append(c)
             continue
-        _flush_run(enc, opts, run, out)
+        _flush_run(enc, opts, run, out, inside)
         run = []
         out.append(c)
-    _flush_run(enc, opts, run, out)
+    _flush_run(enc, opts, run, out, inside)
 
 
-def _flush_run(enc: Encoding, opts: dict[str, Any], run: list[Column], out: list[Column]) -> None:
-    if len(run) >= 2 and fills_one_element(enc, opts, run):
+def _flush_run(
+    enc: Encoding,
+    opts: dict[str, Any],
+    run: list[Column],
+    out: list[Column],
+    inside: list[set[int]],
+) -> None:
+    if len(run) >= 2 and fills_one_element(enc, opts, run, segment=inside):
         out.append(_merge_run(run))
     else:
         out.extend(run)
 
 
 def fills_one_element(
-    enc: Encoding, opts: dict[str, Any], run: list[Column], strict_run: bool = True
+    enc: Encoding,
+    opts: dict[str, Any],
+    run: list[Column],
+    strict_run: bool = True,
+    segment: list[set[int]] | None = None,
 ) -> bool:
     """On every page the run's leaves fill one element: their lowest common ancestor holds
     no leaf of a neighbouring column, as a comment or a free-text body does (optional
     label/value rows stay apart). ``strict_run``: the run must also be contiguous, and
-    ``density_scope="block"`` accepts any run."""
+    ``density_scope="block"`` accepts any run. ``segment``: per page, the leaves of the
+    segment; when given, a neighbouring leaf outside it (the landmark that bounds the
+    segment) does not break the element around a run of free text, whose leaves are its
+    own text or inside paragraphs and inline elements (a synopsis with inline titles in one ``font``
+    with its "Synopsis" heading: section 3.2.3 merges the low-density data columns
+    between two landmarks, and a landmark is template, no other value)."""
     if strict_run and opts["density_scope"] == "block":
         return True
     for r in {r for c in run for r in c.cells}:
@@ -168,9 +198,29 @@ def fills_one_element(
         lo, hi = ks[0], ks[-1]
         for k in (lo - 1, hi + 1):
             if 0 <= k < enc.n[r] and k not in inside and page.is_ancestor(a, nodes[k]):
+                if segment is not None and k not in segment[r] and _inline(page, nodes, ks, a):
+                    continue  # the landmark before or after the segment, beside free text
                 return False
         if strict_run and any(k not in inside for k in range(lo, hi + 1)):
             return False
+    return True
+
+
+#: elements of running text: paragraphs and what formats text inside them
+_INLINE = frozenset(
+    "a abbr b big cite code em font i p q s small span strike strong sub sup tt u".split()
+)
+
+
+def _inline(page: Any, nodes: list[int], ks: list[int], top: int) -> bool:
+    """Every leaf ``ks`` is text of ``top`` itself or of paragraphs and inline elements
+    inside it."""
+    for k in ks:
+        i = nodes[k]
+        while i != top:
+            if i < 0 or page.tag[i] not in _INLINE:
+                return False
+            i = page.parent[i]
     return True
 
 

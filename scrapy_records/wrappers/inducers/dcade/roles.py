@@ -16,7 +16,8 @@ Chang 2019, section 2). Three cases need the page structure as well (our additio
   signs make such a column data again (:func:`coinciding_values`): it is a value in a
   label/value list whose other values vary, in the same markup (same value and label
   elements); or it is a label glued to a date, price or number inside the object's own
-  content, next to values that vary.
+  content, next to values that vary. A link whose text is the same on every page stays
+  template, as navigation does ("Write your own review!" under a "Reviews" heading).
 """
 
 from __future__ import annotations
@@ -229,6 +230,16 @@ def _in_form(page: Page, node: int) -> bool:
     return any(page.tag[c] in _CONTROLS for c in near)
 
 
+def _link_text(page: Page, node: int) -> bool:
+    """The text of a link (``a`` with an ``href`` at most :data:`_MAX_UP` levels up)."""
+    i, up = node, 0
+    while i >= 0 and up <= _MAX_UP:
+        if page.tag[i] == "a" and page.attr(i, "href"):
+            return True
+        i, up = page.parent[i], up + 1
+    return False
+
+
 def _glued_typed(text: str) -> bool:
     """``Label: value`` in one leaf, the value a date, price or number."""
     head, sep, rest = text.partition(":")
@@ -289,6 +300,8 @@ def coinciding_values(
             continue
         if any(_in_form(pages[q], leaves[q].node[c.leaves[q][0]]) for q in rows):
             continue
+        if all(_link_text(pages[q], leaves[q].node[c.leaves[q][0]]) for q in rows):
+            continue  # a link whose text is the same on every page: navigation
         vnode = leaves[r].node[c.leaves[r][0]]
         if ci in labels:
             one = next(iter(labels[ci][1].values()))
