@@ -94,7 +94,9 @@ def mark_static(slots: list[Slot], n: int) -> None:
     three records (an icon, a link every record shares), text with no word in it ("-",
     "|"), text that ends with ":" (even in one record), and text with one value in at
     least two records that reads as a label and is present exactly where the next text
-    slot is."""
+    slot is. So is one label written in up to three ways ("Written by" / "By:",
+    :func:`_label_variants`); where its text also holds the value, ``raw`` keeps that
+    value per record for :func:`fill_eaten`."""
     present = [sum(1 for v in s.values if v is not None) for s in slots]
     for k, s in enumerate(slots):
         vals = {v for v in s.values if v is not None}
