@@ -30,6 +30,7 @@ from scrapy_records.wrappers.reading import (
     FieldReader,
     dirty_set,
     group_text,
+    record_texts,
     text_until,
     to_value,
     value_text,
@@ -504,6 +505,11 @@ class CompiledWrapper:
             else []
         )
         paths = _record_paths(tree, groups)
+        texts = (
+            record_texts(groups, dirty, root)
+            if 1 < n_rec <= BATCH_MAX_RECORDS and all(x.getparent() is not None for x in firsts)
+            else None
+        )
         records: list[Record] = []
         for k, els in enumerate(groups):
             fields = values[k]
@@ -519,7 +525,9 @@ class CompiledWrapper:
                 except KeyError:
                     nodes = ()
             nxt = firsts[k + 1] if k + 1 < n_rec else None
-            if len(els) == 1 and els[0].getparent() is None:
+            if texts is not None:
+                text = texts[k]
+            elif len(els) == 1 and els[0].getparent() is None:
                 text = _values_text(fields)  # the whole page: the record is its values
             else:
                 text = _record_text(els, nxt, dirty)

@@ -61,6 +61,75 @@ def group_text(els: list[Any], dirty: set[Any] | None) -> str:
     return " ".join(t for t in parts if t)
 
 
+#: every text node inside the records ``$recs`` (passed as a node-set), each record element
+#: just before its own texts, in document order: :func:`record_texts`
+_RECORD_TEXTS_XP = etree.XPath("$recs/descendant::text() | $recs", smart_strings=False)
+_RECORD_TEXTS_CLEAN_XP = etree.XPath(
+    "$recs/descendant::text()[not(parent::script or parent::style or parent::noscript"
+    " or parent::template)] | $recs",
+    smart_strings=False,
+)
+
+
+def record_texts(groups: list[list[Any]], dirty: set[Any], root: Any) -> list[str] | None:
+    """:func:`group_text` of every record (``groups``: each record's elements), from one
+    C-level XPath evaluation instead of a walk per record; ``None`` when the records are
+    not disjoint sub-trees in document order (nested, overlapping) or a record holds a
+    script it would not filter, the caller then reads them one by one.
+
+    The record elements come back as markers before their own texts (as in the batched
+    field paths), so a record element's text is the slice of texts up to the next marker,
+    joined with spaces: what ``itertext`` (or :data:`_TEXT_XP` for a ``dirty`` element)
+    gives, since libxml2 never leaves two text nodes side by side."""
+    flat = [x for els in groups for x in els]
+    prev = None
+    for x in flat:  # disjoint: no element inside the one before it (document order below)
+        if prev is not None and x.getparent() is not prev.getparent():
+            if any(a is prev for a in x.iterancestors()):
+                return None
+        prev = x
+    xp = _RECORD_TEXTS_XP
+    if not dirty.isdisjoint(flat):
+        # the filtered texts; an element outside ``dirty`` holds no script only when
+        # dirty_set saw the whole document
+        if (
+            root.getparent() is not None
+            or any(isinstance(t.tag, str) for t in root.itersiblings(preceding=True))
+            or any(isinstance(t.tag, str) for t in root.itersiblings())
+        ):
+            return None
+        xp = _RECORD_TEXTS_CLEAN_XP
+    try:
+        found = xp(root, recs=flat)
+    except etree.XPathEvalError:
+        return None
+    # the markers, in the order of ``flat`` (document order, each once), and their slices
+    at = []
+    pos = -1
+    try:
+        for x in flat:
+            pos = found.index(x, pos + 1)
+            at.append(pos)
+    except ValueError:
+        return None
+    at.append(len(found))
+    out = []
+    j = 0
+    for els in groups:
+        if len(els) == 1:
+            out.append(normalize_space(" ".join(found[at[j] + 1 : at[j + 1]])))
+            j += 1
+            continue
+        parts = []
+        for k, x in enumerate(els):
+            parts.extend(found[at[j] + 1 : at[j + 1]])
+            j += 1
+            if k < len(els) - 1 and x.tail:
+                parts.append(x.tail)
+        out.append(normalize_space(" ".join(parts)))
+    return out
+
+
 def text_until(node: Any, stop: Any) -> str:
     """Text of ``node`` up to where the element ``stop`` (a descendant) starts.
 
