@@ -31,6 +31,7 @@ from scrapy_records.wrappers.reading import (
     dirty_set,
     group_text,
     record_texts,
+    scan_page,
     text_until,
     to_value,
     value_text,
@@ -445,10 +446,16 @@ class CompiledWrapper:
         w = self.w
         if budget is None:
             budget = ApplyBudget(root)
-        base = page.base_url if page is not None else page_mod.base_url_of(root, url)
+        dirty: set[Any] = set()
+        if page is None:
+            dirty, base = scan_page(root, url)
+        else:
+            base = page.base_url
+            if self.record is not None:
+                dirty = dirty_set(root)
         tree = root.getroottree()
         ids = IdIndex(root)  # (id-anchored selectors share one pass over the page's ids)
-        records, firsts, type_errors = self._records(root, tree, base, page, budget, ids)
+        records, firsts, type_errors = self._records(root, tree, base, page, budget, ids, dirty)
         page_vals, page_missing, page_errors = self._page_values(root, base, budget, ids)
         health, fit = self._health(records, page_vals, page_missing, type_errors + page_errors)
         for rec in records:
@@ -479,8 +486,10 @@ class CompiledWrapper:
         page: Any,
         budget: ApplyBudget,
         ids: IdIndex | None = None,
+        dirty: set[Any] | None = None,
     ) -> tuple[list[Record], list[Any], int]:
-        """The records, their first elements and the number of values that did not type."""
+        """The records, their first elements and the number of values that did not type
+        (``dirty``: :func:`~scrapy_records.wrappers.reading.dirty_set` of ``root``)."""
         if self.record is None or self.record_info is None:
             return [], [], 0
         budget.top(self.record_info, "the record selector")
@@ -494,7 +503,8 @@ class CompiledWrapper:
         stop = set(firsts) if self.until_next else None
         groups = [_siblings(e, self.size, stop) for e in firsts]
         n_rec = len(groups)
-        dirty = dirty_set(root)
+        if dirty is None:
+            dirty = dirty_set(root)
         values: list[dict[str, Any]] = [{} for _ in range(n_rec)]
         if n_rec:
             _eval_fields(self.fields, firsts, root, base, dirty, values, budget)

@@ -15,7 +15,8 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.text import inline_text, strip_separators
-from scrapy_records.page import DROPPED_TAGS, Page, normalize_space, parse_html
+from scrapy_records.page import DROPPED_TAGS, Page, base_url_of, normalize_space, parse_html
+from scrapy_records.page.parse import base_url_from
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import FieldSpec
 from scrapy_records.wrappers.safe_xpath import check_xpath
@@ -46,6 +47,31 @@ def dirty_set(root: Any) -> set[Any]:
             dirty.add(a)
         dirty.add(s)
     return dirty
+
+
+#: what :func:`scan_page` looks for: the elements of :func:`dirty_set` and ``<base>``
+_SCAN_TAGS = ("script", "style", "noscript", "template", "base")
+
+
+def scan_page(root: Any, url: str | None) -> tuple[set[Any], str | None]:
+    """``(dirty_set(root), base_url_of(root, url))`` from one C-level iteration over the
+    page (each is a pass over the whole tree)."""
+    dirty: set[Any] = set()
+    bases = []
+    for s in root.iter(*_SCAN_TAGS):
+        if s.tag == "base":  # ``.//head/base[@href]``: a base whose parent is a head below root
+            p = s.getparent()
+            if p is not None and p is not root and p.tag == "head" and s.get("href") is not None:
+                bases.append(s)
+            continue
+        for a in s.iterancestors():
+            if a in dirty:
+                break
+            dirty.add(a)
+        dirty.add(s)
+    if len(bases) > 1 and any(b.getparent() is not bases[0].getparent() for b in bases):
+        return dirty, base_url_of(root, url)  # (ElementPath's order: by head, then child)
+    return dirty, base_url_from(bases[0] if bases else None, url)
 
 
 def group_text(els: list[Any], dirty: set[Any] | None) -> str:
