@@ -9,7 +9,6 @@ url, page=None)``; :func:`parse_source` parses what ``Wrapper.extract`` is given
 from __future__ import annotations
 
 import time
-from collections import Counter
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.dates import current_relative_base
+from scrapy_records.fields.text import inline_text, strip_separators
 from scrapy_records.fields.values import decimal_style, parse_date_iso, parse_number, parse_price
 from scrapy_records.results import Column, PageResult, Record, Region
 from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget
@@ -34,7 +34,6 @@ from scrapy_records.wrappers.reading import (
     scan_page,
     text_until,
     to_value,
-    value_text,
 )
 from scrapy_records.wrappers.safe_xpath import check_xpath
 
@@ -42,10 +41,11 @@ if TYPE_CHECKING:
     from scrapy_records.wrappers.wrapper import Wrapper
 
 
-#: text of these elements is not page text (the page model drops them too)
 def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
-    """``tree.getpath`` of every record element, computed once per parent (same strings)."""
-    by_parent: dict[Any, dict[Any, str]] = {}
+    """``tree.getpath`` of every record element, computed once per parent (same strings:
+    ``tag`` or ``tag[n]`` after the parent's path, as lxml writes them) in one pass over
+    its children (``getpath`` counts the siblings of every element: quadratic)."""
+    tables: dict[Any, tuple[str, dict[Any, int], dict[str, int]]] = {}
     out = []
     for els in groups:
         paths = []
@@ -54,21 +54,21 @@ def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
             if p is None:
                 paths.append(tree.getpath(x))
                 continue
-            table = by_parent.get(p)
+            table = tables.get(p)
             if table is None:
-                ppath = tree.getpath(p)
-                table = by_parent[p] = {}
-                for t, cnt in Counter(c.tag for c in p).items():
-                    if not isinstance(t, str):
-                        continue
-                    if cnt == 1:
-                        for c in p.iterchildren(t):
-                            table[c] = f"{ppath}/{t}"
-                    else:
-                        for k, c in enumerate(p.iterchildren(t), 1):
-                            table[c] = f"{ppath}/{t}[{k}]"
-            path = table.get(x)
-            paths.append(path if path is not None else tree.getpath(x))
+                at: dict[Any, int] = {}
+                counts: dict[str, int] = {}
+                for c in p:
+                    t = c.tag
+                    if isinstance(t, str):
+                        at[c] = counts[t] = counts.get(t, 0) + 1
+                table = tables[p] = (tree.getpath(p), at, counts)
+            k = table[1].get(x)
+            if k is None:
+                paths.append(tree.getpath(x))
+                continue
+            t = x.tag
+            paths.append(f"{table[0]}/{t}" if table[2][t] == 1 else f"{table[0]}/{t}[{k}]")
         out.append(paths)
     return out
 
@@ -166,8 +166,9 @@ def _batched_nodes(
         found = []
     pairs = []
     k = -1
+    get = first_index.get
     for node in found:
-        kk = first_index.get(node) if not isinstance(node, str) else None
+        kk = get(node)  # (a string is no key)
         if kk is not None:
             k = kk  # a record marker
         elif k >= 0:
@@ -224,26 +225,40 @@ def _eval_fields(
                 if v is not None:
                     values[k][name] = v
         else:
-            # single-valued: the first non-empty value of each record
-            attr, ftype = f.attr, f.type
-            for k, node in pairs:
-                if name in values[k]:
-                    continue
-                if attr is not None:
-                    raw = node.get(attr) if not isinstance(node, str) else None
-                    if raw is None:
-                        continue
-                    v = (
-                        to_value(ftype, raw, base)
-                        if ftype in ("url", "image")
-                        else page_mod.normalize_space(raw)
-                    )
-                else:
-                    v = value_text(node)
-                    if ftype in ("url", "image"):
-                        v = to_value(ftype, v, base)
-                if v:
-                    values[k][name] = v
+            _first_values(f, pairs, base, values)
+
+
+def _first_values(
+    f: FieldReader, pairs: list[tuple[int, Any]], base: str | None, values: list[dict[str, Any]]
+) -> None:
+    """A single-valued field: the first non-empty value of each record (``pairs``: its
+    nodes, with their record numbers, in document order)."""
+    name, attr, ftype = f.name, f.attr, f.type
+    link = ftype in ("url", "image")
+    for k, node in pairs:
+        row = values[k]
+        if name in row:
+            continue
+        if attr is not None:
+            raw = node.get(attr) if not isinstance(node, str) else None
+            if raw is None:
+                continue
+            v = to_value(ftype, raw, base) if link else page_mod.normalize_space(raw)
+        else:
+            # value_text, its common cases inline: a text node, an element of one text
+            if isinstance(node, str):
+                t = node
+            elif len(node):
+                t = inline_text(node)
+            else:
+                t = node.text or ""
+            v = strip_separators(" ".join(t.split()))
+            if "\ufeff" in v or "\u200b" in v or "\u2060" in v:
+                v = strip_separators(page_mod.normalize_space(t))
+            if link:
+                v = to_value(ftype, v, base)
+        if v:
+            row[name] = v
 
 
 class _List:

@@ -333,7 +333,7 @@ class FieldReader:
                 # "| $recs": the record elements come back as markers, in document order
                 # just before their own field nodes, so assigning a node to its record
                 # is one dictionary lookup (records are disjoint sub-trees)
-                self.batch = etree.XPath(f"$recs/{f.xpath} | $recs", smart_strings=self.textual)
+                self.batch = etree.XPath(f"$recs/{f.xpath} | $recs", smart_strings=False)
             except etree.XPathSyntaxError:
                 self.batch = None
 
