@@ -88,11 +88,14 @@ def group_text(els: list[Any], dirty: set[Any] | None) -> str:
 
 
 #: every text node inside the records ``$recs`` (passed as a node-set), each record element
-#: just before its own texts, in document order: :func:`record_texts`
-_RECORD_TEXTS_XP = etree.XPath("$recs/descendant::text() | $recs", smart_strings=False)
+#: just before its own texts, in document order: :func:`record_texts` (not those of XPath
+#: whitespace only, which normalize_space drops: fewer strings to build)
+_RECORD_TEXTS_XP = etree.XPath(
+    "$recs/descendant::text()[normalize-space()] | $recs", smart_strings=False
+)
 _RECORD_TEXTS_CLEAN_XP = etree.XPath(
-    "$recs/descendant::text()[not(parent::script or parent::style or parent::noscript"
-    " or parent::template)] | $recs",
+    "$recs/descendant::text()[normalize-space()][not(parent::script or parent::style"
+    " or parent::noscript or parent::template)] | $recs",
     smart_strings=False,
 )
 
