@@ -152,28 +152,29 @@ def _eval_one(
             out[f.name] = v
 
 
-def _batched_nodes(
-    f: FieldReader, root: Any, firsts: list[Any], first_index: dict[Any, int], budget: ApplyBudget
-) -> list[tuple[int, Any]]:
-    """``(record number, node)`` of field ``f`` over all records in one evaluation."""
-    if f.path == ".":
-        return list(enumerate(firsts))
+def _batched_found(f: FieldReader, root: Any, firsts: list[Any], budget: ApplyBudget) -> list[Any]:
+    """Field ``f``'s nodes over all records in one evaluation, each record's first element
+    as a marker before its own nodes (document order)."""
     budget.batched(f.info, len(firsts), f"field {f.name}")
     assert f.batch is not None  # the caller reads a field without one record by record
     try:
-        found = f.batch(root, recs=firsts)
+        return f.batch(root, recs=firsts)  # type: ignore[no-any-return]
     except etree.XPathEvalError:
-        found = []
-    pairs = []
-    k = -1
+        return []
+
+
+def _by_record(found: list[Any], first_index: dict[Any, int]) -> dict[int, list[Any]]:
+    """The nodes of ``found`` (:func:`_batched_found`) per record number."""
+    per: dict[int, list[Any]] = {}
+    nodes: list[Any] | None = None
     get = first_index.get
     for node in found:
-        kk = get(node)  # (a string is no key)
-        if kk is not None:
-            k = kk  # a record marker
-        elif k >= 0:
-            pairs.append((k, node))
-    return pairs
+        k = get(node)  # (a string is no key)
+        if k is not None:
+            nodes = per[k] = []  # a record marker
+        elif nodes is not None:
+            nodes.append(node)
+    return per
 
 
 def _eval_fields(
@@ -202,7 +203,7 @@ def _eval_fields(
         _eval_one(fields, firsts[0], base, dirty, values[0])
         return
     first_index = {x: k for k, x in enumerate(firsts)}
-    found_cache: dict[str, list[tuple[int, Any]]] = {}
+    found_cache: dict[str, list[Any]] = {}
     for f in fields:
         budget.values(n_rec, f"field {f.name}")
         if f.batch is None or n_rec > BATCH_MAX_RECORDS:
@@ -212,32 +213,43 @@ def _eval_fields(
                 if v is not None:
                     values[k][f.name] = v
             continue
-        pairs = found_cache.get(f.path)
-        if pairs is None:
-            pairs = found_cache[f.path] = _batched_nodes(f, root, firsts, first_index, budget)
-        name = f.name
-        if f.multiple:
-            per: dict[int, list[Any]] = {}
-            for k, node in pairs:
-                per.setdefault(k, []).append(node)
-            for k, nodes in per.items():
-                v = f.value(nodes, base, dirty)
-                if v is not None:
-                    values[k][name] = v
+        if f.path == ".":  # the record itself
+            per = {k: [e] for k, e in enumerate(firsts)}
         else:
-            _first_values(f, pairs, base, values)
+            found = found_cache.get(f.path)
+            if found is None:
+                found = found_cache[f.path] = _batched_found(f, root, firsts, budget)
+            if not f.multiple:
+                _first_values(f, found, first_index, base, values)
+                continue
+            per = _by_record(found, first_index)
+        for k, nodes in per.items():
+            v = f.value(nodes, base, dirty)
+            if v is not None:
+                values[k][f.name] = v
 
 
 def _first_values(
-    f: FieldReader, pairs: list[tuple[int, Any]], base: str | None, values: list[dict[str, Any]]
+    f: FieldReader,
+    found: list[Any],
+    first_index: dict[Any, int],
+    base: str | None,
+    values: list[dict[str, Any]],
 ) -> None:
-    """A single-valued field: the first non-empty value of each record (``pairs``: its
-    nodes, with their record numbers, in document order)."""
+    """A single-valued field: the first non-empty value of each record (``found``: its
+    nodes over all records, after their record's marker, in document order)."""
     name, attr, ftype = f.name, f.attr, f.type
     link = ftype in ("url", "image")
-    for k, node in pairs:
-        row = values[k]
-        if name in row:
+    get = first_index.get
+    row: dict[str, Any] | None = None  # the current record's values, None once it has one
+    for node in found:
+        k = get(node)  # (a string is no key)
+        if k is not None:  # a record marker
+            row = values[k]
+            if name in row:
+                row = None
+            continue
+        if row is None:
             continue
         if attr is not None:
             raw = node.get(attr) if not isinstance(node, str) else None
@@ -259,6 +271,7 @@ def _first_values(
                 v = to_value(ftype, v, base)
         if v:
             row[name] = v
+            row = None
 
 
 class _List:
@@ -407,6 +420,8 @@ class CompiledWrapper:
             for f in self.fields
             for x in ((f.name, f.name + "_currency") if f.type == "price" else (f.name,))
         ]
+        #: values are read in field order; only a price's currency is added after them
+        self.reorder = any(f.type == "price" for f in self.fields)
         self.lists = [_List(x) for x in w.lists]
         self.page_fields = [FieldReader(f) for f in w.page_fields]
         self.page_typed = [f for f in self.page_fields if f.type in _TYPED]
@@ -538,7 +553,7 @@ class CompiledWrapper:
         records: list[Record] = []
         for k, els in enumerate(groups):
             fields = values[k]
-            if self.fields:  # keep the wrapper's field order (currency after its price)
+            if self.reorder:  # keep the wrapper's field order (currency after its price)
                 fields = {name: fields[name] for name in self.order if name in fields}
             for sub_name, per_rec in list_rows:
                 if per_rec[k]:
