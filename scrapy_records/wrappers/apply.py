@@ -158,7 +158,7 @@ def _batched_found(f: FieldReader, root: Any, firsts: list[Any], budget: ApplyBu
     budget.batched(f.info, len(firsts), f"field {f.name}")
     assert f.batch is not None  # the caller reads a field without one record by record
     try:
-        return f.batch(root, recs=firsts)  # type: ignore[no-any-return]
+        return f.batch(root, recs=firsts)
     except etree.XPathEvalError:
         return []
 
