@@ -13,12 +13,13 @@ its parse.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from lxml import etree
 
-from scrapy_records.page import normalize_space
+from scrapy_records.page import ZERO_WIDTH, normalize_space
 from scrapy_records.wrappers.reading import ALL_TEXT_XP
 
 #: XPath's whitespace (``normalize-space()`` strips these only)
@@ -89,6 +90,17 @@ def _fast(root: Any, tags: set[str]) -> bool:
     )
 
 
+#: the characters normalize_space drops besides whitespace
+_ZW_RE = re.compile(f"[{ZERO_WIDTH}]")
+
+
+def _label_of(s: str, labels: dict[str, Any]) -> str | None:
+    """``normalize_space(s)`` when it is one of ``labels`` and ``s`` is a listed text (not
+    XPath whitespace only), else ``None``."""
+    n = normalize_space(s)
+    return n if n in labels and s.strip(_XML_SPACE) else None
+
+
 def _hits_by_tag(root: Any, labels: dict[str, Any], tags: set[str]) -> list[tuple[Any, bool, str]]:
     """``(carrier, is_tail, label)`` of the listed texts whose parent has one of ``tags``
     and that read as one of ``labels``, in document order (the whole document: also the
@@ -96,21 +108,25 @@ def _hits_by_tag(root: Any, labels: dict[str, Any], tags: set[str]) -> list[tupl
     top = root.getroottree().getroot()
     tops = [*reversed(list(top.itersiblings(preceding=True))), top, *top.itersiblings()]
     hits = []
-    norm = normalize_space
     for t in tops:
         if not isinstance(t.tag, str):
             continue
         for e in t.iter(*tags):
             if e.tag in _UNLISTED:
                 continue
+            # (a text that is no label, most of them, is told by one split, inline)
             s = e.text
-            if s is not None and norm(s) in labels and s.strip(_XML_SPACE):
-                hits.append((e, False, norm(s)))
+            if s is not None and (" ".join(s.split()) in labels or _ZW_RE.search(s)):
+                n = _label_of(s, labels)
+                if n is not None:
+                    hits.append((e, False, n))
             if len(e):  # (no child proxies for the many leaf elements)
                 for c in e:
                     s = c.tail
-                    if s is not None and norm(s) in labels and s.strip(_XML_SPACE):
-                        hits.append((c, True, norm(s)))
+                    if s is not None and (" ".join(s.split()) in labels or _ZW_RE.search(s)):
+                        n = _label_of(s, labels)
+                        if n is not None:
+                            hits.append((c, True, n))
     if len(hits) > 1:
         hits.sort(key=lambda h: _doc_key(h[0], h[1]))
     return hits
