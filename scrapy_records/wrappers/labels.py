@@ -13,13 +13,12 @@ its parse.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from lxml import etree
 
-from scrapy_records.page import ZERO_WIDTH, normalize_space
+from scrapy_records.page import normalize_space
 from scrapy_records.wrappers.reading import ALL_TEXT_XP
 
 #: XPath's whitespace (``normalize-space()`` strips these only)
@@ -90,10 +89,6 @@ def _fast(root: Any, tags: set[str]) -> bool:
     )
 
 
-#: the characters normalize_space drops besides whitespace
-_ZW_RE = re.compile(f"[{ZERO_WIDTH}]")
-
-
 def _label_of(s: str, labels: dict[str, Any]) -> str | None:
     """``normalize_space(s)`` when it is one of ``labels`` and ``s`` is a listed text (not
     XPath whitespace only), else ``None``."""
@@ -114,16 +109,24 @@ def _hits_by_tag(root: Any, labels: dict[str, Any], tags: set[str]) -> list[tupl
         for e in t.iter(*tags):
             if e.tag in _UNLISTED:
                 continue
-            # (a text that is no label, most of them, is told by one split, inline)
+            # (a text that is no label, most of them, is told by one split, inline; a
+            # zero-width character, which normalize_space drops, makes it a candidate)
             s = e.text
-            if s is not None and (" ".join(s.split()) in labels or _ZW_RE.search(s)):
+            if s is not None and (
+                " ".join(s.split()) in labels or "\u200b" in s or "\u2060" in s or "\ufeff" in s
+            ):
                 n = _label_of(s, labels)
                 if n is not None:
                     hits.append((e, False, n))
             if len(e):  # (no child proxies for the many leaf elements)
                 for c in e:
                     s = c.tail
-                    if s is not None and (" ".join(s.split()) in labels or _ZW_RE.search(s)):
+                    if s is not None and (
+                        " ".join(s.split()) in labels
+                        or "\u200b" in s
+                        or "\u2060" in s
+                        or "\ufeff" in s
+                    ):
                         n = _label_of(s, labels)
                         if n is not None:
                             hits.append((c, True, n))
