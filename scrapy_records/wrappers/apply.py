@@ -20,7 +20,7 @@ from scrapy_records.fields.text import inline_text, strip_separators
 from scrapy_records.fields.values import decimal_style, parse_date_iso, parse_number, parse_price
 from scrapy_records.results import Column, PageResult, Record, Region
 from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget
-from scrapy_records.wrappers.idpaths import IdIndex, id_path
+from scrapy_records.wrappers.idpaths import IdIndex, id_path, ids_xpath
 from scrapy_records.wrappers.labels import label_hits
 from scrapy_records.wrappers.model import WRAPPER_VERSION, ListSpec
 from scrapy_records.wrappers.reading import (
@@ -424,6 +424,11 @@ class CompiledWrapper:
         self.reorder = any(f.type == "price" for f in self.fields)
         self.lists = [_List(x) for x in w.lists]
         self.page_fields = [FieldReader(f) for f in w.page_fields]
+        #: the ids the id-anchored selectors name, and the XPath listing only those
+        self.id_values = frozenset(
+            x.id for x in [self.record_id, *(f.idpath for f in self.page_fields)] if x is not None
+        )
+        self.ids_xp = ids_xpath(set(self.id_values))
         self.page_typed = [f for f in self.page_fields if f.type in _TYPED]
         # label-anchored page fields (see inducers.intersect._label_fields) share one
         # pass over the page's text nodes instead of one document scan each
@@ -484,7 +489,8 @@ class CompiledWrapper:
             if self.record is not None:
                 dirty = dirty_set(root)
         tree = root.getroottree()
-        ids = IdIndex(root)  # (id-anchored selectors share one pass over the page's ids)
+        # (id-anchored selectors share one pass over the page's ids, those they name)
+        ids = IdIndex(root, self.id_values, self.ids_xp)
         records, firsts, type_errors = self._records(root, tree, base, page, budget, ids, dirty)
         page_vals, page_missing, page_errors = self._page_values(root, base, budget, ids)
         health, fit = self._health(records, page_vals, page_missing, type_errors + page_errors)
