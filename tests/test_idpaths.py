@@ -7,7 +7,7 @@ from lxml import etree
 
 from scrapy_records.page import parse_html
 from scrapy_records.wrappers.apply import CompiledWrapper
-from scrapy_records.wrappers.idpaths import IdIndex, id_path
+from scrapy_records.wrappers.idpaths import IdIndex, id_path, ids_xpath
 from scrapy_records.wrappers.model import FieldSpec, RecordSelector
 from scrapy_records.wrappers.wrapper import Wrapper
 
@@ -85,3 +85,14 @@ def test_wrapper_reads_id_anchored_page_fields_and_records():
     res = CompiledWrapper(w).apply(root, None)
     assert [r.fields["text"] for r in res.records] == ["one 1", "two", "three"]
     assert res.regions[0].meta["page"] == {"count": "3 results", "dup": ["first", "second it"]}
+
+
+def test_index_of_named_ids_lists_them_and_all_others_on_demand():
+    root = _root()
+    full = IdIndex(root)
+    values = frozenset({"main", "dup", "quo'te"})
+    named = IdIndex(root, values, ids_xpath(set(values)))
+    for v in ["main", "dup", "quo'te", "x", "count", "absent", "main"]:
+        assert named.get(v) == full.get(v)
+    assert ids_xpath({"both'\"quotes"}) is None
+    assert IdIndex(root, values, None).get("x") == full.get("x")

@@ -131,41 +131,65 @@ def inline_part_text(el: Any, lo: int, hi: int) -> str:
 
 def _walk(el: Any, parts: list[str], skip_hidden: bool = False) -> bool:
     """Append the text pieces of ``el``'s sub-tree (not its tail) to ``parts``; with
-    ``skip_hidden``, not those of hidden descendants. Returns whether one was skipped."""
+    ``skip_hidden``, not those of hidden descendants. Returns whether one was skipped.
+
+    A walk over the children (what ``etree.iterwalk`` with start, end, comment and pi
+    events gives, without its set-up cost: value elements hold a few nodes)."""
+    if el.tag in SKIPPED_TAGS:
+        return False
+    _start_text(el, el.tag, parts)
     skipped = False
-    walker = etree.iterwalk(el, events=("start", "end", "comment", "pi"))
-    for event, node in walker:
-        tag = node.tag
-        if event in ("comment", "pi"):
-            if node.tail:
-                parts.append(node.tail)
-            continue
-        if event == "start":
+    stack = [(el, iter(el))]
+    while stack:
+        parent, it = stack[-1]
+        for node in it:
+            tag = node.tag
+            if tag is _COMMENT or tag is _PI:
+                if node.tail:
+                    parts.append(node.tail)
+                continue
             if tag in SKIPPED_TAGS:
-                walker.skip_subtree()
-                continue
-            if skip_hidden and node is not el and is_hidden(node):
-                walker.skip_subtree()
+                pass  # the sub-tree is skipped, its end (and tail) is not
+            elif skip_hidden and is_hidden(node):
                 skipped = True
-                continue
-            if node is not el and tag in BLOCK_TAGS:
-                parts.append(" ")
-            text = node.text
-            if tag == "sup" and is_cents(text, "".join(parts[-2:])):
-                while parts and parts[-1].isspace():
-                    parts.pop()  # "24 <sup>99</sup>" is 24.99 as well
-                if parts:
-                    parts[-1] = parts[-1].rstrip()
-                parts.append(".")
-                text = text.strip() if text else text
-            if text:
-                parts.append(text)
-        elif node is not el:
+            else:
+                if tag in BLOCK_TAGS:
+                    parts.append(" ")
+                _start_text(node, tag, parts)
+                if len(node):
+                    stack.append((node, iter(node)))
+                    break
             if tag in BLOCK_TAGS:
                 parts.append(" ")
             if node.tail:
                 parts.append(node.tail)
+        else:
+            stack.pop()
+            if parent is not el:
+                if parent.tag in BLOCK_TAGS:
+                    parts.append(" ")
+                if parent.tail:
+                    parts.append(parent.tail)
     return skipped
+
+
+_COMMENT = etree.Comment
+_PI = etree.ProcessingInstruction
+
+
+def _start_text(node: Any, tag: Any, parts: list[str]) -> None:
+    """Append the text of ``node`` at its start (a ``sup`` of cents after a number: a
+    decimal point, then the cents)."""
+    text = node.text
+    if tag == "sup" and is_cents(text, "".join(parts[-2:])):
+        while parts and parts[-1].isspace():
+            parts.pop()  # "24 <sup>99</sup>" is 24.99 as well
+        if parts:
+            parts[-1] = parts[-1].rstrip()
+        parts.append(".")
+        text = text.strip() if text else text
+    if text:
+        parts.append(text)
 
 
 #: words that label the value after them ("By <b>Jane</b>"): the author, in several languages

@@ -9,7 +9,6 @@ url, page=None)``; :func:`parse_source` parses what ``Wrapper.extract`` is given
 from __future__ import annotations
 
 import time
-from collections import Counter
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.dates import current_relative_base
+from scrapy_records.fields.text import inline_text, strip_separators
 from scrapy_records.fields.values import (
     decimal_style,
     parse_date_iso,
@@ -26,7 +26,7 @@ from scrapy_records.fields.values import (
 )
 from scrapy_records.results import Column, PageResult, Record, Region
 from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget
-from scrapy_records.wrappers.idpaths import IdIndex, id_path
+from scrapy_records.wrappers.idpaths import IdIndex, id_path, ids_xpath
 from scrapy_records.wrappers.labels import label_hits
 from scrapy_records.wrappers.model import WRAPPER_VERSION, ListSpec
 from scrapy_records.wrappers.reading import (
@@ -36,9 +36,10 @@ from scrapy_records.wrappers.reading import (
     FieldReader,
     dirty_set,
     group_text,
+    record_texts,
+    scan_page,
     text_until,
     to_value,
-    value_text,
 )
 from scrapy_records.wrappers.safe_xpath import check_xpath
 
@@ -46,10 +47,11 @@ if TYPE_CHECKING:
     from scrapy_records.wrappers.wrapper import Wrapper
 
 
-#: text of these elements is not page text (the page model drops them too)
 def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
-    """``tree.getpath`` of every record element, computed once per parent (same strings)."""
-    by_parent: dict[Any, dict[Any, str]] = {}
+    """``tree.getpath`` of every record element, computed once per parent (same strings:
+    ``tag`` or ``tag[n]`` after the parent's path, as lxml writes them) in one pass over
+    its children (``getpath`` counts the siblings of every element: quadratic)."""
+    tables: dict[Any, tuple[str, dict[Any, int], dict[str, int]]] = {}
     out = []
     for els in groups:
         paths = []
@@ -58,21 +60,21 @@ def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
             if p is None:
                 paths.append(tree.getpath(x))
                 continue
-            table = by_parent.get(p)
+            table = tables.get(p)
             if table is None:
-                ppath = tree.getpath(p)
-                table = by_parent[p] = {}
-                for t, cnt in Counter(c.tag for c in p).items():
-                    if not isinstance(t, str):
-                        continue
-                    if cnt == 1:
-                        for c in p.iterchildren(t):
-                            table[c] = f"{ppath}/{t}"
-                    else:
-                        for k, c in enumerate(p.iterchildren(t), 1):
-                            table[c] = f"{ppath}/{t}[{k}]"
-            path = table.get(x)
-            paths.append(path if path is not None else tree.getpath(x))
+                at: dict[Any, int] = {}
+                counts: dict[str, int] = {}
+                for c in p:
+                    t = c.tag
+                    if isinstance(t, str):
+                        at[c] = counts[t] = counts.get(t, 0) + 1
+                table = tables[p] = (tree.getpath(p), at, counts)
+            k = table[1].get(x)
+            if k is None:
+                paths.append(tree.getpath(x))
+                continue
+            t = x.tag
+            paths.append(f"{table[0]}/{t}" if table[2][t] == 1 else f"{table[0]}/{t}[{k}]")
         out.append(paths)
     return out
 
@@ -161,27 +163,29 @@ def _eval_one(
             out[f.name] = v
 
 
-def _batched_nodes(
-    f: FieldReader, root: Any, firsts: list[Any], first_index: dict[Any, int], budget: ApplyBudget
-) -> list[tuple[int, Any]]:
-    """``(record number, node)`` of field ``f`` over all records in one evaluation."""
-    if f.path == ".":
-        return list(enumerate(firsts))
+def _batched_found(f: FieldReader, root: Any, firsts: list[Any], budget: ApplyBudget) -> list[Any]:
+    """Field ``f``'s nodes over all records in one evaluation, each record's first element
+    as a marker before its own nodes (document order)."""
     budget.batched(f.info, len(firsts), f"field {f.name}")
     assert f.batch is not None  # the caller reads a field without one record by record
     try:
-        found = f.batch(root, recs=firsts)
+        return f.batch(root, recs=firsts)
     except etree.XPathEvalError:
-        found = []
-    pairs = []
-    k = -1
+        return []
+
+
+def _by_record(found: list[Any], first_index: dict[Any, int]) -> dict[int, list[Any]]:
+    """The nodes of ``found`` (:func:`_batched_found`) per record number."""
+    per: dict[int, list[Any]] = {}
+    nodes: list[Any] | None = None
+    get = first_index.get
     for node in found:
-        kk = first_index.get(node) if not isinstance(node, str) else None
-        if kk is not None:
-            k = kk  # a record marker
-        elif k >= 0:
-            pairs.append((k, node))
-    return pairs
+        k = get(node)  # (a string is no key)
+        if k is not None:
+            nodes = per[k] = []  # a record marker
+        elif nodes is not None:
+            nodes.append(node)
+    return per
 
 
 def _eval_fields(
@@ -210,7 +214,7 @@ def _eval_fields(
         _eval_one(fields, firsts[0], base, dirty, values[0])
         return
     first_index = {x: k for k, x in enumerate(firsts)}
-    found_cache: dict[str, list[tuple[int, Any]]] = {}
+    found_cache: dict[str, list[Any]] = {}
     for f in fields:
         budget.values(n_rec, f"field {f.name}")
         if f.batch is None or n_rec > BATCH_MAX_RECORDS:
@@ -220,39 +224,65 @@ def _eval_fields(
                 if v is not None:
                     values[k][f.name] = v
             continue
-        pairs = found_cache.get(f.path)
-        if pairs is None:
-            pairs = found_cache[f.path] = _batched_nodes(f, root, firsts, first_index, budget)
-        name = f.name
-        if f.multiple:
-            per: dict[int, list[Any]] = {}
-            for k, node in pairs:
-                per.setdefault(k, []).append(node)
-            for k, nodes in per.items():
-                v = f.value(nodes, base, dirty)
-                if v is not None:
-                    values[k][name] = v
+        if f.path == ".":  # the record itself
+            per = {k: [e] for k, e in enumerate(firsts)}
         else:
-            # single-valued: the first non-empty value of each record
-            attr, ftype = f.attr, f.type
-            for k, node in pairs:
-                if name in values[k]:
-                    continue
-                if attr is not None:
-                    raw = node.get(attr) if not isinstance(node, str) else None
-                    if raw is None:
-                        continue
-                    v = (
-                        to_value(ftype, raw, base)
-                        if ftype in ("url", "image")
-                        else page_mod.normalize_space(raw)
-                    )
-                else:
-                    v = value_text(node)
-                    if ftype in ("url", "image"):
-                        v = to_value(ftype, v, base)
-                if v:
-                    values[k][name] = v
+            found = found_cache.get(f.path)
+            if found is None:
+                found = found_cache[f.path] = _batched_found(f, root, firsts, budget)
+            if not f.multiple:
+                _first_values(f, found, first_index, base, values)
+                continue
+            per = _by_record(found, first_index)
+        for k, nodes in per.items():
+            v = f.value(nodes, base, dirty)
+            if v is not None:
+                values[k][f.name] = v
+
+
+def _first_values(
+    f: FieldReader,
+    found: list[Any],
+    first_index: dict[Any, int],
+    base: str | None,
+    values: list[dict[str, Any]],
+) -> None:
+    """A single-valued field: the first non-empty value of each record (``found``: its
+    nodes over all records, after their record's marker, in document order)."""
+    name, attr, ftype = f.name, f.attr, f.type
+    link = ftype in ("url", "image")
+    get = first_index.get
+    row: dict[str, Any] | None = None  # the current record's values, None once it has one
+    for node in found:
+        k = get(node)  # (a string is no key)
+        if k is not None:  # a record marker
+            row = values[k]
+            if name in row:
+                row = None
+            continue
+        if row is None:
+            continue
+        if attr is not None:
+            raw = node.get(attr) if not isinstance(node, str) else None
+            if raw is None:
+                continue
+            v = to_value(ftype, raw, base) if link else page_mod.normalize_space(raw)
+        else:
+            # value_text, its common cases inline: a text node, an element of one text
+            if isinstance(node, str):
+                t = node
+            elif len(node):
+                t = inline_text(node)
+            else:
+                t = node.text or ""
+            v = strip_separators(" ".join(t.split()))
+            if "\ufeff" in v or "\u200b" in v or "\u2060" in v:
+                v = strip_separators(page_mod.normalize_space(t))
+            if link:
+                v = to_value(ftype, v, base)
+        if v:
+            row[name] = v
+            row = None
 
 
 class _List:
@@ -403,8 +433,15 @@ class CompiledWrapper:
                 (f.name, f.name + "_currency", f.name + "_unit") if f.type == "price" else (f.name,)
             )
         ]
+        #: values are read in field order; only a price's currency is added after them
+        self.reorder = any(f.type == "price" for f in self.fields)
         self.lists = [_List(x) for x in w.lists]
         self.page_fields = [FieldReader(f) for f in w.page_fields]
+        #: the ids the id-anchored selectors name, and the XPath listing only those
+        self.id_values = frozenset(
+            x.id for x in [self.record_id, *(f.idpath for f in self.page_fields)] if x is not None
+        )
+        self.ids_xp = ids_xpath(set(self.id_values))
         self.page_typed = [f for f in self.page_fields if f.type in _TYPED]
         # label-anchored page fields (see inducers.intersect._label_fields) share one
         # pass over the page's text nodes instead of one document scan each
@@ -457,10 +494,17 @@ class CompiledWrapper:
         w = self.w
         if budget is None:
             budget = ApplyBudget(root)
-        base = page.base_url if page is not None else page_mod.base_url_of(root, url)
+        dirty: set[Any] = set()
+        if page is None:
+            dirty, base = scan_page(root, url)
+        else:
+            base = page.base_url
+            if self.record is not None:
+                dirty = dirty_set(root)
         tree = root.getroottree()
-        ids = IdIndex(root)  # (id-anchored selectors share one pass over the page's ids)
-        records, firsts, type_errors = self._records(root, tree, base, page, budget, ids)
+        # (id-anchored selectors share one pass over the page's ids, those they name)
+        ids = IdIndex(root, self.id_values, self.ids_xp)
+        records, firsts, type_errors = self._records(root, tree, base, page, budget, ids, dirty)
         page_vals, page_missing, page_errors = self._page_values(root, base, budget, ids)
         health, fit = self._health(records, page_vals, page_missing, type_errors + page_errors)
         for rec in records:
@@ -491,8 +535,10 @@ class CompiledWrapper:
         page: Any,
         budget: ApplyBudget,
         ids: IdIndex | None = None,
+        dirty: set[Any] | None = None,
     ) -> tuple[list[Record], list[Any], int]:
-        """The records, their first elements and the number of values that did not type."""
+        """The records, their first elements and the number of values that did not type
+        (``dirty``: :func:`~scrapy_records.wrappers.reading.dirty_set` of ``root``)."""
         if self.record is None or self.record_info is None:
             return [], [], 0
         budget.top(self.record_info, "the record selector")
@@ -506,7 +552,8 @@ class CompiledWrapper:
         stop = set(firsts) if self.until_next else None
         groups = [_siblings(e, self.size, stop) for e in firsts]
         n_rec = len(groups)
-        dirty = dirty_set(root)
+        if dirty is None:
+            dirty = dirty_set(root)
         values: list[dict[str, Any]] = [{} for _ in range(n_rec)]
         if n_rec:
             _eval_fields(self.fields, firsts, root, base, dirty, values, budget)
@@ -517,10 +564,15 @@ class CompiledWrapper:
             else []
         )
         paths = _record_paths(tree, groups)
+        texts = (
+            record_texts(groups, dirty, root)
+            if 1 < n_rec <= BATCH_MAX_RECORDS and all(x.getparent() is not None for x in firsts)
+            else None
+        )
         records: list[Record] = []
         for k, els in enumerate(groups):
             fields = values[k]
-            if self.fields:  # keep the wrapper's field order (currency after its price)
+            if self.reorder:  # keep the wrapper's field order (currency after its price)
                 fields = {name: fields[name] for name in self.order if name in fields}
             for sub_name, per_rec in list_rows:
                 if per_rec[k]:
@@ -532,7 +584,9 @@ class CompiledWrapper:
                 except KeyError:
                     nodes = ()
             nxt = firsts[k + 1] if k + 1 < n_rec else None
-            if len(els) == 1 and els[0].getparent() is None:
+            if texts is not None:
+                text = texts[k]
+            elif len(els) == 1 and els[0].getparent() is None:
                 text = _values_text(fields)  # the whole page: the record is its values
             else:
                 text = _record_text(els, nxt, dirty)

@@ -18,7 +18,7 @@ from typing import Any
 
 from lxml import etree
 
-__all__ = ["IdIndex", "IdPath", "id_path"]
+__all__ = ["IdIndex", "IdPath", "id_path", "ids_xpath"]
 
 #: ``//T[@id='S']`` (or ``"S"``) as the first step, then the rest of the path.
 _ID_STEP_RE = re.compile(r"""//([A-Za-z_][\w.-]*|\*)\[@id=(?:'([^']*)'|"([^"]*)")\](.*)""", re.S)
@@ -60,21 +60,44 @@ def _is_relative_steps(rest: str) -> bool:
     return depth == 0 and not quote and prev != "("
 
 
+def ids_xpath(values: set[str]) -> Any:
+    """An XPath of the ``id`` attributes whose value is one of ``values`` (``None`` when a
+    value holds both kinds of quote): an :class:`IdIndex` of the ids a wrapper anchors at
+    lists only those, in the same one pass over the page."""
+    lits = []
+    for v in sorted(values):
+        if "'" not in v:
+            lits.append(f"'{v}'")
+        elif '"' not in v:
+            lits.append(f'"{v}"')
+        else:
+            return None
+    return etree.XPath("//@id[" + " or ".join(f".={x}" for x in lits) + "]") if lits else None
+
+
 class IdIndex:
-    """The page's elements by ``id`` value, listed on first use (one XPath over the page)."""
+    """The page's elements by ``id`` value, listed on first use (one XPath over the page):
+    those of ``values`` only when given (with their :func:`ids_xpath` ``xp``), all of them
+    once another is asked for."""
 
-    __slots__ = ("root", "_ids")
+    __slots__ = ("root", "_ids", "_values", "_xp")
 
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, values: frozenset[str] | None = None, xp: Any = None) -> None:
         self.root = root
         self._ids: dict[str, list[Any]] | None = None
+        self._values = values if xp is not None else None
+        self._xp = xp
 
     def get(self, value: str) -> list[Any]:
         """The elements whose ``id`` attribute is ``value``, in document order."""
         ids = self._ids
+        if self._values is not None and value not in self._values:
+            ids = self._ids = None  # a value the index is not for: list every id
+            self._values = None
         if ids is None:
             ids = self._ids = {}
-            for attr in _ALL_IDS(self.root):
+            xp = _ALL_IDS if self._values is None else self._xp
+            for attr in xp(self.root):
                 el = attr.getparent()
                 lst = ids.get(attr)
                 if lst is None:

@@ -89,6 +89,13 @@ def _fast(root: Any, tags: set[str]) -> bool:
     )
 
 
+def _label_of(s: str, labels: dict[str, Any]) -> str | None:
+    """``normalize_space(s)`` when it is one of ``labels`` and ``s`` is a listed text (not
+    XPath whitespace only), else ``None``."""
+    n = normalize_space(s)
+    return n if n in labels and s.strip(_XML_SPACE) else None
+
+
 def _hits_by_tag(root: Any, labels: dict[str, Any], tags: set[str]) -> list[tuple[Any, bool, str]]:
     """``(carrier, is_tail, label)`` of the listed texts whose parent has one of ``tags``
     and that read as one of ``labels``, in document order (the whole document: also the
@@ -96,21 +103,33 @@ def _hits_by_tag(root: Any, labels: dict[str, Any], tags: set[str]) -> list[tupl
     top = root.getroottree().getroot()
     tops = [*reversed(list(top.itersiblings(preceding=True))), top, *top.itersiblings()]
     hits = []
-    norm = normalize_space
     for t in tops:
         if not isinstance(t.tag, str):
             continue
         for e in t.iter(*tags):
             if e.tag in _UNLISTED:
                 continue
+            # (a text that is no label, most of them, is told by one split, inline; a
+            # zero-width character, which normalize_space drops, makes it a candidate)
             s = e.text
-            if s is not None and norm(s) in labels and s.strip(_XML_SPACE):
-                hits.append((e, False, norm(s)))
+            if s is not None and (
+                " ".join(s.split()) in labels or "\u200b" in s or "\u2060" in s or "\ufeff" in s
+            ):
+                n = _label_of(s, labels)
+                if n is not None:
+                    hits.append((e, False, n))
             if len(e):  # (no child proxies for the many leaf elements)
                 for c in e:
                     s = c.tail
-                    if s is not None and norm(s) in labels and s.strip(_XML_SPACE):
-                        hits.append((c, True, norm(s)))
+                    if s is not None and (
+                        " ".join(s.split()) in labels
+                        or "\u200b" in s
+                        or "\u2060" in s
+                        or "\ufeff" in s
+                    ):
+                        n = _label_of(s, labels)
+                        if n is not None:
+                            hits.append((c, True, n))
     if len(hits) > 1:
         hits.sort(key=lambda h: _doc_key(h[0], h[1]))
     return hits

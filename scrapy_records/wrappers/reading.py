@@ -15,7 +15,8 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.text import inline_text, strip_separators
-from scrapy_records.page import DROPPED_TAGS, Page, normalize_space, parse_html
+from scrapy_records.page import DROPPED_TAGS, Page, base_url_of, normalize_space, parse_html
+from scrapy_records.page.parse import base_url_from
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import FieldSpec
 from scrapy_records.wrappers.safe_xpath import check_xpath
@@ -48,6 +49,31 @@ def dirty_set(root: Any) -> set[Any]:
     return dirty
 
 
+#: what :func:`scan_page` looks for: the elements of :func:`dirty_set` and ``<base>``
+_SCAN_TAGS = ("script", "style", "noscript", "template", "base")
+
+
+def scan_page(root: Any, url: str | None) -> tuple[set[Any], str | None]:
+    """``(dirty_set(root), base_url_of(root, url))`` from one C-level iteration over the
+    page (each is a pass over the whole tree)."""
+    dirty: set[Any] = set()
+    bases = []
+    for s in root.iter(*_SCAN_TAGS):
+        if s.tag == "base":  # ``.//head/base[@href]``: a base whose parent is a head below root
+            p = s.getparent()
+            if p is not None and p is not root and p.tag == "head" and s.get("href") is not None:
+                bases.append(s)
+            continue
+        for a in s.iterancestors():
+            if a in dirty:
+                break
+            dirty.add(a)
+        dirty.add(s)
+    if len(bases) > 1 and any(b.getparent() is not bases[0].getparent() for b in bases):
+        return dirty, base_url_of(root, url)  # (ElementPath's order: by head, then child)
+    return dirty, base_url_from(bases[0] if bases else None, url)
+
+
 def group_text(els: list[Any], dirty: set[Any] | None) -> str:
     """Text of a record's elements, with the text between siblings (their tails) as
     :meth:`scrapy_records.page.Page.record_text` has it."""
@@ -59,6 +85,78 @@ def group_text(els: list[Any], dirty: set[Any] | None) -> str:
         if k < len(els) - 1 and x.tail:
             parts.append(normalize_space(x.tail))
     return " ".join(t for t in parts if t)
+
+
+#: every text node inside the records ``$recs`` (passed as a node-set), each record element
+#: just before its own texts, in document order: :func:`record_texts` (not those of XPath
+#: whitespace only, which normalize_space drops: fewer strings to build)
+_RECORD_TEXTS_XP = etree.XPath(
+    "$recs/descendant::text()[normalize-space()] | $recs", smart_strings=False
+)
+_RECORD_TEXTS_CLEAN_XP = etree.XPath(
+    "$recs/descendant::text()[normalize-space()][not(parent::script or parent::style"
+    " or parent::noscript or parent::template)] | $recs",
+    smart_strings=False,
+)
+
+
+def record_texts(groups: list[list[Any]], dirty: set[Any], root: Any) -> list[str] | None:
+    """:func:`group_text` of every record (``groups``: each record's elements), from one
+    C-level XPath evaluation instead of a walk per record; ``None`` when the records are
+    not disjoint sub-trees in document order (nested, overlapping) or a record holds a
+    script it would not filter, the caller then reads them one by one.
+
+    The record elements come back as markers before their own texts (as in the batched
+    field paths), so a record element's text is the slice of texts up to the next marker,
+    joined with spaces: what ``itertext`` (or :data:`_TEXT_XP` for a ``dirty`` element)
+    gives, since libxml2 never leaves two text nodes side by side."""
+    flat = [x for els in groups for x in els]
+    prev = None
+    for x in flat:  # disjoint: no element inside the one before it (document order below)
+        if prev is not None and x.getparent() is not prev.getparent():
+            if any(a is prev for a in x.iterancestors()):
+                return None
+        prev = x
+    xp = _RECORD_TEXTS_XP
+    if not dirty.isdisjoint(flat):
+        # the filtered texts; an element outside ``dirty`` holds no script only when
+        # dirty_set saw the whole document
+        if (
+            root.getparent() is not None
+            or any(isinstance(t.tag, str) for t in root.itersiblings(preceding=True))
+            or any(isinstance(t.tag, str) for t in root.itersiblings())
+        ):
+            return None
+        xp = _RECORD_TEXTS_CLEAN_XP
+    try:
+        found = xp(root, recs=flat)
+    except etree.XPathEvalError:
+        return None
+    # the markers, in the order of ``flat`` (document order, each once), and their slices
+    at = []
+    pos = -1
+    try:
+        for x in flat:
+            pos = found.index(x, pos + 1)
+            at.append(pos)
+    except ValueError:
+        return None
+    at.append(len(found))
+    out = []
+    j = 0
+    for els in groups:
+        if len(els) == 1:
+            out.append(normalize_space(" ".join(found[at[j] + 1 : at[j + 1]])))
+            j += 1
+            continue
+        parts = []
+        for k, x in enumerate(els):
+            parts.extend(found[at[j] + 1 : at[j + 1]])
+            j += 1
+            if k < len(els) - 1 and x.tail:
+                parts.append(x.tail)
+        out.append(normalize_space(" ".join(parts)))
+    return out
 
 
 def text_until(node: Any, stop: Any) -> str:
@@ -238,7 +336,7 @@ class FieldReader:
                 # "| $recs": the record elements come back as markers, in document order
                 # just before their own field nodes, so assigning a node to its record
                 # is one dictionary lookup (records are disjoint sub-trees)
-                self.batch = etree.XPath(f"$recs/{f.xpath} | $recs", smart_strings=self.textual)
+                self.batch = etree.XPath(f"$recs/{f.xpath} | $recs", smart_strings=False)
             except etree.XPathSyntaxError:
                 self.batch = None
 
