@@ -14,10 +14,11 @@ class Column:
     ``kind``: ``"MT"`` (landmark), ``"LM"`` (sub-landmark), ``"D"`` (aligned data or
     template), ``"B"`` (merged low-density block), ``"L"`` (recordset, :class:`ListColumn`).
     ``c0``, ``c1`` and ``cw`` are the codes of its cells at level 0, level 1 and the weak
-    match level, what the alignment scores a leaf against.
+    match level, what the alignment scores a leaf against. ``roles``: the record-profile
+    columns it holds (one column of a profile is the same field in every record).
     """
 
-    __slots__ = ("cells", "kind", "c0", "c1", "cw")
+    __slots__ = ("cells", "kind", "c0", "c1", "cw", "roles")
 
     def __init__(self, kind: str = "D") -> None:
         self.cells: dict[int, list[int]] = {}
@@ -25,6 +26,7 @@ class Column:
         self.c0: set[int] = set()
         self.c1: set[int] = set()
         self.cw: set[int] = set()
+        self.roles: frozenset[tuple[int, int, int]] = frozenset()
 
     def add(self, enc: LevelCodes, r: int, k: int) -> None:
         self.cells.setdefault(r, []).append(k)
@@ -41,6 +43,15 @@ class Column:
         self.c0 |= other.c0
         self.c1 |= other.c1
         self.cw |= other.cw
+        self.roles |= other.roles
+
+    def copy(self) -> Column:
+        """A column with the same cells (an alignment variant changes its own copy)."""
+        c = Column(self.kind)
+        c.cells = {r: list(ks) for r, ks in self.cells.items()}
+        c.c0, c.c1, c.cw = set(self.c0), set(self.c1), set(self.cw)
+        c.roles = self.roles
+        return c
 
     def mask(self) -> int:
         """The pages with a cell, as a bit mask."""

@@ -56,6 +56,9 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     # the extra columns of a record that fold into none of its fields: "fields" of their
     # own, one per code (every leaf stays in some column), or "drop"
     "record_leftovers": "fields",
+    # when the record profile is refused, a repeat's occurrence between two that are one
+    # RefGap apart is a value, not a record boundary (our reading of section 3.2.2)
+    "drop_intruders": True,
     "record_profile": True,  # align all record bodies of a data region together (False: paper)
     "inner_repeats": False,
     # an RT strictly inside an RD of its TECId is data coinciding (False: paper, STs only)

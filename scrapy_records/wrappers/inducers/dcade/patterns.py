@@ -148,6 +148,24 @@ def _remove_false_rt(enc: Encoding, RT: list[Pattern], RD: list[Pattern]) -> lis
     return keep
 
 
+def drop_intruders(pats: list[Pattern], ref_gap: int) -> list[Pattern]:
+    """The repeats without the occurrences that fall inside one record: an occurrence
+    between two (the previous kept, the next) exactly ``ref_gap`` apart is a value sharing
+    the divider's code ("WWW-Browser" among filenames), not a record boundary.
+    Section 3.2.2: a segment holds one recordset, its records RefGap apart."""
+    out = []
+    for p in pats:
+        pos = {}
+        for r, v in p.pos.items():
+            kept = v[:1]
+            for i in range(1, len(v)):
+                if not (i + 1 < len(v) and v[i + 1] - kept[-1] == ref_gap):
+                    kept.append(v[i])
+            pos[r] = kept
+        out.append(Pattern(p.code, p.level, pos))
+    return out
+
+
 def mine_patterns(
     enc: Encoding,
     opts: dict[str, Any],

@@ -22,8 +22,8 @@ from scrapy_records.wrappers.inducers.dcade.encoding import LEVELS, Encoding
 _Kind = tuple[int | None, int | None]
 #: a record body: (subsegment, page, leaf indices)
 _Body = tuple[int, int, list[int]]
-#: (column period, {subsegment: (width, [(column, page, leaf)])})
-RecordProfile = tuple[int, dict[int, tuple[int, list[tuple[int, int, int]]]]]
+#: (column period, {subsegment: (width, [(column, page, leaf)], kind index)})
+RecordProfile = tuple[int, dict[int, tuple[int, list[tuple[int, int, int]], int]]]
 
 
 class SpanEncoding:
@@ -145,9 +145,9 @@ def _align_bodies(
 ) -> RecordProfile:
     """One centre-star alignment per kind; the period sums 1 (the sub-landmark) plus the
     width of each kind in the record's cycle."""
-    out: dict[int, tuple[int, list[tuple[int, int, int]]]] = {}
+    out: dict[int, tuple[int, list[tuple[int, int, int]], int]] = {}
     period = 0
-    for key, spans in kinds.items():
+    for ki, (key, spans) in enumerate(kinds.items()):
         sub = SpanEncoding(enc, [(r, ks) for _c, r, ks in spans])
         seqs = {q: list(range(len(ks))) for q, (_c, _r, ks) in enumerate(spans)}
         prof = merge_profile(
@@ -164,7 +164,7 @@ def _align_bodies(
                     cells.setdefault(c, []).append((j, r, ks[i]))
         for c, k in kind_of.items():
             if k == key:
-                out[c] = (width, cells.get(c, []))
+                out[c] = (width, cells.get(c, []), ki)
     return period, out
 
 
@@ -179,7 +179,7 @@ def record_profile(
     """One column layout for the record bodies between the sub-landmarks ``LM``.
 
     ``level`` is the sub-landmarks' code level (0 for RT, 1 for RD), ``gap`` the RefGap.
-    Returns ``(column period, {subsegment: (width, [(column, page, leaf)])})``, or
+    Returns ``(column period, {subsegment: (width, [(column, page, leaf)], kind)})``, or
     ``None`` when the bodies are not single records (then the paper's alignment is kept).
     """
     bodies = _record_bodies(enc, LM, level, gap)

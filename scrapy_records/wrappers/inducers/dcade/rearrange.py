@@ -17,9 +17,14 @@ from scrapy_records.wrappers.inducers.dcade.columns import Column, column_codes,
 from scrapy_records.wrappers.inducers.dcade.encoding import LEVELS, Encoding
 
 
-def rearrange(enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> list[Column]:
-    """Disjunctive merging, then low-density merging, of one aligned segment."""
-    seg = _DisjunctiveMerge(enc, opts, seg).run()
+def rearrange(
+    enc: Encoding, opts: dict[str, Any], seg: list[Column], keep_fields: bool = False
+) -> list[Column]:
+    """Disjunctive merging, then low-density merging, of one aligned segment.
+
+    ``keep_fields``: two columns of one record profile that hold different fields (its own
+    merging kept them apart) do not merge here, so that every record keeps its layout."""
+    seg = _DisjunctiveMerge(enc, opts, seg, keep_fields).run()
     return merge_low_density(enc, opts, seg)
 
 
@@ -31,13 +36,21 @@ def _shared_level(codes: list[set[int]]) -> int:
     return LEVELS
 
 
+def _other_fields(a: Column, b: Column) -> bool:
+    """Both columns come from record profiles, and from no common profile column."""
+    return bool(a.roles and b.roles and not a.roles & b.roles)
+
+
 class _DisjunctiveMerge:
     """Left to right, a data column missing on some pages takes the cells of a later data
     column of other pages, with no cell of those pages in between, at the lowest level
     where their cells share one code; until it is full or no partner is left."""
 
-    def __init__(self, enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> None:
+    def __init__(
+        self, enc: Encoding, opts: dict[str, Any], seg: list[Column], keep_fields: bool = False
+    ) -> None:
         self.enc = enc
+        self.keep_fields = keep_fields
         self.seg = seg
         self.full = (1 << enc.m) - 1
         self.max_level = opts["merge_max_level"]
@@ -75,7 +88,12 @@ class _DisjunctiveMerge:
                 continue
             if (masks[i] | between) == self.full:
                 break
-            if seg[j].kind != "D" or masks[i] & masks[j] or masks[j] & between:
+            if (
+                seg[j].kind != "D"
+                or masks[i] & masks[j]
+                or masks[j] & between
+                or (self.keep_fields and _other_fields(seg[i], seg[j]))
+            ):
                 between |= masks[j]
                 continue
             ci_codes, cj_codes = self.codes(i), self.codes(j)

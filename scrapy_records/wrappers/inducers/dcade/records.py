@@ -66,14 +66,18 @@ def detect_records(
     rep_min: int,
     seg: list[Column],
     regions: list[DataRegion],
-) -> tuple[list[Column], list[Column]]:
+    by_fields: bool = False,
+) -> tuple[list[Column], list[Column], bool]:
     """The segment with the records of each data region replaced by one
-    :class:`ListColumn` (``seg`` is changed in place too; empty columns are dropped), and
-    the extra columns that no field of their record could take (their text is lost)."""
+    :class:`ListColumn` (``seg`` is changed in place too; empty columns are dropped), the
+    extra columns that no field of their record could take (their text is lost), and
+    whether some region's records were found by their record-profile fields
+    (``by_fields``: allowed when eq. 9 finds no record near SDR by codes)."""
     detector = _RecordDetector(enc, opts, rep_min, seg)
     for region in regions:
-        detector.region(region)
-    return [c for c in seg if c.cells or isinstance(c, ListColumn)], detector.dropped
+        detector.region(region, by_fields)
+    kept = [c for c in seg if c.cells or isinstance(c, ListColumn)]
+    return kept, detector.dropped, detector.used_roles
 
 
 def _region_bounds(seg: list[Column], region: DataRegion) -> tuple[int, int] | None:
@@ -149,15 +153,20 @@ class _RecordDetector:
         self.dropped: list[Column] = []
         # (block, column) of the extra columns no field took, in the current region
         self.leftovers: list[tuple[list[Column | None], Column]] = []
+        self.use_roles = False
+        self.used_roles = False
 
-    def region(self, region: DataRegion) -> None:
+    def region(self, region: DataRegion, by_fields: bool = False) -> None:
         """Split the records of one data region out of the segment, if it has a set."""
         bounds = _region_bounds(self.seg, region)
         if bounds is None:
             return
         sdr, edr = bounds
         G = region.period
+        self.use_roles = False
         sr1 = self.first_record(sdr, edr, G)
+        if by_fields and (sr1 is None or sr1 >= sdr + 2 * G):
+            sr1 = self.first_record_by_fields(sdr, edr, G, sr1)
         if sr1 is None:
             return
         self.leftovers = []
@@ -177,6 +186,20 @@ class _RecordDetector:
         else:
             self.dropped += [x for _b, x in self.leftovers]
         self.seg[start - 1 : end] = [_list_column(blocks, G)]
+        self.used_roles |= self.use_roles
+
+    def first_record_by_fields(self, sdr: int, edr: int, G: int, sr1: int | None) -> int | None:
+        """Eq. 9 again when it found no record near SDR by codes, where the columns of one
+        record-profile column match whatever their codes (descriptions of mixed token
+        types are one field): ``sr1`` when that finds none either."""
+        if not any(c.roles for c in self.seg[sdr - 1 : edr]):
+            return sr1
+        self.use_roles = True
+        by_fields = self.first_record(sdr, edr, G)
+        if by_fields is None:
+            self.use_roles = False
+            return sr1
+        return by_fields
 
     def records_before(
         self, sr1: int, G: int, sdr: int, schema: list[Column | None]
@@ -387,6 +410,8 @@ class _RecordDetector:
             return False
         if not a.cells or not b.cells:
             return True  # a record-profile column empty in this block: no evidence either way
+        if self.use_roles and a.roles & b.roles:
+            return True  # one column of a record profile: one field by construction
         enc = self.enc
         ta, tb = is_template(enc, self.o, a), is_template(enc, self.o, b)
         if ta or tb:

@@ -22,8 +22,10 @@ from scrapy_records.wrappers.inducers.dcade.encoding import Encoding
 from scrapy_records.wrappers.inducers.dcade.landmarks import mine_landmarks
 from scrapy_records.wrappers.inducers.dcade.options import repeat_min
 from scrapy_records.wrappers.inducers.dcade.patterns import (
+    Pattern,
     Patterns,
     align_frequent,
+    drop_intruders,
     mine_patterns,
 )
 from scrapy_records.wrappers.inducers.dcade.profile import RecordProfile, record_profile
@@ -49,6 +51,7 @@ class SegmentState:
     seg: list[Column] = field(default_factory=list)
     dropped: list[Column] = field(default_factory=list)
     aligned: int = 0
+    by_fields: bool = False  # records found by record-profile fields, not by codes
 
 
 def _landmark_column(enc: Encoding, vec: list[int], kind: str) -> Column:
@@ -69,6 +72,21 @@ def _cost(enc: Encoding, how: str, st: SegmentState) -> int:
         return st.aligned
     own = sum(1 + (c.ref_gap if isinstance(c, ListColumn) else 0) for c in st.seg)
     return own + len({frozenset(column_codes(enc, c, 1)) for c in st.dropped})
+
+
+def _fields_variant(st: SegmentState) -> SegmentState:
+    """A copy of an aligned trial, to be finished with its record-profile fields kept
+    apart (the paper's disjunctive merging can give one record a layout of its own:
+    rpmpackage's vendor and distribution cells). Of the two, the one whose records were
+    found by those fields and that has fewer output columns wins, as between trials."""
+    copies = {id(c): c.copy() for c in st.seg}
+    kept = SegmentState(S_L=st.S_L)
+    kept.seg = [copies[id(c)] for c in st.seg]
+    kept.regions = [
+        g._replace(first=copies.get(id(g.first), g.first), last=copies.get(id(g.last), g.last))
+        for g in st.regions
+    ]
+    return kept
 
 
 def _pick(p: Patterns) -> str | None:
@@ -95,6 +113,7 @@ class SegmentAligner:
         # record profiles in the current trial: allowed, and whether a region took one
         self.use_profile = bool(opts["record_profile"])
         self.profile_used = False
+        self.profiles = 0  # record profiles made so far: their columns' role tag
 
     def run(self) -> tuple[list[Column], list[list[int]]]:
         """The aligned table and the MT landmarks (Algorithm 1)."""
@@ -160,12 +179,49 @@ class SegmentAligner:
         self.use_profile = with_profile
         self.profile_used = False
         st = SegmentState(S_L=list(u))
+        gap = 0 if t == "ST" else pats.gap[t]
         lms = align_frequent(self.enc, self.o, getattr(pats, t)) + [v]
-        self.split_sub(t, 0 if t == "ST" else pats.gap[t], lms, st, 0)
-        st.seg = rearrange(self.enc, self.o, st.seg)
-        st.aligned = len(st.seg)
-        st.seg, st.dropped = detect_records(self.enc, self.o, self.rep_min, st.seg, st.regions)
+        if gap and with_profile and self.o["drop_intruders"] and len(lms) >= 3:
+            lms = self.divider_landmarks(getattr(pats, t), gap, lms, v)
+        self.split_sub(t, gap, lms, st, 0)
+        kept = _fields_variant(st) if self.profile_used else None
+        if kept is not None:
+            self.finish(kept, keep_fields=True)
+        self.finish(st, keep_fields=False)
+        cost = self.o["trial_cost"]
+        if (
+            kept is not None
+            and kept.by_fields
+            and _cost(self.enc, cost, kept) < _cost(self.enc, cost, st)
+        ):
+            return kept
         return st
+
+    def divider_landmarks(
+        self, pats: list[Pattern], gap: int, lms: list[list[int]], v: list[int]
+    ) -> list[list[int]]:
+        """The sub-landmarks of a repeat split, without the occurrences inside a record
+        when those refuse the record profile (values sharing the divider's code, section
+        3.2.2) and their removal allows one; else ``lms`` as they are."""
+        level = pats[0].level
+        if record_profile(self.enc, self.o, self.rep_min, lms, level, gap) is not None:
+            return lms
+        cleaned = drop_intruders(pats, gap)
+        if all(p.pos == q.pos for p, q in zip(pats, cleaned)):
+            return lms
+        alt = align_frequent(self.enc, self.o, cleaned) + [v]
+        if len(alt) >= 3 and record_profile(self.enc, self.o, self.rep_min, alt, level, gap):
+            return alt
+        return lms
+
+    def finish(self, st: SegmentState, keep_fields: bool) -> None:
+        """Re-arrange the trial's columns and split its recordsets out; with
+        ``keep_fields`` the record profile's fields stay apart and may find the records."""
+        st.seg = rearrange(self.enc, self.o, st.seg, keep_fields)
+        st.aligned = len(st.seg)
+        st.seg, st.dropped, st.by_fields = detect_records(
+            self.enc, self.o, self.rep_min, st.seg, st.regions, keep_fields
+        )
 
     def split_sub(
         self, ptype: str, gap: int, LM: list[list[int]], st: SegmentState, depth: int
@@ -179,6 +235,7 @@ class SegmentAligner:
             else None
         )
         self.profile_used |= prof is not None
+        self.profiles += prof is not None
         if gap and lm_cols:
             # with a record profile every record spans 1 + |profile| columns: that is the
             # column period record detection needs, whatever the leaf RefGap
@@ -210,8 +267,10 @@ class SegmentAligner:
 
     def profile_columns(self, prof: RecordProfile, ci: int, postponed: set[int]) -> list[Column]:
         """The columns of subsegment ``ci`` from the region's record profile."""
-        width, cells = prof[1].get(ci, (0, []))
+        width, cells, kind = prof[1].get(ci, (0, [], -1))
         cols = [Column() for _ in range(width)]
+        for j, c in enumerate(cols):
+            c.roles = frozenset(((self.profiles, kind, j),))
         for j, r, k in cells:
             if r not in postponed:
                 cols[j].add(self.enc, r, k)
