@@ -31,7 +31,7 @@ from scrapy_records.fields.naming import (
 from scrapy_records.fields.records import page_data
 from scrapy_records.fields.slots import Slot
 from scrapy_records.fields.template import NodeMap, TemplateNode
-from scrapy_records.fields.text import is_byline_label
+from scrapy_records.fields.text import LABEL_TAGS, is_byline_label
 from scrapy_records.page import Page
 
 Parents = dict[TemplateNode, TemplateNode | None]
@@ -62,9 +62,6 @@ def fill_eaten(data: list[Slot], labels: dict[int, Label]) -> None:
             if v is not None and s.values[r] is None:
                 s.values[r] = v
 
-
-#: elements whose static text reads as the label of the value after it
-_LABEL_TAGS = frozenset({"label", "dt", "th", "b", "strong", "legend", "caption", "em"})
 
 #: elements whose static text is an action ("Add to cart"), never a label
 _ACTION_TAGS = frozenset({"a", "button", "option", "select", "input"})
@@ -224,7 +221,7 @@ def find_labels(
             continue  # "Add to cart" names nothing; a link's constant text names its link
         if lab_tag == "label" and not colon and a is not lab_el:
             continue  # a form control's caption ("Compare" by its checkbox), not a value's
-        strong = colon or a is lab_el or lab_tag in _LABEL_TAGS or is_byline_label(lv)
+        strong = colon or a is lab_el or lab_tag in LABEL_TAGS or is_byline_label(lv)
         if strong or (lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3):
             out[id(target)] = Label(ln, a is lab_el, not strong, lab.raw if lab.static else None)
     return out

@@ -195,6 +195,9 @@ def _start_text(node: Any, tag: Any, parts: list[str]) -> None:
 #: words that label the value after them ("By <b>Jane</b>"): the author, in several languages
 BY_WORDS = frozenset("by von par por di written posted".split())
 
+#: elements whose short text reads as the label of the value beside it ("<th>Colour")
+LABEL_TAGS = frozenset({"label", "dt", "th", "b", "strong", "legend", "caption", "em"})
+
 
 def is_label_text(text: str) -> bool:
     """A text piece that labels the value after it: it ends with a colon ("Price:") or is a

@@ -22,7 +22,7 @@ from scrapy_records.errors import WrapperError
 from scrapy_records.extractors.auto import main_threshold_for
 from scrapy_records.fields.alignment import align_records
 from scrapy_records.fields.naming import best_token
-from scrapy_records.fields.text import xpath_literal
+from scrapy_records.fields.text import LABEL_TAGS, xpath_literal
 from scrapy_records.fields.values import guess_type
 from scrapy_records.page import ZERO_WIDTH, Page, normalize_space
 from scrapy_records.results import Region
@@ -320,8 +320,6 @@ def _label_candidates(page: Page) -> dict[str, tuple[int, int]]:
     return seen
 
 
-#: elements whose text is a label wherever its value is ("Colour" in a ``th``)
-_LABEL_TAGS = frozenset({"th", "dt", "label", "b", "strong", "em", "legend", "caption"})
 #: an unmarked label and its value share an element holding at most this many texts
 _LABEL_SPAN = 4
 
@@ -332,7 +330,7 @@ def _reads_as_label(page: Page, leaf: int) -> bool:
     (a row of label and value). "In stock" in its own paragraph, followed by the next
     paragraph, is a value that two sample pages happen to share, not that paragraph's label."""
     text = page.leaves[leaf]
-    if text.rstrip().endswith((":", "：")) or page.tag[page.leaf_owner[leaf]] in _LABEL_TAGS:
+    if text.rstrip().endswith((":", "：")) or page.tag[page.leaf_owner[leaf]] in LABEL_TAGS:
         return True
     if leaf + 1 >= len(page.leaves):
         return False  # the page's last text labels nothing

@@ -27,13 +27,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scrapy_records.fields.naming import label_name
+from scrapy_records.fields.text import LABEL_TAGS
 from scrapy_records.page import Page
 from scrapy_records.wrappers.inducers.dcade.leaves import PageLeaves
 from scrapy_records.wrappers.inducers.dcade.schema import SchemaColumn
 from scrapy_records.wrappers.inducers.dcade.tokens import token_type
 
-#: elements whose text reads as the label of the value after it
-LABEL_TAGS = frozenset({"th", "dt", "label", "b", "strong", "em", "legend", "caption"})
 #: a heading labels the value right after it ("Type of School" above a list)
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 #: class/id words of label elements
