@@ -788,3 +788,21 @@ def test_a_label_cell_that_changes_from_record_to_record_gives_one_column_per_la
     )
     flat = [v for rec in main.records for v in rec.fields.values()]
     assert "Civil:" not in flat and "Residence:" not in flat
+
+
+def test_long_texts_that_end_with_a_colon_are_values_not_a_label_in_two_spellings():
+    notes = [
+        "Everything below ships from our warehouse in two days:",
+        "Everything below is made to order and ships in three weeks:",
+    ]
+    html = page(
+        "<ul>"
+        + "".join(
+            f"<li class='r'><h3><a href='/p/{i}'>Garden bench model {i}</a></h3>"
+            f"<p class='note'>{notes[i % 2]}</p><p>{BLURB} {i}</p></li>"
+            for i in range(6)
+        )
+        + "</ul>"
+    )
+    flat = [v for rec in mined(html).records for v in rec.fields.values()]
+    assert notes[0] in flat and notes[1] in flat

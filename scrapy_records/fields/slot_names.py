@@ -132,8 +132,9 @@ def _label_variants(values: list[Any]) -> list[Any] | None:
             spellings[v] = spellings.get(v, 0) + 1
     if not 1 <= len(spellings) <= 3 or min(spellings.values()) < 2:
         return None
-    if len({label_name(v) for v in spellings}) != 1:
-        return None
+    names = {label_name(v) for v in spellings}
+    if len(names) != 1 or None in names:
+        return None  # (texts that end with ":" but name nothing are no label)
     eaten: list[Any] = [None] * len(values)
     prefixes = sorted((x.strip() for x in spellings), key=len, reverse=True)
     for r, v in enumerate(values):

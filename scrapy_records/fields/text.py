@@ -210,8 +210,12 @@ def is_byline_label(text: str) -> bool:
     """A label text (:func:`is_label_text`) or a short phrase ending in a "by" word
     ("Written by", "Blog Entry By"). Only for a whole slot's text: inside one value,
     "Get it by <b>Friday</b>" stays one value."""
+    if is_label_text(text):
+        return True
+    if len(text) > 40:
+        return False
     words = text.strip().lower().rstrip(".").split()
-    return is_label_text(text) or (0 < len(words) <= 3 and words[-1] in BY_WORDS)
+    return 0 < len(words) <= 3 and words[-1] in BY_WORDS
 
 
 def xpath_literal(s: str) -> str | None:
