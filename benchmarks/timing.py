@@ -31,14 +31,17 @@ def install_page_timeout() -> None:
     signal.signal(signal.SIGALRM, _alarm)
 
 
-def clear_text_caches() -> None:
+def clear_text_caches(package: str = "scrapy_records") -> None:
     """Empty the library's per-text memo caches (class-token names, date anchors, parsed
     dates), so a repeated timing of one page pays for its text as the first run did
     instead of finding it cached. (Parser objects and other per-process set-up stay warm,
-    as they are on every page of a crawl.)"""
-    from scrapy_records.extractors.mibat import anchors
-    from scrapy_records.fields import dates, naming
+    as they are on every page of a crawl.) ``package``: the library's import name (another
+    for the copy of an older commit ``ab.py`` compares with)."""
+    import importlib
 
+    anchors = importlib.import_module(f"{package}.extractors.mibat.anchors")
+    dates = importlib.import_module(f"{package}.fields.dates")
+    naming = importlib.import_module(f"{package}.fields.naming")
     naming._TOKEN_CACHE.clear()
     anchors._leaf_is_date.cache_clear()
     dates._parse_cached.cache_clear()
