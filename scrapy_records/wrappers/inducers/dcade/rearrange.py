@@ -236,6 +236,8 @@ def _text_of_body(enc: Encoding, run: list[Column]) -> bool:
     counts = set()
     for r in {r for c in run for r in c.cells}:
         ks = sorted(k for c in run for k in c.cells.get(r, ()))
+        if not ks:
+            continue
         counts.add(len(ks))
         if ks[-1] - ks[0] + 1 != len(set(ks)):
             return False
@@ -248,7 +250,7 @@ def _text_of_body(enc: Encoding, run: list[Column]) -> bool:
                 a = page.parent[a]
         if a < 0 or page.tag[a] != "body":
             return False
-    return len(counts) > 1 and max(counts) >= 2
+    return len(counts) > 1
 
 
 #: elements of running text: paragraphs and what formats text inside them
