@@ -268,6 +268,46 @@ def test_low_density_text_merges_beside_the_heading_in_its_element():
     assert col_with(s, "Acme").label == "MD"
 
 
+def test_low_density_text_written_straight_into_body_is_one_column():
+    # an eBay seller's description: HTML placed directly in <body>, with no element of its
+    # own, and lists, tables and <pre> in it (no inline text): one column (section 3.2.3)
+    descs = [
+        "Great stamp",
+        "Mint <ul><li>perf 12</li><li>hinged</li></ul> Ships fast",
+        "<table><tr><td>Cat. value</td><td>$65</td></tr></table> Used copy",
+        "<pre>Lot 4</pre> see scan <div>Terms: cash only</div>",
+        "Fine used",
+    ]
+    pages = [
+        Page(
+            f"<html><body><h1>{t}</h1><h3>Description</h3>{d}<h3>Payment</h3><span>{p}</span>"
+            f"<div class=foot><a href='/help'>Help</a></div></body></html>",
+            url="http://shop.example/p",
+        )
+        for (t, p, _), d in zip(PRODUCTS, descs)
+    ]
+    s = induce_schema(pages)
+    c = col_with(s, "Lot 4 see scan Terms: cash only")
+    assert c.label == "MD"
+    assert c.values[:3] == [
+        "Great stamp",
+        "Mint perf 12 hinged Ships fast",
+        "Cat. value $65 Used copy",
+    ]
+    assert col_with(s, "$10.50").values == [p for _, p, _ in PRODUCTS]
+    # the same count of values on every page: two columns, not free text
+    same = [
+        Page(
+            f"<html><body><h1>{t}</h1><h3>Description</h3><b>{1900 + i}</b> <i>grade {i}</i>"
+            f"<h3>Payment</h3><span>{p}</span></body></html>",
+            url="http://shop.example/p",
+        )
+        for i, (t, p, _) in enumerate(PRODUCTS)
+    ]
+    s2 = induce_schema(same)
+    assert col_with(s2, "1902").label == "MD" and col_with(s2, "grade 2").label == "MD"
+
+
 def test_tc20_recursive_mandatory_templates():
     pages = [
         page(

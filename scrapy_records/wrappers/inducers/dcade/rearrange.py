@@ -175,7 +175,9 @@ def _flush_run(
     out: list[Column],
     inside: list[set[int]],
 ) -> None:
-    if len(run) >= 2 and fills_one_element(enc, opts, run, segment=inside):
+    if len(run) >= 2 and (
+        fills_one_element(enc, opts, run, segment=inside) or _text_of_body(enc, run)
+    ):
         out.append(_merge_run(run))
     else:
         out.extend(run)
@@ -222,6 +224,33 @@ def fills_one_element(
         if strict_run and any(k not in inside for k in range(lo, hi + 1)):
             return False
     return True
+
+
+def _text_of_body(enc: Encoding, run: list[Column]) -> bool:
+    """The run is free text with no element of its own, written straight into ``body`` (an
+    eBay seller's description): on every page its leaves follow each other with no other
+    leaf in between, their lowest common ancestor is ``body``, and the pages hold different
+    numbers of them. Section 3.2.3 merges a low-density run between two landmarks into one
+    column; the landmarks and values beside it in ``body`` do not make it a label/value row,
+    whose values do not vary in count (TC8)."""
+    counts = set()
+    for r in {r for c in run for r in c.cells}:
+        ks = sorted(k for c in run for k in c.cells.get(r, ()))
+        if not ks:
+            continue
+        counts.add(len(ks))
+        if ks[-1] - ks[0] + 1 != len(set(ks)):
+            return False
+        if len(ks) < 2:
+            continue
+        page, nodes = enc.pages[r], enc.leaves[r].node
+        a = nodes[ks[0]]
+        for k in ks[1:]:
+            while a >= 0 and not page.is_ancestor(a, nodes[k]):
+                a = page.parent[a]
+        if a < 0 or page.tag[a] != "body":
+            return False
+    return len(counts) > 1
 
 
 #: elements of running text: paragraphs and what formats text inside them
