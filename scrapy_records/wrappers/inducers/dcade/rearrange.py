@@ -207,13 +207,9 @@ def fills_one_element(
             continue
         page = enc.pages[r]
         nodes = enc.leaves[r].node
-        a = nodes[ks[0]]
-        for k in ks[1:]:
-            b = nodes[k]
-            while a >= 0 and not page.is_ancestor(a, b):
-                a = page.parent[a]
-            if a < 0:
-                return False
+        a = _leaves_lca(page, nodes, ks)
+        if a < 0:
+            return False
         inside = set(ks)
         lo, hi = ks[0], ks[-1]
         for k in (lo - 1, hi + 1):
@@ -224,6 +220,19 @@ def fills_one_element(
         if strict_run and any(k not in inside for k in range(lo, hi + 1)):
             return False
     return True
+
+
+def _leaves_lca(page: Any, nodes: list[int], ks: list[int]) -> int:
+    """The lowest common ancestor of leaves ``ks`` (``nodes``: each leaf's node), ``-1``
+    when there is none."""
+    a = nodes[ks[0]]
+    for k in ks[1:]:
+        b = nodes[k]
+        while a >= 0 and not page.is_ancestor(a, b):
+            a = page.parent[a]
+        if a < 0:
+            return -1
+    return a
 
 
 def _text_of_body(enc: Encoding, run: list[Column]) -> bool:
@@ -244,10 +253,7 @@ def _text_of_body(enc: Encoding, run: list[Column]) -> bool:
         if len(ks) < 2:
             continue
         page, nodes = enc.pages[r], enc.leaves[r].node
-        a = nodes[ks[0]]
-        for k in ks[1:]:
-            while a >= 0 and not page.is_ancestor(a, nodes[k]):
-                a = page.parent[a]
+        a = _leaves_lca(page, nodes, ks)
         if a < 0 or page.tag[a] != "body":
             return False
     return len(counts) > 1
