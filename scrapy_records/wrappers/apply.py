@@ -275,9 +275,7 @@ def _first_values(
                 t = inline_text(node)
             else:
                 t = node.text or ""
-            v = strip_separators(" ".join(t.split()))
-            if "\ufeff" in v or "\u200b" in v or "\u2060" in v:
-                v = strip_separators(page_mod.normalize_space(t))
+            v = strip_separators(page_mod.normalize_space(t))
             if link:
                 v = to_value(ftype, v, base)
         if v:

@@ -18,6 +18,8 @@ from typing import Any
 
 from lxml import etree
 
+from scrapy_records.fields.text import xpath_literal
+
 __all__ = ["IdIndex", "IdPath", "id_path", "ids_xpath"]
 
 #: ``//T[@id='S']`` (or ``"S"``) as the first step, then the rest of the path.
@@ -64,14 +66,9 @@ def ids_xpath(values: set[str]) -> Any:
     """An XPath of the ``id`` attributes whose value is one of ``values`` (``None`` when a
     value holds both kinds of quote): an :class:`IdIndex` of the ids a wrapper anchors at
     lists only those, in the same one pass over the page."""
-    lits = []
-    for v in sorted(values):
-        if "'" not in v:
-            lits.append(f"'{v}'")
-        elif '"' not in v:
-            lits.append(f'"{v}"')
-        else:
-            return None
+    lits = [xpath_literal(v) for v in sorted(values)]
+    if None in lits:
+        return None
     return etree.XPath("//@id[" + " or ".join(f".={x}" for x in lits) + "]") if lits else None
 
 
