@@ -335,7 +335,7 @@ def _reads_as_label(page: Page, leaf: int) -> bool:
     if leaf + 1 >= len(page.leaves):
         return False  # the page's last text labels nothing
     a, j = page.leaf_owner[leaf], page.leaf_owner[leaf + 1]
-    while a >= 0 and not a <= j <= page.end[a]:
+    while a >= 0 and not page.is_ancestor(a, j):
         a = page.parent[a]
     return a >= 0 and page.leaf_hi[a] - page.leaf_lo[a] <= _LABEL_SPAN
 
