@@ -114,7 +114,7 @@ def shop_product(i: int) -> str | None:
     rows = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in specs)
     reviews = "".join(
         f'<li class="review"><span class="author">{USERS[(i + k) % len(USERS)]}</span>'
-        f'<span class="date">2026-0{1 + k % 9}-{10 + k:02d}</span>'
+        f'<span class="date">2026-0{1 + (i + k) % 9}-{10 + (i + 2 * k) % 18:02d}</span>'
         f"<p>{_sentence(i + k)}</p></li>"
         for k in range(3 + i % 3)
     )
