@@ -355,6 +355,79 @@ def test_a_crawl_gives_detail_pages_one_record_each_with_the_same_columns():
     assert not rt2.has_held()
 
 
+CARS = [
+    ("Z4 Roadster", "61,550", "3.0L I6, 335 HP", "17 mpg City", "Automatic", "Sleek and quick."),
+    ("1 Series Cabriolet", "34,200", "3.0L I6, 230 HP", "18 mpg City", "Manual", "Compact fun."),
+    ("3 Series Coupe", "36,050", "3.0L Turbo I6, 300 HP", "18 mpg City", "Manual", "Balanced."),
+    ("5 Series Sedan", "45,900", "4.4L V8, 400 HP", "15 mpg City", "Automatic", "Roomy, calm."),
+    ("X3 Crossover", "39,700", "3.0L I6, 240 HP", "19 mpg City", "Automatic", "Seats five."),
+    ("7 Series Sedan", "81,300", "4.4L Turbo V8, 400 HP", "14 mpg City", "Automatic", "Flagship."),
+    ("M3 Coupe", "58,400", "4.0L V8, 414 HP", "14 mpg City", "Manual", "Track ready."),
+]
+
+
+def car(model, price, engine, mpg, trans, blurb):
+    """A car's page: three look-alike boxes of label rows hold about a third of its text, so
+    mining finds them as a list of three records."""
+    box = "<div class='box'><h3>{}</h3><p>{}</p><p>{}</p></div>"
+    return f"""<html><head><title>{model} Overview</title></head><body>
+<div id="nav"><a href="/">Home</a> <a href="/new">New cars</a> <a href="/help">Help</a></div>
+<div id="main"><h1>{model} Overview</h1><div class="price">MSRP: ${price}</div>
+<p class="blurb">{blurb} Read our full review of the {model}, with photos and specs.</p>
+{box.format("Vehicle Highlights", f"Fuel Economy: {mpg}", f"Engine: {engine}")}
+{box.format("Drivetrain", f"Transmission: {trans}", "Doors: 2")}
+{box.format("Warranty", "Basic: 4 Years / 50,000 Miles", "Roadside: 4 Years / Unlimited")}
+<p class="note">Prices exclude destination charges, taxes, title and registration fees.
+Dealers set their own prices; ask a dealer near you for a quote on the {model}.</p></div>
+<div id="foot">Copyright CarSite Inc. <a href="/privacy">Privacy</a></div></body></html>"""
+
+
+def _car_responses():
+    from scrapy.http import HtmlResponse, Request
+
+    for i, c in enumerate(CARS):
+        url = f"http://cars.example/c/{i}"
+        yield HtmlResponse(url, body=car(*c).encode(), encoding="utf-8", request=Request(url))
+
+
+def test_a_crawl_compares_pages_whose_main_list_holds_a_third_of_their_text():
+    """Car pages whose three spec boxes are mined as a list holding about a third of the
+    page's text: the crawl compares their pages before calling them a list, finds detail
+    pages (what varies lies mostly outside the boxes) and gives one record per page."""
+    from scrapy_records.scrapy.runtime import RecordsRuntime
+    from scrapy_records.scrapy.settings import RecordsConfig
+
+    rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:"))
+    outs = [rt.mine(r) for r in _car_responses()]
+    assert all(o.result is None and o.stats["records/held"] == 1 for o in outs[:5])
+    assert outs[5].new_wrappers[0]["document"]["provenance"]["extractor"] == "dcade"
+    pages = [*outs[5].released, outs[6]]
+    assert all(len(p.result.records) == 1 for p in pages)
+    assert [p.result.records[0].fields["msrp"] for p in pages] == [
+        float(c[1].replace(",", "")) for c in CARS
+    ]
+
+
+def test_a_detail_page_mined_while_its_wrapper_was_induced_goes_through_it(monkeypatch):
+    """A page sent to mining before its detail template had a wrapper comes back after the
+    wrapper was induced: its records are the wrapper's one record, not the boxes mining
+    found on it."""
+    import scrapy_records.scrapy.worker as worker
+    from scrapy_records.scrapy.runtime import RecordsRuntime
+    from scrapy_records.scrapy.settings import RecordsConfig
+
+    rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:"))
+    responses = list(_car_responses())
+    for r in responses[:6]:
+        rt.mine(r)
+    # the last page's job was made before the wrapper existed: mining tried no wrapper
+    monkeypatch.setattr(worker, "_try_wrapper", lambda job, out, root: None)
+    late = rt.mine(responses[6])
+    assert late.stats.get("records/wrapper/late_detail") == 1
+    assert late.source == "wrapper" and late.wrapper_id
+    assert [r.fields["msrp"] for r in late.result.records] == [58400.0]
+
+
 def test_the_crawl_detail_check_reads_what_mining_sent_back(monkeypatch):
     """Three held pages of a detail template are compared from the evidence mining sent
     back with their records: each page is parsed once, by its mining."""

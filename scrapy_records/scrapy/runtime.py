@@ -453,7 +453,17 @@ class RecordsRuntime(StoreSync):
                 return
         out.result, out.source = mined.result, mined.source
         out.inc(f"records/extractor/{mined.source}/pages")
-        if st is None or st.wrapper is not None:
+        if st is None:
+            return
+        if st.wrapper is not None:
+            if st.detail and mined.wrapper_fits is None:
+                # a detail page mined while its template's wrapper was being induced: the
+                # wrapper's one record, not a list mined from a page that has none
+                late = Released(job.url, st.template, out.template_name, out.result, out.source)
+                late = self._through_wrapper(st, late, (job.url, job.body, job.encoding, job.date))
+                out.result, out.source = late.result, late.source
+                out.wrapper_id, out.wrapper_version = late.wrapper_id, late.wrapper_version
+                out.inc("records/wrapper/late_detail")
             return
         result = mined.result
         assert result is not None  # mine_page sets one unless it skipped or failed (above)
@@ -684,34 +694,30 @@ class RecordsRuntime(StoreSync):
         wrapper when it has one (the columns of its later pages), else as mined."""
         with self._lock:
             held, st.held = st.held, []
-            wrapper, document, version = st.wrapper, st.document, st.version
-        out = []
-        for sample, mined in held:
-            if wrapper is not None and document is not None:
-                job = ApplyJob(
-                    sample.url,
-                    sample.body,
-                    sample.encoding,
-                    sample.date,
-                    document,
-                    self.config.max_page_bytes,
-                )
-                try:
-                    result = self.executor.run(apply_wrapper, job)
-                except Exception as exc:  # the mined records are still there
-                    logger.warning("scrapy_records: wrapper on held page %s: %s", sample.url, exc)
-                else:
-                    mined = Released(
-                        sample.url,
-                        st.template,
-                        mined.template_name,
-                        result,
-                        "wrapper",
-                        f"{st.site}/{st.template}",
-                        version,
-                    )
-            out.append(mined)
-        return out
+        return [
+            self._through_wrapper(st, mined, (s.url, s.body, s.encoding, s.date))
+            for s, mined in held
+        ]
+
+    def _through_wrapper(
+        self, st: TemplateState, mined: Released, page: tuple[str, bytes, str | None, Any]
+    ) -> Released:
+        """A page's records by its template's wrapper (in a worker), or ``mined`` when the
+        template has none or the wrapper fails on it. ``page``: url, body, encoding and the
+        ``Date`` header."""
+        with self._lock:
+            document, version = st.document, st.version
+        if st.wrapper is None or document is None:
+            return mined
+        url, body, encoding, date = page
+        job = ApplyJob(url, body, encoding, date, document, self.config.max_page_bytes)
+        try:
+            result = self.executor.run(apply_wrapper, job)
+        except Exception as exc:  # the mined records are still there
+            logger.warning("scrapy_records: wrapper on held page %s: %s", url, exc)
+            return mined
+        wid = f"{st.site}/{st.template}"
+        return Released(url, st.template, mined.template_name, result, "wrapper", wid, version)
 
     def has_held(self) -> bool:
         """Some pages' records wait for their template's wrapper."""

@@ -30,6 +30,7 @@ from scrapy_records.fields.dates import http_date_base, relative_to
 from scrapy_records.page import HtmlElementParser, Page, parse_html
 from scrapy_records.results import PageResult, Region
 from scrapy_records.wrappers.induce import (
+    DETAIL_VARYING_SHARE,
     DetailEvidence,
     detail_evidence,
     detail_evidenced,
@@ -41,10 +42,13 @@ from scrapy_records.wrappers.templates import Signature, page_signature, similar
 from scrapy_records.wrappers.wrapper import Wrapper
 
 #: a template whose first page's main region holds less than this share of the page's
-#: text (or that has none) may be detail pages: it gets DCADE's sample count and its
-#: records wait for its wrapper (``induce`` then decides with all samples); mining sends
-#: the detail check's evidence back for such pages
-DETAIL_HINT_COVERAGE = 0.3
+#: text (or that has none) may be detail pages: its records wait until the detail check
+#: compares three of its pages, as ``induce`` decides it; mining sends the check's evidence
+#: back for such pages. The check calls pages detail when less than this share of what
+#: varies between them lies in their records, so a main region holding more of the page
+#: is a list whatever the check would say (a car's spec page, whose "highlights" blocks
+#: hold a third of its text, is compared; a shop's list page, at 0.8, is not)
+DETAIL_HINT_COVERAGE = DETAIL_VARYING_SHARE
 
 #: The modules mining and induction need (about a third of a second of imports).
 MINERS = ("scrapy_records.api", "scrapy_records.wrappers.inducers.intersect")
