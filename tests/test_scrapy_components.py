@@ -1004,6 +1004,32 @@ def test_records_csv_exporter_writes_one_flat_table():
     assert json.loads(row["fields"]) == {"author": "ann", "date": "2026-01-10"}
 
 
+def test_a_detail_record_set_is_parallel_columns_in_the_csv():
+    """A detail page's set (several cuisines, each a link) is not a JSON cell: one column
+    per sub-field, the items' values in the same order, an item without one left empty."""
+    import csv
+    import io
+
+    from scrapy_records.scrapy.exporters import RecordsCsvItemExporter
+
+    cuisines = [
+        {"cuisine": "Bagels", "field_url": "http://g.example/bagels"},
+        {"cuisine": "Deli"},
+        {"cuisine": "Cafe", "field_url": "http://g.example/cafe"},
+    ]
+    item = _record(0.9, name="Einstein Bros", cuisine=cuisines, nested=[{"a": {"b": 1}}])
+    buf = io.BytesIO()
+    exporter = RecordsCsvItemExporter(buf)
+    exporter.export_item(item)
+    exporter.finish_exporting()
+    table = list(csv.reader(io.StringIO(buf.getvalue().decode())))
+    assert table[0] == ["page_url", "template", "name", "cuisine", "cuisine.field_url", "nested"]
+    row = dict(zip(table[0], table[1]))
+    assert row["cuisine"] == "Bagels | Deli | Cafe"
+    assert row["cuisine.field_url"] == "http://g.example/bagels |  | http://g.example/cafe"
+    assert json.loads(row["nested"]) == [{"a": {"b": 1}}]  # deeper than a set: JSON
+
+
 # ------------------------------------------------------------------ store registry
 class _FakeStore(MemoryStore):
     """A third-party backend: registered by scheme through RECORDS_WRAPPER_STORES."""

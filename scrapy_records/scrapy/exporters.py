@@ -2,7 +2,8 @@
 
 :class:`RecordsCsvItemExporter` (the add-on installs it for the ``csv`` format) writes a
 :class:`~scrapy_records.scrapy.items.RecordItem` as one flat row: ``page_url``, ``template``,
-then the record's fields (a list value joined with `` | ``), and leaves
+then the record's fields (a list value joined with `` | ``; a list of sub-records, such as
+a detail page's set of authors, as one such column per sub-field), and leaves
 :class:`~scrapy_records.scrapy.items.WrapperItem`\\ s out (wrappers are in the store, and in
 JSON feeds). Other items are written as they are, a ``dict``/``list`` value as a JSON cell.
 The header is the union of every row's columns, in first-seen order: rows are spooled to a
@@ -48,9 +49,33 @@ def flat_value(value: Any) -> Any:
     return json_cell(value)
 
 
+def _is_plain(value: Any) -> bool:
+    return not isinstance(value, (dict, list, tuple))
+
+
+def sublist_columns(name: str, value: Any) -> dict[str, str] | None:
+    """A list of sub-records (``[{"author": "Ann", "author_url": ...}, ...]``, a detail
+    page's set) as parallel columns, one per sub-field, the items' values joined in order
+    with :data:`LIST_SEPARATOR` (an item without the sub-field leaves its place empty): the
+    sub-field named like the list is the list's own column, the others are
+    ``<list>.<sub-field>``. ``None`` when ``value`` is not such a list."""
+    if not isinstance(value, (list, tuple)) or not value:
+        return None
+    if not all(isinstance(v, dict) and all(map(_is_plain, v.values())) for v in value):
+        return None
+    keys = dict.fromkeys(k for v in value for k in v)
+    return {
+        (name if k == name else f"{name}.{k}"): LIST_SEPARATOR.join(
+            "" if v.get(k) is None else str(v.get(k)) for v in value
+        )
+        for k in keys
+    }
+
+
 def flat_record(item: Any, prefix: str = "") -> dict[str, Any]:
     """A record as one flat row: ``page_url``, ``template``, then its fields (``prefix``
-    before each field name; a field named like one of the first columns gets ``record_``)."""
+    before each field name; a field named like one of the first columns gets ``record_``;
+    a list of sub-records gives one column per sub-field, :func:`sublist_columns`)."""
     a = ItemAdapter(item)
     row: dict[str, Any] = {
         "page_url": a.get("url"),
@@ -58,7 +83,12 @@ def flat_record(item: Any, prefix: str = "") -> dict[str, Any]:
     }
     for name, value in (a.get("fields") or {}).items():
         key = f"{prefix}{name}"
-        row[key if key not in FLAT_COLUMNS else f"record_{key}"] = flat_value(value)
+        key = key if key not in FLAT_COLUMNS else f"record_{key}"
+        columns = sublist_columns(key, value)
+        if columns is None:
+            row[key] = flat_value(value)
+        else:
+            row.update(columns)
     return row
 
 
