@@ -196,7 +196,9 @@ def test_prices_in_several_formats_become_numbers():
         ("from £3.99", (3.99, "GBP")),
         ("12.99", (12.99, None)),
         ("Call for price", None),
-        ("$10 - $20", None),
+        ("$10 - $20", (10.0, "$")),  # a range: its low end (the high end: price_range)
+        ("$20 - $10", None),
+        ("2010-2011", None),
     ],
 )
 def test_parse_price(text, expected):

@@ -550,15 +550,16 @@ def _name_of(main, value: str) -> str:
 
 
 def test_a_price_column_is_named_alike_with_or_without_a_range_or_a_unit_note():
-    """One "$3.15 to $9.95" keeps a price column text but not its name; a note beside the
-    price inside the price block does not take the block's class name from the price."""
+    """One "$3.15 to $9.95" among single prices keeps the column a price and its name; a
+    note beside the price inside the price block does not take the block's class name from
+    the price."""
     single = ["$12.00", "$8.50", "$30.00", "$14.25"]
     with_range = ["$12.00", "$3.15 to $9.95", "$30.00", "$14.25", "$7.00"]
     a = mined(_shop(single, True, "itemprice"))
     b = mined(_shop(with_range, False, "itemprice"))
-    assert _name_of(a, "12.0") == _name_of(b, "$12.00") == "itemprice"
+    assert _name_of(a, "12.0") == _name_of(b, "12.0") == "itemprice"
     c = mined(_shop(with_range, False, "box"))
-    assert _name_of(c, "$12.00") == "price"
+    assert _name_of(c, "12.0") == "price"
 
 
 def test_a_relative_date_without_digits_is_a_date_like_the_others():
@@ -743,6 +744,29 @@ def test_a_price_with_a_unit_note_stays_a_price_and_keeps_its_note_mined_and_wra
     got = w.extract(_pack_shop(41, {42: " per kg"}), url="https://shop.example/c").records
     assert got[1].fields["prod_price"] == 52.0 and got[1].fields["prod_price_unit"] == "kg"
     assert "prod_price_unit" not in got[0].fields
+
+
+def test_a_price_range_stays_a_price_with_its_high_end_beside_it_mined_and_wrapped():
+    """eBay: one "£2.99 to £8.99" among plain prices made that page's price column text,
+    while the template's other pages had typed prices. The low end is the price, the high
+    end the ``<name>_max`` column (a price), mined and wrapped."""
+    first = _pack_shop(1, {3: " - $19.00"})
+    main = mined(first)
+    types = {c.name: c.type for c in main.columns}
+    assert types["prod_price"] == "price" and types["prod_price_max"] == "price"
+    rec = main.records[2].fields
+    assert (rec["prod_price"], rec["prod_price_max"], rec["prod_price_currency"]) == (
+        13.0,
+        19.0,
+        "$",
+    )
+    assert "prod_price_max" not in main.records[0].fields
+    w = scrapy_records.induce(
+        [("https://shop.example/a", first), ("https://shop.example/b", _pack_shop(21, {}))]
+    )
+    got = w.extract(_pack_shop(41, {42: " to $60.00"}), url="https://shop.example/c").records
+    assert (got[1].fields["prod_price"], got[1].fields["prod_price_max"]) == (52.0, 60.0)
+    assert "prod_price_max" not in got[0].fields
 
 
 def test_an_and_that_ends_an_author_before_a_linked_one_is_cut_off():

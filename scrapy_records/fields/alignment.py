@@ -84,8 +84,9 @@ def align_records(
     :returns: ``(columns, values)``, ``values`` holding one ``{column name: value}`` dict per
         record (absent columns are absent keys). Column names follow the rules of
         :mod:`scrapy_records.fields.naming`; duplicates get ``_2``, ``_3``...; a price
-        column with currencies gets a ``<name>_currency`` companion column (and one with unit
-        notes, "/2 pack", a ``<name>_unit`` column).
+        column with currencies gets a ``<name>_currency`` companion column (one with unit
+        notes, "/2 pack", a ``<name>_unit`` column, and one with ranges, "£2.99 to £8.99",
+        a ``<name>_max`` column holding their high ends).
     """
     roots = [_clean_group(page, g) for g in groups]
     n = len(roots)
@@ -131,7 +132,7 @@ def _clean_group(page: Page, g: Sequence[int]) -> tuple[int, ...]:
 
 
 def _assemble(
-    data: list[Slot], companions: dict[int, dict[str, list[str | None]]], n: int
+    data: list[Slot], companions: dict[int, dict[str, list[Any]]], n: int
 ) -> tuple[list[Column], list[dict[str, Any]]]:
     """The columns (unique names, each price column followed by its currency and unit
     columns) and one ``{column name: value}`` dict per record.
@@ -169,10 +170,12 @@ def _assemble(
             rname = unique(f"{name}_raw")
             columns.append(Column(rname, "text", fill, s.xpath, "raw"))
             out.append((rname, raw))
-        for key, cl in companions.get(id(s), {}).items():  # currency, then unit ("2 pack")
+        # currency, unit ("2 pack"), then a range's high end ("£2.99 to £8.99": 8.99)
+        for key, cl in companions.get(id(s), {}).items():
             cname = unique(f"{name}_{key}")
-            cfill = sum(1 for c in cl if c) / n
-            columns.append(Column(cname, "text", cfill, s.xpath, key))
+            cfill = sum(1 for c in cl if c is not None) / n
+            ctype = "price" if key == "max" else "text"
+            columns.append(Column(cname, ctype, cfill, s.xpath, key))
             out.append((cname, cl))
     values: list[dict[str, Any]] = [{} for _ in range(n)]
     for name, vals in out:

@@ -99,7 +99,8 @@ def name_slots(
     anchor, count = _anchors(data, layout.parent)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
     namer = _Namer(page, maps, layout, anchor, count, labels, rows)
-    namer.typed = _typed_counts(data, layout.parent)
+    namer.typed = _first_typed(data, layout.parent)
+    namer.position = {id(s): k for k, s in enumerate(data)}
     namer.find_main_link(data, len(trees))
     # texts and images first: a link's URL takes the name of its text
     for s in sorted(data, key=lambda x: x.kind == "url"):
@@ -152,14 +153,15 @@ def _anchors(
     return anchor, count
 
 
-def _typed_counts(data: list[Slot], tparent: Parents) -> dict[tuple[TemplateNode, str], int]:
-    """How many price and date columns lie under each template node."""
+def _first_typed(data: list[Slot], tparent: Parents) -> dict[tuple[TemplateNode, str], int]:
+    """The document position (in ``data``) of the first price and date column under each
+    template node."""
     out: dict[tuple[TemplateNode, str], int] = {}
-    for s in data:
+    for k, s in enumerate(data):
         if s.type in ("price", "date"):
             p: TemplateNode | None = s.t
             while p is not None:
-                out[(p, s.type)] = out.get((p, s.type), 0) + 1
+                out.setdefault((p, s.type), k)
                 p = tparent.get(p)
     return out
 
@@ -223,7 +225,9 @@ class _Namer:
         self.main_url = self.main_text = -1  # id() of the main link's slots
         self.link_names: dict[TemplateNode, tuple[str, str]] = {}  # text's element -> its name
         self.link_text: dict[TemplateNode, Slot] = {}  # link element -> its one text slot
-        self.typed: dict[tuple[TemplateNode, str], int] = {}  # (node, type) -> slots under it
+        # (node, type) -> position of the first column of that type under it; id(slot) -> its
+        self.typed: dict[tuple[TemplateNode, str], int] = {}
+        self.position: dict[int, int] = {}
 
     # ------------------------------------------------------------------ the main link
     def find_main_link(self, data: list[Slot], n: int) -> None:
@@ -425,21 +429,23 @@ class _Namer:
         words = _TYPE_WORDS.get(typ)
         own = self._chain_class(chain) if words else None
         if own is None and words:
-            own = self._typed_ancestor_class(chain[-1] if chain else self.anchor[id(s)], typ)
+            t = chain[-1] if chain else self.anchor[id(s)]
+            own = self._typed_ancestor_class(t, typ, self.position.get(id(s), 0))
         if own is not None and any(w in own[0] for w in words or ()):
             return own
         return typ, "type"
 
-    def _typed_ancestor_class(self, t: TemplateNode, typ: str) -> tuple[str, str] | None:
-        """The nearest class above ``t`` when it wraps no other value of type ``typ``: a
-        ``lvprice`` block holding the price and a unit note names the price whether or not
-        the note is there."""
+    def _typed_ancestor_class(self, t: TemplateNode, typ: str, at: int) -> tuple[str, str] | None:
+        """The nearest class above ``t`` when it wraps no value of type ``typ`` before the
+        column at document position ``at``: a ``lvprice`` block holding the price and a unit
+        note, or the price and a later "Was: £4.99", names the price whether or not the note
+        or the old price is there (and whether a range left the price column text)."""
         ev, tparent, tdepth = self.evidence, self.tparent, self.tdepth
         p = tparent.get(t)
         while p is not None and tdepth.get(p, 0) >= 2:
             v = ev.best_class(p)
             if v:
-                return (v, "class") if self.typed.get((p, typ), 0) <= 1 else None
+                return (v, "class") if self.typed.get((p, typ), at) >= at else None
             p = tparent.get(p)
         return None
 

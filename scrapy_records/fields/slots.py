@@ -16,7 +16,7 @@ from scrapy_records.fields.records import INLINE_TAGS, ROOT, TEXT, RecordTree, p
 from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
 from scrapy_records.fields.text import inline_text, strip_separators
 from scrapy_records.fields.urls import image_url, url_resolver
-from scrapy_records.fields.values import infer_column, price_units
+from scrapy_records.fields.values import infer_column, price_maxes, price_units
 from scrapy_records.page import Page
 
 logger = logging.getLogger(__name__)
@@ -274,11 +274,12 @@ def data_slots(slots: list[Slot], max_columns: int) -> list[Slot]:
     return data
 
 
-def type_slots(data: list[Slot], n: int) -> dict[int, dict[str, list[str | None]]]:
+def type_slots(data: list[Slot], n: int) -> dict[int, dict[str, list[Any]]]:
     """Type the text slots (:func:`~scrapy_records.fields.values.infer_column`) and convert
     their values; returns each price slot's companions per record (``id(slot) ->``
-    ``{"currency": [...], "unit": [...]}``, a key only when some record has one)."""
-    companions: dict[int, dict[str, list[str | None]]] = {}
+    ``{"currency": [...], "unit": [...], "max": [...]}``, a key only when some record has
+    one; ``max``: a range's high end)."""
+    companions: dict[int, dict[str, list[Any]]] = {}
     for s in data:
         if s.kind != "text":
             continue
@@ -291,9 +292,11 @@ def type_slots(data: list[Slot], n: int) -> dict[int, dict[str, list[str | None]
             for r, v in zip(idx, conv):
                 s.values[r] = v
         units = price_units(raw) if typ == "price" else None
-        for key, per in (("currency", curs), ("unit", units)):
+        maxes = price_maxes(raw) if typ == "price" else None  # a range's high end
+        per_key: tuple[tuple[str, Any], ...] = (("currency", curs), ("unit", units), ("max", maxes))
+        for key, per in per_key:
             if per is not None and any(per):
-                cl: list[str | None] = [None] * n
+                cl: list[Any] = [None] * n
                 for r, c in zip(idx, per):
                     cl[r] = c
                 companions.setdefault(id(s), {})[key] = cl

@@ -55,6 +55,8 @@ __all__ = [
     "parse_price",
     "price_unit",
     "price_units",
+    "price_range",
+    "price_maxes",
     "parse_date_iso",
     "decimal_style",
     "infer_column",
@@ -298,13 +300,39 @@ def price_unit(text: str) -> tuple[str, str] | None:
 
 _PER_EACH_RE = re.compile(r"\b(?:per|each|ea)\b", re.I)
 
+#: a price range: two amounts joined by a dash, "~" or "to" ("£2.99 to £8.99", "$5 - $12.50",
+#: "10 € – 15 €", "10-20 EUR"); the high end starts with at most a currency marker
+_RANGE_RE = re.compile(
+    r"^(?P<lo>.*?\d.*?)\s*(?:[-–—~]|\b(?:to|bis|à|a|hasta|tot)\b)\s*(?P<hi>\D{0,4}\d.*)$", re.I
+)
+_RANGE_HINT_RE = re.compile(r"\d.*?(?:[-–—~]|\b(?:to|bis|à|a|hasta|tot)\b).*?\d", re.I)
+
+
+def price_range(text: str, decimal: str | None = None) -> tuple[float, float, str | None] | None:
+    """``(low, high, currency)`` when ``text`` is a price range: two amounts joined by a
+    dash or "to", at least one with a currency marker, the high end not below the low.
+
+    >>> price_range("£2.99 to £8.99"), price_range("10-20 EUR"), price_range("2010-2011")
+    ((2.99, 8.99, 'GBP'), (10.0, 20.0, 'EUR'), None)
+    """
+    if len(text) > 48 or not _RANGE_HINT_RE.search(text):
+        return None
+    m = _RANGE_RE.match(text.strip())
+    if m is None:
+        return None
+    lo, hi = _parse_price(m.group("lo"), decimal), _parse_price(m.group("hi"), decimal)
+    if lo is None or hi is None or not (lo[1] or hi[1]) or hi[0] < lo[0]:
+        return None
+    return lo[0], hi[0], lo[1] or hi[1]
+
 
 def parse_price(text: str, decimal: str | None = None) -> tuple[float, str | None] | None:
     """Parse ``text`` as a price: ``(amount, currency)`` or ``None``.
 
     ``currency`` is an ISO code when the marker is unambiguous, the marker otherwise, or
     ``None`` when the text is a bare number. A unit note after the amount ("/2 pack",
-    "per kg", :func:`price_unit`) is allowed: the amount is the price it states.
+    "per kg", :func:`price_unit`) is allowed: the amount is the price it states; so is a
+    range ("£2.99 to £8.99", :func:`price_range`): the amount is its low end.
 
     >>> parse_price("$1,299.00"), parse_price("1.299,00 €"), parse_price("12,- EUR")
     ((1299.0, '$'), (1299.0, 'EUR'), (12.0, 'EUR'))
@@ -316,6 +344,9 @@ def parse_price(text: str, decimal: str | None = None) -> tuple[float, str | Non
         pu = price_unit(text)
         if pu is not None:
             out = _parse_price(pu[0], decimal)
+        else:
+            rng = price_range(text, decimal)
+            out = (rng[0], rng[2]) if rng is not None else None
     return out
 
 
@@ -443,7 +474,11 @@ def infer_column(
         if not _may_be_typed(v):
             return "text", vals, None
     v0 = vals[0]
-    if _PRICE_RE.match(v0.strip()) or _NUMBER_RE.match(_clean_number(v0)):
+    if (
+        _PRICE_RE.match(v0.strip())
+        or _NUMBER_RE.match(_clean_number(v0))
+        or parse_price(v0) is not None  # a unit note or a range after the amount
+    ):
         style = decimal_style(vals)
         prices = _all_convert(vals, lambda v: parse_price(v, style))
         if prices is not None:
@@ -465,6 +500,16 @@ def price_units(values: Sequence[str | None]) -> list[str | None] | None:
     """Each price text's unit note (:func:`price_unit`), or ``None`` when none has one."""
     units = [None if v is None else (price_unit(v) or (None, None))[1] for v in values]
     return units if any(units) else None
+
+
+def price_maxes(values: Sequence[str | None]) -> list[float | None] | None:
+    """Each price text's high end when it is a range (:func:`price_range`), or ``None``
+    when none is."""
+    if not any(v is not None and _RANGE_HINT_RE.search(v) for v in values):
+        return None
+    style = decimal_style([v for v in values if v is not None])
+    highs = [None if v is None else (price_range(v, style) or (None, None))[1] for v in values]
+    return highs if any(h is not None for h in highs) else None
 
 
 def guess_type(values: Sequence[Any]) -> str:

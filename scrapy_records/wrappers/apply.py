@@ -22,6 +22,7 @@ from scrapy_records.fields.values import (
     parse_date_iso,
     parse_number,
     parse_price,
+    price_range,
     price_unit,
 )
 from scrapy_records.results import Column, PageResult, Record, Region
@@ -89,6 +90,12 @@ _parse_price = lru_cache(maxsize=8192)(parse_price)
 
 
 @lru_cache(maxsize=8192)
+def _price_notes(text: str, style: str | None) -> tuple[str | None, float | None]:
+    """A price text's unit note ("/2 pack") and a range's high end ("£2.99 to £8.99")."""
+    return (price_unit(text) or (None, None))[1], (price_range(text, style) or (None, None))[1]
+
+
+@lru_cache(maxsize=8192)
 def _parse_date(text: str, _when: Any) -> str | None:
     """Keyed by the reference time too: relative dates ("3 hours ago") move with the clock
     (the minute, as dates.parse_date reads it) or with the page's own base."""
@@ -98,8 +105,9 @@ def _parse_date(text: str, _when: Any) -> str | None:
 def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
     """Convert number/price/date values in place with :mod:`scrapy_records.fields.values` (the
     extractors' typing): numbers become int/float, prices a float plus a
-    ``<name>_currency`` value when a currency is named (and ``<name>_unit`` when a unit
-    note follows, "/2 pack"), dates ISO 8601 strings. A value
+    ``<name>_currency`` value when a currency is named (``<name>_unit`` when a unit
+    note follows, "/2 pack", ``<name>_max`` the high end of a range, "£2.99 to £8.99"),
+    dates ISO 8601 strings. A value
     that does not convert is dropped (a column never mixes strings and numbers) and
     counted; returns that count."""
     if not fields:
@@ -119,7 +127,7 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
                 continue
             items = v if isinstance(v, list) else [v]
             out = []
-            cur = unit = None
+            cur = unit = high = None
             for x in items:
                 y: float | str | None
                 if f.type == "number":
@@ -129,8 +137,9 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
                     y = pr[0] if pr else None
                     if pr and pr[1] and cur is None:
                         cur = pr[1]
-                    if pr and unit is None:
-                        unit = (price_unit(x) or (None, None))[1]
+                    if pr and (unit is None or high is None):
+                        u, h = _price_notes(x, style)
+                        unit, high = unit or u, high if high is not None else h
                 else:
                     y = _parse_date(x, when)
                 if y is None:
@@ -145,6 +154,8 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
                 r[name + "_currency"] = cur
             if unit is not None:
                 r[name + "_unit"] = unit
+            if high is not None:
+                r[name + "_max"] = high
     return errors
 
 
@@ -428,7 +439,9 @@ class CompiledWrapper:
             x
             for f in self.fields
             for x in (
-                (f.name, f.name + "_currency", f.name + "_unit") if f.type == "price" else (f.name,)
+                (f.name, f.name + "_currency", f.name + "_unit", f.name + "_max")
+                if f.type == "price"
+                else (f.name,)
             )
         ]
         #: values are read in field order; only a price's currency is added after them

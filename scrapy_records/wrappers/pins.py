@@ -25,7 +25,7 @@ MIN_AGREEMENT = 0.8
 
 
 #: companion columns named after their base column (``price`` -> ``price_currency``)
-_COMPANIONS = {"currency": "_currency", "unit": "_unit", "raw": "_raw"}
+_COMPANIONS = {"currency": "_currency", "unit": "_unit", "max": "_max", "raw": "_raw"}
 
 
 def adopt_schema(mined: Region, wrapped: Region | None) -> dict[str, str]:

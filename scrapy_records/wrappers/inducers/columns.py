@@ -39,7 +39,7 @@ MIN_AGREEMENT = 0.8
 def schema_columns(region: Region) -> list[Column]:
     """The columns a wrapper must reproduce: all but the companions it derives itself
     (``<price>_currency``)."""
-    return [c for c in region.columns if c.evidence not in ("currency", "unit")]
+    return [c for c in region.columns if c.evidence not in ("currency", "unit", "max")]
 
 
 def column_spec(col: Column) -> FieldSpec | None:
@@ -261,7 +261,7 @@ def column_fields(
 
 _NUMBERED = re.compile(r"^(?P<base>.+)_(?P<k>[2-9]|[1-9]\d+)$")
 #: the companions a column's name carries along (``price_2_currency``, ``date_2_raw``)
-_TWINS = ("currency", "unit", "raw")
+_TWINS = ("currency", "unit", "max", "raw")
 
 
 def _renumber(fields: list[FieldSpec], fill: dict[str, float], mined: set[str]) -> dict[str, float]:
