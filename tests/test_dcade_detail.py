@@ -408,6 +408,27 @@ def test_a_crawl_compares_pages_whose_main_list_holds_a_third_of_their_text():
     ]
 
 
+def test_a_product_page_whose_reviews_hold_half_its_text_gives_its_reviews_at_once():
+    """The demo shop's product pages: the reviews hold 46-59% of each page's text, so the
+    template is a list of reviews from its first page, whichever pages come first (it is
+    not held for a comparison that such pages make a coin toss)."""
+    import crawl_helpers  # noqa: F401 - makes the demo site importable
+    from demo.site import shop_product
+    from scrapy.http import HtmlResponse, Request
+
+    from scrapy_records.scrapy.runtime import RecordsRuntime
+    from scrapy_records.scrapy.settings import RecordsConfig
+
+    rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:"))
+    for i in (3, 1, 2, 4):  # product 3 has the fewest reviews: the least list-like first
+        url = f"http://shop.example/shop/product/{i}"
+        body = shop_product(i).encode()
+        out = rt.mine(HtmlResponse(url, body=body, encoding="utf-8", request=Request(url)))
+        assert "records/held" not in out.stats
+        assert len(out.result.records) == 3 + i % 3
+        assert out.result.records[0].fields["author"]
+
+
 def test_a_detail_page_mined_while_its_wrapper_was_induced_goes_through_it(monkeypatch):
     """A page sent to mining before its detail template had a wrapper comes back after the
     wrapper was induced: its records are the wrapper's one record, not the boxes mining

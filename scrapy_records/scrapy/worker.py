@@ -30,7 +30,6 @@ from scrapy_records.fields.dates import http_date_base, relative_to
 from scrapy_records.page import HtmlElementParser, Page, parse_html
 from scrapy_records.results import PageResult, Region
 from scrapy_records.wrappers.induce import (
-    DETAIL_VARYING_SHARE,
     DetailEvidence,
     detail_evidence,
     detail_evidenced,
@@ -44,11 +43,13 @@ from scrapy_records.wrappers.wrapper import Wrapper
 #: a template whose first page's main region holds less than this share of the page's
 #: text (or that has none) may be detail pages: its records wait until the detail check
 #: compares three of its pages, as ``induce`` decides it; mining sends the check's evidence
-#: back for such pages. The check calls pages detail when less than this share of what
-#: varies between them lies in their records, so a main region holding more of the page
-#: is a list whatever the check would say (a car's spec page, whose "highlights" blocks
-#: hold a third of its text, is compared; a shop's list page, at 0.8, is not)
-DETAIL_HINT_COVERAGE = DETAIL_VARYING_SHARE
+#: back for such pages. The check calls pages detail when less than half of what varies
+#: between them lies in their records; the constant text (menus, labels) lies mostly
+#: outside the records, so records holding 40% of all the text hold more than half of what
+#: varies. A car's spec page, whose "highlights" boxes hold a third of its text, is
+#: compared; a shop's list page (0.8) and a product page whose reviews hold nearly half of
+#: it (0.46-0.59) are lists without comparing: the reviews are the records.
+DETAIL_HINT_COVERAGE = 0.4
 
 #: The modules mining and induction need (about a third of a second of imports).
 MINERS = ("scrapy_records.api", "scrapy_records.wrappers.inducers.intersect")
