@@ -178,6 +178,9 @@ def test_value_types():
     assert type_name(["www.acu.edu", "http://x.org"]) == "website"
     assert type_name(["901 Goucher Blvd. (Putty Hill Ave.)", "3310 Crain Hwy."]) == "address"
     assert type_name(["Abilene Christian University", "Adrian College"]) is None
+    # ISO dates have a phone number's digits and dashes: the demo shop's review dates
+    assert type_name(["2026-01-19", "2026-02-21"]) == "date"
+    assert type_name(["212.840.8666", "212.768.7188"]) == "phone"
 
 
 # ------------------------------------------------------------- robust paths

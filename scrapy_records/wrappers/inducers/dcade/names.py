@@ -82,13 +82,13 @@ def type_name(values: Sequence[str]) -> str | None:
     vals = [" ".join(v.split()).strip(_EDGE) for v in values if v and v.strip(_EDGE)]
     if not vals:
         return None
-    checks = (
+    checks = (  # a date before a phone: "2026-01-19" has the digits and dashes of both
         ("email", lambda v: bool(_EMAIL_RE.match(v))),
         ("website", lambda v: bool(_WEB_RE.match(v))),
+        ("date", lambda v: token_type(v.split()[0]) == "DATE" and len(v.split()) <= 4),
         ("phone", lambda v: bool(_PHONE_RE.match(v)) and sum(ch.isdigit() for ch in v) >= 7),
         ("price", lambda v: all(token_type(w) == "CURRENCY" for w in v.split())),
         ("address", lambda v: bool(_STREET_RE.match(v))),
-        ("date", lambda v: token_type(v.split()[0]) == "DATE" and len(v.split()) <= 4),
     )
     for name, ok in checks:
         if all(ok(v) for v in vals):
