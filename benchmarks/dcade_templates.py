@@ -66,8 +66,9 @@ same bytes, median over the site's pages, measured in the same run.
 
 Wrapper accuracy ``wR_D``: the induced wrapper is applied to the site's pages beyond the
 sample (all pages when there are none) and, per gold data attribute, the best field's
-per-page accuracy is averaged; ``wR_S`` is the same for the set attributes with the
-wrapper's nested lists (value recall, as R_S).
+per-page accuracy is averaged (a typed number or price counts when the gold text parses to
+the same amount: "$22,760" for 22760.0); ``wR_S`` is the same for the set attributes with
+the wrapper's nested lists (value recall, as R_S).
 
 Data is read from ``../shared/datasets`` relative to the repo root (or ``--data``); the
 script prints a notice and exits 0 when it is absent.
@@ -92,6 +93,7 @@ import lxml.html  # noqa: E402
 from lxml import etree  # noqa: E402
 from rapidfuzz.distance import LCSseq  # noqa: E402
 
+from scrapy_records.fields.values import parse_number, parse_price  # noqa: E402
 from scrapy_records.page import Page  # noqa: E402
 from scrapy_records.wrappers.inducers.dcade import induce_schema, schema_to_wrapper  # noqa: E402
 
@@ -562,6 +564,16 @@ def score_site(schema, attrs, gold_vals, m, lenient: bool = False):
 
 
 # --------------------------------------------------------------------------- main
+def _as_text(value, gold: str | None) -> str | None:
+    """A wrapper's value as text to compare with the gold text: a typed number or price is
+    the gold text when that parses to the same amount."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and isinstance(gold, str):
+        parsed = parse_price(gold) or (parse_number(gold), None)
+        if parsed[0] is not None and abs(float(parsed[0]) - float(value)) < 1e-9:
+            return gold
+    return None if value is None else str(value)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(HERE.parent.parent / "shared" / "datasets"))
@@ -661,9 +673,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 for fname in [x.name for x in wrapper.fields]:
                     v = rec.get(fname)
-                    vals_by_field.setdefault(fname, [None] * len(held))[k] = (
-                        None if v is None else str(v)
-                    )
+                    vals_by_field.setdefault(fname, [None] * len(held))[k] = v
                 for lst in wrapper.lists:
                     for row in rec.get(lst.name) or []:
                         for fname, v in row.items():
@@ -679,7 +689,10 @@ def main(argv: list[str] | None = None) -> int:
                     accs.append(
                         max(
                             (
-                                data_correct(g, gv, [(v, 0) for v in cv], False) / n
+                                data_correct(
+                                    g, gv, [(_as_text(v, x), 0) for v, x in zip(cv, gv)], False
+                                )
+                                / n
                                 for cv in vals_by_field.values()
                             ),
                             default=0.0,

@@ -14,6 +14,7 @@ every sample page) become a ``multiple`` field as well (:mod:`siblings`).
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 from typing import Any
 
@@ -35,6 +36,8 @@ from scrapy_records.wrappers.wrapper import Wrapper
 logger = logging.getLogger(__name__)
 
 _TYPED = ("price", "number", "date")
+#: a number written plainly: its ``_raw`` twin would repeat it
+_PLAIN = re.compile(r"^\s*-?\d+(?:\.\d+)?\s*$")
 
 
 def _codes(values: list[str]) -> bool:
@@ -143,7 +146,9 @@ def _covers(whole: SchemaColumn, part: SchemaColumn) -> bool:
 
 def _table_fields(sel: SchemaSelectors, schema: Schema) -> tuple[list[FieldSpec], dict]:
     """The record's fields from the data columns of TableA (typed ones with a ``_raw``
-    twin: the text as written, label included)."""
+    twin, the text as written, label included; not a number written plainly, "19", that
+    ends its element's text, "Pages: 500": the twin would say it again with the label its
+    name already says)."""
     fields: list[FieldSpec] = []
     fill: dict[str, float] = {}
     taken = {c.name for c in schema.columns}
@@ -169,7 +174,9 @@ def _table_fields(sel: SchemaSelectors, schema: Schema) -> tuple[list[FieldSpec]
         fields.append(FieldSpec(c.name, ftype, full, None, attr, optional=not c.mandatory))
         fill[c.name] = c.support
         raw = c.name + "_raw"
-        if ftype in _TYPED and raw not in taken:
+        tail = c.split is None or c.split[1] == len(c.split[0])  # nothing after the value
+        plain = ftype == "number" and tail and all(_PLAIN.match(c.values[r]) for r in rows)
+        if ftype in _TYPED and not plain and raw not in taken:
             fields.append(FieldSpec(raw, "text", xp, None, None, optional=True))
             taken.add(raw)
     return fields, fill
