@@ -412,6 +412,32 @@ def test_a_crawl_compares_pages_whose_main_list_holds_a_third_of_their_text():
     ]
 
 
+def test_a_set_of_links_names_its_url_column_after_its_text_column():
+    """A restaurant's cuisines, one to three links: one list whose URL column is named after
+    its text column ("list", "list_url"), not "field_url"."""
+    cuisines = [["Bagels"], ["Fondue", "Swiss"], ["Middle Eastern", "Persian", "Grill"]]
+    cuisines += [["Japanese"], ["Mexican", "Street food"]]
+
+    def restaurant(i: int, cs: list[str]) -> str:
+        links = "".join(f'<li><a href="/cuisine/{c.lower()}">{c}</a></li>' for c in cs)
+        return (
+            f"<html><body><div id='top'><a href='/'>Home</a></div><h1>Place {i}</h1>"
+            f"<p class='addr'>{100 + i} Main Street</p><ul>{links}</ul>"
+            f"<p class='blurb'>Place {i} serves food number {i} every day.</p></body></html>"
+        )
+
+    w = induce([(f"http://g.example/r/{i}", restaurant(i, cs)) for i, cs in enumerate(cuisines)])
+    assert w.provenance.extractor == "dcade"
+    [ls] = w.lists
+    text, url = (f.name for f in ls.fields)
+    assert url == f"{text}_url"
+    got = w.extract(restaurant(9, ["Thai", "Vegan"]), "http://g.example/r/9").records[0]
+    assert [(x[text], x[url]) for x in got.fields[ls.name]] == [
+        ("Thai", "http://g.example/cuisine/thai"),
+        ("Vegan", "http://g.example/cuisine/vegan"),
+    ]
+
+
 def test_a_product_page_whose_reviews_hold_half_its_text_gives_its_reviews_at_once():
     """The demo shop's product pages: the reviews hold 46-59% of each page's text, so the
     template is a list of reviews from its first page, whichever pages come first (it is

@@ -234,8 +234,17 @@ def _list_spec(sel: SchemaSelectors, rs: RecordSet, data: list[SchemaColumn]) ->
     lfields = [spec for f in data if (spec := _list_field(sel, rs, f, roots)) is not None]
     if not lfields:
         return None
+    name = lc.name
+    texts = [f for f in lfields if f.type != "url"]
+    links = [f for f in lfields if f.type == "url"]
+    if len(texts) == 1 and len(links) == 1:  # a set of links: "cuisine", "cuisine_url"
+        text, link = texts[0], links[0]
+        if link.name.startswith("field"):
+            link.name = f"{text.name}_url"
+        elif text.name == name == "list" and link.name.endswith("_url"):
+            name = text.name = link.name[: -len("_url")]  # named by its links' class
     rec_xp = " | ".join(x.strip().lstrip("/") for x in rec_xp.split(" | "))
-    return ListSpec(lc.name, RecordSelector(rec_xp), lfields, [], optional=lc.label == "OR")
+    return ListSpec(name, RecordSelector(rec_xp), lfields, [], optional=lc.label == "OR")
 
 
 def _multiple_field(sel: SchemaSelectors, rs: RecordSet, f: SchemaColumn) -> FieldSpec | None:
