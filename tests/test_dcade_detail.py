@@ -438,6 +438,23 @@ def test_a_set_of_links_names_its_url_column_after_its_text_column():
     ]
 
 
+def test_sibling_paragraphs_of_different_classes_are_fields_not_a_set():
+    """The demo shop's product page: ``p.price``, ``p.stock`` and ``p.desc`` are siblings
+    of one tag, but three fields (they were one ``multiple`` field holding all three); the
+    reviews, whose count varies, are the set."""
+    import crawl_helpers  # noqa: F401 - makes the demo site importable
+    from demo.site import shop_product
+
+    pages = [(f"http://shop.example/shop/product/{i}", shop_product(i)) for i in range(1, 6)]
+    w = induce(pages, extractor="dcade")
+    assert not any(f.multiple for f in w.fields)
+    got = w.extract(shop_product(9), "http://shop.example/shop/product/9").records[0].fields
+    assert (got["price"], got["stock"]) == (153.17, "In stock")
+    assert got["desc"].startswith("Fox a while box")
+    [reviews] = [v for v in got.values() if isinstance(v, list)]
+    assert [r["author"] for r in reviews] == ["dave", "erin", "frank"]
+
+
 def test_a_product_page_whose_reviews_hold_half_its_text_gives_its_reviews_at_once():
     """The demo shop's product pages: the reviews hold 46-59% of each page's text, so the
     template is a list of reviews from its first page, whichever pages come first (it is

@@ -4,7 +4,7 @@ DCADE makes a recordset of a repeat only when some page has more than ``theta_rp
 occurrences (Yuliana & Chang 2019, section 3.2.2), so a book with one or two authors on
 every sample page gets an ``author`` and an ``author_2`` column and a later page with three
 loses the third. In the wrapper (our design) consecutive data columns whose values are
-sibling elements of the same tag under one parent, with only separators between them (no
+sibling elements of the same tag and class under one parent, with only separators between them (no
 label: ``dt``/``dd`` pairs stay fields), become one ``multiple`` field reading all those
 siblings, checked on the induction pages to return exactly the columns' values in order
 (and their links, a ``<name>_url`` field).
@@ -42,7 +42,8 @@ def _candidate(c: SchemaColumn) -> bool:
 
 
 def _follows(sel: SchemaSelectors, a: SchemaColumn, b: SchemaColumn) -> bool:
-    """On every page with ``b``: ``a`` too, both sibling elements of one tag, ``b`` after."""
+    """On every page with ``b``: ``a`` too, both sibling elements of one tag and one class,
+    ``b`` after (``p.price``, ``p.stock`` and ``p.desc`` are three fields, not a set)."""
     seen = False
     for r in range(sel.s.m):
         if not b.leaves[r]:
@@ -53,6 +54,8 @@ def _follows(sel: SchemaSelectors, a: SchemaColumn, b: SchemaColumn) -> bool:
         page = sel.pages[r]
         x, y = page.el[ea], page.el[eb]
         if x.tag != y.tag or x.getparent() is not y.getparent() or not ea < eb:
+            return False
+        if (x.get("class") or "").split() != (y.get("class") or "").split():
             return False
         seen = True
     return seen
