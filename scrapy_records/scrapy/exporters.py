@@ -20,7 +20,7 @@ import csv
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from io import TextIOWrapper
 from typing import IO, Any
 
@@ -53,21 +53,25 @@ def _is_plain(value: Any) -> bool:
     return not isinstance(value, (dict, list, tuple))
 
 
-def sublist_columns(name: str, value: Any) -> dict[str, str] | None:
-    """A list of sub-records (``[{"author": "Ann", "author_url": ...}, ...]``, a detail
-    page's set) as parallel columns, one per sub-field, the items' values joined in order
-    with :data:`LIST_SEPARATOR` (an item without the sub-field leaves its place empty): the
-    sub-field named like the list is the list's own column, the others are
+def sublist_columns(name: str, value: Any, taken: Collection[str] = ()) -> dict[str, str] | None:
+    """A list of sub-records (``[{"cuisine": "Bagels", "cuisine_url": ...}, ...]``, a
+    detail page's set) as parallel columns, one per sub-field, the items' values joined in
+    order with :data:`LIST_SEPARATOR` (an item without the sub-field leaves its place
+    empty): a sub-field named like the list, or after it (``cuisine_url``), is a column of
+    that name unless the record has a field of that name (``taken``); the others are
     ``<list>.<sub-field>``. ``None`` when ``value`` is not such a list."""
     if not isinstance(value, (list, tuple)) or not value:
         return None
     if not all(isinstance(v, dict) and all(map(_is_plain, v.values())) for v in value):
         return None
     keys = dict.fromkeys(k for v in value for k in v)
+
+    def column(k: str) -> str:
+        own = k == name or (k.startswith(name + "_") and k not in taken)
+        return k if own else f"{name}.{k}"
+
     return {
-        (name if k == name else f"{name}.{k}"): LIST_SEPARATOR.join(
-            "" if v.get(k) is None else str(v.get(k)) for v in value
-        )
+        column(k): LIST_SEPARATOR.join("" if v.get(k) is None else str(v.get(k)) for v in value)
         for k in keys
     }
 
@@ -81,10 +85,11 @@ def flat_record(item: Any, prefix: str = "") -> dict[str, Any]:
         "page_url": a.get("url"),
         "template": a.get("template_name") or a.get("template"),
     }
-    for name, value in (a.get("fields") or {}).items():
+    fields = a.get("fields") or {}
+    for name, value in fields.items():
         key = f"{prefix}{name}"
         key = key if key not in FLAT_COLUMNS else f"record_{key}"
-        columns = sublist_columns(key, value)
+        columns = sublist_columns(key, value, fields)
         if columns is None:
             row[key] = flat_value(value)
         else:
