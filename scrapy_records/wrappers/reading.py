@@ -15,7 +15,14 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.text import inline_text, strip_separators
-from scrapy_records.page import DROPPED_TAGS, Page, base_url_of, normalize_space, parse_html
+from scrapy_records.page import (
+    DROPPED_TAGS,
+    Page,
+    PlainHtmlParser,
+    base_url_of,
+    normalize_space,
+    parse_html,
+)
 from scrapy_records.page.parse import base_url_from
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import FieldSpec
@@ -214,15 +221,15 @@ def parse_source(
         return source.root, url or source.url, source
     # Parsed as the page model parses (same validation, decoding and libxml2 parser, so the
     # same tree and XPaths), without flattening and with plain lxml elements: lxml.html's
-    # per-element Python class lookup costs more than the selectors themselves. A Scrapy
-    # response's existing selector tree is reused.
+    # per-element Python class lookup costs more than the selectors themselves; no table of
+    # ids either (no selector calls id()). A Scrapy response's existing selector tree is reused.
     root, url, _enc = parse_html(
         source,
         url,
         encoding=page_options.get("encoding"),
         max_bytes=page_options.get("max_bytes", page_mod.DEFAULT_MAX_BYTES),
         max_nodes=page_options.get("max_nodes", page_mod.DEFAULT_MAX_NODES),
-        parser_cls=etree.HTMLParser,
+        parser_cls=PlainHtmlParser,
     )
     return root, url, None
 
