@@ -41,7 +41,7 @@ from scrapy_records.wrappers.reading import (
     text_until,
     to_value,
 )
-from scrapy_records.wrappers.safe_xpath import check_xpath
+from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
 
 if TYPE_CHECKING:
     from scrapy_records.wrappers.wrapper import Wrapper
@@ -291,11 +291,11 @@ class _List:
     def __init__(self, spec: ListSpec):
         self.name = spec.name
         self.info = check_xpath(spec.record.xpath)
-        self.xp = etree.XPath(spec.record.xpath, smart_strings=False)
+        self.xp = compile_xpath(spec.record.xpath)
         self.batch = None
         if self.info.contained and not NOT_BATCHABLE.search(spec.record.xpath):
             try:
-                self.batch = etree.XPath(f"$recs/{spec.record.xpath} | $recs", smart_strings=False)
+                self.batch = compile_xpath(f"$recs/{spec.record.xpath} | $recs")
             except etree.XPathSyntaxError:
                 self.batch = None
         self.size = spec.record.size
@@ -417,7 +417,7 @@ class CompiledWrapper:
         self.w = w
         rec = w.record
         self.record_info = check_xpath(rec.xpath) if rec else None
-        self.record = etree.XPath(rec.xpath, smart_strings=False) if rec else None
+        self.record = compile_xpath(rec.xpath) if rec else None
         self.record_id = id_path(rec.xpath) if rec else None
         self.size = rec.size if rec else 1
         self.until_next = rec is not None and rec.span == "until_next"

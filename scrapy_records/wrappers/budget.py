@@ -34,7 +34,7 @@ from lxml import etree
 
 from scrapy_records.errors import BudgetExceededError, OptionError, PageTooLargeError
 from scrapy_records.page import DEFAULT_MAX_NODES
-from scrapy_records.wrappers.safe_xpath import XPathInfo
+from scrapy_records.wrappers.safe_xpath import XPathInfo, compile_xpath
 
 #: Default work budget of one page (node visits; see the module docstring).
 DEFAULT_MAX_WORK = 100_000_000
@@ -48,7 +48,7 @@ BATCH_MAX_RECORDS = 512
 
 #: the nodes :func:`count_nodes` counts, in one C-level evaluation (the whole document:
 #: comments before the root element and trees libxml2 left after a premature ``</html>``)
-_COUNT_XP = etree.XPath("count(//*) + count(//comment()) + count(//processing-instruction())")
+_COUNT_XP = compile_xpath("count(//*) + count(//comment()) + count(//processing-instruction())")
 
 
 def count_nodes(root: Any) -> int:
@@ -140,7 +140,7 @@ class ApplyBudget:
         for prefix in info.spread:
             xp = self._prefixes.get(prefix)
             if xp is None:
-                xp = self._prefixes[prefix] = etree.XPath(prefix, smart_strings=False)
+                xp = self._prefixes[prefix] = compile_xpath(prefix)
             try:
                 size = len(xp(self.root))
             except (etree.XPathEvalError, TypeError):

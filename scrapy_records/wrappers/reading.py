@@ -26,17 +26,18 @@ from scrapy_records.page import (
 from scrapy_records.page.parse import base_url_from
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import FieldSpec
-from scrapy_records.wrappers.safe_xpath import check_xpath
+from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
 
 if TYPE_CHECKING:
     pass
 
-_TEXT_XP = etree.XPath(
+_TEXT_XP = compile_xpath(
     "descendant-or-self::text()[not(parent::script or parent::style or parent::noscript"
-    " or parent::template)]",
-    smart_strings=False,
+    " or parent::template)]"
 )
-ALL_TEXT_XP = etree.XPath("//text()[normalize-space()][not(parent::script or parent::style)]")
+ALL_TEXT_XP = compile_xpath(
+    "//text()[normalize-space()][not(parent::script or parent::style)]", True
+)
 LABEL_FIELD_RX = re.compile(
     r"^//([A-Za-z][\w-]*|\*)\[normalize-space\("
     r"(?:\.|translate\(\., '[\u200b\u2060\ufeff]+', ''\))\)=('([^']*)'|\"([^\"]*)\")\]"
@@ -97,13 +98,10 @@ def group_text(els: list[Any], dirty: set[Any] | None) -> str:
 #: every text node inside the records ``$recs`` (passed as a node-set), each record element
 #: just before its own texts, in document order: :func:`record_texts` (not those of XPath
 #: whitespace only, which normalize_space drops: fewer strings to build)
-_RECORD_TEXTS_XP = etree.XPath(
-    "$recs/descendant::text()[normalize-space()] | $recs", smart_strings=False
-)
-_RECORD_TEXTS_CLEAN_XP = etree.XPath(
+_RECORD_TEXTS_XP = compile_xpath("$recs/descendant::text()[normalize-space()] | $recs")
+_RECORD_TEXTS_CLEAN_XP = compile_xpath(
     "$recs/descendant::text()[normalize-space()][not(parent::script or parent::style"
-    " or parent::noscript or parent::template)] | $recs",
-    smart_strings=False,
+    " or parent::noscript or parent::template)] | $recs"
 )
 
 
@@ -328,7 +326,7 @@ class FieldReader:
         self.type = f.type
         self.textual = "text()" in f.xpath or "node()" in f.xpath
         self.info = check_xpath(f.xpath)  # (an allowed form: a hand-built wrapper too)
-        self.xp = etree.XPath(f.xpath, smart_strings=False)
+        self.xp = compile_xpath(f.xpath)
         self.attr = f.attribute
         self.multiple = f.multiple
         self.optional = f.optional
@@ -343,7 +341,7 @@ class FieldReader:
                 # "| $recs": the record elements come back as markers, in document order
                 # just before their own field nodes, so assigning a node to its record
                 # is one dictionary lookup (records are disjoint sub-trees)
-                self.batch = etree.XPath(f"$recs/{f.xpath} | $recs", smart_strings=False)
+                self.batch = compile_xpath(f"$recs/{f.xpath} | $recs")
             except etree.XPathSyntaxError:
                 self.batch = None
 
