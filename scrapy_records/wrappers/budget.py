@@ -147,6 +147,20 @@ class ApplyBudget:
                 size = self.nodes
             self.charge(size * self.nodes, what)
 
+    def top_all(self, infos: list[XPathInfo]) -> bool:
+        """:meth:`top` of each of ``infos`` as one charge, when none measures a context set
+        first, no deadline is set and the budget holds them all (``True``); else nothing
+        is charged (``False``) and the caller charges each before its evaluation."""
+        if self.deadline is not None or any(i.spread for i in infos):
+            return False
+        total = 0
+        for info in infos:
+            total += self._visits(info, info.passes) + self._scans(info)
+        if self.max_work is not None and self.work + total > self.max_work:
+            return False
+        self.work += total
+        return True
+
     def values(self, records: int, what: str) -> None:
         """Charge reading one field's values of ``records`` records."""
         self.charge(VALUE_COST * records, what)
@@ -156,10 +170,28 @@ class ApplyBudget:
         sub-trees once, and from each record what may leave its sub-tree (descendant and
         following steps, and steps from several nodes: the page; parent and sibling
         steps: the siblings)."""
+        self.charge(self._per_record_units(info, records), what)
+
+    def _per_record_units(self, info: XPathInfo, records: int) -> int:
         each = self.nodes * (info.deep + len(info.spread)) + info.steps
         if info.ups or info.sibling_scans:
             each += self.shape()[0] * (info.ups + info.sibling_scans)
-        self.charge(self._visits(info, 1) + records * each, what)
+        return self._visits(info, 1) + records * each
+
+    def fields(self, fields: list[Any], records: int) -> None:
+        """:meth:`values` and :meth:`per_record` of each field in turn (``fields``: readers
+        with ``info`` and ``name``), as one charge when the budget holds them all and no
+        deadline is set: the same work, without a call per charge (a detail page has dozens
+        of fields); one by one otherwise, to stop at the field that passes it."""
+        total = 0
+        for f in fields:
+            total += VALUE_COST * records + self._per_record_units(f.info, records)
+        if self.deadline is None and (self.max_work is None or self.work + total <= self.max_work):
+            self.work += total
+            return
+        for f in fields:
+            self.values(records, f"field {f.name}")
+            self.per_record(f.info, records, f"field {f.name}")
 
     def batched(self, info: XPathInfo, records: int, what: str) -> None:
         """Charge one evaluation of a contained path over ``records`` context nodes at once

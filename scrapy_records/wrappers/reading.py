@@ -61,12 +61,12 @@ def dirty_set(root: Any) -> set[Any]:
 _SCAN_TAGS = ("script", "style", "noscript", "template", "base")
 
 
-def scan_page(root: Any, url: str | None) -> tuple[set[Any], str | None]:
+def scan_page(root: Any, url: str | None, texts: bool = True) -> tuple[set[Any], str | None]:
     """``(dirty_set(root), base_url_of(root, url))`` from one C-level iteration over the
-    page (each is a pass over the whole tree)."""
+    page (each is a pass over the whole tree); without ``texts``, ``(set(), base)``."""
     dirty: set[Any] = set()
     bases = []
-    for s in root.iter(*_SCAN_TAGS):
+    for s in root.iter(*_SCAN_TAGS) if texts else root.iter("base"):
         if s.tag == "base":  # ``.//head/base[@href]``: a base whose parent is a head below root
             p = s.getparent()
             if p is not None and p is not root and p.tag == "head" and s.get("href") is not None:
