@@ -603,7 +603,7 @@ class CompiledWrapper:
         page_vals: dict[str, Any] = {}
         labelled: dict[str, Any] = {}
         if self.labels:
-            budget.charge(budget.nodes, "the labelled page fields")
+            budget.charge(0, "the labelled page fields", per_node=1)
             labelled = self._label_values(root, base)
         ids = ids or IdIndex(root)
         charged = budget.top_all(self.page_infos)

@@ -7,6 +7,7 @@ DCADE's XPath builder uses it to read a candidate path the way application will.
 
 from __future__ import annotations
 
+import codecs
 import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -23,7 +24,9 @@ from scrapy_records.page import (
     normalize_space,
     parse_html,
 )
+from scrapy_records.page.decode import ASCII_SAFE
 from scrapy_records.page.parse import base_url_from
+from scrapy_records.wrappers.budget import nodes_bound
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import FieldSpec
 from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
@@ -213,15 +216,18 @@ def value_text(node: Any) -> str:
 
 def parse_source(
     source: Any, url: str | None, page_options: dict[str, Any]
-) -> tuple[Any, str | None, Page | None]:
-    """``(root element, url, Page or None)`` of what ``Wrapper.extract`` was given."""
+) -> tuple[Any, str | None, Page | None, int | None]:
+    """``(root element, url, Page or None, nodes at most)`` of what ``Wrapper.extract`` was
+    given; the bound of the nodes (:func:`~scrapy_records.wrappers.budget.nodes_bound`)
+    when it was parsed from bytes of an encoding that reads each character from a byte
+    or more, else ``None``."""
     if isinstance(source, Page):
-        return source.root, url or source.url, source
+        return source.root, url or source.url, source, None
     # Parsed as the page model parses (same validation, decoding and libxml2 parser, so the
     # same tree and XPaths), without flattening and with plain lxml elements: lxml.html's
     # per-element Python class lookup costs more than the selectors themselves; no table of
     # ids either (no selector calls id()). A Scrapy response's existing selector tree is reused.
-    root, url, _enc = parse_html(
+    root, url, enc = parse_html(
         source,
         url,
         encoding=page_options.get("encoding"),
@@ -229,7 +235,10 @@ def parse_source(
         max_nodes=page_options.get("max_nodes", page_mod.DEFAULT_MAX_NODES),
         parser_cls=PlainHtmlParser,
     )
-    return root, url, None
+    bound = None
+    if isinstance(source, (bytes, bytearray)) and enc and codecs.lookup(enc).name in ASCII_SAFE:
+        bound = nodes_bound(len(source))
+    return root, url, None, bound
 
 
 _ABS_RX = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
