@@ -312,6 +312,27 @@ NOT_BATCHABLE = re.compile(
 )
 
 
+#: what joins the two branches of a guarded XPath (:func:`guarded_first`)
+_GUARD = " | /html[not("
+
+
+def guarded_first(xpath: str) -> str | None:
+    """``P`` of a guarded XPath ``P | /html[not(P)]/...`` (DCADE's absolute path checked by
+    a label, and the anchored scan taken when it selects nothing:
+    :mod:`~scrapy_records.wrappers.inducers.dcade.xpaths`), else ``None``. Where ``P``
+    selects nodes they are the XPath's result (the guard empties the other branch), so
+    they are read with ``P`` alone: libxml2 evaluates ``P`` twice in the whole XPath, and
+    a guarded path costs twice an absolute one (half of a detail page's field reading)."""
+    k = xpath.find(_GUARD)
+    if k <= 0:
+        return None
+    first, rest = xpath[:k], xpath[k + len(_GUARD) :]
+    if not rest.startswith(first + ")]"):
+        return None
+    tail = rest[len(first) + 2 :]
+    return first if tail.startswith("/") and "|" not in tail else None
+
+
 class FieldReader:
     """One compiled field: its XPath per record, and batched over all records when it can."""
 
@@ -327,6 +348,7 @@ class FieldReader:
         "path",
         "info",
         "idpath",
+        "first",
     )
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
@@ -341,6 +363,14 @@ class FieldReader:
         self.optional = f.optional
         #: an id-anchored path, read through the page's id index (page fields)
         self.idpath = id_path(f.xpath) if record_xpath is None else None
+        #: a guarded XPath's first branch, read first (:func:`guarded_first`)
+        self.first = None
+        first = guarded_first(self.path)
+        if first is not None:
+            try:
+                self.first = compile_xpath(first)
+            except etree.XPathSyntaxError:
+                self.first = None
         self.batch: etree.XPath | None = None
         # one evaluation over all records instead of one per record (application speed):
         # "$recs/F" selects the same nodes as F from every record, in document order;
@@ -363,6 +393,10 @@ class FieldReader:
             nodes = None
             if ids is not None and self.idpath is not None:
                 nodes = self.idpath.nodes(ids)
+            if nodes is None and self.first is not None:
+                nodes = self.first(ctx)
+                if not (isinstance(nodes, list) and nodes):
+                    nodes = None  # nothing there: the guarded scan, as the XPath has it
             if nodes is None:
                 nodes = self.xp(ctx)
         except etree.XPathEvalError:
