@@ -24,6 +24,7 @@ from scrapy_records.page.model import PAGE_OPTIONS, Page, as_page
 from scrapy_records.page.parse import (
     DEFAULT_MAX_BYTES,
     HtmlElementParser,
+    PlainHtmlParser,
     base_url_of,
     parse_html,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "base_url_of",
     "holds_content",
     "HtmlElementParser",
+    "PlainHtmlParser",
     "DROPPED_TAGS",
     "LEAF_TAGS",
     "EMPTY_DROPPED_TAGS",

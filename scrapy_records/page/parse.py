@@ -63,6 +63,16 @@ class HtmlElementParser(etree.HTMLParser):
         self.set_element_class_lookup(_HTML_LOOKUP)
 
 
+class PlainHtmlParser(etree.HTMLParser):
+    """libxml2's HTML parser with plain lxml elements and no table of ``id`` attributes
+    (``collect_ids=False``): the same tree, parsed and freed a few percent faster. Only
+    XPath's ``id()`` reads that table, and no wrapper selector may call it
+    (:mod:`scrapy_records.wrappers.safe_xpath`); wrapper application parses with it."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(collect_ids=False, **kwargs)
+
+
 _HTML_LOOKUP = etree.ElementDefaultClassLookup(
     element=lxml.html.HtmlElement,
     comment=lxml.html.HtmlComment,
@@ -201,8 +211,8 @@ def parse_html(
 
     Raw input holding more than :data:`TAGS_PER_NODE` start tags per ``max_nodes`` is
     refused before it is parsed. ``parser_cls`` is ``lxml.html.HTMLParser`` (what parsel
-    uses) or ``lxml.etree.HTMLParser`` (same tree, plain elements: cheaper when only XPaths
-    are evaluated).
+    uses), ``lxml.etree.HTMLParser`` or :class:`PlainHtmlParser` (same tree, plain elements:
+    cheaper when only XPaths are evaluated).
 
     :raises EmptyDocumentError, NotHTMLError, PageTooLargeError:
     :raises OptionError: an unknown ``encoding`` or a budget that is not a positive int.

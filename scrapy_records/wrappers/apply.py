@@ -42,7 +42,7 @@ from scrapy_records.wrappers.reading import (
     text_until,
     to_value,
 )
-from scrapy_records.wrappers.safe_xpath import check_xpath
+from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
 
 if TYPE_CHECKING:
     from scrapy_records.wrappers.wrapper import Wrapper
@@ -219,9 +219,7 @@ def _eval_fields(
     """
     n_rec = len(firsts)
     if n_rec == 1:
-        for f in fields:
-            budget.values(1, f"field {f.name}")
-            budget.per_record(f.info, 1, f"field {f.name}")
+        budget.fields(fields, 1)
         _eval_one(fields, firsts[0], base, dirty, values[0])
         return
     first_index = {x: k for k, x in enumerate(firsts)}
@@ -302,11 +300,11 @@ class _List:
     def __init__(self, spec: ListSpec):
         self.name = spec.name
         self.info = check_xpath(spec.record.xpath)
-        self.xp = etree.XPath(spec.record.xpath, smart_strings=False)
+        self.xp = compile_xpath(spec.record.xpath)
         self.batch = None
         if self.info.contained and not NOT_BATCHABLE.search(spec.record.xpath):
             try:
-                self.batch = etree.XPath(f"$recs/{spec.record.xpath} | $recs", smart_strings=False)
+                self.batch = compile_xpath(f"$recs/{spec.record.xpath} | $recs")
             except etree.XPathSyntaxError:
                 self.batch = None
         self.size = spec.record.size
@@ -428,7 +426,7 @@ class CompiledWrapper:
         self.w = w
         rec = w.record
         self.record_info = check_xpath(rec.xpath) if rec else None
-        self.record = etree.XPath(rec.xpath, smart_strings=False) if rec else None
+        self.record = compile_xpath(rec.xpath) if rec else None
         self.record_id = id_path(rec.xpath) if rec else None
         self.size = rec.size if rec else 1
         self.until_next = rec is not None and rec.span == "until_next"
@@ -446,6 +444,10 @@ class CompiledWrapper:
         ]
         #: values are read in field order; only a price's currency is added after them
         self.reorder = any(f.type == "price" for f in self.fields)
+        #: the record texts need the elements holding scripts (``dirty_set``), unless the
+        #: one record is the whole page (a detail page's ``/html``: its text is its values);
+        #: ``_records`` lists them itself when a page belies this
+        self.texts = rec is not None and rec.xpath.strip() != "/html"
         self.lists = [_List(x) for x in w.lists]
         self.page_fields = [FieldReader(f) for f in w.page_fields]
         #: the ids the id-anchored selectors name, and the XPath listing only those
@@ -464,6 +466,8 @@ class CompiledWrapper:
                 self.labels.setdefault(label, []).append((m.group(1).lower(), reader))
         self.label_names = {f.name for lst in self.labels.values() for _t, f in lst}
         self.label_tags = {t for lst in self.labels.values() for t, _f in lst}
+        #: the page fields read by their own XPath (charged before they are evaluated)
+        self.page_infos = [f.info for f in self.page_fields if f.name not in self.label_names]
         self.columns = []
         for spec in w.fields:
             fill = float(w.health.fill_rates.get(spec.name, 1.0))
@@ -505,13 +509,11 @@ class CompiledWrapper:
         w = self.w
         if budget is None:
             budget = ApplyBudget(root)
-        dirty: set[Any] = set()
         if page is None:
-            dirty, base = scan_page(root, url)
+            dirty, base = scan_page(root, url, self.texts)
         else:
             base = page.base_url
-            if self.record is not None:
-                dirty = dirty_set(root)
+            dirty = dirty_set(root) if self.texts else set()
         tree = root.getroottree()
         # (id-anchored selectors share one pass over the page's ids, those they name)
         ids = IdIndex(root, self.id_values, self.ids_xp)
@@ -549,7 +551,8 @@ class CompiledWrapper:
         dirty: set[Any] | None = None,
     ) -> tuple[list[Record], list[Any], int]:
         """The records, their first elements and the number of values that did not type
-        (``dirty``: :func:`~scrapy_records.wrappers.reading.dirty_set` of ``root``)."""
+        (``dirty``: :func:`~scrapy_records.wrappers.reading.dirty_set` of ``root``, when
+        listed: :attr:`texts`)."""
         if self.record is None or self.record_info is None:
             return [], [], 0
         budget.top(self.record_info, "the record selector")
@@ -563,7 +566,9 @@ class CompiledWrapper:
         stop = set(firsts) if self.until_next else None
         groups = [_siblings(e, self.size, stop) for e in firsts]
         n_rec = len(groups)
-        if dirty is None:
+        if dirty is None or (
+            n_rec and not self.texts and not (n_rec == 1 and firsts[0].getparent() is None)
+        ):
             dirty = dirty_set(root)
         values: list[dict[str, Any]] = [{} for _ in range(n_rec)]
         if n_rec:
@@ -611,14 +616,16 @@ class CompiledWrapper:
         page_vals: dict[str, Any] = {}
         labelled: dict[str, Any] = {}
         if self.labels:
-            budget.charge(budget.nodes, "the labelled page fields")
+            budget.charge(0, "the labelled page fields", per_node=1)
             labelled = self._label_values(root, base)
         ids = ids or IdIndex(root)
+        charged = budget.top_all(self.page_infos)
         for f in self.page_fields:
             if f.name in self.label_names:
                 v = labelled.get(f.name)
             else:
-                budget.top(f.info, f"page field {f.name}")
+                if not charged:
+                    budget.top(f.info, f"page field {f.name}")
                 v = f.read(root, base, ids=ids)
             if v is not None:
                 page_vals[f.name] = v

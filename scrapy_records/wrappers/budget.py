@@ -7,8 +7,10 @@ node sets with a duplicate check that is quadratic in their sizes). :class:`Appl
 bounds one page's application:
 
 1. **nodes**: the page's nodes (elements, comments, processing instructions, also
-   inside ``svg``, ``template``, scripts...) are counted once, before any selector runs;
-   over ``max_nodes`` (default :data:`~scrapy_records.page.DEFAULT_MAX_NODES`, the page
+   inside ``svg``, ``template``, scripts...) are counted once, before any selector runs
+   (for a page parsed from bytes, only when the bound :func:`nodes_bound` of its size
+   cannot decide a check: the count costs a sixth of the parse); over ``max_nodes``
+   (default :data:`~scrapy_records.page.DEFAULT_MAX_NODES`, the page
    model's budget) the page is refused with
    :class:`~scrapy_records.errors.PageTooLargeError`;
 2. **work**: every selector evaluation is charged *before* it runs, in node visits, from
@@ -34,7 +36,7 @@ from lxml import etree
 
 from scrapy_records.errors import BudgetExceededError, OptionError, PageTooLargeError
 from scrapy_records.page import DEFAULT_MAX_NODES
-from scrapy_records.wrappers.safe_xpath import XPathInfo
+from scrapy_records.wrappers.safe_xpath import XPathInfo, compile_xpath
 
 #: Default work budget of one page (node visits; see the module docstring).
 DEFAULT_MAX_WORK = 100_000_000
@@ -48,7 +50,7 @@ BATCH_MAX_RECORDS = 512
 
 #: the nodes :func:`count_nodes` counts, in one C-level evaluation (the whole document:
 #: comments before the root element and trees libxml2 left after a premature ``</html>``)
-_COUNT_XP = etree.XPath("count(//*) + count(//comment()) + count(//processing-instruction())")
+_COUNT_XP = compile_xpath("count(//*) + count(//comment()) + count(//processing-instruction())")
 
 
 def count_nodes(root: Any) -> int:
@@ -56,6 +58,21 @@ def count_nodes(root: Any) -> int:
     libxml2: a tenth of the parse's time; a walk in Python costs three times that)."""
     tree = root.getroottree() if hasattr(root, "getroottree") else root
     return int(_COUNT_XP(tree))
+
+
+#: Most nodes libxml2 builds per character of its input: an element, comment or
+#: instruction starts with two characters at least (``<a``), and the elements it implies
+#: (``html``, ``head``, ``body``, and a ``p`` around text outside the body) come once per
+#: document or after an end tag. Real pages hold a fiftieth of a node per byte, random
+#: markup (tests) a fifth at most.
+NODES_PER_BYTE = 2
+
+
+def nodes_bound(size: int) -> int:
+    """An upper bound of the nodes of a page parsed from ``size`` bytes, in an encoding
+    that reads a character from each byte at most (one of
+    :data:`~scrapy_records.page.decode.ASCII_SAFE`)."""
+    return NODES_PER_BYTE * size + 16
 
 
 def check_budget_options(max_nodes: Any, max_work: Any, max_seconds: Any) -> None:
@@ -72,7 +89,13 @@ def check_budget_options(max_nodes: Any, max_work: Any, max_seconds: Any) -> Non
 
 
 class ApplyBudget:
-    """The budget of one page (module docstring). ``work`` is what was charged so far."""
+    """The budget of one page (module docstring). ``work`` is what was charged so far.
+
+    ``nodes_at_most``: an upper bound of the page's nodes (:func:`nodes_bound` of the
+    bytes it was parsed from). The nodes are then counted only when a check cannot be
+    decided with the bound: work is kept as ``per_node * nodes + fixed``, each term
+    non-negative, so what passes with the bound passes with the count.
+    """
 
     def __init__(
         self,
@@ -81,24 +104,56 @@ class ApplyBudget:
         max_nodes: int | None = DEFAULT_MAX_NODES,
         max_work: int | None = DEFAULT_MAX_WORK,
         max_seconds: float | None = None,
+        nodes_at_most: int | None = None,
     ) -> None:
         check_budget_options(max_nodes, max_work, max_seconds)
         self.root = root
-        self.nodes = count_nodes(root)
-        if max_nodes is not None and self.nodes > max_nodes:
-            raise PageTooLargeError(f"page has more than max_nodes={max_nodes} nodes")
+        self._nodes: int | None = None
+        if nodes_at_most is None or (max_nodes is not None and nodes_at_most > max_nodes):
+            nodes_at_most = self.nodes
+            if max_nodes is not None and nodes_at_most > max_nodes:
+                raise PageTooLargeError(f"page has more than max_nodes={max_nodes} nodes")
+        #: what the checks use: the node count, or an upper bound until it is counted
+        self._bound = nodes_at_most
         self.max_work = max_work
         self.deadline = None if max_seconds is None else time.monotonic() + max_seconds
         self.max_seconds = max_seconds
-        self.work = 0
+        self._per_node = 0
+        self._fixed = 0
         self._shape: tuple[int, int] | None = None
         self._prefixes: dict[str, Any] = {}
 
+    @property
+    def nodes(self) -> int:
+        """The page's nodes (:func:`count_nodes`), counted on first use."""
+        if self._nodes is None:
+            self._nodes = self._bound = count_nodes(self.root)
+        return self._nodes
+
+    @property
+    def work(self) -> int:
+        """The work charged so far, in node visits."""
+        return self._per_node * self.nodes + self._fixed
+
     # ------------------------------------------------------------------ charging
-    def charge(self, units: int, what: str) -> None:
-        """Add ``units`` of work; raise when the budget or the deadline is passed."""
-        self.work += int(units)
-        if self.max_work is not None and self.work > self.max_work:
+    def _fits(self, per_node: int, fixed: int) -> bool:
+        """Whether ``per_node`` passes over the page and ``fixed`` visits more stay within
+        ``max_work`` (decided with the bound when it can be)."""
+        if self.max_work is None:
+            return True
+        a, b = self._per_node + per_node, self._fixed + fixed
+        return a * self._bound + b <= self.max_work or a * self.nodes + b <= self.max_work
+
+    def charge(self, units: int, what: str, per_node: int = 0) -> None:
+        """Add ``units`` of work, and ``per_node`` passes over the page's nodes; raise when
+        the budget or the deadline is passed."""
+        self._per_node += per_node
+        self._fixed += int(units)
+        if (
+            self.max_work is not None
+            and self._per_node * self._bound + self._fixed > self.max_work
+            and self.work > self.max_work
+        ):
             raise BudgetExceededError(
                 f"wrapper application needs more than max_work={self.max_work} node visits"
                 f" on this page ({self.nodes} nodes; at {what})"
@@ -123,11 +178,11 @@ class ApplyBudget:
         return self._shape
 
     def _visits(self, info: XPathInfo, passes: int) -> int:
-        """``passes`` passes over the page, predicates included."""
-        units = self.nodes * passes * (1 + info.nested_max)
+        """``passes`` passes over the page, predicates included (visits per node)."""
+        per_node = passes * (1 + info.nested_max)
         if info.nested_deep:
-            units += self.nodes * self.shape()[1] * info.nested_deep
-        return units
+            per_node += self.shape()[1] * info.nested_deep
+        return per_node
 
     def _scans(self, info: XPathInfo) -> int:
         """Siblings visited by sibling steps that do not stop early, from one context."""
@@ -136,16 +191,32 @@ class ApplyBudget:
     def top(self, info: XPathInfo, what: str) -> None:
         """Charge one evaluation from the page root; steps that run from several nodes are
         charged by their context set, measured first (each measure charged before it)."""
-        self.charge(self._visits(info, info.passes) + self._scans(info), what)
+        self.charge(self._scans(info), what, self._visits(info, info.passes))
         for prefix in info.spread:
             xp = self._prefixes.get(prefix)
             if xp is None:
-                xp = self._prefixes[prefix] = etree.XPath(prefix, smart_strings=False)
+                xp = self._prefixes[prefix] = compile_xpath(prefix)
             try:
                 size = len(xp(self.root))
             except (etree.XPathEvalError, TypeError):
                 size = self.nodes
-            self.charge(size * self.nodes, what)
+            self.charge(0, what, size)
+
+    def top_all(self, infos: list[XPathInfo]) -> bool:
+        """:meth:`top` of each of ``infos`` as one charge, when none measures a context set
+        first, no deadline is set and the budget holds them all (``True``); else nothing
+        is charged (``False``) and the caller charges each before its evaluation."""
+        if self.deadline is not None or any(i.spread for i in infos):
+            return False
+        per_node = fixed = 0
+        for info in infos:
+            per_node += self._visits(info, info.passes)
+            fixed += self._scans(info)
+        if not self._fits(per_node, fixed):
+            return False
+        self._per_node += per_node
+        self._fixed += fixed
+        return True
 
     def values(self, records: int, what: str) -> None:
         """Charge reading one field's values of ``records`` records."""
@@ -156,12 +227,35 @@ class ApplyBudget:
         sub-trees once, and from each record what may leave its sub-tree (descendant and
         following steps, and steps from several nodes: the page; parent and sibling
         steps: the siblings)."""
-        each = self.nodes * (info.deep + len(info.spread)) + info.steps
+        per_node, fixed = self._per_record_units(info, records)
+        self.charge(fixed, what, per_node)
+
+    def _per_record_units(self, info: XPathInfo, records: int) -> tuple[int, int]:
+        """:meth:`per_record`'s ``(passes over the page, other visits)``."""
+        fixed = info.steps
         if info.ups or info.sibling_scans:
-            each += self.shape()[0] * (info.ups + info.sibling_scans)
-        self.charge(self._visits(info, 1) + records * each, what)
+            fixed += self.shape()[0] * (info.ups + info.sibling_scans)
+        return self._visits(info, 1) + records * (info.deep + len(info.spread)), records * fixed
+
+    def fields(self, fields: list[Any], records: int) -> None:
+        """:meth:`values` and :meth:`per_record` of each field in turn (``fields``: readers
+        with ``info`` and ``name``), as one charge when the budget holds them all and no
+        deadline is set: the same work, without a call per charge (a detail page has dozens
+        of fields); one by one otherwise, to stop at the field that passes it."""
+        per_node = fixed = 0
+        for f in fields:
+            a, b = self._per_record_units(f.info, records)
+            per_node += a
+            fixed += VALUE_COST * records + b
+        if self.deadline is None and self._fits(per_node, fixed):
+            self._per_node += per_node
+            self._fixed += fixed
+            return
+        for f in fields:
+            self.values(records, f"field {f.name}")
+            self.per_record(f.info, records, f"field {f.name}")
 
     def batched(self, info: XPathInfo, records: int, what: str) -> None:
         """Charge one evaluation of a contained path over ``records`` context nodes at once
         (lxml's hand-over of the node set is quadratic in ``records``)."""
-        self.charge(self._visits(info, 1) + records * records, what)
+        self.charge(records * records, what, self._visits(info, 1))

@@ -19,6 +19,7 @@ from typing import Any
 from lxml import etree
 
 from scrapy_records.fields.text import xpath_literal
+from scrapy_records.wrappers.safe_xpath import compile_xpath
 
 __all__ = ["IdIndex", "IdPath", "id_path", "ids_xpath"]
 
@@ -28,7 +29,7 @@ _ID_STEP_RE = re.compile(r"""//([A-Za-z_][\w.-]*|\*)\[@id=(?:'([^']*)'|"([^"]*)"
 #: location path (names, axes, ``@``, node tests such as ``text()``), nothing that makes
 #: the whole XPath an expression of several paths (``|``, ``=``, ``or``, arithmetic...).
 _STEP_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:*@/()")
-_ALL_IDS = etree.XPath("//@id")
+_ALL_IDS = compile_xpath("//@id", True)
 
 
 def _is_relative_steps(rest: str) -> bool:
@@ -69,7 +70,9 @@ def ids_xpath(values: set[str]) -> Any:
     lits = [xpath_literal(v) for v in sorted(values)]
     if None in lits:
         return None
-    return etree.XPath("//@id[" + " or ".join(f".={x}" for x in lits) + "]") if lits else None
+    if not lits:
+        return None
+    return compile_xpath("//@id[" + " or ".join(f".={x}" for x in lits) + "]", True)
 
 
 class IdIndex:
@@ -112,7 +115,7 @@ class IdPath:
     def __init__(self, tag: str, id_value: str, rest: str, smart_strings: bool) -> None:
         self.tag = tag
         self.id = id_value
-        self.rest = etree.XPath("." + rest, smart_strings=smart_strings) if rest else None
+        self.rest = compile_xpath("." + rest, smart_strings) if rest else None
 
     def nodes(self, ids: IdIndex) -> list[Any] | None:
         """The path's result on the indexed page, or ``None`` when several elements of the

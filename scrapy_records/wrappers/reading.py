@@ -7,6 +7,7 @@ DCADE's XPath builder uses it to read a candidate path the way application will.
 
 from __future__ import annotations
 
+import codecs
 import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -15,21 +16,31 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.text import inline_text, strip_separators
-from scrapy_records.page import DROPPED_TAGS, Page, base_url_of, normalize_space, parse_html
+from scrapy_records.page import (
+    DROPPED_TAGS,
+    Page,
+    PlainHtmlParser,
+    base_url_of,
+    normalize_space,
+    parse_html,
+)
+from scrapy_records.page.decode import ASCII_SAFE
 from scrapy_records.page.parse import base_url_from
+from scrapy_records.wrappers.budget import nodes_bound
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import FieldSpec
-from scrapy_records.wrappers.safe_xpath import check_xpath
+from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
 
 if TYPE_CHECKING:
     pass
 
-_TEXT_XP = etree.XPath(
+_TEXT_XP = compile_xpath(
     "descendant-or-self::text()[not(parent::script or parent::style or parent::noscript"
-    " or parent::template)]",
-    smart_strings=False,
+    " or parent::template)]"
 )
-ALL_TEXT_XP = etree.XPath("//text()[normalize-space()][not(parent::script or parent::style)]")
+ALL_TEXT_XP = compile_xpath(
+    "//text()[normalize-space()][not(parent::script or parent::style)]", True
+)
 LABEL_FIELD_RX = re.compile(
     r"^//([A-Za-z][\w-]*|\*)\[normalize-space\("
     r"(?:\.|translate\(\., '[\u200b\u2060\ufeff]+', ''\))\)=('([^']*)'|\"([^\"]*)\")\]"
@@ -53,12 +64,12 @@ def dirty_set(root: Any) -> set[Any]:
 _SCAN_TAGS = ("script", "style", "noscript", "template", "base")
 
 
-def scan_page(root: Any, url: str | None) -> tuple[set[Any], str | None]:
+def scan_page(root: Any, url: str | None, texts: bool = True) -> tuple[set[Any], str | None]:
     """``(dirty_set(root), base_url_of(root, url))`` from one C-level iteration over the
-    page (each is a pass over the whole tree)."""
+    page (each is a pass over the whole tree); without ``texts``, ``(set(), base)``."""
     dirty: set[Any] = set()
     bases = []
-    for s in root.iter(*_SCAN_TAGS):
+    for s in root.iter(*_SCAN_TAGS) if texts else root.iter("base"):
         if s.tag == "base":  # ``.//head/base[@href]``: a base whose parent is a head below root
             p = s.getparent()
             if p is not None and p is not root and p.tag == "head" and s.get("href") is not None:
@@ -90,13 +101,10 @@ def group_text(els: list[Any], dirty: set[Any] | None) -> str:
 #: every text node inside the records ``$recs`` (passed as a node-set), each record element
 #: just before its own texts, in document order: :func:`record_texts` (not those of XPath
 #: whitespace only, which normalize_space drops: fewer strings to build)
-_RECORD_TEXTS_XP = etree.XPath(
-    "$recs/descendant::text()[normalize-space()] | $recs", smart_strings=False
-)
-_RECORD_TEXTS_CLEAN_XP = etree.XPath(
+_RECORD_TEXTS_XP = compile_xpath("$recs/descendant::text()[normalize-space()] | $recs")
+_RECORD_TEXTS_CLEAN_XP = compile_xpath(
     "$recs/descendant::text()[normalize-space()][not(parent::script or parent::style"
-    " or parent::noscript or parent::template)] | $recs",
-    smart_strings=False,
+    " or parent::noscript or parent::template)] | $recs"
 )
 
 
@@ -208,23 +216,29 @@ def value_text(node: Any) -> str:
 
 def parse_source(
     source: Any, url: str | None, page_options: dict[str, Any]
-) -> tuple[Any, str | None, Page | None]:
-    """``(root element, url, Page or None)`` of what ``Wrapper.extract`` was given."""
+) -> tuple[Any, str | None, Page | None, int | None]:
+    """``(root element, url, Page or None, nodes at most)`` of what ``Wrapper.extract`` was
+    given; the bound of the nodes (:func:`~scrapy_records.wrappers.budget.nodes_bound`)
+    when it was parsed from bytes of an encoding that reads each character from a byte
+    or more, else ``None``."""
     if isinstance(source, Page):
-        return source.root, url or source.url, source
+        return source.root, url or source.url, source, None
     # Parsed as the page model parses (same validation, decoding and libxml2 parser, so the
     # same tree and XPaths), without flattening and with plain lxml elements: lxml.html's
-    # per-element Python class lookup costs more than the selectors themselves. A Scrapy
-    # response's existing selector tree is reused.
-    root, url, _enc = parse_html(
+    # per-element Python class lookup costs more than the selectors themselves; no table of
+    # ids either (no selector calls id()). A Scrapy response's existing selector tree is reused.
+    root, url, enc = parse_html(
         source,
         url,
         encoding=page_options.get("encoding"),
         max_bytes=page_options.get("max_bytes", page_mod.DEFAULT_MAX_BYTES),
         max_nodes=page_options.get("max_nodes", page_mod.DEFAULT_MAX_NODES),
-        parser_cls=etree.HTMLParser,
+        parser_cls=PlainHtmlParser,
     )
-    return root, url, None
+    bound = None
+    if isinstance(source, (bytes, bytearray)) and enc and codecs.lookup(enc).name in ASCII_SAFE:
+        bound = nodes_bound(len(source))
+    return root, url, None, bound
 
 
 _ABS_RX = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
@@ -298,6 +312,27 @@ NOT_BATCHABLE = re.compile(
 )
 
 
+#: what joins the two branches of a guarded XPath (:func:`guarded_first`)
+_GUARD = " | /html[not("
+
+
+def guarded_first(xpath: str) -> str | None:
+    """``P`` of a guarded XPath ``P | /html[not(P)]/...`` (DCADE's absolute path checked by
+    a label, and the anchored scan taken when it selects nothing:
+    :mod:`~scrapy_records.wrappers.inducers.dcade.xpaths`), else ``None``. Where ``P``
+    selects nodes they are the XPath's result (the guard empties the other branch), so
+    they are read with ``P`` alone: libxml2 evaluates ``P`` twice in the whole XPath, and
+    a guarded path costs twice an absolute one (half of a detail page's field reading)."""
+    k = xpath.find(_GUARD)
+    if k <= 0:
+        return None
+    first, rest = xpath[:k], xpath[k + len(_GUARD) :]
+    if not rest.startswith(first + ")]"):
+        return None
+    tail = rest[len(first) + 2 :]
+    return first if tail.startswith("/") and "|" not in tail else None
+
+
 class FieldReader:
     """One compiled field: its XPath per record, and batched over all records when it can."""
 
@@ -313,6 +348,7 @@ class FieldReader:
         "path",
         "info",
         "idpath",
+        "first",
     )
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
@@ -321,12 +357,20 @@ class FieldReader:
         self.type = f.type
         self.textual = "text()" in f.xpath or "node()" in f.xpath
         self.info = check_xpath(f.xpath)  # (an allowed form: a hand-built wrapper too)
-        self.xp = etree.XPath(f.xpath, smart_strings=False)
+        self.xp = compile_xpath(f.xpath)
         self.attr = f.attribute
         self.multiple = f.multiple
         self.optional = f.optional
         #: an id-anchored path, read through the page's id index (page fields)
         self.idpath = id_path(f.xpath) if record_xpath is None else None
+        #: a guarded XPath's first branch, read first (:func:`guarded_first`)
+        self.first = None
+        first = guarded_first(self.path)
+        if first is not None:
+            try:
+                self.first = compile_xpath(first)
+            except etree.XPathSyntaxError:
+                self.first = None
         self.batch: etree.XPath | None = None
         # one evaluation over all records instead of one per record (application speed):
         # "$recs/F" selects the same nodes as F from every record, in document order;
@@ -336,7 +380,7 @@ class FieldReader:
                 # "| $recs": the record elements come back as markers, in document order
                 # just before their own field nodes, so assigning a node to its record
                 # is one dictionary lookup (records are disjoint sub-trees)
-                self.batch = etree.XPath(f"$recs/{f.xpath} | $recs", smart_strings=False)
+                self.batch = compile_xpath(f"$recs/{f.xpath} | $recs")
             except etree.XPathSyntaxError:
                 self.batch = None
 
@@ -349,6 +393,10 @@ class FieldReader:
             nodes = None
             if ids is not None and self.idpath is not None:
                 nodes = self.idpath.nodes(ids)
+            if nodes is None and self.first is not None:
+                nodes = self.first(ctx)
+                if not (isinstance(nodes, list) and nodes):
+                    nodes = None  # nothing there: the guarded scan, as the XPath has it
             if nodes is None:
                 nodes = self.xp(ctx)
         except etree.XPathEvalError:

@@ -175,12 +175,13 @@ class Wrapper:
                 f"Wrapper.extract() got unknown option(s) {', '.join(unknown)};"
                 f" accepted: {', '.join(APPLY_OPTIONS)}"
             )
-        root, url, page = parse_source(source, url, options)
+        root, url, page, nodes_at_most = parse_source(source, url, options)
         budget = ApplyBudget(
             root,
             max_nodes=options.get("max_nodes", DEFAULT_MAX_NODES),
             max_work=options.get("max_work", DEFAULT_MAX_WORK),
             max_seconds=options.get("max_seconds"),
+            nodes_at_most=nodes_at_most,
         )
         result = self._compile().apply(root, url, page, budget)
         self.check(result)
