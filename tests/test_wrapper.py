@@ -194,6 +194,29 @@ def test_raw_input_honours_base_href_like_the_page_model():
     assert [r.fields for r in raw.records] == [r.fields for r in via_page.records]
 
 
+def test_links_with_tabs_or_line_breaks_read_alike_mined_and_wrapped():
+    """An href written over two lines ("/p/1\n?ref=list", absolute or not) loses its line
+    break when the page model joins it (urljoin, as browsers do); the wrapper's reading,
+    which skips the join for a URL already absolute, loses it too."""
+    import scrapy_records
+
+    def shop(prefix: str) -> str:
+        items = "".join(
+            f'<li><h3><a href="{prefix}/p/{i}\n?ref=list">Item number {i} title</a></h3>'
+            f"<p>Some text about item {i} here.</p></li>"
+            for i in range(5)
+        )
+        return f"<html><body><ul>{items}</ul></body></html>"
+
+    for prefix in ("http://shop.example", ""):
+        html = shop(prefix)
+        mined = scrapy_records.extract(html, url="http://shop.example/s").main.records
+        w = induce([("http://shop.example/s", html), ("http://shop.example/t", html)])
+        wrapped = w.extract(html, url="http://shop.example/u").records
+        assert [r.fields["url"] for r in wrapped] == [r.fields["url"] for r in mined]
+        assert wrapped[1].fields["url"] == "http://shop.example/p/1?ref=list"
+
+
 def test_changed_page_marks_wrapper_stale():
     w, _r, _p = shop_wrapper()
     res = w.extract(SHOP_REDESIGN, url="http://shop.example/list")

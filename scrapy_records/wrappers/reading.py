@@ -288,6 +288,8 @@ def to_value(ftype: str, raw: str, base: str | None) -> Any:
         raw = raw.strip()
         if not raw or raw.lower().startswith(("javascript:", "data:")):
             return None
+        if "\t" in raw or "\n" in raw or "\r" in raw:  # urljoin drops them, as mining's join
+            return urljoin(base or "", raw)
         if (
             _ABS_RX.match(raw)
             and " " not in raw
