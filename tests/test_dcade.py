@@ -308,6 +308,35 @@ def test_low_density_text_written_straight_into_body_is_one_column():
     assert col_with(s2, "1902").label == "MD" and col_with(s2, "grade 2").label == "MD"
 
 
+def test_body_text_merges_across_a_widget_some_pages_share():
+    # a counter widget pasted into the seller's text on 2 of 5 pages is frequent enough
+    # for an ST sub-landmark (support 0.4 >= theta_ot) and cut the text at it; a
+    # sub-landmark on at most theta_den of the pages is a low-density column itself
+    widget = "<center><a href='http://count.example/c'>Free Counters</a></center>"
+    descs = [
+        f"Great stamp {widget}",
+        "Mint <ul><li>perf 12</li><li>hinged</li><li>no gum</li><li>centered</li></ul> Ships",
+        f"<p>Used copy</p> {widget} <p>Visit my store</p>",
+        "<pre>Lot 4</pre> see scan <div>Terms: cash only</div>",
+        "Fine used",
+    ]
+    pages = [
+        Page(
+            f"<html><body><h1>{t}</h1><h3>Description</h3>{d}<h3>Payment</h3><span>{p}</span>"
+            f"<div class=foot><a href='/help'>Help</a></div></body></html>",
+            url="http://shop.example/p",
+        )
+        for (t, p, _), d in zip(PRODUCTS, descs)
+    ]
+    s = induce_schema(pages)
+    c = col_with(s, "Fine used")
+    assert c.label == "MD"
+    assert c.values[2].startswith("Used copy Free Counters")
+    assert c.values[2].endswith("Visit my store")
+    assert c.values[1] == "Mint perf 12 hinged no gum centered Ships"
+    assert col_with(s, "$10.50").values == [p for _, p, _ in PRODUCTS]
+
+
 def test_tc20_recursive_mandatory_templates():
     pages = [
         page(

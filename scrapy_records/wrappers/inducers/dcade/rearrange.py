@@ -134,7 +134,34 @@ def merge_low_density(enc: Encoding, opts: dict[str, Any], seg: list[Column]) ->
         else:
             block.append(c)
     _flush_block(enc, opts, block, out, inside)
-    return out
+    return _merge_body_text(enc, opts, out)
+
+
+def _merge_body_text(enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> list[Column]:
+    """Collapse free text written straight into ``body`` across the optional template
+    columns inside it: the widgets sellers paste (a counter, a payment button) repeat on
+    some pages, become sub-landmarks and cut the text into pieces. Eq. 7's density is the
+    share of non-null cells, so a sub-landmark on at most ``theta_den`` of the pages is a
+    low-density column itself; the stretch between the others (and the MTs) merges when it
+    is low-density text of body (:func:`_text_of_body`) holding data (section 3.2.3)."""
+    out: list[Column] = []
+    stretch: list[Column] = []
+    for c in seg + [Column("MT")]:
+        if c.kind in ("MT", "L") or (c.kind == "LM" and len(c.cells) > opts["theta_den"] * enc.m):
+            if (
+                len(stretch) >= 2
+                and any(x.kind == "B" or not is_template(enc, opts, x) for x in stretch)
+                and _density(enc, opts, stretch) <= opts["theta_den"]
+                and _text_of_body(enc, stretch)
+            ):
+                out.append(_merge_run(stretch))
+            else:
+                out.extend(stretch)
+            stretch = []
+            out.append(c)
+        else:
+            stretch.append(c)
+    return out[:-1]
 
 
 def _segment_leaves(enc: Encoding, seg: list[Column]) -> list[set[int]]:
