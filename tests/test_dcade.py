@@ -337,6 +337,24 @@ def test_body_text_merges_across_a_widget_some_pages_share():
     assert col_with(s, "$10.50").values == [p for _, p, _ in PRODUCTS]
 
 
+def test_a_lowercase_lead_in_every_value_shares_is_template():
+    # "by Acura", "by BMW": the shared "by" is the template's lead-in to the maker
+    makes = ["Acura", "BMW", "Audi", "Ford", "Kia", "Mazda"]
+
+    def cars(i):
+        recs = "".join(
+            f"<div class=r><a href='/m/{i}{k}'>Model {i}{k}</a> <span>by {makes[(i + k) % 6]}"
+            f"</span> <span>${100 * (i + k + 1)}</span></div>"
+            for k in range(3 + i % 3)
+        )
+        return Page(f"<html><body><h1>Cars</h1>{recs}<p>Footer</p></body></html>")
+
+    s = induce_schema([cars(i) for i in range(5)])
+    (rs,) = s.recordsets
+    maker = [c for c in rs.columns if "BMW" in c.values]
+    assert len(maker) == 1 and maker[0].values[:3] == ["Acura", "BMW", "Audi"]
+
+
 def test_tc20_recursive_mandatory_templates():
     pages = [
         page(
