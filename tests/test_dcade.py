@@ -268,6 +268,32 @@ def test_low_density_text_merges_beside_the_heading_in_its_element():
     assert col_with(s, "Acme").label == "MD"
 
 
+def test_low_density_text_merges_beside_an_optional_heading_in_its_element():
+    # "About the DVD:" on 4 of 5 pages is an ST sub-landmark, in the <p> that opens the
+    # text; the text runs on in more paragraphs: the block between that sub-landmark and
+    # "Cast:" is one column, as beside a segment's own landmarks
+    abouts = [
+        ["A fine transfer."],
+        ["Sharp picture.", "Rich sound <i>and</i> extras.", "Worth it."],
+        None,
+        ["Plain disc.", "No extras."],
+        ["Good menus."],
+    ]
+
+    def dvd(a, t, brand):
+        about = "<p><b>About the DVD:</b> " + " <p> ".join(a) if a else ""
+        return Page(
+            f"<html><body><h1>{t}</h1><div class=box><p>Synopsis of {t}.{about}"
+            f"<p><b>Cast:</b> <span>{brand}</span></div><p>Footer</p></body></html>"
+        )
+
+    s = induce_schema([dvd(a, t, b) for a, (t, _, b) in zip(abouts, PRODUCTS)])
+    c = col_with(s, "Good menus.")
+    assert c.values[1] == "Sharp picture. Rich sound and extras. Worth it."
+    assert c.values[2] is None and c.values[3] == "Plain disc. No extras."
+    assert col_with(s, "Acme").label == "MD"
+
+
 def test_low_density_text_written_straight_into_body_is_one_column():
     # an eBay seller's description: HTML placed directly in <body>, with no element of its
     # own, and lists, tables and <pre> in it (no inline text): one column (section 3.2.3)

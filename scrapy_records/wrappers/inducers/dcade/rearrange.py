@@ -124,17 +124,32 @@ def merge_low_density(enc: Encoding, opts: dict[str, Any], seg: list[Column]) ->
     if len(seg) < 2:
         return seg
     inside = _segment_leaves(enc, seg)
+    seen = Counter(x for c in seg if c.kind == "LM" for x in c.c0)
+    single = {id(c) for c in seg if c.kind == "LM" and all(seen[x] == 1 for x in c.c0)}
     out: list[Column] = []
     block: list[Column] = []
-    for c in seg:
+    left: Column | None = None
+    for c in seg + [Column("MT")]:
         if c.kind in ("MT", "LM", "L"):
-            _flush_block(enc, opts, block, out, inside)
+            bounds = [b for b in (left, c) if b is not None and id(b) in single]
+            _flush_block(enc, opts, block, out, inside, bounds)
             block = []
             out.append(c)
+            left = c
         else:
             block.append(c)
-    _flush_block(enc, opts, block, out, inside)
-    return _merge_body_text(enc, opts, out)
+    return _merge_body_text(enc, opts, out[:-1])
+
+
+def _without(inside: list[set[int]], bounds: list[Column]) -> list[set[int]]:
+    """The segment's leaves per page without those of the single sub-landmarks (an ST's
+    own column, no repeat's divider) bounding a block: like the segment's landmarks they
+    are template beside the block's text, no other value (section 3.2.3 merges the
+    low-density columns between two sub-landmarks)."""
+    cells = [b.cells for b in bounds]
+    if not cells:
+        return inside
+    return [s - {k for c in cells for k in c.get(r, ())} for r, s in enumerate(inside)]
 
 
 def _merge_body_text(enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> list[Column]:
@@ -180,10 +195,12 @@ def _flush_block(
     block: list[Column],
     out: list[Column],
     inside: list[set[int]],
+    bounds: list[Column],
 ) -> None:
     if not (len(block) >= 2 and _density(enc, opts, block) <= opts["theta_den"]):
         out.extend(block)
         return
+    inside = _without(inside, bounds)
     run: list[Column] = []
     for c in block:
         if not is_template(enc, opts, c):
