@@ -381,6 +381,28 @@ def test_a_lowercase_lead_in_every_value_shares_is_template():
     assert len(maker) == 1 and maker[0].values[:3] == ["Acura", "BMW", "Audi"]
 
 
+def test_a_repeat_split_without_a_recordset_loses_a_tie_to_the_template_split():
+    # the numbers make an RD (three on some pages); split on them, the optional "Won:" and
+    # "Lost:" rows fall to centre-star, which aligns the two labels by TECId in one column.
+    # The ST split (the labels as sub-landmarks) has as many columns; with no recordset
+    # to show for it, the repeat split has no claim to the tie
+    rows = [(7, 1), (8, 8), (6, 4), (8, 5), (None, 7), (None, 9), (None, 2), (5, None)]
+    rows += [(6, None), (None, 9)]
+
+    def player(i, won, lost):
+        r = f"<tr><td>Total:</td><td>{100 + 7 * i}</td></tr>"
+        r += f"<tr><td>Won:</td><td>{won}</td></tr>" if won else ""
+        r += f"<tr><td>Lost:</td><td>{lost}</td></tr>" if lost else ""
+        return Page(
+            f"<html><body><h1>Player {chr(65 + i)}</h1><table>{r}</table><p>Prize:</p>"
+            f"<p>{1000 * i + 5:,}</p></body></html>"
+        )
+
+    s = induce_schema([player(i, w, lost) for i, (w, lost) in enumerate(rows)])
+    assert not [c for c in s.columns if {"Won:", "Lost:"} <= set(c.values)]
+    assert col_with(s, "Won:").template and col_with(s, "Lost:").template
+
+
 def test_tc20_recursive_mandatory_templates():
     pages = [
         page(
