@@ -59,6 +59,7 @@ class _DisjunctiveMerge:
         self.alive = [True] * len(seg)
         self.masks = [c.mask() for c in seg]
         self.cache: dict[int, list[set[int]]] = {}
+        self.shared: dict[int, int] = {}  # column -> _shared_level of its codes
 
     def run(self) -> list[Column]:
         seg, masks, full = self.seg, self.masks, self.full
@@ -78,26 +79,35 @@ class _DisjunctiveMerge:
             x = self.cache[i] = [column_codes(self.enc, self.seg[i], L) for L in range(LEVELS)]
         return x
 
+    def shared_level(self, i: int) -> int:
+        x = self.shared.get(i)
+        if x is None:
+            x = self.shared[i] = _shared_level(self.codes(i))
+        return x
+
     def partner(self, i: int) -> tuple[int, int] | None:
         """``(merge level, column)`` of the partner of column ``i``, if any."""
-        seg, masks, alive = self.seg, self.masks, self.alive
+        seg, masks, alive, full = self.seg, self.masks, self.alive, self.full
+        mi, keep_fields = masks[i], self.keep_fields
+        ci_codes, lo_i = self.codes(i), max(1, self.shared_level(i))
         between = 0
         pick: tuple[int, int] | None = None
         for j in range(i + 1, min(len(seg), i + 1 + self.window)):
             if not alive[j]:
                 continue
-            if (masks[i] | between) == self.full:
+            if (mi | between) == full:
                 break
+            mj = masks[j]
             if (
                 seg[j].kind != "D"
-                or masks[i] & masks[j]
-                or masks[j] & between
-                or (self.keep_fields and _other_fields(seg[i], seg[j]))
+                or mi & mj
+                or mj & between
+                or (keep_fields and _other_fields(seg[i], seg[j]))
             ):
-                between |= masks[j]
+                between |= mj
                 continue
-            ci_codes, cj_codes = self.codes(i), self.codes(j)
-            lo = max(1, _shared_level(ci_codes), _shared_level(cj_codes))
+            cj_codes = self.codes(j)
+            lo = max(lo_i, self.shared_level(j))
             merged_level = None
             for L in range(lo, self.max_level + 1):
                 if len(ci_codes[L] | cj_codes[L]) == 1:
@@ -115,6 +125,7 @@ class _DisjunctiveMerge:
         self.seg[i].absorb(self.seg[j])
         self.masks[i] |= self.masks[j]
         self.cache[i] = [ci_codes[L] | cj_codes[L] for L in range(LEVELS)]
+        self.shared.pop(i, None)
         self.alive[j] = False
 
 
