@@ -131,7 +131,8 @@ class _DisjunctiveMerge:
 
 def merge_low_density(enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> list[Column]:
     """Collapse the runs of data columns of each low-density block (the columns between
-    two landmarks) into one column; template columns stay as separators."""
+    two landmarks) into one column; template columns stay as separators, except inside
+    free text written into ``body`` (:func:`_merge_body_text`)."""
     if len(seg) < 2:
         return seg
     inside = _segment_leaves(enc, seg)
