@@ -268,6 +268,32 @@ def test_low_density_text_merges_beside_the_heading_in_its_element():
     assert col_with(s, "Acme").label == "MD"
 
 
+def test_low_density_text_merges_beside_an_optional_heading_in_its_element():
+    # "About the DVD:" on 4 of 5 pages is an ST sub-landmark, in the <p> that opens the
+    # text; the text runs on in more paragraphs: the block between that sub-landmark and
+    # "Cast:" is one column, as beside a segment's own landmarks
+    abouts = [
+        ["A fine transfer."],
+        ["Sharp picture.", "Rich sound <i>and</i> extras.", "Worth it."],
+        None,
+        ["Plain disc.", "No extras."],
+        ["Good menus."],
+    ]
+
+    def dvd(a, t, brand):
+        about = "<p><b>About the DVD:</b> " + " <p> ".join(a) if a else ""
+        return Page(
+            f"<html><body><h1>{t}</h1><div class=box><p>Synopsis of {t}.{about}"
+            f"<p><b>Cast:</b> <span>{brand}</span></div><p>Footer</p></body></html>"
+        )
+
+    s = induce_schema([dvd(a, t, b) for a, (t, _, b) in zip(abouts, PRODUCTS)])
+    c = col_with(s, "Good menus.")
+    assert c.values[1] == "Sharp picture. Rich sound and extras. Worth it."
+    assert c.values[2] is None and c.values[3] == "Plain disc. No extras."
+    assert col_with(s, "Acme").label == "MD"
+
+
 def test_low_density_text_written_straight_into_body_is_one_column():
     # an eBay seller's description: HTML placed directly in <body>, with no element of its
     # own, and lists, tables and <pre> in it (no inline text): one column (section 3.2.3)
@@ -306,6 +332,75 @@ def test_low_density_text_written_straight_into_body_is_one_column():
     ]
     s2 = induce_schema(same)
     assert col_with(s2, "1902").label == "MD" and col_with(s2, "grade 2").label == "MD"
+
+
+def test_body_text_merges_across_a_widget_some_pages_share():
+    # a counter widget pasted into the seller's text on 2 of 5 pages is frequent enough
+    # for an ST sub-landmark (support 0.4 >= theta_ot) and cut the text at it; a
+    # sub-landmark on at most theta_den of the pages is a low-density column itself
+    widget = "<center><a href='http://count.example/c'>Free Counters</a></center>"
+    descs = [
+        f"Great stamp {widget}",
+        "Mint <ul><li>perf 12</li><li>hinged</li><li>no gum</li><li>centered</li></ul> Ships",
+        f"<p>Used copy</p> {widget} <p>Visit my store</p>",
+        "<pre>Lot 4</pre> see scan <div>Terms: cash only</div>",
+        "Fine used",
+    ]
+    pages = [
+        Page(
+            f"<html><body><h1>{t}</h1><h3>Description</h3>{d}<h3>Payment</h3><span>{p}</span>"
+            f"<div class=foot><a href='/help'>Help</a></div></body></html>",
+            url="http://shop.example/p",
+        )
+        for (t, p, _), d in zip(PRODUCTS, descs)
+    ]
+    s = induce_schema(pages)
+    c = col_with(s, "Fine used")
+    assert c.label == "MD"
+    assert c.values[2].startswith("Used copy Free Counters")
+    assert c.values[2].endswith("Visit my store")
+    assert c.values[1] == "Mint perf 12 hinged no gum centered Ships"
+    assert col_with(s, "$10.50").values == [p for _, p, _ in PRODUCTS]
+
+
+def test_a_lowercase_lead_in_every_value_shares_is_template():
+    # "by Acura", "by BMW": the shared "by" is the template's lead-in to the maker
+    makes = ["Acura", "BMW", "Audi", "Ford", "Kia", "Mazda"]
+
+    def cars(i):
+        recs = "".join(
+            f"<div class=r><a href='/m/{i}{k}'>Model {i}{k}</a> <span>by {makes[(i + k) % 6]}"
+            f"</span> <span>${100 * (i + k + 1)}</span></div>"
+            for k in range(3 + i % 3)
+        )
+        return Page(f"<html><body><h1>Cars</h1>{recs}<p>Footer</p></body></html>")
+
+    s = induce_schema([cars(i) for i in range(5)])
+    (rs,) = s.recordsets
+    maker = [c for c in rs.columns if "BMW" in c.values]
+    assert len(maker) == 1 and maker[0].values[:3] == ["Acura", "BMW", "Audi"]
+
+
+def test_a_repeat_split_without_a_recordset_loses_a_tie_to_the_template_split():
+    # the numbers make an RD (three on some pages); split on them, the optional "Won:" and
+    # "Lost:" rows fall to centre-star, which aligns the two labels by TECId in one column.
+    # The ST split (the labels as sub-landmarks) has as many columns; with no recordset
+    # to show for it, the repeat split has no claim to the tie
+    rows = [(7, 1), (8, 8), (6, 4), (8, 5), (None, 7), (None, 9), (None, 2), (5, None)]
+    rows += [(6, None), (None, 9)]
+
+    def player(i, won, lost):
+        r = f"<tr><td>Total:</td><td>{100 + 7 * i}</td></tr>"
+        r += f"<tr><td>Won:</td><td>{won}</td></tr>" if won else ""
+        r += f"<tr><td>Lost:</td><td>{lost}</td></tr>" if lost else ""
+        return Page(
+            f"<html><body><h1>Player {chr(65 + i)}</h1><table>{r}</table><p>Prize:</p>"
+            f"<p>{1000 * i + 5:,}</p></body></html>"
+        )
+
+    s = induce_schema([player(i, w, lost) for i, (w, lost) in enumerate(rows)])
+    assert not [c for c in s.columns if {"Won:", "Lost:"} <= set(c.values)]
+    assert col_with(s, "Won:").template and col_with(s, "Lost:").template
 
 
 def test_tc20_recursive_mandatory_templates():

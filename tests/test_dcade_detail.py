@@ -267,12 +267,16 @@ def test_leaf_skeleton_cuts_values_at_template_words():
         ["Adrian College - Best Colleges - US News", "Rice - Best Colleges - US News"]
     )
     assert sk is not None and sk.slots == (0,)
+    # lowercase words opening every value: a lead-in ("by"), not part of a name
+    sk = leaf_skeleton(["by Acura", "by BMW", "by Alfa Romeo"])
+    assert sk is not None and sk.runs == ("by",) and sk.slots == (1,)
 
 
 @pytest.mark.parametrize(
     "values",
     [
         ["University of Alabama", "University of Alaska"],  # names sharing words
+        ["the end of it", "the end of days"],  # lowercase words that do not lead in
         ["17 mpg City, 24 mpg Hwy", "18 mpg City, 28 mpg Hwy"],  # one value with commas
         ["Small city (50,000 - 249,999)", "Large town (10,000 - 49,999)"],  # inside brackets
         ["same", "same"],  # no variation

@@ -38,9 +38,10 @@ def _mark_matches(
     score: int,
 ) -> None:
     """``S[i, j] = score`` where the code of leaf ``seq[i]`` is one of column ``j``'s."""
+    needed = {leaf_codes[k] for k in seq}
     where: dict[int, list[int]] = {}
     for j, codes in enumerate(column_codes):
-        for code in codes:
+        for code in codes & needed:  # a few leaves against many columns: pending pages
             where.setdefault(code, []).append(j)
     for i, k in enumerate(seq):
         js = where.get(leaf_codes[k])

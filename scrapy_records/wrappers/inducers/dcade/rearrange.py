@@ -59,6 +59,7 @@ class _DisjunctiveMerge:
         self.alive = [True] * len(seg)
         self.masks = [c.mask() for c in seg]
         self.cache: dict[int, list[set[int]]] = {}
+        self.shared: dict[int, int] = {}  # column -> _shared_level of its codes
 
     def run(self) -> list[Column]:
         seg, masks, full = self.seg, self.masks, self.full
@@ -78,26 +79,35 @@ class _DisjunctiveMerge:
             x = self.cache[i] = [column_codes(self.enc, self.seg[i], L) for L in range(LEVELS)]
         return x
 
+    def shared_level(self, i: int) -> int:
+        x = self.shared.get(i)
+        if x is None:
+            x = self.shared[i] = _shared_level(self.codes(i))
+        return x
+
     def partner(self, i: int) -> tuple[int, int] | None:
         """``(merge level, column)`` of the partner of column ``i``, if any."""
-        seg, masks, alive = self.seg, self.masks, self.alive
+        seg, masks, alive, full = self.seg, self.masks, self.alive, self.full
+        mi, keep_fields = masks[i], self.keep_fields
+        ci_codes, lo_i = self.codes(i), max(1, self.shared_level(i))
         between = 0
         pick: tuple[int, int] | None = None
         for j in range(i + 1, min(len(seg), i + 1 + self.window)):
             if not alive[j]:
                 continue
-            if (masks[i] | between) == self.full:
+            if (mi | between) == full:
                 break
+            mj = masks[j]
             if (
                 seg[j].kind != "D"
-                or masks[i] & masks[j]
-                or masks[j] & between
-                or (self.keep_fields and _other_fields(seg[i], seg[j]))
+                or mi & mj
+                or mj & between
+                or (keep_fields and _other_fields(seg[i], seg[j]))
             ):
-                between |= masks[j]
+                between |= mj
                 continue
-            ci_codes, cj_codes = self.codes(i), self.codes(j)
-            lo = max(1, _shared_level(ci_codes), _shared_level(cj_codes))
+            cj_codes = self.codes(j)
+            lo = max(lo_i, self.shared_level(j))
             merged_level = None
             for L in range(lo, self.max_level + 1):
                 if len(ci_codes[L] | cj_codes[L]) == 1:
@@ -115,26 +125,70 @@ class _DisjunctiveMerge:
         self.seg[i].absorb(self.seg[j])
         self.masks[i] |= self.masks[j]
         self.cache[i] = [ci_codes[L] | cj_codes[L] for L in range(LEVELS)]
+        self.shared.pop(i, None)
         self.alive[j] = False
 
 
 def merge_low_density(enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> list[Column]:
     """Collapse the runs of data columns of each low-density block (the columns between
-    two landmarks) into one column; template columns stay as separators."""
+    two landmarks) into one column; template columns stay as separators, except inside
+    free text written into ``body`` (:func:`_merge_body_text`)."""
     if len(seg) < 2:
         return seg
     inside = _segment_leaves(enc, seg)
+    seen = Counter(x for c in seg if c.kind == "LM" for x in c.c0)
+    single = {id(c) for c in seg if c.kind == "LM" and all(seen[x] == 1 for x in c.c0)}
     out: list[Column] = []
     block: list[Column] = []
-    for c in seg:
+    left: Column | None = None
+    for c in seg + [Column("MT")]:
         if c.kind in ("MT", "LM", "L"):
-            _flush_block(enc, opts, block, out, inside)
+            bounds = [b for b in (left, c) if b is not None and id(b) in single]
+            _flush_block(enc, opts, block, out, inside, bounds)
             block = []
             out.append(c)
+            left = c
         else:
             block.append(c)
-    _flush_block(enc, opts, block, out, inside)
-    return out
+    return _merge_body_text(enc, opts, out[:-1])
+
+
+def _without(inside: list[set[int]], bounds: list[Column]) -> list[set[int]]:
+    """The segment's leaves per page without those of the single sub-landmarks (an ST's
+    own column, no repeat's divider) bounding a block: like the segment's landmarks they
+    are template beside the block's text, no other value (section 3.2.3 merges the
+    low-density columns between two sub-landmarks)."""
+    cells = [b.cells for b in bounds]
+    if not cells:
+        return inside
+    return [s - {k for c in cells for k in c.get(r, ())} for r, s in enumerate(inside)]
+
+
+def _merge_body_text(enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> list[Column]:
+    """Collapse free text written straight into ``body`` across the optional template
+    columns inside it: the widgets sellers paste (a counter, a payment button) repeat on
+    some pages, become sub-landmarks and cut the text into pieces. Eq. 7's density is the
+    share of non-null cells, so a sub-landmark on at most ``theta_den`` of the pages is a
+    low-density column itself; the stretch between the others (and the MTs) merges when it
+    is low-density text of body (:func:`_text_of_body`) holding data (section 3.2.3)."""
+    out: list[Column] = []
+    stretch: list[Column] = []
+    for c in seg + [Column("MT")]:
+        if c.kind in ("MT", "L") or (c.kind == "LM" and len(c.cells) > opts["theta_den"] * enc.m):
+            if (
+                len(stretch) >= 2
+                and any(x.kind == "B" or not is_template(enc, opts, x) for x in stretch)
+                and _density(enc, opts, stretch) <= opts["theta_den"]
+                and _text_of_body(enc, stretch)
+            ):
+                out.append(_merge_run(stretch))
+            else:
+                out.extend(stretch)
+            stretch = []
+            out.append(c)
+        else:
+            stretch.append(c)
+    return out[:-1]
 
 
 def _segment_leaves(enc: Encoding, seg: list[Column]) -> list[set[int]]:
@@ -153,10 +207,12 @@ def _flush_block(
     block: list[Column],
     out: list[Column],
     inside: list[set[int]],
+    bounds: list[Column],
 ) -> None:
     if not (len(block) >= 2 and _density(enc, opts, block) <= opts["theta_den"]):
         out.extend(block)
         return
+    inside = _without(inside, bounds)
     run: list[Column] = []
     for c in block:
         if not is_template(enc, opts, c):

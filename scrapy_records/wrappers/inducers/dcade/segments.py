@@ -32,8 +32,10 @@ from scrapy_records.wrappers.inducers.dcade.profile import RecordProfile, record
 from scrapy_records.wrappers.inducers.dcade.rearrange import rearrange
 from scrapy_records.wrappers.inducers.dcade.records import DataRegion, detect_records
 
-#: tie-break between trials with as many columns
+#: tie-break between trials with as many columns: a repeat split that found a recordset,
+#: then (none found) the template split, whose sub-landmarks are labels
 _TRIAL_RANK = {"RT": 0, "RD": 1, "ST": 2}
+_TRIAL_RANK_NO_SET = {"ST": 0, "RT": 1, "RD": 2}
 
 
 @dataclass
@@ -154,7 +156,7 @@ class SegmentAligner:
             best = SegmentState(S_L=list(u))
             best.seg = rearrange(self.enc, self.o, self.align_infrequent(u, v, docs))
             best.aligned = len(best.seg)
-            best_key = (_cost(self.enc, self.o["trial_cost"], best) + 1, 3)
+            best_key = (_cost(self.enc, self.o["trial_cost"], best) + 1, True, 3, 0)
         # a record profile is one more alignment variant: each pattern type is tried with
         # and without it, fewest columns wins (ties: with)
         variants = (True, False) if self.o["record_profile"] else (False,)
@@ -165,7 +167,9 @@ class SegmentAligner:
                 if vi and not self.profile_used:
                     break  # no region took a profile: the other variant is identical
                 st = self.trial(t, pats, u, v, with_profile)
-                key = (_cost(self.enc, self.o["trial_cost"], st), _TRIAL_RANK[t], vi)
+                has_set = any(isinstance(c, ListColumn) for c in st.seg)
+                rank = _TRIAL_RANK[t] if has_set else _TRIAL_RANK_NO_SET[t]
+                key = (_cost(self.enc, self.o["trial_cost"], st), not has_set, rank, vi)
                 if best_key is None or key < best_key:
                     best, best_key = st, key
         self.use_profile = bool(self.o["record_profile"])

@@ -6,7 +6,8 @@ inside a leaf"), so a label glued to its value, or two values written in one tex
 stay one data cell. :func:`leaf_skeleton` applies DCADE's own rule one level down: the words
 a data column's values share, in the same order on every page, are template; the runs of
 words between them are the data. It splits only where the shared words read as template
-(a label ending in ``:``, or a separator word: ``-``, ``|``, ``&``...), and only short values,
+(a label ending in ``:``, or a separator word: ``-``, ``|``, ``&``..., or a lowercase lead-in
+before a name: "by Acura"), and only short values,
 so that names sharing a word ("University of ...") and free text stay whole.
 
 :func:`split_value` cuts one value the way the wrapper's XPath does it
@@ -140,9 +141,26 @@ def leaf_skeleton(values: Sequence[str]) -> LeafSkeleton | None:
             slots.append(g)
     if not slots or len(slots) > MAX_SLOTS:
         return None
-    if not any(_cuts(run, i, slots) for i, run in enumerate(runs)):
+    if not any(_cuts(run, i, slots) for i, run in enumerate(runs)) and not _byline(
+        runs, slots, [split_value(t, run_text, 1) for t in texts]
+    ):
         return None
     return LeafSkeleton(run_text, tuple(slots))
+
+
+def _byline(runs: Sequence[Sequence[str]], slots: Sequence[int], names: Sequence[str]) -> bool:
+    """The leaf opens with lowercase words every value shares, then a name: "by Acura",
+    "by Jane Austen" (``names``: the text after those words on each page). Such words are
+    no name of their own (a name shared by the values, "University of ...", is
+    capitalised) but the template's lead-in to the value ("grade 2" stays whole)."""
+    return (
+        bool(runs)
+        and 0 not in slots
+        and 1 in slots
+        and len(runs[0]) <= 2
+        and all(w.isalpha() and w.islower() for w in runs[0])
+        and all(n[:1].isupper() for n in names)
+    )
 
 
 def _cuts(run: Sequence[str], i: int, slots: Sequence[int]) -> bool:
