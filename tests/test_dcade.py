@@ -294,6 +294,18 @@ def test_low_density_text_merges_beside_an_optional_heading_in_its_element():
     assert col_with(s, "Acme").label == "MD"
 
 
+def _described(descs: list[str]) -> list[Page]:
+    """The products' pages with a seller's description (free HTML) between two headings."""
+    return [
+        Page(
+            f"<html><body><h1>{t}</h1><h3>Description</h3>{d}<h3>Payment</h3><span>{p}</span>"
+            f"<div class=foot><a href='/help'>Help</a></div></body></html>",
+            url="http://shop.example/p",
+        )
+        for (t, p, _), d in zip(PRODUCTS, descs)
+    ]
+
+
 def test_low_density_text_written_straight_into_body_is_one_column():
     # an eBay seller's description: HTML placed directly in <body>, with no element of its
     # own, and lists, tables and <pre> in it (no inline text): one column (section 3.2.3)
@@ -304,14 +316,7 @@ def test_low_density_text_written_straight_into_body_is_one_column():
         "<pre>Lot 4</pre> see scan <div>Terms: cash only</div>",
         "Fine used",
     ]
-    pages = [
-        Page(
-            f"<html><body><h1>{t}</h1><h3>Description</h3>{d}<h3>Payment</h3><span>{p}</span>"
-            f"<div class=foot><a href='/help'>Help</a></div></body></html>",
-            url="http://shop.example/p",
-        )
-        for (t, p, _), d in zip(PRODUCTS, descs)
-    ]
+    pages = _described(descs)
     s = induce_schema(pages)
     c = col_with(s, "Lot 4 see scan Terms: cash only")
     assert c.label == "MD"
@@ -346,14 +351,7 @@ def test_body_text_merges_across_a_widget_some_pages_share():
         "<pre>Lot 4</pre> see scan <div>Terms: cash only</div>",
         "Fine used",
     ]
-    pages = [
-        Page(
-            f"<html><body><h1>{t}</h1><h3>Description</h3>{d}<h3>Payment</h3><span>{p}</span>"
-            f"<div class=foot><a href='/help'>Help</a></div></body></html>",
-            url="http://shop.example/p",
-        )
-        for (t, p, _), d in zip(PRODUCTS, descs)
-    ]
+    pages = _described(descs)
     s = induce_schema(pages)
     c = col_with(s, "Fine used")
     assert c.label == "MD"
