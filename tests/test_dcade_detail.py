@@ -459,6 +459,24 @@ def test_sibling_paragraphs_of_different_classes_are_fields_not_a_set():
     assert [r["author"] for r in reviews] == ["dave", "erin", "frank"]
 
 
+def test_a_value_with_no_label_or_class_is_named_by_its_section_heading():
+    """Carquotes: "Convertible Research", a link in a plain list under the heading "More
+    Options", was ``field_3``; it is ``more_options`` (and its link ``more_options_url``)."""
+    bodies = ["Convertible", "Coupe", "Sedan", "Wagon", "Coupe"]
+
+    def car(i: int, body: str) -> str:
+        return (
+            f"<html><body><h1>Car {i} Overview</h1><p class='price'>MSRP: ${30 + i},000</p>"
+            f"<div class='pod'><h3>More Options</h3><ul><li><a href='/bmw'>All models</a></li>"
+            f"<li><a href='/{body.lower()}'>{body} Research</a></li></ul></div></body></html>"
+        )
+
+    w = induce([(f"http://cars.example/c/{i}", car(i, b)) for i, b in enumerate(bodies)])
+    got = w.extract(car(9, "Truck"), "http://cars.example/c/9").records[0].fields
+    assert got["more_options"] == "Truck Research"
+    assert got["more_options_url"] == "http://cars.example/truck"
+
+
 def test_a_product_page_whose_reviews_hold_half_its_text_gives_its_reviews_at_once():
     """The demo shop's product pages: the reviews hold 46-59% of each page's text, so the
     template is a list of reviews from its first page, whichever pages come first (it is

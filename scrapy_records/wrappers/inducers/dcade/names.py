@@ -14,7 +14,9 @@ A data column is named by the first rule that applies (the column's ``evidence``
    (:func:`scrapy_records.fields.naming.best_token`, camel humps read as word breaks);
 5. ``tag``: ``h1`` -> ``title``, the page ``title`` -> ``page_title``, ``h2``-``h6`` ->
    ``heading``; then a class or id word of the parent;
-6. ``position``: ``field``.
+6. ``heading``: the heading of the section holding the value (an ``h2``-``h6`` before it or
+   before one of its two nearest ancestors: "More Options" -> ``more_options``);
+7. ``position``: ``field``.
 
 A link target is named after its text (``<text name>_url``); a list after the label or
 heading before it. Repeated names get ``_2``, ``_3``... in page order.
@@ -169,6 +171,27 @@ def _tag_name(page: Page, node: int) -> str | None:
     return None
 
 
+_SECTION_HEADINGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
+#: how many ancestors up, and how many element siblings back, a section heading is looked for
+_SECTION_UP, _SECTION_BACK = 2, 4
+
+
+def _section_name(page: Page, node: int) -> str | None:
+    """The heading of the section that holds the element: an ``h2``-``h6`` among the few
+    element siblings before it or before one of its nearest ancestors."""
+    el = page.el[node]
+    for _ in range(_SECTION_UP + 1):
+        for k, sib in enumerate(el.itersiblings(preceding=True)):
+            if k >= _SECTION_BACK:
+                break
+            if sib.tag in _SECTION_HEADINGS:
+                return label_name(" ".join(sib.text_content().split()))
+        el = el.getparent()
+        if el is None:
+            return None
+    return None
+
+
 def _majority(names: list[str | None]) -> str | None:
     got = [n for n in names if n]
     if not got:
@@ -227,6 +250,7 @@ class ColumnNamer:
             (_own_class_name, "class"),
             (_tag_name, "tag"),
             (_class_name, "class"),
+            (_section_name, "heading"),
         ):
             n = _majority([rule(p, x) for p, x in nodes])
             if n:
