@@ -346,3 +346,53 @@ def test_siblings_whose_classes_differ_in_a_colour_only_are_one_repeated_field()
     assert mined[1].fields["hotness_signal"] == ["Only 1 left!", "41 sold"]
     w = scrapy_records.induce([(URL, hot(1)), (URL, hot(20))])
     assert names(w.extract(later, url=URL).records) == names(mined)
+
+
+def jobs(start: int, linked: set[int], n: int = 6) -> str:
+    """Job results whose company is plain text, or a link in ``linked``."""
+    rows = []
+    for i in range(start, start + n):
+        company = f"Company number {i} Ltd"
+        if i in linked:
+            company = f'<a href="/cmp/{i}">{company}</a>'
+        rows.append(
+            f'<div class="row"><h2><a href="/job/{i}">Job title {i} in town</a></h2>'
+            f'<span class="company"><span>{company}</span></span>'
+            f"<p>Description of job {i}, long enough to read as a description of it.</p></div>"
+        )
+    return page("".join(rows))
+
+
+def test_a_company_that_is_a_link_in_some_records_is_one_column():
+    html = jobs(1, linked={2, 5})
+    res = scrapy_records.extract(html, url=URL)
+    got = [r.fields.get("company") for r in res.main.records]
+    assert got == [f"Company number {i} Ltd" for i in range(1, 7)]
+    assert "company_2" not in names(res.main.records)
+    assert [r.fields.get("company_url") for r in res.main.records][
+        1
+    ] == "https://shop.example/cmp/2"
+    w = scrapy_records.induce([(URL, html), (URL, jobs(20, linked={21, 24, 25}))])
+    later = jobs(40, linked={41})
+    wrapped = w.extract(later, url=URL).records
+    assert [r.fields.get("company") for r in wrapped] == [
+        f"Company number {i} Ltd" for i in range(40, 46)
+    ]
+    assert names(wrapped) == names(scrapy_records.extract(later, url=URL).records)
+
+
+def test_an_analytics_class_is_no_column_name():
+    from scrapy_records.fields.naming import token_name
+
+    assert [token_name(t) for t in ("track-event", "trackEvent", "ga-click", "js-tracking")] == [
+        None
+    ] * 4
+    assert token_name("track") == "track"  # a music track is a track
+    html = page(
+        "".join(
+            f'<div class="item"><a class="track-event" href="/h/{i}">Home number {i} for sale'
+            f"</a><p>Three bedrooms and a garden, house {i}, close to the station.</p></div>"
+            for i in range(5)
+        )
+    )
+    assert not any("track" in k for k in names(scrapy_records.extract(html, url=URL).records))

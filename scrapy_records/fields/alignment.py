@@ -36,6 +36,7 @@ from scrapy_records.fields.slots import (
     drop_duplicates,
     fill_slots,
     find_slots,
+    merge_complementary,
     type_slots,
 )
 from scrapy_records.fields.template import Layout, build_template, map_record
@@ -118,6 +119,7 @@ def align_records(
     set_xpaths(page, data, trees, roots)
     data = name_slots(page, slots, data, trees, maps, layout)
     data = drop_duplicates(data, EVIDENCE_RANK)
+    data = merge_complementary(data, companions)
     return _assemble(data, companions, n)
 
 

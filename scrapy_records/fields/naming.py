@@ -119,6 +119,13 @@ _STYLE_WORDS = frozenset(
     caps upper lower sans serif mono layout section wrap wrapped column columns module
     component element elements unit units util utils helper helpers none""".split()
 )
+#: analytics hooks (``track-event``, ``ga-click``, ``gtm-link``, ``js-tracking``): they say
+#: what a script counts, not what the element holds
+_TRACKING_RE = re.compile(
+    r"^(?:js[-_]?)?(?:(?:ga|gtm|trk|analytics|omniture|beacon|tracking|trackable|tracker)"
+    r"(?:[-_]\w+)?|track[-_]?(?:event|click|link|impression|data)\w*)$",
+    re.I,
+)
 _WORD_SPLIT_RE = re.compile(r"[-_\s]+|(?<=[a-z])(?=[A-Z])")
 _VOWEL_RE = re.compile(r"[aeiouy]")
 
@@ -135,7 +142,7 @@ def _token_name_uncached(tok: str) -> str | None:
     t = t.split("--")[0]
     if not low or low.isdigit() or low in _NOISE_WORDS or _NOISE_PREFIX_RE.match(low):
         return None
-    if _is_hash(t) or _is_hash(low):
+    if _is_hash(t) or _is_hash(low) or _TRACKING_RE.match(t):
         return None
     # keep the words that say what the content is; a token of styling words only
     # ("secondary-link-color", "a-size-base", "fz-ms") or of namespace prefixes is no name

@@ -308,7 +308,8 @@ def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:
     (the product link on the image and on the title) is dropped; the better-named one
     (``rank`` of its evidence, then document order) stays. So is a slot that says nothing
     another one does not say: its value is the other's value in every record holding it
-    (an optional image link to the product the title links to). A text equal to a link's
+    (an optional image link to the product the title links to), unless only it has an
+    XPath (a wrapper can read it; the other is pieced together). A text equal to a link's
     URL in every record (the address a search result writes out) is that link."""
     best: dict[tuple, Slot] = {}
     for s in data:
@@ -331,7 +332,83 @@ def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:
         for o in fuller:
             if fill[id(o)] <= f:
                 break
+            if s.xpath and not o.xpath:  # a column a wrapper can read stays
+                continue
             if o.type == s.type and id(o) not in drop and all(o.values[r] == v for r, v in vals):
                 drop.add(id(s))
                 break
     return [s for s in kept if id(s) not in drop]
+
+
+#: names that say nothing about the value: two such slots are not one field for sharing one
+_WEAK_NAMES = frozenset({"text", "link", "link_text", "field", "cell", "items", "rows"})
+
+
+def merge_complementary(
+    data: list[Slot], companions: dict[int, dict[str, list[Any]]]
+) -> list[Slot]:
+    """One column for slots that got one name and never share a record: the same field in
+        two variants of the record's markup (Ikea's ``<span class="prodName">`` and, on a sale
+        item, ``<span class="prodName prodNameTro">``). Not a one-text badge beside data that
+    varies (both constant, or both not). The fuller slot takes the other's values
+        (and companions); the column's XPath reads both places. Slots named only by position or
+        by a name that says nothing (``text``, ``link``) stay apart."""
+    by_name: dict[tuple, list[Slot]] = {}
+    for s in data:
+        if s.evidence in ("", "position", "generic") or s.name in _WEAK_NAMES:
+            continue
+        by_name.setdefault((s.name, s.kind, s.type, s.multiple), []).append(s)
+    gone: set[int] = set()
+    for group in by_name.values():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda s: -sum(1 for v in s.values if v is not None))
+        keep = group[0]
+        for other in group[1:]:
+            if any(a is not None and b is not None for a, b in zip(keep.values, other.values)):
+                continue
+            if _constant(keep) != _constant(other):  # a badge's one text beside names
+                continue
+            _take(keep, other, companions)
+            gone.add(id(other))
+    return [s for s in data if id(s) not in gone]
+
+
+def _either(a: Slot, b: Slot) -> str | None:
+    """An XPath reading ``a``'s place or ``b``'s: for text, the outer element where one lies
+    inside the other (a company name that is a link in some records), else their union."""
+    x, y = a.xpath, b.xpath
+    if not x or not y or x == y:
+        return x if x == y else None
+    if a.kind == "text":
+        if y.startswith(x + "/"):
+            return x
+        if x.startswith(y + "/"):
+            return y
+    return f"{x} | {y}"
+
+
+def _constant(s: Slot) -> bool:
+    """The slot holds one text in all of at least 3 records."""
+    vals = [repr(v) for v in s.values if v is not None]
+    return len(vals) >= 3 and len(set(vals)) == 1
+
+
+def _take(keep: Slot, other: Slot, companions: dict[int, dict[str, list[Any]]]) -> None:
+    """Fill ``keep``'s empty records from ``other`` (values, nodes, raw text, companions)."""
+    rows = [r for r, v in enumerate(other.values) if v is not None]
+    if keep.raw is None and other.raw is not None:
+        keep.raw = list(keep.values)
+    for r in rows:
+        keep.values[r] = other.values[r]
+        keep.refs[r] = other.refs[r]
+        keep.attr[r] = other.attr[r]
+        if keep.raw is not None:
+            keep.raw[r] = other.raw[r] if other.raw is not None else other.values[r]
+    keep.xpath = _either(keep, other)
+    theirs = companions.pop(id(other), {})
+    mine = companions.setdefault(id(keep), {}) if theirs else companions.get(id(keep), {})
+    for key, cl in theirs.items():
+        col = mine.setdefault(key, [None] * len(keep.values))
+        for r in rows:
+            col[r] = cl[r]
