@@ -666,3 +666,29 @@ def test_a_label_behind_a_zero_width_character_still_anchors_its_value():
     assert "colour" in names and "weight" in names
     got = wrapper.extract(page(7)).regions[0].meta["page"]
     assert (got["colour"], got["weight"]) == ("Colour7", "7.5 kg")
+
+
+def shop_with_controls(buy: set[int], badge: set[int]) -> Page:
+    """Products; ``buy`` ones have a "Buy online" button (a link to ``#``), ``badge`` ones a
+    "Sponsored" badge."""
+    items = []
+    for i in range(6):
+        button = (
+            '<a href="#" class="button"><div class="buttonCaption">Buy online</div></a>'
+            if i in buy
+            else ""
+        )
+        tag = '<span class="promo">Sponsored</span>' if i in badge else ""
+        items.append(
+            f'<li class="p">{tag}<a href="/p/{i}">Lamp model {i}</a>'
+            f'<span class="price">${20 + i}.00</span>{button}</li>'
+        )
+    return Page(f"<html><body><ul>{''.join(items)}</ul></body></html>", url="https://s.example/")
+
+
+def test_one_text_on_a_button_in_some_records_is_template_a_badge_is_data():
+    page = shop_with_controls(buy={0, 1, 3, 4}, badge={1, 2})
+    columns, values = align(page, nodes(page, "li"))
+    held = {v for rec in values for v in rec.values()}
+    assert "Buy online" not in held  # a control's caption: no column
+    assert column_of(columns, values, [None, "Sponsored", "Sponsored", None, None, None])

@@ -113,7 +113,7 @@ def align_records(
     fill_slots(page, slots, maps)
     if collapse_variable and n >= 3:
         slots = collapse_variable_subtrees(page, slots, layout, trees, maps)
-    mark_static(slots, n)
+    mark_static(slots, n, page)
     data = data_slots(slots, max_columns)
     companions = type_slots(data, n)
     set_xpaths(page, data, trees, roots)

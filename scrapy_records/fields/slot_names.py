@@ -83,7 +83,7 @@ TAG_NAMES = {
 }
 
 
-def mark_static(slots: list[Slot], n: int) -> None:
+def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
     """Mark the static slots: not columns, and the labels :func:`name_slots` may use.
 
     A slot with one value in every record (template text, a constant link or image) is
@@ -93,7 +93,9 @@ def mark_static(slots: list[Slot], n: int) -> None:
     least two records that reads as a label and is present exactly where the next text
     slot is. So is one label written in up to three ways ("Written by" / "By:",
     :func:`_label_variants`); where its text also holds the value, ``raw`` keeps that
-    value per record for :func:`fill_eaten`."""
+    value per record for :func:`fill_eaten`. With ``page``, one text in at least two
+    records on a control (a button, a link to ``#`` or a script, an element whose class
+    says button: "Buy online", "Save to list", "more") is static too."""
     present = [sum(1 for v in s.values if v is not None) for s in slots]
     for k, s in enumerate(slots):
         vals = {v for v in s.values if v is not None}
@@ -110,7 +112,7 @@ def mark_static(slots: list[Slot], n: int) -> None:
                 s.static = True
             elif s.kind == "text":
                 v = next(iter(vals))
-                if not _WORD_RE.search(v):
+                if not _WORD_RE.search(v) or (page is not None and _on_control(page, s)):
                     s.static = True
                     continue
                 nxt = next((o for o in slots[k + 1 :] if o.kind == "text"), None)
@@ -119,6 +121,38 @@ def mark_static(slots: list[Slot], n: int) -> None:
                 )
                 if v.rstrip().endswith((":", "：")) or (same_presence and label_name(v)):
                     s.static = True
+
+
+_BUTTON_CLASS_RE = re.compile(r"(?:^|[-_\s])(?:btn|button)(?:$|[-_\s])|Button", re.I)
+
+
+def _on_control(page: Page, s: Slot, levels: int = 3) -> bool:
+    """Each of the slot's first nodes lies on a control (at most ``levels`` up): a
+    ``button``, a link to nothing, ``#`` or a script, or an element whose class says
+    button."""
+    refs = [x for x in s.refs if x is not None][:3]
+    if not refs:
+        return False
+    pd = page_data(page)
+    for x in refs:
+        x = pd.owner(x) if x < 0 else x  # a text node: the element holding it
+        hit = False
+        for _ in range(levels + 1):
+            if x < 0:
+                break
+            el, tag = page.el[x], page.tag[x]
+            href = (el.get("href") or "").strip() if tag == "a" else None
+            if (
+                tag == "button"
+                or (href is not None and (href in ("", "#") or href.startswith("javascript:")))
+                or _BUTTON_CLASS_RE.search(el.get("class") or "")
+            ):
+                hit = True
+                break
+            x = page.parent[x]
+        if not hit:
+            return False
+    return True
 
 
 def _label_variants(values: list[Any]) -> list[Any] | None:
