@@ -6,7 +6,7 @@ from typing import Any
 
 from scrapy_records.errors import OptionError
 from scrapy_records.extractors.auto import main_threshold_for, run_extractor
-from scrapy_records.fields.alignment import align_region
+from scrapy_records.fields.alignment import align_beneath, align_region, titled_records
 from scrapy_records.page import PAGE_OPTIONS, Page, as_page
 from scrapy_records.results import PageResult
 
@@ -64,6 +64,10 @@ def extract(
         for region in regions if fields == "all" else regions[:1]:
             if not region.columns and not any(rec.fields for rec in region.records):
                 align_region(page, region)
+            elif all(c.evidence == "mibat" for c in region.columns) and titled_records(
+                page, region
+            ):
+                align_beneath(page, region)  # dated results: their titles, scores...
     return PageResult(url=page.url, regions=regions, main_threshold=main_threshold)
 
 

@@ -860,3 +860,54 @@ def test_a_raw_date_column_only_when_it_says_more_than_the_date():
     assert [r.fields["date"] for r in main.records] == ["2010-01-05", "2010-01-06", "2010-01-07"]
     assert all("date_raw" not in r.fields for r in main.records)
     assert "date_raw" not in {c.name for c in main.columns}
+
+
+def dated_results(titled: bool) -> str:
+    """Posts (or, ``titled``, search results) with a score, a date and an author link."""
+    items = []
+    for i in range(5):
+        head = (
+            f'<a class="search-title" href="/r/news/comments/{i}">Story number {i} about '
+            f"the election results</a>"
+            if titled
+            else ""
+        )
+        items.append(
+            f'<div class="result">{head}<div class="meta"><span class="search-score">'
+            f'{100 + 7 * i} points</span> <span class="search-time">submitted <time '
+            f'datetime="2016-04-{10 + i}T10:00:00">{i + 2} months ago</time></span> '
+            f'<span class="search-author">by <a href="/user/u{i}">user{i}</a></span></div>'
+            f'<div class="body"><p>Text of post {i}: {"lorem ipsum dolor " * (3 + i)}</p>'
+            "</div></div>"
+        )
+    return wrap("".join(items))
+
+
+def test_dated_search_results_keep_their_title_and_score_beside_the_post_fields():
+    import scrapy_records
+
+    res = scrapy_records.extract(
+        dated_results(True), url="https://s.example/search", extractor="mibat"
+    )
+    recs = res.main.records
+    assert len(recs) == 5
+    assert [r.fields.get("title") for r in recs][:2] == [
+        "Story number 0 about the election results",
+        "Story number 1 about the election results",
+    ]
+    assert recs[1].fields["author"] == "user1" and recs[1].fields["date"].startswith("2016-04-11")
+    assert "107 points" in recs[1].fields.values()
+    # the post's body is not repeated under another name
+    assert sum("lorem" in str(v) for v in recs[0].fields.values()) == 1
+    # posts that open with their author keep the post fields only
+    plain = scrapy_records.extract(
+        dated_results(False), url="https://s.example/t", extractor="mibat"
+    )
+    assert {c.name for c in plain.main.columns} <= {
+        "author",
+        "author_url",
+        "date",
+        "date_raw",
+        "text",
+        "permalink",
+    }

@@ -17,6 +17,8 @@ Options of :func:`align_records` (defaults): ``max_template_records`` (30), ``ma
 from __future__ import annotations
 
 import logging
+import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,6 +47,8 @@ from scrapy_records.page import Page
 from scrapy_records.results import Column
 
 logger = logging.getLogger(__name__)
+
+_WORD_RE = re.compile(r"\w+")
 
 __all__ = ["align_records", "align_region", "INLINE_TAGS"]
 
@@ -214,3 +218,83 @@ def align_region(page: Page, region: Any) -> Any:
     for rec, vals in zip(region.records, values):
         rec.fields = vals
     return region
+
+
+def titled_records(page: Page, region: Any, share: float = 0.8) -> bool:
+    """The records open with a title: in at least ``share`` of them, the first link with
+    text has three words or more, and those titles differ (search results and article
+    lists dated like posts; a thread's posts open with an author name, a post number or
+    one "Re: subject" repeated)."""
+    tag, end, el = page.tag, page.end, page.el
+    titles = []
+    recs = region.records
+    for rec in recs:
+        first = None
+        for root in rec.nodes:
+            for i in range(root, end[root] + 1):
+                if tag[i] == "a" and el[i].get("href") and page.text(i):
+                    first = page.text(i)
+                    break
+            if first is not None:
+                break
+        if first is not None and len(first.split()) >= 3:
+            titles.append(first)
+    n = len(recs)
+    return n >= 2 and len(titles) >= share * n and len(set(titles)) >= share * len(titles)
+
+
+def align_beneath(page: Page, region: Any) -> Any:
+    """Align a region whose records already hold an extractor's own fields (MiBAT's
+    ``date``, ``author``, ``permalink``, ``text``), in place: the aligned columns join them
+    (a search result's title, score and comment count), the extractor's fields win a name
+    and an aligned column repeating one of them (the body again, read around its inline
+    markup) is left out. Returns the region."""
+    groups = [tuple(r.nodes) for r in region.records]
+    if not groups or not all(groups):
+        return region
+    columns, values = align_records(page, groups)
+    own = list(region.columns)
+    taken = {c.name for c in own}
+    seqs = [[_words(r.fields.get(c.name)) for r in region.records] for c in own]
+    base_kept = False
+    for col in columns:  # a companion (price_currency, date_raw) follows its column
+        seq = [v.get(col.name) for v in values]
+        if col.evidence in ("currency", "unit", "max", "raw"):
+            keep = base_kept and col.name not in taken
+        else:
+            words = [_words(v) for v in seq]
+            keep = base_kept = col.name not in taken and not any(
+                _repeats(words, other) for other in seqs
+            )
+        if not keep:
+            continue
+        own.append(col)
+        for rec, v in zip(region.records, seq):
+            if v is not None:
+                rec.fields[col.name] = v
+    region.columns = own
+    return region
+
+
+def _words(v: Any) -> Counter[str] | None:
+    """The word tokens of a value (``None`` for no value)."""
+    if v is None:
+        return None
+    return Counter(_WORD_RE.findall(str(v).lower()))
+
+
+def _repeats(col: list[Counter[str] | None], other: list[Counter[str] | None]) -> bool:
+    """``col`` says what ``other`` says: in every record where it has a value, the other has
+    nearly the same words (>= 90% of each one's words shared; spacing and punctuation
+    around inline markup differ between the two readings)."""
+    seen = False
+    for a, b in zip(col, other):
+        if a is None:
+            continue
+        if b is None:
+            return False
+        shared = sum((a & b).values())
+        if shared < 0.9 * max(a.total(), b.total()):
+            return False
+        seen = True
+    return seen
