@@ -119,10 +119,10 @@ _STYLE_WORDS = frozenset(
     caps upper lower sans serif mono layout section wrap wrapped column columns module
     component element elements unit units util utils helper helpers none""".split()
 )
-#: analytics hooks (``track-event``, ``ga-click``, ``gtm-link``, ``js-tracking``): they say
+#: analytics hooks (``track-event``, ``za-track-event``, ``ga-click``, ``js-tracking``): they say
 #: what a script counts, not what the element holds
 _TRACKING_RE = re.compile(
-    r"^(?:js[-_]?)?(?:(?:ga|gtm|trk|analytics|omniture|beacon|tracking|trackable|tracker)"
+    r"^(?:[a-z]{1,3}[-_])?(?:(?:ga|gtm|trk|analytics|omniture|beacon|tracking|trackable|tracker)"
     r"(?:[-_]\w+)?|track[-_]?(?:event|click|link|impression|data)\w*)$",
     re.I,
 )
