@@ -830,3 +830,21 @@ def test_long_texts_that_end_with_a_colon_are_values_not_a_label_in_two_spelling
     )
     flat = [v for rec in mined(html).records for v in rec.fields.values()]
     assert notes[0] in flat and notes[1] in flat
+
+
+def test_the_heading_links_the_image_the_title_is_the_text_link_to_the_same_page():
+    import scrapy_records
+
+    cards = "".join(
+        f'<li class="product"><h3><a href="/p/{i}"><img src="/img/{i}.jpg" alt=""></a></h3>'
+        f'<div class="details"><span class="price">${10 + i}.50</span>'
+        f'<p class="details--title"><a href="/p/{i}">Garden chair model {i}</a></p></div></li>'
+        for i in range(5)
+    )
+    res = scrapy_records.extract(
+        f"<html><body><ul>{cards}</ul></body></html>", url="https://shop.example/s"
+    )
+    rec = res.main.records[2].fields
+    assert rec["title"] == "Garden chair model 2"
+    assert rec["url"] == "https://shop.example/p/2"
+    assert "details" not in rec

@@ -258,8 +258,28 @@ class _Namer:
         if best is not None:
             self.main_url = id(best)
             text = texts.get(self.anchor[id(best)])
+            if text is None:  # an image link in the heading: the text link to the same page
+                text = self._same_target_text(data, best, texts)
             if text is not None:
                 self.main_text = id(text)
+
+    def _same_target_text(
+        self, data: list[Slot], main: Slot, texts: dict[TemplateNode, Slot]
+    ) -> Slot | None:
+        """The text of another link to the main link's page in (nearly) every record that
+        has both: the title beside a product image the heading links."""
+        for s in data:
+            if s is main or s.kind != "url" or s.multiple:
+                continue
+            text = texts.get(self.anchor[id(s)])
+            if text is None or _fill(text) < 0.5 or _constant(text):
+                continue
+            both = [
+                (a, b) for a, b in zip(main.values, s.values) if a is not None and b is not None
+            ]
+            if len(both) >= 2 and sum(a == b for a, b in both) >= 0.8 * len(both):
+                return text
+        return None
 
     def _link_texts(self, data: list[Slot]) -> dict[TemplateNode, Slot]:
         """Link element -> the text slot that is its text: the one inside it, or of those
