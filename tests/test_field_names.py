@@ -848,3 +848,11 @@ def test_the_heading_links_the_image_the_title_is_the_text_link_to_the_same_page
     assert rec["title"] == "Garden chair model 2"
     assert rec["url"] == "https://shop.example/p/2"
     assert "details" not in rec
+
+
+def test_a_bem_modifier_names_the_value_only_when_its_block_does_not():
+    from scrapy_records.fields.naming import token_name
+
+    assert token_name("details--title") == "title"  # the block says nothing, the modifier does
+    assert token_name("price--sale") == "price"  # a real modifier
+    assert token_name("details--messaging") == "details"

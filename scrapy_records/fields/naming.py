@@ -138,8 +138,11 @@ def _token_name_uncached(tok: str) -> str | None:
     if "__" in low:  # BEM block__element--modifier -> element
         low = low.split("__")[-1]
         t = t.split("__")[-1]
-    low = low.split("--")[0]
-    t = t.split("--")[0]
+    if "--" in low:  # block--modifier -> block, unless only the modifier says what it is
+        block, mod = low.split("--", 1)
+        use_mod = not _has_field_word(block) and _has_field_word(mod)
+        low = mod if use_mod else block
+        t = t.split("--", 1)[1 if use_mod else 0]
     if not low or low.isdigit() or low in _NOISE_WORDS or _NOISE_PREFIX_RE.match(low):
         return None
     if _is_hash(t) or _is_hash(low) or _TRACKING_RE.match(t):
@@ -163,6 +166,10 @@ def _token_name_uncached(tok: str) -> str | None:
     if len(name) < 2 or name in _NOISE_WORDS:
         return None
     return name
+
+
+def _has_field_word(token: str) -> bool:
+    return any(w in token for w in _FIELD_WORDS)
 
 
 def best_token(tokens: Sequence[str]) -> str | None:
