@@ -46,6 +46,8 @@ def is_cents(sup_text: str | None, before: str) -> bool:
 
 #: separators around a value that belong to the layout, not to the value ("344,", "· 3 min")
 _EDGE_SEPARATORS = " ,;|·•"
+#: the characters :func:`strip_separators` may remove at a value's ends
+_EDGE_CHARS = frozenset(_EDGE_SEPARATORS + "-\u2013\u2014")
 
 
 #: a dash set off by a space at a value's end separates it from its neighbour ("- May 3")
@@ -62,11 +64,16 @@ def strip_separators(text: str) -> str:
     "Politics"); a dash touching a word or digit stays ("-5", "A-"). A lone joining word
     ("and" between two linked names) is no value: ``""``; one that ends a value of two
     words or more ("Dennis Ojima and", the next name being a link) is cut off."""
-    t = text.strip(_EDGE_SEPARATORS)
-    if t[:1] in "-\u2013\u2014" or t[-1:] in "-\u2013\u2014":
-        t = _EDGE_DASHES.sub("", t).strip(_EDGE_SEPARATORS)
-    if len(t) <= 3 and t.casefold() in _JOINERS:
-        return ""
+    t = text
+    if not t or t[0] in _EDGE_CHARS or t[-1] in _EDGE_CHARS:  # (else nothing to strip)
+        t = t.strip(_EDGE_SEPARATORS)
+        if t[:1] in "-\u2013\u2014" or t[-1:] in "-\u2013\u2014":
+            t = _EDGE_DASHES.sub("", t).strip(_EDGE_SEPARATORS)
+    if len(t) <= 3:
+        return "" if t.casefold() in _JOINERS else t
+    k = t.rfind(" ")
+    if k < 0 or len(t) - k > 4:  # no last word of three letters at most: no joiner
+        return t
     head, sep, last = t.rpartition(" ")
     if sep and len(last) <= 3 and last.casefold() in _JOINERS and " " in head.strip():
         return head.rstrip(_EDGE_SEPARATORS)  # "Dennis Ojima and" before the next linked name

@@ -114,6 +114,17 @@ def _auto_detect(body: bytes) -> str | None:
     return "cp1252"
 
 
+def body_declared_encoding(data: bytes) -> str | None:
+    """:func:`w3lib.encoding.html_body_declared_encoding`: the encoding a ``<meta>`` tag or
+    an XML declaration in the first 4 KiB names. Only a ``charset`` (a meta tag) or an
+    ``encoding`` (the declaration) can name one: a head holding neither word has none,
+    found without the tag scan."""
+    head = data[:4096].lower()
+    if b"charset" not in head and b"encoding" not in head:
+        return None
+    return html_body_declared_encoding(data)
+
+
 def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]:
     """Decode raw HTML bytes as a browser would and return ``(text, encoding)``.
 
@@ -130,7 +141,7 @@ def decode_html(data: bytes, content_type: str | None = None) -> tuple[str, str]
         else content_type
     )
     if not ct and not data.startswith(BOMS):
-        raw = html_body_declared_encoding(data)
+        raw = body_declared_encoding(data)
         declared = declared_encoding(data)
         if raw and declared != raw:  # a declaration the page cannot mean: see there
             ct = f"text/html; charset={declared or _auto_detect(data)}"
@@ -154,7 +165,7 @@ def declared_encoding(data: bytes) -> str | None:
     read ASCII as ASCII cannot be the page's. UTF-16/32 is read as UTF-8 (WHATWG
     encoding sniffing); another (EBCDIC, UTF-7) is ignored, as browsers ignore labels
     they do not know (``None``)."""
-    enc = html_body_declared_encoding(data)
+    enc = body_declared_encoding(data)
     if enc is None or is_wide(enc):
         return None if enc is None else "utf-8"
     try:

@@ -52,7 +52,7 @@ def normalize_space(s: str) -> str:
     """``s`` with whitespace runs collapsed to one space, no space at either end, and no
     :data:`ZERO_WIDTH` character: a text as a reader sees it."""
     out = " ".join(s.split())
-    if "\ufeff" in out or "\u200b" in out or "\u2060" in out:
+    if not out.isascii() and ("\ufeff" in out or "\u200b" in out or "\u2060" in out):
         out = " ".join(out.translate(_NO_ZERO_WIDTH).split())
     return out
 

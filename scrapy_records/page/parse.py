@@ -362,8 +362,16 @@ def base_url_of(root: Any, url: str | None) -> str | None:
     return base_url_from(root.find(".//head/base[@href]") if root is not None else None, url)
 
 
+#: an absolute URL that ``urljoin`` returns unchanged whatever the base: a lower-case
+#: scheme, a host, and no whitespace, query, fragment, backslash or bracket to re-parse
+_PLAIN_ABSOLUTE = re.compile(r"[a-z][a-z0-9+.\-]*://[^/\s?#\\\[\]]+[^\s?#\\\[\]]*\Z")
+
+
 def base_url_from(base: Any, url: str | None) -> str | None:
     """:func:`base_url_of` given the document's ``<base href>`` element (or ``None``)."""
     if base is None:
         return url
-    return urljoin(url or "", base.get("href", "").strip())
+    href = base.get("href", "").strip()
+    if url and _PLAIN_ABSOLUTE.match(href):
+        return href  # (urljoin's parse and re-assembly cost a detail page's field reads)
+    return urljoin(url or "", href)

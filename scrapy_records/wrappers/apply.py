@@ -261,31 +261,34 @@ def _first_values(
     name, attr, ftype = f.name, f.attr, f.type
     link = ftype in ("url", "image")
     get = first_index.get
+    norm = page_mod.normalize_space
     row: dict[str, Any] | None = None  # the current record's values, None once it has one
     for node in found:
-        k = get(node)  # (a string is no key)
-        if k is not None:  # a record marker
-            row = values[k]
-            if name in row:
-                row = None
-            continue
+        is_text = isinstance(node, str)
+        if not is_text:
+            k = get(node)  # (only elements mark records)
+            if k is not None:  # a record marker
+                row = values[k]
+                if name in row:
+                    row = None
+                continue
         if row is None:
             continue
         if attr is not None:
-            raw = node.get(attr) if not isinstance(node, str) else None
+            raw = None if is_text else node.get(attr)
             if raw is None:
                 continue
-            v = to_value(ftype, raw, base) if link else page_mod.normalize_space(raw)
+            v = to_value(ftype, raw, base) if link else norm(raw)
         else:
             # value_text, its common cases inline: a text node, an element of one text
-            if isinstance(node, str):
-                t = node
+            if is_text:
+                v = strip_separators(norm(node))
             elif len(node):
-                t = inline_text(node)
+                v = strip_separators(inline_text(node))  # (normalised already)
             else:
-                t = node.text or ""
-            v = strip_separators(page_mod.normalize_space(t))
-            if link:
+                t = node.text
+                v = strip_separators(norm(t)) if t else ""
+            if link and v:
                 v = to_value(ftype, v, base)
         if v:
             row[name] = v

@@ -119,12 +119,13 @@ def record_texts(groups: list[list[Any]], dirty: set[Any], root: Any) -> list[st
     joined with spaces: what ``itertext`` (or :data:`_TEXT_XP` for a ``dirty`` element)
     gives, since libxml2 never leaves two text nodes side by side."""
     flat = [x for els in groups for x in els]
-    prev = None
+    prev = prev_parent = None
     for x in flat:  # disjoint: no element inside the one before it (document order below)
-        if prev is not None and x.getparent() is not prev.getparent():
+        parent = x.getparent()
+        if prev is not None and parent is not prev_parent:
             if any(a is prev for a in x.iterancestors()):
                 return None
-        prev = x
+        prev, prev_parent = x, parent
     xp = _RECORD_TEXTS_XP
     if not dirty.isdisjoint(flat):
         # the filtered texts; an element outside ``dirty`` holds no script only when
