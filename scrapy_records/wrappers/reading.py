@@ -326,6 +326,14 @@ def guarded_first(xpath: str) -> str | None:
     selects nodes they are the XPath's result (the guard empties the other branch), so
     they are read with ``P`` alone: libxml2 evaluates ``P`` twice in the whole XPath, and
     a guarded path costs twice an absolute one (half of a detail page's field reading)."""
+    parts = guarded_parts(xpath)
+    return parts[0] if parts is not None else None
+
+
+def guarded_parts(xpath: str) -> tuple[str, str] | None:
+    """``(P, S)`` of a guarded XPath ``P | /html[not(P)]S``: where ``P`` selects nothing,
+    the XPath's result is ``/html`` + ``S`` (the guard holds), read without evaluating
+    ``P`` twice more; else ``None``."""
     k = xpath.find(_GUARD)
     if k <= 0:
         return None
@@ -333,7 +341,7 @@ def guarded_first(xpath: str) -> str | None:
     if not rest.startswith(first + ")]"):
         return None
     tail = rest[len(first) + 2 :]
-    return first if tail.startswith("/") and "|" not in tail else None
+    return (first, tail) if tail.startswith("/") and "|" not in tail else None
 
 
 class FieldReader:
@@ -352,6 +360,7 @@ class FieldReader:
         "info",
         "idpath",
         "first",
+        "rest",
     )
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
@@ -367,13 +376,14 @@ class FieldReader:
         #: an id-anchored path, read through the page's id index (page fields)
         self.idpath = id_path(f.xpath) if record_xpath is None else None
         #: a guarded XPath's first branch, read first (:func:`guarded_first`)
-        self.first = None
-        first = guarded_first(self.path)
-        if first is not None:
+        self.first = self.rest = None
+        parts = guarded_parts(self.path)
+        if parts is not None:
             try:
-                self.first = compile_xpath(first)
+                self.first = compile_xpath(parts[0])
+                self.rest = compile_xpath("/html" + parts[1])
             except etree.XPathSyntaxError:
-                self.first = None
+                self.first = self.rest = None
         self.batch: etree.XPath | None = None
         # one evaluation over all records instead of one per record (application speed):
         # "$recs/F" selects the same nodes as F from every record, in document order;
@@ -396,10 +406,10 @@ class FieldReader:
             nodes = None
             if ids is not None and self.idpath is not None:
                 nodes = self.idpath.nodes(ids)
-            if nodes is None and self.first is not None:
+            if nodes is None and self.first is not None and self.rest is not None:
                 nodes = self.first(ctx)
                 if not (isinstance(nodes, list) and nodes):
-                    nodes = None  # nothing there: the guarded scan, as the XPath has it
+                    nodes = self.rest(ctx)  # nothing there: the guarded scan
             if nodes is None:
                 nodes = self.xp(ctx)
         except etree.XPathEvalError:
