@@ -201,3 +201,25 @@ def test_cli_induce_then_apply(tmp_path):
     wrapper.write_text(wrapper.read_text()[:-40])  # truncated: a clear one-line error
     bad = subprocess.run(run + ["apply", str(wrapper), pages[2]], capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "wrapper" in bad.stderr.lower()
+
+
+def test_extract_pauses_the_garbage_collector_and_restores_its_state():
+    import gc
+
+    from scrapy_records.api import gc_paused
+
+    seen = []
+    html = "<html><body><ul><li><a href=/a>one</a> x</li><li><a href=/b>two</a> y</li></ul>"
+    assert gc.isenabled()
+    with gc_paused():
+        seen.append(gc.isenabled())
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(scrapy_records.RecordsError):
+        scrapy_records.extract(b"")
+    assert gc.isenabled()  # (an error inside leaves it on)
+    gc.disable()
+    try:
+        scrapy_records.extract(html)
+        assert not gc.isenabled()  # (the caller's choice stays)
+    finally:
+        gc.enable()

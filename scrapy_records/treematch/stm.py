@@ -47,11 +47,18 @@ def stm_rows(W: list[list[float]], n: int) -> list[list[float]]: ...
 def stm_rows(W: list[list[Any]], n: int) -> list[list[Any]]:
     """The STM dynamic programme ``M[i][j] = max(M[i-1][j], M[i][j-1], M[i-1][j-1] + W)``,
     all rows. Plain comparisons: about 3x faster than ``map(max, ...)``/``accumulate`` on
-    the small matrices tree matching sees (1x1 to 30x30), where calls to ``max`` dominate."""
+    the small matrices tree matching sees (1x1 to 30x30), where calls to ``max`` dominate.
+
+    A row of zero weights (a child whose label no child of the other tree has: a third of
+    the rows) repeats the row above, which is non-decreasing: it is shared, not recomputed
+    (the rows are only read)."""
     prev = [0] * (n + 1)
     rows = [prev]
     rng = range(1, n + 1)
     for wi in W:
+        if not any(wi):
+            rows.append(prev)
+            continue
         cur = [0] * (n + 1)
         left = 0
         for j in rng:
@@ -201,14 +208,15 @@ class STM:
         depth-first with an explicit stack: a pair pushes the child pairs it needs on its
         first visit and is combined when it is on top again (see the class docstring)."""
         s = self.shapes
-        label, kids, size, sig = s.label, s.kids, s.size, s.sig
-        memo, sym, unit, bonus = self.memo, self.symmetric, self.unit, self.sig_bonus
+        kids, size, sig = s.kids, s.size, s.sig
+        memo, unit, bonus = self.memo, self.unit, self.sig_bonus
         lim_size = self.max_size_product if self.approx == "score" else None
         pairs_mode, lim_node, cap = self.approx == "pairs", self.max_node_cells, self.max_cells
         skip = self.tie == "skip"
         stack: list[tuple[int, int, Any]] = [(a0, b0, None)]
         while stack:
             a, b, seen = stack[-1]
+            W = None
             if (a, b) in memo:
                 stack.pop()
                 continue
@@ -231,17 +239,8 @@ class STM:
                         for i, j in cand
                         if ka[i] != kb[j] and (ka[i], kb[j]) not in memo
                     ]
-                else:
-                    need = []
-                    for x in ka:
-                        lx = label[x]
-                        for y in kb:
-                            if x != y and label[y] == lx:
-                                if sym and y < x:
-                                    if (y, x) not in memo:
-                                        need.append((y, x, None))
-                                elif (x, y) not in memo:
-                                    need.append((x, y, None))
+                else:  # (and the children score matrix, when nothing is missing)
+                    need, W = self._expand(ka, kb)
                 if need:
                     stack[-1] = (a, b, cand if cand is not None else True)
                     stack.extend(need)
@@ -256,7 +255,8 @@ class STM:
             if k == 0 or n == 0:
                 memo[(a, b)] = base
                 continue
-            W = self._weights(ka, kb)
+            if W is None:
+                W = self._weights(ka, kb)
             if k == 1 or n == 1:
                 # one row (column): the best single pair, no DP; the traceback takes the
                 # first maximum ("skip": up/left before the match) or the last ("diagonal")
@@ -287,6 +287,46 @@ class STM:
             tot += size[x] * one if x == y else memo[(x, y)]
         memo[(a, b)] = tot
         self.tb[(a, b)] = tuple(cand)
+
+    def _expand(
+        self, ka: tuple[int, ...], kb: tuple[int, ...]
+    ) -> tuple[list[tuple[int, int, None]], list[list[int]] | None]:
+        """A pair's first visit: the child pairs not solved yet, in the order the stack
+        takes them (a repeated child asks again: the order of evaluation is part of the
+        budgeted result), and, when none is missing, the children score matrix of
+        :meth:`_weights` from the same scan (else ``None``)."""
+        lab, size, memo, sym = self.shapes.label, self.shapes.size, self.memo, self.symmetric
+        one = self.unit + self.sig_bonus
+        get = memo.get
+        need: list[tuple[int, int, None]] = []
+        W = []
+        done: dict[int, list[int]] = {}
+        missing: dict[int, list[tuple[int, int, None]]] = {}
+        for x in ka:
+            row = done.get(x)
+            if row is not None:
+                need.extend(missing[x])
+                W.append(row)
+                continue
+            lx = lab[x]
+            row = done[x] = []
+            miss = missing[x] = []
+            for y in kb:
+                if lab[y] != lx:
+                    row.append(0)
+                elif x == y:
+                    row.append(size[x] * one)
+                else:
+                    key = (y, x) if sym and y < x else (x, y)
+                    v = get(key)
+                    if v is None:
+                        miss.append((key[0], key[1], None))
+                        row.append(0)
+                    else:
+                        row.append(v)
+            need.extend(miss)
+            W.append(row)
+        return need, (None if need else W)
 
     def _weights(self, ka: tuple[int, ...], kb: tuple[int, ...]) -> list[list[int]]:
         """The children score matrix W (equal children share one row; a child pair not
