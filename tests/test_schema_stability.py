@@ -346,3 +346,41 @@ def test_siblings_whose_classes_differ_in_a_colour_only_are_one_repeated_field()
     assert mined[1].fields["hotness_signal"] == ["Only 1 left!", "41 sold"]
     w = scrapy_records.induce([(URL, hot(1)), (URL, hot(20))])
     assert names(w.extract(later, url=URL).records) == names(mined)
+
+
+OVERVIEW, SUPPORT = "Product overview", "Support & troubleshooting"
+DRIVERS, MANUALS = "Software & driver downloads", "Manuals"
+
+
+def printers(start: int, links: list[list[list[str]]]) -> str:
+    """Printer cards with blocks of help links (``links``: per card, its blocks' texts)."""
+    rows = []
+    for k, blocks in enumerate(links):
+        i = start + k
+        uls = "".join(
+            "<ul>"
+            + "".join(f'<li><a href="/{t.split()[-1].lower()}/{i}">{t}</a></li>' for t in block)
+            + "</ul>"
+            for block in blocks
+        )
+        rows.append(
+            f'<div class="product"><h3><a href="/p/{i}">Printer model {i} with a long name</a></h3>'
+            f"<p>Printer {i} prints pages fast, long enough to read as a description.</p>"
+            f'<div class="more_links">{uls}</div></div>'
+        )
+    return page("".join(rows))
+
+
+def test_links_named_by_the_templates_texts_are_columns_not_a_list():
+    # "Software & driver downloads" and "Manuals" in most cards, "Manuals" alone in some:
+    # two links a card shows some of, named by their texts as a lone one is on a page
+    # whose cards all show only it, not a list of link texts
+    both, alone = [[DRIVERS, MANUALS]], [[MANUALS]]
+    cards = [both, alone, both, both, alone, both]
+    region = scrapy_records.extract(printers(1, cards), url=URL).main
+    assert not [c.name for c in region.columns if c.multiple]
+    assert {"software_driver_downloads_url", "manuals_url"} <= {c.name for c in region.columns}
+    assert region.records[1].fields["manuals_url"] == "https://shop.example/manuals/2"
+    assert "software_driver_downloads_url" not in region.records[1].fields
+    lone = scrapy_records.extract(printers(1, [alone] * 6), url=URL).main
+    assert "manuals_url" in {c.name for c in lone.columns}
