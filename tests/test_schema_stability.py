@@ -384,3 +384,22 @@ def test_links_named_by_the_templates_texts_are_columns_not_a_list():
     assert "software_driver_downloads_url" not in region.records[1].fields
     lone = scrapy_records.extract(printers(1, [alone] * 6), url=URL).main
     assert "manuals_url" in {c.name for c in lone.columns}
+
+
+def test_a_link_named_by_its_text_is_read_by_its_text_where_its_place_moved():
+    # the sample pages show "Support & troubleshooting" second in its block; a later page
+    # of the template lacks the overview link, so it is first there
+    w = scrapy_records.induce(
+        [
+            (URL, printers(1, [[[OVERVIEW, SUPPORT]]] * 6)),
+            (URL, printers(20, [[[OVERVIEW, SUPPORT]]] * 6)),
+        ]
+    )
+    later = printers(40, [[[SUPPORT]]] * 6)
+    wrapped = w.extract(later, url=URL).records
+    mined = scrapy_records.extract(later, url=URL).records
+    assert (
+        wrapped[0].fields["support_troubleshooting_url"]
+        == "https://shop.example/troubleshooting/40"
+    )
+    assert names(wrapped) == names(mined)
