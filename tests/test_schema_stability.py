@@ -403,3 +403,21 @@ def test_a_link_named_by_its_text_is_read_by_its_text_where_its_place_moved():
         == "https://shop.example/troubleshooting/40"
     )
     assert names(wrapped) == names(mined)
+
+
+def test_a_record_that_starts_with_a_link_of_one_text_gets_a_wrapper():
+    # the record's first element is the "Similar pages" link: it is read as ".", and
+    # anchoring that on its text (".[...]") is no XPath: no candidate by its text there
+    def flat(start: int) -> str:
+        return page(
+            "".join(
+                f'<a href="/similar/{i}">Similar pages</a>'
+                f'<h3><a href="/doc/{i}">Result number {i} about kettles</a></h3>'
+                f"<p>Snippet {i} of the result, long enough to read as a description.</p>"
+                for i in range(start, start + 6)
+            )
+        )
+
+    w = scrapy_records.induce([(URL, flat(1)), (URL, flat(20))])
+    got = w.extract(flat(40), url=URL).records
+    assert got[0].fields["similar_pages_url"] == "https://shop.example/similar/40"

@@ -63,6 +63,8 @@ _POSITION = re.compile(r"\[\d+\]")
 
 
 _TEXT_ANCHOR = "normalize-space(.)="
+#: an XPath of child steps only, each a name with predicates (no axis, union or function)
+_CHILD_STEPS = re.compile(r"^[\w-]+(\[[^\]]*\])*(/[\w-]+(\[[^\]]*\])*)*$")
 
 
 def _robustness(spec: FieldSpec) -> int:
@@ -209,7 +211,11 @@ def _by_link_text(
     of the template in every sample record holding it ("Support & troubleshooting") found
     by that text, its positions dropped; a record that lacks an earlier link, or shows the
     link in another block, shifts positions, never the link's text."""
-    links = [c for c in cands if c.attribute == "href" and owner[c.name] and " | " not in c.xpath]
+    links = [  # (a path of child steps: another record's root or a function is no link)
+        c
+        for c in cands
+        if c.attribute == "href" and owner[c.name] and _CHILD_STEPS.match(c.xpath)
+    ]
     probes = [
         replace(c, name=f"t{k}", type="text", attribute=None, css=None) for k, c in enumerate(links)
     ]
