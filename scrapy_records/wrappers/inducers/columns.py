@@ -211,11 +211,9 @@ def _by_link_text(
     of the template in every sample record holding it ("Support & troubleshooting") found
     by that text, its positions dropped; a record that lacks an earlier link, or shows the
     link in another block, shifts positions, never the link's text."""
-    links = [  # (a path of child steps: another record's root or a function is no link)
-        c
-        for c in cands
-        if c.attribute == "href" and owner[c.name] and _CHILD_STEPS.match(c.xpath)
-    ]
+    # (child steps only: "." or another root of the record anchored on its text is no XPath)
+    links = [c for c in cands if c.attribute == "href" and owner[c.name]]
+    links = [c for c in links if _CHILD_STEPS.match(c.xpath)]
     probes = [
         replace(c, name=f"t{k}", type="text", attribute=None, css=None) for k, c in enumerate(links)
     ]
