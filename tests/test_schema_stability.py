@@ -395,6 +395,10 @@ def test_a_link_named_by_its_text_is_read_by_its_text_where_its_place_moved():
             (URL, printers(20, [[[OVERVIEW, SUPPORT]]] * 6)),
         ]
     )
+    # found by its text inside the block its class names (a feature selector's class step
+    # kept), not by the text anywhere under any div/ul
+    (support,) = [f for f in w.fields if f.name == "support_troubleshooting_url"]
+    assert "more_links" in support.xpath and "Support &" in support.xpath
     later = printers(40, [[[SUPPORT]]] * 6)
     wrapped = w.extract(later, url=URL).records
     mined = scrapy_records.extract(later, url=URL).records

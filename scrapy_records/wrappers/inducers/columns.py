@@ -207,13 +207,13 @@ def _by_link_text(
     owner: dict[str, str],
     wrapper_cls: type[Wrapper],
 ) -> list[FieldSpec]:
-    """More candidates (owned as ``cands``' are): a column's link whose text is one text
-    of the template in every sample record holding it ("Support & troubleshooting") found
-    by that text, its positions dropped; a record that lacks an earlier link, or shows the
-    link in another block, shifts positions, never the link's text."""
+    """More candidates (owned as ``cands``' are): a candidate's link whose text is one text
+    of the template in every sample record holding it ("Support & troubleshooting") and the
+    text of a column's link, found by that text, its positions dropped (its class steps
+    kept); a record that lacks an earlier link, or shows the link in another block, shifts
+    positions, never the link's text."""
     # (child steps only: "." or another root of the record anchored on its text is no XPath)
-    links = [c for c in cands if c.attribute == "href" and owner[c.name]]
-    links = [c for c in links if _CHILD_STEPS.match(c.xpath)]
+    links = [c for c in cands if c.attribute == "href" and _CHILD_STEPS.match(c.xpath)]
     probes = [
         replace(c, name=f"t{k}", type="text", attribute=None, css=None) for k, c in enumerate(links)
     ]
@@ -227,11 +227,19 @@ def _by_link_text(
             for k, probe in enumerate(probes):
                 if rows[0].get(probe.name) is not None:
                     texts.setdefault(k, []).append(rows[0][probe.name])
+    constant = {
+        k: " ".join(vals[0].split())
+        for k, vals in texts.items()
+        if len(vals) >= 2 and len({str(v) for v in vals}) == 1 and isinstance(vals[0], str)
+    }
+    # a feature selector's link only where it is a column's ("Learn more" beside the title
+    # reads the title's address: no reader of the title)
+    columns_links = {t for k, t in constant.items() if owner[links[k].name]}
     out: list[FieldSpec] = []
-    for k, vals in sorted(texts.items()):
-        if len(vals) < 2 or len({str(v) for v in vals}) != 1 or not isinstance(vals[0], str):
+    for k, text in sorted(constant.items()):
+        if text not in columns_links:
             continue
-        lit = xpath_literal(" ".join(vals[0].split()))
+        lit = xpath_literal(text)
         xp = _POSITION.sub("", links[k].xpath)
         if _TEXT_ANCHOR not in xp.rsplit("/", 1)[-1] and lit is not None:
             xp = f"{xp}[{_TEXT_ANCHOR}{lit}]"  # (else anchored on its text already)
