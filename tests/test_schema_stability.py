@@ -363,6 +363,29 @@ def jobs(start: int, linked: set[int], n: int = 6) -> str:
     return page("".join(rows))
 
 
+OVERVIEW, SUPPORT = "Product overview", "Support & troubleshooting"
+DRIVERS, MANUALS = "Software & driver downloads", "Manuals"
+
+
+def printers(start: int, links: list[list[list[str]]]) -> str:
+    """Printer cards with blocks of help links (``links``: per card, its blocks' texts)."""
+    rows = []
+    for k, blocks in enumerate(links):
+        i = start + k
+        uls = "".join(
+            "<ul>"
+            + "".join(f'<li><a href="/{t.split()[-1].lower()}/{i}">{t}</a></li>' for t in block)
+            + "</ul>"
+            for block in blocks
+        )
+        rows.append(
+            f'<div class="product"><h3><a href="/p/{i}">Printer model {i} with a long name</a></h3>'
+            f"<p>Printer {i} prints pages fast, long enough to read as a description.</p>"
+            f'<div class="more_links">{uls}</div></div>'
+        )
+    return page("".join(rows))
+
+
 def test_a_company_that_is_a_link_in_some_records_is_one_column():
     html = jobs(1, linked={2, 5})
     res = scrapy_records.extract(html, url=URL)
@@ -396,3 +419,59 @@ def test_an_analytics_class_is_no_column_name():
         )
     )
     assert not any("track" in k for k in names(scrapy_records.extract(html, url=URL).records))
+
+
+def test_links_named_by_the_templates_texts_are_columns_not_a_list():
+    # "Software & driver downloads" and "Manuals" in most cards, "Manuals" alone in some:
+    # two links a card shows some of, named by their texts as a lone one is on a page
+    # whose cards all show only it, not a list of link texts
+    both, alone = [[DRIVERS, MANUALS]], [[MANUALS]]
+    cards = [both, alone, both, both, alone, both]
+    region = scrapy_records.extract(printers(1, cards), url=URL).main
+    assert not [c.name for c in region.columns if c.multiple]
+    assert {"software_driver_downloads_url", "manuals_url"} <= {c.name for c in region.columns}
+    assert region.records[1].fields["manuals_url"] == "https://shop.example/manuals/2"
+    assert "software_driver_downloads_url" not in region.records[1].fields
+    lone = scrapy_records.extract(printers(1, [alone] * 6), url=URL).main
+    assert "manuals_url" in {c.name for c in lone.columns}
+
+
+def test_a_link_named_by_its_text_is_read_by_its_text_where_its_place_moved():
+    # the sample pages show "Support & troubleshooting" second in its block; a later page
+    # of the template lacks the overview link, so it is first there
+    w = scrapy_records.induce(
+        [
+            (URL, printers(1, [[[OVERVIEW, SUPPORT]]] * 6)),
+            (URL, printers(20, [[[OVERVIEW, SUPPORT]]] * 6)),
+        ]
+    )
+    # found by its text inside the block its class names (a feature selector's class step
+    # kept), not by the text anywhere under any div/ul
+    (support,) = [f for f in w.fields if f.name == "support_troubleshooting_url"]
+    assert "more_links" in support.xpath and "Support &" in support.xpath
+    later = printers(40, [[[SUPPORT]]] * 6)
+    wrapped = w.extract(later, url=URL).records
+    mined = scrapy_records.extract(later, url=URL).records
+    assert (
+        wrapped[0].fields["support_troubleshooting_url"]
+        == "https://shop.example/troubleshooting/40"
+    )
+    assert names(wrapped) == names(mined)
+
+
+def test_a_record_that_starts_with_a_link_of_one_text_gets_a_wrapper():
+    # the record's first element is the "Similar pages" link: it is read as ".", and
+    # anchoring that on its text (".[...]") is no XPath: no candidate by its text there
+    def flat(start: int) -> str:
+        return page(
+            "".join(
+                f'<a href="/similar/{i}">Similar pages</a>'
+                f'<h3><a href="/doc/{i}">Result number {i} about kettles</a></h3>'
+                f"<p>Snippet {i} of the result, long enough to read as a description.</p>"
+                for i in range(start, start + 6)
+            )
+        )
+
+    w = scrapy_records.induce([(URL, flat(1)), (URL, flat(20))])
+    got = w.extract(flat(40), url=URL).records
+    assert got[0].fields["similar_pages_url"] == "https://shop.example/similar/40"

@@ -6,7 +6,8 @@ Partial tree alignment gives each occurrence of a repeated element its own templ
 the same tag and class signature, and merges the slots at the same place under each of them
 into one slot whose value is the list of the record's values, in document order. Slots with
 a label of their own ("Color:", "Size:" in each occurrence) are distinct fields and stay
-apart.
+apart; a list of links whose texts are the template's is one URL column per text
+(:func:`label_value_columns`).
 """
 
 from __future__ import annotations
@@ -186,7 +187,9 @@ def label_value_columns(data: list[Slot], n: int) -> list[Slot]:
     while k < len(data):
         keys = data[k]
         vals = data[k + 1] if k + 1 < len(data) else None
-        cols = _pair_columns(keys, vals, n) if vals is not None else None
+        cols = None
+        if vals is not None:
+            cols = _link_columns(keys, vals, n) or _pair_columns(keys, vals, n)
         if cols is None:
             out.append(keys)
             k += 1
@@ -194,6 +197,51 @@ def label_value_columns(data: list[Slot], n: int) -> list[Slot]:
             out.extend(cols)
             k += 2
     return out
+
+
+#: at most this many links of a list named by their texts ("Product manuals")
+MAX_NAMED_LINKS = 8
+
+
+def _link_columns(texts: Slot, urls: Slot, n: int) -> list[Slot] | None:
+    """A list of links whose texts are the template's ("Software & driver downloads",
+    "Product manuals": each text in at least half the records holding the list, never
+    twice in one) is not a list but that many links a record shows some of: one URL column
+    per text, named after it as a lone such link is (``product_manuals_url``) and read by an
+    XPath anchored on the text, so a page whose records show one of them names it alike."""
+    if texts.kind != "text" or urls.kind != "url" or not (texts.multiple and urls.multiple):
+        return None
+    holding = 0
+    count: dict[str, int] = {}
+    for r in range(n):
+        ts, us = texts.values[r] or [], urls.values[r] or []
+        if len(ts) != len(us) or not all(isinstance(t, str) for t in ts):
+            return None
+        if len({t.strip() for t in ts}) < len(ts):
+            return None
+        holding += bool(ts)
+        for t in ts:
+            count[t.strip()] = count.get(t.strip(), 0) + 1
+    if not 2 <= len(count) <= MAX_NAMED_LINKS or min(count.values()) * 2 < max(holding, 4):
+        return None
+    names = [label_name(t) for t in count]
+    if None in names or len(set(names)) < len(names) or not texts.xpath or not urls.xpath:
+        return None
+    cols = []
+    for text, name in zip(count, names):
+        lit = xpath_literal(text)
+        if lit is None or not urls.xpath.startswith(texts.xpath + "/"):
+            return None
+        s = Slot(urls.t, "url", urls.order, n)
+        for r in range(n):
+            for t, u in zip(texts.values[r] or [], urls.values[r] or []):
+                if t.strip() == text:
+                    s.values[r] = u
+        s.refs = list(urls.refs)
+        s.name, s.evidence = f"{name}_url", "label"
+        s.xpath = f"{texts.xpath}[normalize-space(.)={lit}]{urls.xpath[len(texts.xpath) :]}"
+        cols.append(s)
+    return cols
 
 
 def _pair_columns(keys: Slot, vals: Slot, n: int) -> list[Slot] | None:

@@ -3,7 +3,8 @@
 The template's schema is the main region's columns: each becomes a field with the column's
 name and type, read by the column's XPath (relative to the record's first element). Where a
 column has no single XPath, or its XPath differs between the sample pages, the candidates
-are every page's column XPath, their union, the element's own text, plus the feature-based
+are every page's column XPath, their union, the element's own text, a link found by its
+text where that is one text of the template (positions dropped), plus the feature-based
 selectors of :mod:`~scrapy_records.wrappers.inducers.record_fields`; each candidate is
 applied to every sample page and the one whose values agree best with the mined values (on
 >= 80% of the records holding either, on every page; a list one page mines where another has
@@ -22,6 +23,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from scrapy_records.fields.namer import EVIDENCE_RANK
+from scrapy_records.fields.text import xpath_literal
 from scrapy_records.fields.values import parse_date_iso, parse_number, parse_price
 from scrapy_records.page import Page
 from scrapy_records.results import Column, Record, Region
@@ -60,10 +62,20 @@ def column_spec(col: Column) -> FieldSpec | None:
 _POSITION = re.compile(r"\[\d+\]")
 
 
+_TEXT_ANCHOR = "normalize-space(.)="
+#: an XPath of child steps only, each a name with predicates (no axis, union or function)
+_CHILD_STEPS = re.compile(r"^[\w-]+(\[[^\]]*\])*(/[\w-]+(\[[^\]]*\])*)*$")
+
+
 def _robustness(spec: FieldSpec) -> int:
     """Between selectors that read a column equally well, the one that survives a block
-    shifting position: no positional step, then a class step."""
-    return (not _POSITION.search(spec.xpath)) * 2 + ("@class" in spec.xpath)
+    shifting position: no positional step, then a class step; a link found by its text
+    (the template's) first of all."""
+    return (
+        (_TEXT_ANCHOR in spec.xpath) * 4
+        + (not _POSITION.search(spec.xpath)) * 2
+        + ("@class" in spec.xpath)
+    )
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -187,6 +199,57 @@ def _candidates(
     return cands, owner
 
 
+def _by_link_text(
+    pages: Sequence[Page],
+    regions: Sequence[Region | None],
+    record: RecordSelector,
+    cands: list[FieldSpec],
+    owner: dict[str, str],
+    wrapper_cls: type[Wrapper],
+) -> list[FieldSpec]:
+    """More candidates (owned as ``cands``' are): a candidate's link whose text is one text
+    of the template in every sample record holding it ("Support & troubleshooting") and the
+    text of a column's link, found by that text, its positions dropped (its class steps
+    kept); a record that lacks an earlier link, or shows the link in another block, shifts
+    positions, never the link's text."""
+    # (child steps only: "." or another root of the record anchored on its text is no XPath)
+    links = [c for c in cands if c.attribute == "href" and _CHILD_STEPS.match(c.xpath)]
+    probes = [
+        replace(c, name=f"t{k}", type="text", attribute=None, css=None) for k, c in enumerate(links)
+    ]
+    texts: dict[int, list[Any]] = {}
+    for page, region in zip(pages, regions):
+        if region is None or not probes:
+            continue
+        records = sample(region.records)
+        sampled = records if len(records) < len(region.records) else None
+        for rows in _apply_candidates(page, record, probes, wrapper_cls, sampled).values():
+            for k, probe in enumerate(probes):
+                if rows[0].get(probe.name) is not None:
+                    texts.setdefault(k, []).append(rows[0][probe.name])
+    constant = {
+        k: " ".join(vals[0].split())
+        for k, vals in texts.items()
+        if len(vals) >= 2 and len({str(v) for v in vals}) == 1 and isinstance(vals[0], str)
+    }
+    # a feature selector's link only where it is a column's ("Learn more" beside the title
+    # reads the title's address: no reader of the title)
+    columns_links = {t for k, t in constant.items() if owner[links[k].name]}
+    out: list[FieldSpec] = []
+    for k, text in sorted(constant.items()):
+        if text not in columns_links:
+            continue
+        lit = xpath_literal(text)
+        xp = _POSITION.sub("", links[k].xpath)
+        if _TEXT_ANCHOR not in xp.rsplit("/", 1)[-1] and lit is not None:
+            xp = f"{xp}[{_TEXT_ANCHOR}{lit}]"  # (else anchored on its text already)
+        if _TEXT_ANCHOR in xp and xp != links[k].xpath and allowed_xpath(xp):
+            spec = replace(links[k], name=f"c{len(cands) + len(out)}", xpath=xp, css=None)
+            owner[spec.name] = owner[links[k].name]
+            out.append(spec)
+    return out
+
+
 def column_fields(
     pages: Sequence[Page],
     regions: Sequence[Region | None],
@@ -214,6 +277,7 @@ def column_fields(
                 columns[col.name] = col
                 order.append(col.name)
     cands, owner = _candidates(regions, extra)
+    cands += _by_link_text(pages, regions, record, cands, owner, wrapper_cls)
     scores: dict[tuple[str, str], list[float]] = {}
     present: dict[str, int] = {}
     template_text: set[tuple[str, str]] = set()
