@@ -856,3 +856,34 @@ def test_a_bem_modifier_names_the_value_only_when_its_block_does_not():
     assert token_name("details--title") == "title"  # the block says nothing, the modifier does
     assert token_name("price--sale") == "price"  # a real modifier
     assert token_name("details--messaging") == "details"
+
+
+def test_a_value_microdata_names_is_data_even_when_every_record_has_the_same():
+    import scrapy_records
+
+    def jobs(town_attr: str) -> str:
+        return "".join(
+            f'<div class="job"><h2><a href="/j/{i}">Accountant job number {i}</a></h2>'
+            f"<span {town_attr}>Edmonton, AB</span>"
+            f"<p>Job {i} keeps the books of a company, a description long enough.</p></div>"
+            for i in range(5)
+        )
+
+    got = scrapy_records.extract(f"<html><body>{jobs('itemprop=addressLocality')}</body></html>")
+    assert [r.fields.get("address_locality") for r in got.main.records] == ["Edmonton, AB"] * 5
+    plain = scrapy_records.extract(f"<html><body>{jobs('class=loc')}</body></html>")
+    assert "Edmonton, AB" not in {v for r in plain.main.records for v in r.fields.values()}
+
+
+def test_an_item_around_the_value_does_not_name_it():
+    import scrapy_records
+
+    cards = "".join(
+        f'<li><div itemprop="itemListElement" itemscope itemtype="http://schema.org/Offer">'
+        f'<a href="/p/{i}"><img src="/i/{i}.jpg"></a><h3><a href="/p/{i}">Desk lamp {i}</a></h3>'
+        f'<span itemprop="price">{10 + i}.00</span></div></li>'
+        for i in range(5)
+    )
+    rec = scrapy_records.extract(f"<html><body><ul>{cards}</ul></body></html>").main.records[0]
+    assert rec.fields["image"] == "/i/0.jpg" and rec.fields["title"] == "Desk lamp 0"
+    assert not any("item_list" in k for k in rec.fields)

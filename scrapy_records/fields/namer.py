@@ -30,7 +30,7 @@ from scrapy_records.fields.naming import (
     URL_WORDS,
     generic_name,
     label_name,
-    slug,
+    property_name,
     token_name,
 )
 from scrapy_records.fields.records import RecordTree
@@ -363,11 +363,13 @@ class _Namer:
         """Rule 1: schema.org microdata (``itemprop``) or RDFa (``property``)."""
         ev = self.evidence
         for attr in ("itemprop", "property"):
-            for t in chain:
+            for k, t in enumerate(chain):
+                if k and "itemscope" in ev.attr_names(t):
+                    break  # an item around the value (itemListElement): its name, not this
                 v = ev.stable_attr(t, attr)
                 if v:
                     # "schema:name", "og:title", "http://schema.org/price" -> the last part
-                    name = slug(re.split(r"[:/#]", v.split()[0])[-1])
+                    name = property_name(v)
                     if name:
                         return name, attr
                     break

@@ -71,6 +71,20 @@ def slug(s: str, max_len: int = 40) -> str:
     return s
 
 
+_CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def property_name(value: str) -> str:
+    """A column name from a microdata/RDFa property: its first token's last part, camel
+    humps as word breaks (``addressLocality`` -> ``address_locality``, ``schema:name``,
+    ``og:title``, ``http://schema.org/price`` -> ``price``); ``""`` when nothing is left."""
+    toks = value.split()
+    if not toks:
+        return ""
+    last = re.split(r"[:/#]", toks[0])[-1]
+    return slug(_CAMEL_RE.sub("_", last) if len(last) <= 40 else last)
+
+
 def _is_hash(tok: str) -> bool:
     """A generated token (CSS modules, styled components): many digits or camel humps."""
     core = tok.strip("_-")

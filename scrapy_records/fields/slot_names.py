@@ -95,7 +95,8 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
     :func:`_label_variants`); where its text also holds the value, ``raw`` keeps that
     value per record for :func:`fill_eaten`. With ``page``, one text in at least two
     records on a control (a button, a link to ``#`` or a script, an element whose class
-    says button: "Buy online", "Save to list", "more") is static too."""
+    says button: "Buy online", "Save to list", "more") is static too; a text the page
+    annotates as a property (``itemprop`` on its element) never is."""
     present = [sum(1 for v in s.values if v is not None) for s in slots]
     for k, s in enumerate(slots):
         vals = {v for v in s.values if v is not None}
@@ -108,6 +109,8 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
             # in one record only: a label by its form ("Sale ends:"), nothing else tells
             s.static = next(iter(vals)).rstrip().endswith((":", "："))
         elif n >= 2 and len(vals) == 1 and present[k] >= 2:
+            if s.kind == "text" and page is not None and _annotated(page, s):
+                continue  # microdata says it is a property: one town for all results
             if present[k] == n or (s.kind != "text" and present[k] >= 3):
                 s.static = True
             elif s.kind == "text":
@@ -124,6 +127,15 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
 
 
 _BUTTON_CLASS_RE = re.compile(r"(?:^|[-_\s])(?:btn|button)(?:$|[-_\s])|Button", re.I)
+
+
+def _annotated(page: Page, s: Slot) -> bool:
+    """The slot's first node's element carries ``itemprop`` (schema.org microdata)."""
+    x = next((x for x in s.refs if x is not None), None)
+    if x is None:
+        return False
+    x = page_data(page).owner(x) if x < 0 else x
+    return bool(page.el[x].get("itemprop"))
 
 
 def _on_control(page: Page, s: Slot, levels: int = 3) -> bool:

@@ -28,7 +28,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from scrapy_records.fields.naming import best_token, label_name, slug, token_name
+from scrapy_records.fields.naming import best_token, label_name, property_name, slug, token_name
 from scrapy_records.page import Page
 from scrapy_records.wrappers.inducers.dcade.leaves import PageLeaves
 from scrapy_records.wrappers.inducers.dcade.roles import LeafColumns, column_label
@@ -104,7 +104,7 @@ def _attr_name(page: Page, node: int) -> str | None:
     while i >= 0 and up <= _ATTR_UP:
         prop = page.attr(i, "itemprop")
         if prop and prop.split():
-            return slug(_words(prop.split()[0]).replace("-", "_"))
+            return property_name(prop) or None
         for c in page.classes(i):
             if c.lower() in MICROFORMATS:
                 return MICROFORMATS[c.lower()]
