@@ -58,6 +58,12 @@ class _DisjunctiveMerge:
         self.best_partner = opts["merge_partner"] == "best"
         self.alive = [True] * len(seg)
         self.masks = [c.mask() for c in seg]
+        # pages of the columns from j on: a superset of the alive ones' as merging goes on
+        # (a merge moves a later column's pages to an earlier one), so once they all lie
+        # on pages already taken no partner can follow
+        self.later = [0] * (len(seg) + 1)
+        for j in range(len(seg) - 1, -1, -1):
+            self.later[j] = self.later[j + 1] | self.masks[j]
         self.cache: dict[int, list[set[int]]] = {}
         self.shared: dict[int, int] = {}  # column -> _shared_level of its codes
 
@@ -87,7 +93,7 @@ class _DisjunctiveMerge:
 
     def partner(self, i: int) -> tuple[int, int] | None:
         """``(merge level, column)`` of the partner of column ``i``, if any."""
-        seg, masks, alive, full = self.seg, self.masks, self.alive, self.full
+        seg, masks, alive, full, later = self.seg, self.masks, self.alive, self.full, self.later
         mi, keep_fields = masks[i], self.keep_fields
         ci_codes, lo_i = self.codes(i), max(1, self.shared_level(i))
         between = 0
@@ -95,7 +101,7 @@ class _DisjunctiveMerge:
         for j in range(i + 1, min(len(seg), i + 1 + self.window)):
             if not alive[j]:
                 continue
-            if (mi | between) == full:
+            if not later[j] & ~(mi | between):
                 break
             mj = masks[j]
             if (
