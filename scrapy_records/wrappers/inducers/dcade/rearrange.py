@@ -93,7 +93,7 @@ class _DisjunctiveMerge:
 
     def partner(self, i: int) -> tuple[int, int] | None:
         """``(merge level, column)`` of the partner of column ``i``, if any."""
-        seg, masks, alive, full, later = self.seg, self.masks, self.alive, self.full, self.later
+        seg, masks, alive, later = self.seg, self.masks, self.alive, self.later
         mi, keep_fields = masks[i], self.keep_fields
         ci_codes, lo_i = self.codes(i), max(1, self.shared_level(i))
         between = 0
