@@ -410,6 +410,19 @@ def test_a_template_link_sharing_the_records_code_is_no_record():
     ]
 
 
+def test_an_optional_link_before_the_heading_is_no_body_text():
+    # the heading and the optional "Search" link before it lie in body, and the pages hold
+    # different numbers of them, as a seller's free text; but the link's sub-landmarks sit
+    # at the stretch's edge inside the menu table: they bound the text, and stay a template
+    # column beside the heading's data column (section 3.2.3 merges between landmarks)
+    s = induce_schema([dist_page(i, search=i in (3, 4, 5)) for i in range(6)])
+    search = col_with(s, "Search")
+    assert search.label == "OT"
+    heading = col_with(s, f"RPM of Distribution {RPM_DISTS[1]}")
+    assert heading.label == "MD"
+    assert heading.values == [f"RPM of Distribution {d}" for d in RPM_DISTS]
+
+
 def test_a_lowercase_lead_in_every_value_shares_is_template():
     # "by Acura", "by BMW": the shared "by" is the template's lead-in to the maker
     makes = ["Acura", "BMW", "Audi", "Ford", "Kia", "Mazda"]

@@ -181,13 +181,19 @@ def _merge_body_text(enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> 
     stretch: list[Column] = []
     for c in seg + [Column("MT")]:
         if c.kind in ("MT", "L") or (c.kind == "LM" and len(c.cells) > opts["theta_den"] * enc.m):
+            # the sub-landmarks merged are those inside the text; one at either end bounds
+            # it (rpmpackage's optional "Search" menu link before the heading)
+            lo, hi = _bounding_landmarks(enc, stretch)
+            text = stretch[lo:hi]
             if (
-                len(stretch) >= 2
-                and any(x.kind == "B" or not is_template(enc, opts, x) for x in stretch)
-                and _density(enc, opts, stretch) <= opts["theta_den"]
-                and _text_of_body(enc, stretch)
+                len(text) >= 2
+                and any(x.kind == "B" or not is_template(enc, opts, x) for x in text)
+                and _density(enc, opts, text) <= opts["theta_den"]
+                and _text_of_body(enc, text)
             ):
-                out.append(_merge_run(stretch))
+                out.extend(stretch[:lo])
+                out.append(_merge_run(text))
+                out.extend(stretch[hi:])
             else:
                 out.extend(stretch)
             stretch = []
@@ -195,6 +201,49 @@ def _merge_body_text(enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> 
         else:
             stretch.append(c)
     return out[:-1]
+
+
+def _bounding_landmarks(enc: Encoding, stretch: list[Column]) -> tuple[int, int]:
+    """``(lo, hi)``: the stretch without the sub-landmark columns at its ends that belong to
+    the template block beside it: on every page having them their leaves come before
+    (after) all the other leaves of the stretch, inside the element of ``body`` holding
+    the leaf before (after) them (the menu table whose other links are landmarks, with
+    rpmpackage's optional "Search" link before the heading). A widget pasted into a
+    seller's text has an element of its own and stays inside the text. Section 3.2.3: the
+    low-density columns between two landmarks merge, not the landmarks bounding them."""
+
+    def bounds(c: Column, rest: list[Column], before: bool) -> bool:
+        for r, ks in c.cells.items():
+            other = [k for x in rest for k in x.cells.get(r, ())]
+            if other and (max(ks) > min(other) if before else min(ks) < max(other)):
+                return False
+            edge = min(ks) if before else max(ks)
+            if not _same_block(enc, r, edge, edge - 1 if before else edge + 1):
+                return False
+        return True
+
+    lo, hi = 0, len(stretch)
+    while lo < hi and stretch[lo].kind == "LM" and bounds(stretch[lo], stretch[lo + 1 : hi], True):
+        lo += 1
+    while (
+        hi > lo
+        and stretch[hi - 1].kind == "LM"
+        and bounds(stretch[hi - 1], stretch[lo : hi - 1], False)
+    ):
+        hi -= 1
+    return lo, hi
+
+
+def _same_block(enc: Encoding, r: int, k: int, j: int) -> bool:
+    """Leaf ``j`` of page ``r`` lies in the child of ``body`` (or of the root) holding leaf
+    ``k``."""
+    if not 0 <= j < enc.n[r]:
+        return False
+    page, nodes = enc.pages[r], enc.leaves[r].node
+    top = nodes[k]
+    while top >= 0 and page.parent[top] >= 0 and page.tag[page.parent[top]] not in ("body", "html"):
+        top = page.parent[top]
+    return top >= 0 and page.tag[top] not in ("body", "html") and page.is_ancestor(top, nodes[j])
 
 
 def _segment_leaves(enc: Encoding, seg: list[Column]) -> list[set[int]]:
