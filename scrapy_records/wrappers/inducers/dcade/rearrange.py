@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from scrapy_records.wrappers.inducers.dcade.columns import Column, column_codes, is_template
+from scrapy_records.wrappers.inducers.dcade.columns import Column, is_template
 from scrapy_records.wrappers.inducers.dcade.encoding import LEVELS, Encoding
 
 
@@ -28,12 +28,21 @@ def rearrange(
     return merge_low_density(enc, opts, seg)
 
 
-def _shared_level(codes: list[set[int]]) -> int:
-    """The first level with a single code (``LEVELS`` when there is none)."""
-    for L in range(LEVELS):
-        if len(codes[L]) == 1:
-            return L
-    return LEVELS
+def _single_codes(enc: Encoding, c: Column) -> tuple[int | None, ...]:
+    """Per level, the code all the column's leaves share, ``None`` where they differ (one
+    pass over the leaves instead of a set per level)."""
+    lv = enc.lv
+    out: list[int | None] | None = None
+    for r, ks in c.cells.items():
+        codes = lv[r]
+        for k in ks:
+            if out is None:
+                out = [codes[L][k] for L in range(LEVELS)]
+                continue
+            for L in range(LEVELS):
+                if out[L] is not None and out[L] != codes[L][k]:
+                    out[L] = None
+    return tuple(out) if out is not None else (None,) * LEVELS
 
 
 def _other_fields(a: Column, b: Column) -> bool:
@@ -64,8 +73,8 @@ class _DisjunctiveMerge:
         self.later = [0] * (len(seg) + 1)
         for j in range(len(seg) - 1, -1, -1):
             self.later[j] = self.later[j + 1] | self.masks[j]
-        self.cache: dict[int, list[set[int]]] = {}
-        self.shared: dict[int, int] = {}  # column -> _shared_level of its codes
+        self.cache: dict[int, tuple[int | None, ...]] = {}
+        self.shared: dict[int, int] = {}  # column -> first level where its leaves share one code
 
     def run(self) -> list[Column]:
         seg, masks, full = self.seg, self.masks, self.full
@@ -79,16 +88,18 @@ class _DisjunctiveMerge:
                 self.merge(i, pick[1])
         return [c for c, a in zip(seg, self.alive) if a]
 
-    def codes(self, i: int) -> list[set[int]]:
+    def codes(self, i: int) -> tuple[int | None, ...]:
+        """Per level, the one code all the column's leaves share there, else ``None``."""
         x = self.cache.get(i)
         if x is None:
-            x = self.cache[i] = [column_codes(self.enc, self.seg[i], L) for L in range(LEVELS)]
+            x = self.cache[i] = _single_codes(self.enc, self.seg[i])
         return x
 
     def shared_level(self, i: int) -> int:
         x = self.shared.get(i)
         if x is None:
-            x = self.shared[i] = _shared_level(self.codes(i))
+            codes = self.codes(i)
+            x = self.shared[i] = next((L for L in range(LEVELS) if codes[L] is not None), LEVELS)
         return x
 
     def partner(self, i: int) -> tuple[int, int] | None:
@@ -116,7 +127,7 @@ class _DisjunctiveMerge:
             lo = max(lo_i, self.shared_level(j))
             merged_level = None
             for L in range(lo, self.max_level + 1):
-                if len(ci_codes[L] | cj_codes[L]) == 1:
+                if ci_codes[L] is not None and ci_codes[L] == cj_codes[L]:
                     merged_level = L
                     break
             if merged_level is not None and (pick is None or merged_level < pick[0]):
@@ -130,7 +141,7 @@ class _DisjunctiveMerge:
         ci_codes, cj_codes = self.codes(i), self.codes(j)
         self.seg[i].absorb(self.seg[j])
         self.masks[i] |= self.masks[j]
-        self.cache[i] = [ci_codes[L] | cj_codes[L] for L in range(LEVELS)]
+        self.cache[i] = tuple(a if a == b else None for a, b in zip(ci_codes, cj_codes))
         self.shared.pop(i, None)
         self.alive[j] = False
 
