@@ -167,13 +167,15 @@ def _without_templates(
     RD: list[Pattern], ST: list[Pattern], need: float, rep_min: int
 ) -> list[Pattern]:
     """The RDs without an optional template before the first record: where an occurrence
-    of the repeat precedes the other repeats only on the pages having it, and it is an
-    ST's there, it is a constant text of the template (CECId) that shares the data's
-    TECId (rpmpackage's "Search" menu link, on some pages, has the package links' path
-    and types), not a record's divider; kept, it misaligns the sub-landmarks of those
-    pages by one. Where every page has such an occurrence (a genre link, constant on the
-    pages of one genre) it is a value coinciding, and stays. Section 3.2.2, definitions
-    4-5: CECIds find template, TECIds data."""
+    of the repeat precedes the other repeats only on the pages having it, at most half of
+    them, and it is an ST's there, it is a constant text of the template (CECId) that
+    shares the data's TECId (rpmpackage's "Search" menu link, on 8 of 20 pages, has the
+    package links' path and types), not a record's divider; kept, it misaligns the
+    sub-landmarks of those pages by one. Where every page has such an occurrence (a genre
+    link, constant on the pages of one genre) it is a value coinciding, and stays; where
+    most pages have it, the pages lacking it are the exceptions (ebay's bid form, whose
+    "repeats" are form texts). Section 3.2.2, definitions 4-5: CECIds find template,
+    TECIds data."""
     if len(RD) < 2:
         return RD
     st_at = {(r, v[0]) for e in ST for r, v in e.pos.items()}
@@ -183,7 +185,7 @@ def _without_templates(
         extra = {r for r, ks in lead.items() if ks}
         if (
             not extra
-            or len(extra) == len(lead)
+            or 2 * len(extra) > len(lead)
             or not all((r, k) in st_at for r in extra for k in lead[r])
         ):
             out.append(p)
