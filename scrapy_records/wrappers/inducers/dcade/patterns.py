@@ -148,6 +148,55 @@ def _remove_false_rt(enc: Encoding, RT: list[Pattern], RD: list[Pattern]) -> lis
     return keep
 
 
+def _leading(p: Pattern, RD: list[Pattern], st_at: set[tuple[int, int]]) -> dict[int, list[int]]:
+    """Per page, the occurrences of ``p`` before the first of the other repeats (their
+    first occurrence that is no ST's)."""
+    out = {}
+    for r, v in p.pos.items():
+        firsts = [
+            next((k for k in q.pos[r] if (r, k) not in st_at), v[-1] + 1)
+            for q in RD
+            if q is not p and r in q.pos
+        ]
+        if firsts:
+            out[r] = [k for k in v if k < min(firsts)]
+    return out
+
+
+def _without_templates(
+    RD: list[Pattern], ST: list[Pattern], need: float, rep_min: int
+) -> list[Pattern]:
+    """The RDs without an optional template before the first record: where an occurrence
+    of the repeat precedes the other repeats only on the pages having it, at most half of
+    them, and it is an ST's there, it is a constant text of the template (CECId) that
+    shares the data's TECId (rpmpackage's "Search" menu link, on 8 of 20 pages, has the
+    package links' path and types), not a record's divider; kept, it misaligns the
+    sub-landmarks of those pages by one. Where every page has such an occurrence (a genre
+    link, constant on the pages of one genre) it is a value coinciding, and stays; where
+    most pages have it, the pages lacking it are the exceptions (ebay's bid form, whose
+    "repeats" are form texts). Section 3.2.2, definitions 4-5: CECIds find template,
+    TECIds data."""
+    if len(RD) < 2:
+        return RD
+    st_at = {(r, v[0]) for e in ST for r, v in e.pos.items()}
+    out = []
+    for p in RD:
+        lead = _leading(p, RD, st_at)
+        extra = {r for r, ks in lead.items() if ks}
+        if (
+            not extra
+            or 2 * len(extra) > len(lead)
+            or not all((r, k) in st_at for r in extra for k in lead[r])
+        ):
+            out.append(p)
+            continue
+        pos = {r: [k for k in v if k not in lead.get(r, ())] for r, v in p.pos.items()}
+        pos = {r: v for r, v in pos.items() if v}
+        if len(pos) >= need - 1e-9 and max(map(len, pos.values())) >= rep_min:
+            out.append(Pattern(p.code, p.level, pos))
+    return out
+
+
 def drop_intruders(pats: list[Pattern], ref_gap: int) -> list[Pattern]:
     """The repeats without the occurrences that fall inside one record: an occurrence
     between two (the previous kept, the next) exactly ``ref_gap`` apart is a value sharing
@@ -182,6 +231,8 @@ def mine_patterns(
         ST = _remove_false_st(enc, ST, SD)
     if RT and RD and opts["remove_false_rt"]:
         RT = _remove_false_rt(enc, RT, RD)
+    if ST and RD:
+        RD = _without_templates(RD, ST, need, rep_min)
     RT, g_rt, n_rt = filter_repeats(RT, opts)
     RD, g_rd, n_rd = filter_repeats(RD, opts)
     return Patterns(ST, RT, RD, {"RT": g_rt, "RD": g_rd}, {"RT": n_rt, "RD": n_rd})

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from scrapy_records.wrappers.inducers.dcade.columns import Column, column_codes, is_template
+from scrapy_records.wrappers.inducers.dcade.columns import Column, is_template
 from scrapy_records.wrappers.inducers.dcade.encoding import LEVELS, Encoding
 
 
@@ -28,12 +28,21 @@ def rearrange(
     return merge_low_density(enc, opts, seg)
 
 
-def _shared_level(codes: list[set[int]]) -> int:
-    """The first level with a single code (``LEVELS`` when there is none)."""
-    for L in range(LEVELS):
-        if len(codes[L]) == 1:
-            return L
-    return LEVELS
+def _single_codes(enc: Encoding, c: Column) -> tuple[int | None, ...]:
+    """Per level, the code all the column's leaves share, ``None`` where they differ (one
+    pass over the leaves instead of a set per level)."""
+    lv = enc.lv
+    out: list[int | None] | None = None
+    for r, ks in c.cells.items():
+        codes = lv[r]
+        for k in ks:
+            if out is None:
+                out = [codes[L][k] for L in range(LEVELS)]
+                continue
+            for L in range(LEVELS):
+                if out[L] is not None and out[L] != codes[L][k]:
+                    out[L] = None
+    return tuple(out) if out is not None else (None,) * LEVELS
 
 
 def _other_fields(a: Column, b: Column) -> bool:
@@ -58,8 +67,14 @@ class _DisjunctiveMerge:
         self.best_partner = opts["merge_partner"] == "best"
         self.alive = [True] * len(seg)
         self.masks = [c.mask() for c in seg]
-        self.cache: dict[int, list[set[int]]] = {}
-        self.shared: dict[int, int] = {}  # column -> _shared_level of its codes
+        # pages of the columns from j on: a superset of the alive ones' as merging goes on
+        # (a merge moves a later column's pages to an earlier one), so once they all lie
+        # on pages already taken no partner can follow
+        self.later = [0] * (len(seg) + 1)
+        for j in range(len(seg) - 1, -1, -1):
+            self.later[j] = self.later[j + 1] | self.masks[j]
+        self.cache: dict[int, tuple[int | None, ...]] = {}
+        self.shared: dict[int, int] = {}  # column -> first level where its leaves share one code
 
     def run(self) -> list[Column]:
         seg, masks, full = self.seg, self.masks, self.full
@@ -73,21 +88,23 @@ class _DisjunctiveMerge:
                 self.merge(i, pick[1])
         return [c for c, a in zip(seg, self.alive) if a]
 
-    def codes(self, i: int) -> list[set[int]]:
+    def codes(self, i: int) -> tuple[int | None, ...]:
+        """Per level, the one code all the column's leaves share there, else ``None``."""
         x = self.cache.get(i)
         if x is None:
-            x = self.cache[i] = [column_codes(self.enc, self.seg[i], L) for L in range(LEVELS)]
+            x = self.cache[i] = _single_codes(self.enc, self.seg[i])
         return x
 
     def shared_level(self, i: int) -> int:
         x = self.shared.get(i)
         if x is None:
-            x = self.shared[i] = _shared_level(self.codes(i))
+            codes = self.codes(i)
+            x = self.shared[i] = next((L for L in range(LEVELS) if codes[L] is not None), LEVELS)
         return x
 
     def partner(self, i: int) -> tuple[int, int] | None:
         """``(merge level, column)`` of the partner of column ``i``, if any."""
-        seg, masks, alive, full = self.seg, self.masks, self.alive, self.full
+        seg, masks, alive, later = self.seg, self.masks, self.alive, self.later
         mi, keep_fields = masks[i], self.keep_fields
         ci_codes, lo_i = self.codes(i), max(1, self.shared_level(i))
         between = 0
@@ -95,7 +112,7 @@ class _DisjunctiveMerge:
         for j in range(i + 1, min(len(seg), i + 1 + self.window)):
             if not alive[j]:
                 continue
-            if (mi | between) == full:
+            if not later[j] & ~(mi | between):
                 break
             mj = masks[j]
             if (
@@ -110,7 +127,7 @@ class _DisjunctiveMerge:
             lo = max(lo_i, self.shared_level(j))
             merged_level = None
             for L in range(lo, self.max_level + 1):
-                if len(ci_codes[L] | cj_codes[L]) == 1:
+                if ci_codes[L] is not None and ci_codes[L] == cj_codes[L]:
                     merged_level = L
                     break
             if merged_level is not None and (pick is None or merged_level < pick[0]):
@@ -124,7 +141,7 @@ class _DisjunctiveMerge:
         ci_codes, cj_codes = self.codes(i), self.codes(j)
         self.seg[i].absorb(self.seg[j])
         self.masks[i] |= self.masks[j]
-        self.cache[i] = [ci_codes[L] | cj_codes[L] for L in range(LEVELS)]
+        self.cache[i] = tuple(a if a == b else None for a, b in zip(ci_codes, cj_codes))
         self.shared.pop(i, None)
         self.alive[j] = False
 
@@ -175,13 +192,19 @@ def _merge_body_text(enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> 
     stretch: list[Column] = []
     for c in seg + [Column("MT")]:
         if c.kind in ("MT", "L") or (c.kind == "LM" and len(c.cells) > opts["theta_den"] * enc.m):
+            # the sub-landmarks merged are those inside the text; one at either end bounds
+            # it (rpmpackage's optional "Search" menu link before the heading)
+            lo, hi = _bounding_landmarks(enc, stretch)
+            text = stretch[lo:hi]
             if (
-                len(stretch) >= 2
-                and any(x.kind == "B" or not is_template(enc, opts, x) for x in stretch)
-                and _density(enc, opts, stretch) <= opts["theta_den"]
-                and _text_of_body(enc, stretch)
+                len(text) >= 2
+                and any(x.kind == "B" or not is_template(enc, opts, x) for x in text)
+                and _density(enc, opts, text) <= opts["theta_den"]
+                and _text_of_body(enc, text)
             ):
-                out.append(_merge_run(stretch))
+                out.extend(stretch[:lo])
+                out.append(_merge_run(text))
+                out.extend(stretch[hi:])
             else:
                 out.extend(stretch)
             stretch = []
@@ -189,6 +212,49 @@ def _merge_body_text(enc: Encoding, opts: dict[str, Any], seg: list[Column]) -> 
         else:
             stretch.append(c)
     return out[:-1]
+
+
+def _bounding_landmarks(enc: Encoding, stretch: list[Column]) -> tuple[int, int]:
+    """``(lo, hi)``: the stretch without the sub-landmark columns at its ends that belong to
+    the template block beside it: on every page having them their leaves come before
+    (after) all the other leaves of the stretch, inside the element of ``body`` holding
+    the leaf before (after) them (the menu table whose other links are landmarks, with
+    rpmpackage's optional "Search" link before the heading). A widget pasted into a
+    seller's text has an element of its own and stays inside the text. Section 3.2.3: the
+    low-density columns between two landmarks merge, not the landmarks bounding them."""
+
+    def bounds(c: Column, rest: list[Column], before: bool) -> bool:
+        for r, ks in c.cells.items():
+            other = [k for x in rest for k in x.cells.get(r, ())]
+            if other and (max(ks) > min(other) if before else min(ks) < max(other)):
+                return False
+            edge = min(ks) if before else max(ks)
+            if not _same_block(enc, r, edge, edge - 1 if before else edge + 1):
+                return False
+        return True
+
+    lo, hi = 0, len(stretch)
+    while lo < hi and stretch[lo].kind == "LM" and bounds(stretch[lo], stretch[lo + 1 : hi], True):
+        lo += 1
+    while (
+        hi > lo
+        and stretch[hi - 1].kind == "LM"
+        and bounds(stretch[hi - 1], stretch[lo : hi - 1], False)
+    ):
+        hi -= 1
+    return lo, hi
+
+
+def _same_block(enc: Encoding, r: int, k: int, j: int) -> bool:
+    """Leaf ``j`` of page ``r`` lies in the child of ``body`` (or of the root) holding leaf
+    ``k``."""
+    if not 0 <= j < enc.n[r]:
+        return False
+    page, nodes = enc.pages[r], enc.leaves[r].node
+    top = nodes[k]
+    while top >= 0 and page.parent[top] >= 0 and page.tag[page.parent[top]] not in ("body", "html"):
+        top = page.parent[top]
+    return top >= 0 and page.tag[top] not in ("body", "html") and page.is_ancestor(top, nodes[j])
 
 
 def _segment_leaves(enc: Encoding, seg: list[Column]) -> list[set[int]]:
