@@ -66,10 +66,6 @@ def _robustness(spec: FieldSpec) -> int:
     return (not _POSITION.search(spec.xpath)) * 2 + ("@class" in spec.xpath)
 
 
-def _same(a: Any, b: Any) -> bool:
-    return a is not None and b is not None and str(a) == str(b)
-
-
 def _typed(text: Any, typ: str) -> Any:
     """A text value as a column of type ``typ`` holds it (``None``: it does not convert)."""
     if not isinstance(text, str):
@@ -82,31 +78,73 @@ def _typed(text: Any, typ: str) -> Any:
     return parse_date_iso(text) if typ == "date" else None
 
 
-def _agreement(
-    got: dict[str, list[dict[str, Any]]],
-    mined: dict[str, dict[str, Any]],
-    key: str,
-    name: str,
-    convert: str | None = None,
-    first_item: bool = False,
-) -> tuple[int, int]:
-    """(records where the candidate ``key`` reads the mined value of ``name``, records
-    where either has a value), over one page's records matched by their first XPath.
-    ``convert``: the mined column's type on this page when the candidate reads its text
-    (a column typed on one sample page and text on another). ``first_item``: the column
-    is a list on this page and numbered single columns on another sample page (its items
-    aligned apart there): a single value agrees with the list's first item."""
-    same = either = 0
-    for first, fields in mined.items():
-        rows = got.get(first)
-        g = rows[0].get(key) if rows else None
-        m = fields.get(name)
-        if first_item and isinstance(m, list) and not isinstance(g, list):
-            m = m[0] if m else None
-        if g is not None or m is not None:
+def _text(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+class _PageValues:
+    """One sample page's candidate values and mined values, record by record (the mined
+    records, matched by their first XPath), each converted to a string once: every
+    candidate is compared with every column."""
+
+    def __init__(self, got: dict[str, list[dict[str, Any]]], mined: dict[str, dict[str, Any]]):
+        self.rows = [rows[0] if rows else None for rows in (got.get(f) for f in mined)]
+        self.fields = list(mined.values())
+        self._got: dict[str, tuple[list[Any], list[str | None]]] = {}
+        self._mined: dict[str, tuple[list[Any], list[str | None], list[str | None]]] = {}
+        self._typed: dict[tuple[str, str], list[str | None]] = {}
+
+    def got(self, key: str) -> tuple[list[Any], list[str | None]]:
+        """The candidate ``key``'s values per record, and as strings."""
+        if key not in self._got:
+            vals = [r.get(key) if r is not None else None for r in self.rows]
+            self._got[key] = (vals, [_text(v) for v in vals])
+        return self._got[key]
+
+    def mined(self, name: str) -> tuple[list[Any], list[str | None], list[str | None]]:
+        """The column ``name``'s mined values per record, as strings, and a list's first
+        item as a string (its own string where the value is no list)."""
+        if name not in self._mined:
+            vals = [f.get(name) for f in self.fields]
+            strs = [_text(v) for v in vals]
+            firsts = [
+                _text(v[0] if v else None) if isinstance(v, list) else t for v, t in zip(vals, strs)
+            ]
+            self._mined[name] = (vals, strs, firsts)
+        return self._mined[name]
+
+    def typed(self, key: str, typ: str) -> list[str | None]:
+        """The candidate ``key``'s text values converted to type ``typ``, as strings."""
+        if (key, typ) not in self._typed:
+            self._typed[key, typ] = [_text(_typed(v, typ)) for v in self.got(key)[0]]
+        return self._typed[key, typ]
+
+    def agreement(
+        self, key: str, name: str, convert: str | None = None, first_item: bool = False
+    ) -> tuple[int, int]:
+        """(records where the candidate ``key`` reads the mined value of ``name``, records
+        where either has a value). ``convert``: the mined column's type on this page when
+        the candidate reads its text (a column typed on one sample page and text on
+        another). ``first_item``: the column is a list on this page and numbered single
+        columns on another sample page (its items aligned apart there): a single value
+        agrees with the list's first item."""
+        gvals, gstrs = self.got(key)
+        mvals, mstrs, mfirsts = self.mined(name)
+        typed = self.typed(key, convert) if convert is not None else None
+        same = either = 0
+        for i, g in enumerate(gvals):
+            m = mvals[i]
+            ms = mstrs[i]
+            if first_item and isinstance(m, list) and not isinstance(g, list):
+                ms = mfirsts[i]
+                if ms is None:
+                    m = None
+            if g is None and m is None:
+                continue
             either += 1
-            same += _same(g, m) or (convert is not None and _same(_typed(g, convert), m))
-    return same, either
+            if ms is not None and (gstrs[i] == ms or (typed is not None and typed[i] == ms)):
+                same += 1
+        return same, either
 
 
 #: Record fields are induced from at most this many records of a page, evenly spread:
@@ -345,6 +383,7 @@ def _score_page(
     got = _apply_candidates(page, record, cands, wrapper_cls, sampled)
     mined = {r.xpaths[0]: r.fields for r in records if r.xpaths}
     page_types = {c.name: c.type for c in schema_columns(region)}
+    values = _PageValues(got, mined)
     constant: set[str] = set()
     for spec in cands:
         col = owner[spec.name]
@@ -356,7 +395,7 @@ def _score_page(
             if name not in page_types:
                 continue
             convert = page_types[name] if spec.type == "text" else None
-            same, either = _agreement(got, mined, spec.name, name, convert, name in mixed)
+            same, either = values.agreement(spec.name, name, convert, name in mixed)
             scores.setdefault((name, spec.name), []).append(same / either if either else 1.0)
     return constant
 
