@@ -167,15 +167,22 @@ def _apply_candidates(
     cands: list[FieldSpec],
     wrapper_cls: type[Wrapper],
     records: Sequence[Record] | None = None,
+    compiled: dict[str, CompiledWrapper] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """The candidates' values on ``page``, per record (keyed by its first XPath); on
-    ``records`` only when given (a sample: the draft selects their first elements)."""
+    ``records`` only when given (a sample: the draft selects their first elements).
+    ``compiled``: the drafts compiled so far by record XPath (the sample pages of a
+    template share the record selector: its candidates are compiled once)."""
     if records is not None and len(records) > 1:
         union = " | ".join(r.xpaths[0] for r in records if r.xpaths)
         if union and allowed_xpath(union):
             record = RecordSelector(union, None, record.size, record.span)
-    draft = wrapper_cls(id="draft", record=record, fields=cands)
-    res = CompiledWrapper(draft).apply(page.root, page.url, page)
+    cw = compiled.get(record.xpath) if compiled is not None else None
+    if cw is None:
+        cw = CompiledWrapper(wrapper_cls(id="draft", record=record, fields=cands))
+        if compiled is not None:
+            compiled[record.xpath] = cw
+    res = cw.apply(page.root, page.url, page)
     out: dict[str, list[dict[str, Any]]] = {}
     for r in res.regions[0].records if res.regions else []:
         out.setdefault(r.xpaths[0], []).append(r.fields)
@@ -256,10 +263,15 @@ def column_fields(
     present: dict[str, int] = {}
     template_text: set[tuple[str, str]] = set()
     mixed = {n for n, s in shapes.items() if len(s) > 1}  # a list here, single there
+    compiled: dict[str, CompiledWrapper] = {}
+    gots: list[dict[str, list[dict[str, Any]]]] = []
     for page, region in zip(pages, regions):
         if region is None:
             continue
-        constant = _score_page(page, region, record, cands, owner, wrapper_cls, scores, mixed)
+        constant, got = _score_page(
+            page, region, record, cands, owner, wrapper_cls, scores, mixed, compiled
+        )
+        gots.append(got)
         names = {c.name for c in schema_columns(region)}
         template_text.update((n, c) for n in order if n not in names for c in constant)
         for name in names:
@@ -293,7 +305,9 @@ def column_fields(
             del chosen[name]
     _one_per_selector(chosen, columns, order)
     fields = [chosen[n] for n in order if n in chosen]
-    fill = _fill_rates(pages, regions, record, fields, wrapper_cls)
+    fill = _scored_fill_rates(fields, cands, gots)
+    if fill is None:
+        fill = _fill_rates(pages, regions, record, fields, wrapper_cls)
     return fields, _renumber(fields, fill, set(columns))
 
 
@@ -373,14 +387,15 @@ def _score_page(
     wrapper_cls: type[Wrapper],
     scores: dict[tuple[str, str], list[float]],
     mixed: set[str],
-) -> set[str]:
+    compiled: dict[str, CompiledWrapper],
+) -> tuple[set[str], dict[str, list[dict[str, Any]]]]:
     """Add one sample page's agreement of each candidate with each column to ``scores``;
     return the candidates that read one value in every record of the page: for a column
     not mined on this page that is text mining calls template text (a "web" badge on
-    every result), no field of the template."""
+    every result), no field of the template; and the candidates' values per record."""
     records = sample(region.records)  # (those mined_regions aligned)
     sampled = records if len(records) < len(region.records) else None
-    got = _apply_candidates(page, record, cands, wrapper_cls, sampled)
+    got = _apply_candidates(page, record, cands, wrapper_cls, sampled, compiled)
     mined = {r.xpaths[0]: r.fields for r in records if r.xpaths}
     page_types = {c.name: c.type for c in schema_columns(region)}
     values = _PageValues(got, mined)
@@ -397,7 +412,37 @@ def _score_page(
             convert = page_types[name] if spec.type == "text" else None
             same, either = values.agreement(spec.name, name, convert, name in mixed)
             scores.setdefault((name, spec.name), []).append(same / either if either else 1.0)
-    return constant
+    return constant, got
+
+
+def _scored_fill_rates(
+    fields: list[FieldSpec],
+    cands: list[FieldSpec],
+    gots: list[dict[str, list[dict[str, Any]]]],
+) -> dict[str, float] | None:
+    """:func:`_fill_rates` from the candidates' values the scoring read (``gots``, each
+    page's, over the same records): a field holds a value where the candidate reading it
+    alike (same XPath, attribute, type and shape) does. ``None`` when some field has no
+    such candidate, or a price's companion (``p_currency``) could meet a field's name."""
+    like = {}
+    for c in reversed(cands):
+        like[c.xpath, c.attribute, c.type, c.multiple] = c.name
+    names = {f.name for f in fields}
+    keys: dict[str, str] = {}
+    for f in fields:
+        key = like.get((f.xpath, f.attribute, f.type, f.multiple))
+        if key is None or (f.type == "price" and any(f"{f.name}_{t}" in names for t in _TWINS)):
+            return None
+        keys[f.name] = key
+    total = sum(len(got) for got in gots)
+    filled = {
+        f.name: sum(keys[f.name] in rows[0] for got in gots for rows in got.values())
+        for f in fields
+    }
+    fill = {name: (n / total if total else 0.0) for name, n in filled.items()}
+    for f in fields:
+        f.optional = fill[f.name] < 1.0
+    return fill
 
 
 def _fill_rates(
