@@ -116,8 +116,9 @@ def tokenize(xpath: str) -> list[tuple[str, str, int]]:
     ``binop``."""
     out: list[tuple[str, str, int]] = []
     pos, n = 0, len(xpath)
+    blank_from = len(xpath.rstrip())  # only blanks from there ("".isspace() is False)
     while pos < n:
-        if xpath[pos:].isspace():
+        if pos >= blank_from:
             break
         m = _TOKEN.match(xpath, pos)
         if m is None or m.end() == pos:
@@ -182,7 +183,9 @@ class _Parser:
             raise _fail(self.xpath, f"expected {text!r}, found {t[1] or 'the end'!r}")
 
     def at(self, *texts: str) -> bool:
-        k, t = self.peek()
+        if self.i >= len(self.toks):
+            return False
+        k, t, _ = self.toks[self.i]
         return t in texts and k in ("op", "binop")
 
     # -- expressions
@@ -208,18 +211,37 @@ class _Parser:
         ("+", "-"),
         ("*", "div", "mod"),
     )
+    #: each operator's level (binding tighter as it grows)
+    _LEVEL = {op: k for k, ops in enumerate(_LEVELS) for op in ops}
 
-    def binary(self, level: int) -> Any:
-        if level == len(self._LEVELS):
-            return self.unary()
-        left = self.binary(level + 1)
-        operands = 1
-        while self.at(*self._LEVELS[level]):
+    def level(self) -> int:
+        """The level of the operator at the cursor; -1 when there is none."""
+        if self.i >= len(self.toks):
+            return -1
+        kind, text, _ = self.toks[self.i]
+        return self._LEVEL.get(text, -1) if kind in ("op", "binop") else -1
+
+    def binary(self, level: int, left: Any = None) -> Any:
+        """The operators of ``level`` and tighter, left-associative, after the operand
+        ``left`` (parsed here when ``None``): precedence climbing, an operand is parsed
+        once, not once per level. At most :data:`MAX_OPERANDS` operands in a chain of one
+        level."""
+        if left is None:
+            left = self.unary()
+        operands = [1] * len(self._LEVELS)  # the current chain's operands, per level
+        lv = self.level()
+        while lv >= level:
             op = self.take()[1]
-            operands += 1
-            if operands > MAX_OPERANDS:
+            operands[lv] += 1
+            if operands[lv] > MAX_OPERANDS:
                 raise _fail(self.xpath, f"more than {MAX_OPERANDS} operands of {op!r}")
-            left = ("op", op, left, self.binary(level + 1))
+            for k in range(lv + 1, len(operands)):
+                operands[k] = 1  # (a looser operator ends the tighter chains)
+            right = self.unary()
+            if self.level() > lv:
+                right = self.binary(lv + 1, right)
+            left = ("op", op, left, right)
+            lv = self.level()
         return left
 
     def unary(self) -> Any:
