@@ -84,33 +84,46 @@ def _text(v: Any) -> str | None:
 
 class _PageValues:
     """One sample page's candidate values and mined values, record by record (the mined
-    records, matched by their first XPath), each converted to a string once: every
-    candidate is compared with every column."""
+    records, matched by their first XPath), each converted to a string once. Every
+    candidate is compared with every column through an index (per record: value ->
+    candidates reading it) and bit sets of the records holding a value: linear in the
+    candidates plus the columns, not in their product."""
 
-    def __init__(self, got: dict[str, list[dict[str, Any]]], mined: dict[str, dict[str, Any]]):
+    def __init__(
+        self,
+        got: dict[str, list[dict[str, Any]]],
+        mined: dict[str, dict[str, Any]],
+        cands: Sequence[FieldSpec],
+    ):
         self.rows = [rows[0] if rows else None for rows in (got.get(f) for f in mined)]
         self.fields = list(mined.values())
-        self._got: dict[str, tuple[list[Any], list[str | None]]] = {}
-        self._mined: dict[str, tuple[list[Any], list[str | None], list[str | None]]] = {}
+        self.keys = [c.name for c in cands]
+        self.text_keys = [c.name for c in cands if c.type == "text"]
+        self._got: dict[str, tuple[list[Any], list[str | None], int]] = {}
+        self._mined: dict[str, tuple[list[Any], list[str | None], list[str | None], int]] = {}
         self._typed: dict[tuple[str, str], list[str | None]] = {}
+        self._index: dict[str | None, list[dict[str, list[str]]]] = {}
+        self._same: dict[tuple[str, str | None], dict[str, int]] = {}
 
-    def got(self, key: str) -> tuple[list[Any], list[str | None]]:
-        """The candidate ``key``'s values per record, and as strings."""
+    def got(self, key: str) -> tuple[list[Any], list[str | None], int]:
+        """The candidate ``key``'s values per record, as strings, and the bit set of the
+        records holding one."""
         if key not in self._got:
             vals = [r.get(key) if r is not None else None for r in self.rows]
-            self._got[key] = (vals, [_text(v) for v in vals])
+            self._got[key] = (vals, [_text(v) for v in vals], _bits(vals))
         return self._got[key]
 
-    def mined(self, name: str) -> tuple[list[Any], list[str | None], list[str | None]]:
-        """The column ``name``'s mined values per record, as strings, and a list's first
-        item as a string (its own string where the value is no list)."""
+    def mined(self, name: str) -> tuple[list[Any], list[str | None], list[str | None], int]:
+        """The column ``name``'s mined values per record, as strings, a list's first item
+        as a string (its own string where the value is no list), and the bit set of the
+        records holding a value."""
         if name not in self._mined:
             vals = [f.get(name) for f in self.fields]
             strs = [_text(v) for v in vals]
             firsts = [
                 _text(v[0] if v else None) if isinstance(v, list) else t for v, t in zip(vals, strs)
             ]
-            self._mined[name] = (vals, strs, firsts)
+            self._mined[name] = (vals, strs, firsts, _bits(vals))
         return self._mined[name]
 
     def typed(self, key: str, typ: str) -> list[str | None]:
@@ -118,6 +131,32 @@ class _PageValues:
         if (key, typ) not in self._typed:
             self._typed[key, typ] = [_text(_typed(v, typ)) for v in self.got(key)[0]]
         return self._typed[key, typ]
+
+    def index(self, typ: str | None) -> list[dict[str, list[str]]]:
+        """Per record: value string -> the candidates reading it (``typ``: the text
+        candidates' values converted to ``typ``, where that changes the string)."""
+        if typ not in self._index:
+            idx: list[dict[str, list[str]]] = [{} for _ in self.rows]
+            for key in self.keys if typ is None else self.text_keys:
+                strs = self.got(key)[1]
+                for i, v in enumerate(strs if typ is None else self.typed(key, typ)):
+                    if v is not None and (typ is None or v != strs[i]):
+                        idx[i].setdefault(v, []).append(key)
+            self._index[typ] = idx
+        return self._index[typ]
+
+    def same(self, name: str, typ: str | None) -> dict[str, int]:
+        """Per candidate: the records where it reads the mined value of ``name`` (``typ``:
+        where its text converted to ``typ`` does, and its text does not)."""
+        if (name, typ) not in self._same:
+            counts: dict[str, int] = {}
+            idx = self.index(typ)
+            for i, ms in enumerate(self.mined(name)[1]):
+                if ms is not None:
+                    for key in idx[i].get(ms, ()):
+                        counts[key] = counts.get(key, 0) + 1
+            self._same[name, typ] = counts
+        return self._same[name, typ]
 
     def agreement(
         self, key: str, name: str, convert: str | None = None, first_item: bool = False
@@ -128,14 +167,22 @@ class _PageValues:
         another). ``first_item``: the column is a list on this page and numbered single
         columns on another sample page (its items aligned apart there): a single value
         agrees with the list's first item."""
-        gvals, gstrs = self.got(key)
-        mvals, mstrs, mfirsts = self.mined(name)
+        if first_item:
+            return self._first_item_agreement(key, name, convert)
+        same = self.same(name, None).get(key, 0)
+        if convert in ("price", "number", "date"):  # (no other type converts: _typed)
+            same += self.same(name, convert).get(key, 0)
+        return same, (self.got(key)[2] | self.mined(name)[3]).bit_count()
+
+    def _first_item_agreement(self, key: str, name: str, convert: str | None) -> tuple[int, int]:
+        gvals, gstrs, _ = self.got(key)
+        mvals, mstrs, mfirsts, _ = self.mined(name)
         typed = self.typed(key, convert) if convert is not None else None
         same = either = 0
         for i, g in enumerate(gvals):
             m = mvals[i]
             ms = mstrs[i]
-            if first_item and isinstance(m, list) and not isinstance(g, list):
+            if isinstance(m, list) and not isinstance(g, list):
                 ms = mfirsts[i]
                 if ms is None:
                     m = None
@@ -145,6 +192,11 @@ class _PageValues:
             if ms is not None and (gstrs[i] == ms or (typed is not None and typed[i] == ms)):
                 same += 1
         return same, either
+
+
+def _bits(vals: list[Any]) -> int:
+    """The bit set of the positions holding a value."""
+    return sum(1 << i for i, v in enumerate(vals) if v is not None)
 
 
 #: Record fields are induced from at most this many records of a page, evenly spread:
@@ -398,7 +450,7 @@ def _score_page(
     got = _apply_candidates(page, record, cands, wrapper_cls, sampled, compiled)
     mined = {r.xpaths[0]: r.fields for r in records if r.xpaths}
     page_types = {c.name: c.type for c in schema_columns(region)}
-    values = _PageValues(got, mined)
+    values = _PageValues(got, mined, cands)
     constant: set[str] = set()
     for spec in cands:
         col = owner[spec.name]
