@@ -229,16 +229,35 @@ def _apply_candidates(
         union = " | ".join(r.xpaths[0] for r in records if r.xpaths)
         if union and allowed_xpath(union):
             record = RecordSelector(union, None, record.size, record.span)
+    # candidates reading alike (the same feature found on both pages, a typed feature's
+    # text twin where it is text already) are read once: values depend on nothing else
+    readers: dict[tuple[str, str | None, str, bool], str] = {}
+    unique: list[FieldSpec] = []
+    twins: list[tuple[str, str]] = []  # (candidate, the one read in its place)
+    for c in cands:
+        first = readers.setdefault((c.xpath, c.attribute, c.type, c.multiple), c.name)
+        if first == c.name:
+            unique.append(c)
+        else:
+            twins.append((c.name, first))
     cw = compiled.get(record.xpath) if compiled is not None else None
     if cw is None:
-        cw = CompiledWrapper(wrapper_cls(id="draft", record=record, fields=cands))
+        cw = CompiledWrapper(wrapper_cls(id="draft", record=record, fields=unique))
         if compiled is not None:
             compiled[record.xpath] = cw
     res = cw.apply(page.root, page.url, page)
     out: dict[str, list[dict[str, Any]]] = {}
     for r in res.regions[0].records if res.regions else []:
+        for name, first in twins:
+            for suffix in _COMPANIONS:
+                if first + suffix in r.fields:
+                    r.fields[name + suffix] = r.fields[first + suffix]
         out.setdefault(r.xpaths[0], []).append(r.fields)
     return out
+
+
+#: the values a typed field adds beside its own (apply's ``_type_values``)
+_COMPANIONS = ("", "_currency", "_unit", "_max")
 
 
 def _candidates(
