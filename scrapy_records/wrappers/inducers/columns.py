@@ -94,7 +94,9 @@ class _PageValues:
         got: dict[str, list[dict[str, Any]]],
         mined: dict[str, dict[str, Any]],
         cands: Sequence[FieldSpec],
+        types: dict[str, str],
     ):
+        self.types = types  # the mined columns' types on this page
         self.rows = [rows[0] if rows else None for rows in (got.get(f) for f in mined)]
         self.fields = list(mined.values())
         self.keys = [c.name for c in cands]
@@ -104,6 +106,7 @@ class _PageValues:
         self._typed: dict[tuple[str, str], list[str | None]] = {}
         self._index: dict[str | None, list[dict[str, list[str]]]] = {}
         self._same: dict[tuple[str, str | None], dict[str, int]] = {}
+        self._conv: dict[tuple[str, str], str | None] = {}  # (text, type) -> typed string
 
     def got(self, key: str) -> tuple[list[Any], list[str | None], int]:
         """The candidate ``key``'s values per record, as strings, and the bit set of the
@@ -129,19 +132,39 @@ class _PageValues:
     def typed(self, key: str, typ: str) -> list[str | None]:
         """The candidate ``key``'s text values converted to type ``typ``, as strings."""
         if (key, typ) not in self._typed:
-            self._typed[key, typ] = [_text(_typed(v, typ)) for v in self.got(key)[0]]
+            self._typed[key, typ] = [self.convert(v, typ) for v in self.got(key)[0]]
         return self._typed[key, typ]
+
+    def convert(self, v: Any, typ: str) -> str | None:
+        """:func:`_typed` as a string, once per text (candidates share many texts)."""
+        if not isinstance(v, str):
+            return None
+        if (v, typ) not in self._conv:
+            self._conv[v, typ] = _text(_typed(v, typ))
+        return self._conv[v, typ]
 
     def index(self, typ: str | None) -> list[dict[str, list[str]]]:
         """Per record: value string -> the candidates reading it (``typ``: the text
         candidates' values converted to ``typ``, where that changes the string)."""
         if typ not in self._index:
             idx: list[dict[str, list[str]]] = [{} for _ in self.rows]
-            for key in self.keys if typ is None else self.text_keys:
-                strs = self.got(key)[1]
-                for i, v in enumerate(strs if typ is None else self.typed(key, typ)):
-                    if v is not None and (typ is None or v != strs[i]):
-                        idx[i].setdefault(v, []).append(key)
+            if typ is None:
+                for key in self.keys:
+                    for i, v in enumerate(self.got(key)[1]):
+                        if v is not None:
+                            idx[i].setdefault(v, []).append(key)
+            else:
+                # converted only where a column of that type holds a value to meet
+                need = 0
+                for name, t in self.types.items():
+                    need |= self.mined(name)[3] if t == typ else 0
+                for key in self.text_keys:
+                    vals, strs, _ = self.got(key)
+                    for i, g in enumerate(vals):
+                        if isinstance(g, str) and need >> i & 1:
+                            v = self.convert(g, typ)
+                            if v is not None and v != strs[i]:
+                                idx[i].setdefault(v, []).append(key)
             self._index[typ] = idx
         return self._index[typ]
 
@@ -469,7 +492,7 @@ def _score_page(
     got = _apply_candidates(page, record, cands, wrapper_cls, sampled, compiled)
     mined = {r.xpaths[0]: r.fields for r in records if r.xpaths}
     page_types = {c.name: c.type for c in schema_columns(region)}
-    values = _PageValues(got, mined, cands)
+    values = _PageValues(got, mined, cands, page_types)
     constant: set[str] = set()
     for spec in cands:
         col = owner[spec.name]
