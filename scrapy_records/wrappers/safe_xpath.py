@@ -703,6 +703,51 @@ def _show(e: Any) -> str:
     return "a path"
 
 
+_NAME = r"[A-Za-z_][A-Za-z0-9_\-]*"
+_CLASS = r"contains\(concat\(' ', normalize-space\(@class\), ' '\), ' [^'\s\\\"/]+ '\)"
+#: the steps the inducers write most (see _fast_info): nested (one path in the predicate)
+_FAST_STEP = re.compile(
+    rf"{_NAME}(?:\[\d{{1,7}}\]|(?P<nested>\[{_CLASS}\]|\[not\(@class\)\]))?"
+    rf"|@{_NAME}|text\(\)(?:\[\d{{1,7}}\]|\[normalize-space\(\)\])?"
+)
+_FAST_ANCHOR = re.compile(rf"{_NAME}\[@id='[^'\s\\\"/]{{1,64}}'\]")
+
+
+def _fast_info(xpath: str) -> XPathInfo | None:
+    """The :class:`XPathInfo` of the forms the inducers write most, without the parser: a
+    union of paths of child steps (``tag``, ``tag[3]``, ``tag[class test]``,
+    ``tag[not(@class)]``, ``@attr``, ``text()``, ``text()[2]``,
+    ``text()[normalize-space()]``), absolute, relative or below an id anchor
+    (``//tag[@id='x']/...``), written exactly so. A strictly narrower accept path
+    (the parser accepts all of them, with the same info: tests); ``None``: parse."""
+    steps = passes = deep = nested = 0
+    branches = xpath.split(" | ")
+    absolute = False
+    for b in branches if len(branches) <= MAX_UNION else ():
+        passes += 1
+        n, absolute, parts = 0, b.startswith("/"), b.split("/")
+        if b.startswith("//"):  # (a descendant-or-self step, the anchor: one more pass)
+            if not _FAST_ANCHOR.fullmatch(parts[2]):
+                return None
+            n, deep, passes, nested, parts = 2, deep + 1, passes + 1, 1, parts[3:]
+        elif absolute:
+            parts = parts[1:]
+        for part in parts:
+            m = _FAST_STEP.fullmatch(part)
+            if m is None:
+                return None
+            n += 1
+            if m["nested"] is not None:
+                nested = 1
+        if n > MAX_STEPS:
+            return None
+        steps += n
+    if not passes:
+        return None
+    contained = len(branches) == 1 and not absolute
+    return XPathInfo(contained, steps, passes, deep=deep, nested_max=nested)
+
+
 @lru_cache(maxsize=4096)
 def check_xpath(xpath: str) -> XPathInfo:
     """Parse ``xpath`` and accept it only in an allowed form (module docstring).
@@ -718,6 +763,9 @@ def check_xpath(xpath: str) -> XPathInfo:
         raise _fail(xpath, f"control character {bad!r}")
     if not xpath.strip():
         raise WrapperError("empty XPath")
+    fast = _fast_info(xpath)
+    if fast is not None:
+        return fast
     tree = _Parser(xpath).parse()
     return _Checker(xpath).top(tree)
 
