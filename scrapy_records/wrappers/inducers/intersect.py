@@ -99,14 +99,19 @@ def _main_regions(
 
 
 def _cross_page_score(
-    sels: Sequence[PageSelectors], mains: Sequence[Groups], xp: str
+    sels: Sequence[PageSelectors],
+    mains: Sequence[Groups],
+    xp: str,
+    known: dict[int, list[int]] | None = None,
 ) -> tuple[float, float]:
     """(pages where ``xp`` selects exactly the main records' first nodes, summed Jaccard
-    overlap of what it selects with them); a union of absolute paths never generalises."""
+    overlap of what it selects with them); a union of absolute paths never generalises.
+    ``known``: what ``xp`` selects on some pages (by index), already evaluated."""
     exact: float = 0
     overlap = 0.0
-    for sel, groups in zip(sels, mains):
-        got = set(sel.select(xp) or [])
+    for pi, (sel, groups) in enumerate(zip(sels, mains)):
+        found = known[pi] if known is not None and pi in known else sel.select(xp)
+        got = set(found or [])
         want = {g[0] for g in groups}
         if want and got == want:
             exact += 1
@@ -139,7 +144,7 @@ def _best_record_selector(
             got = sel.select(xp)
             if got is None or sorted(got) != firsts:
                 continue
-            score = (*_cross_page_score(sels, mains, xp), -pi, -rank)
+            score = (*_cross_page_score(sels, mains, xp, {pi: got}), -pi, -rank)
             if best is None or score > best[0]:
                 best = (score, xp, css, layouts[pi], pi)
     if best is None:
