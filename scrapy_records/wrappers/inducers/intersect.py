@@ -37,6 +37,7 @@ from scrapy_records.wrappers.inducers.record_selector import (
     span_group,
 )
 from scrapy_records.wrappers.model import FieldSpec, Health, ListSpec, Provenance, RecordSelector
+from scrapy_records.wrappers.safe_xpath import compile_xpath
 from scrapy_records.wrappers.templates import template_info
 from scrapy_records.wrappers.wrapper import Wrapper
 
@@ -44,6 +45,7 @@ from scrapy_records.wrappers.wrapper import Wrapper
 Groups = list[tuple[int, ...]]
 
 
+_TEXT_NODES = compile_xpath("text()")
 _LABEL_TEXT_XP = "following::text()[normalize-space()][not(parent::script or parent::style)][1]"
 #: feature selectors every mined column is tried against (as many as alignment's columns)
 _FEATURE_CANDIDATES = 100
@@ -288,7 +290,7 @@ def _page_field_features(
         else:
             # mixed content ("<b>Author:</b> Jane<br><b>Year:</b> 1999"): one field per
             # non-blank text node, by position among the element's text nodes
-            for pos, t in enumerate(page.el[j].xpath("text()"), 1):
+            for pos, t in enumerate(_TEXT_NODES(page.el[j]), 1):
                 t = " ".join(t.split())
                 if t:
                     items.append((("own", f"{xp}/text()[{pos}]"), t))
@@ -367,7 +369,7 @@ def _label_value(
     if v in labels or j in inside:
         return None
     try:
-        found = page.root.xpath(xp)
+        found = compile_xpath(xp)(page.root)
     except etree.XPathError:
         return None
     if len(found) != 1 or normalize_space(str(found[0])) != v:
@@ -436,7 +438,7 @@ def _page_field_name(page: Page, xp: str) -> str:
     if base in _HEADING_NAME:
         return _HEADING_NAME[base]
     try:
-        found = page.root.xpath(xp)
+        found = compile_xpath(xp, smart_strings=True)(page.root)  # (a text's parent)
     except etree.XPathError:
         found = []
     el = found[0] if found else None
@@ -453,7 +455,7 @@ def _in_pager(page: Page, xp: str) -> bool:
     """Is the element at ``xp`` one of a pagination's numbers: among siblings of which at
     least two are links whose text is a number ("1 2 3 Next")?"""
     try:
-        found = page.root.xpath(xp)
+        found = compile_xpath(xp, smart_strings=True)(page.root)  # (a text's parent)
     except etree.XPathError:
         return False
     el = found[0] if len(found) == 1 else None
