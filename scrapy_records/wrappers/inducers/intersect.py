@@ -128,8 +128,11 @@ def _best_record_selector(
     sels: Sequence[PageSelectors], mains: Sequence[Groups]
 ) -> RecordSelector | None:
     """Over every page's candidates that are exact on that page (robust first), the one
-    exact on the most pages, then overlapping most; ties: earlier page, robustness order."""
+    exact on the most pages, then overlapping most; ties: earlier page, robustness order.
+    The first candidate exact on every page with records is that one: the rest are not
+    evaluated (none scores higher, none comes earlier)."""
     best: tuple | None = None
+    perfect = sum(1 for g in mains if g)
     layouts = [record_layout(s, g) if g else (1, "fixed") for s, g in zip(sels, mains)]
     seen: set[str] = set()
     for pi, (sel, groups) in enumerate(zip(sels, mains)):
@@ -149,6 +152,10 @@ def _best_record_selector(
             score = (*_cross_page_score(sels, mains, xp, {pi: got}), -pi, -rank)
             if best is None or score > best[0]:
                 best = (score, xp, css, layouts[pi], pi)
+            if score[:2] == (perfect, perfect):
+                break
+        if best is not None and best[0][:2] == (perfect, perfect):
+            break
     if best is None:
         return None
     _score, xp, css, (size, span), pi = best
