@@ -5,6 +5,7 @@ every wrapper inducer)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -50,8 +51,10 @@ _QUOTE_SAFE = re.compile(r"^[^'\"\s\\]+$")
 _TAG_OK = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 
+@lru_cache(maxsize=1 << 16)
 def stable_token(tok: str) -> bool:
-    """True for a class token fit for a selector (not generated-looking, not a state)."""
+    """True for a class token fit for a selector (not generated-looking, not a state);
+    memoized: a page's few hundred class names are asked about for every element."""
     if not tok or len(tok) > 48 or not _QUOTE_SAFE.match(tok) or tok.lower() in _STATE:
         return False
     if any(rx.search(tok) for rx in _GENERATED):

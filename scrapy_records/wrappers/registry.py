@@ -3,7 +3,7 @@
 1. inducers registered at run time with :func:`register_inducer`;
 2. the built-ins, :data:`INDUCERS` (import paths, imported on first use);
 3. inducers that installed packages declare in the entry point group
-   :data:`ENTRY_POINT_GROUP`.
+   :data:`ENTRY_POINT_GROUP` (read once per process).
 
 Kept apart from :mod:`scrapy_records.wrappers.induce` so that a crawl can check its
 configured inducer without importing the inducers and extractors.
@@ -15,7 +15,7 @@ import importlib
 import logging
 from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scrapy_records.errors import WrapperError
 from scrapy_records.extractors import BUILTIN_EXTRACTORS
@@ -60,10 +60,23 @@ def inducer_registered_here(name: str) -> bool:
     return name in _registered
 
 
+#: ``(entry_points, the group's entry points)`` as last read
+_group_cache: list[tuple[Callable[..., Any], list[Any]]] = []
+
+
+def _group_entry_points() -> list[Any]:
+    """The entry points of :data:`ENTRY_POINT_GROUP`, read once per process: reading them
+    scans every installed distribution's metadata (~2 ms), and ``induce(extractor="auto")``
+    asks for one named ``auto`` on every call (read again if ``entry_points`` is replaced)."""
+    if not _group_cache or _group_cache[0][0] is not entry_points:
+        _group_cache[:] = [(entry_points, list(entry_points(group=ENTRY_POINT_GROUP)))]
+    return _group_cache[0][1]
+
+
 def _entry_point_inducer(name: str) -> Callable[..., Wrapper] | None:
     """The inducer an installed package registers as ``name`` (None: none does)."""
     try:
-        found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+        found = [ep for ep in _group_entry_points() if ep.name == name]
     except Exception:  # pragma: no cover - broken metadata must not break induction
         logger.exception("could not read entry points of group %s", ENTRY_POINT_GROUP)
         return None

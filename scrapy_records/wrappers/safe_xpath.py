@@ -116,8 +116,9 @@ def tokenize(xpath: str) -> list[tuple[str, str, int]]:
     ``binop``."""
     out: list[tuple[str, str, int]] = []
     pos, n = 0, len(xpath)
+    blank_from = len(xpath.rstrip())  # only blanks from there ("".isspace() is False)
     while pos < n:
-        if xpath[pos:].isspace():
+        if pos >= blank_from:
             break
         m = _TOKEN.match(xpath, pos)
         if m is None or m.end() == pos:
@@ -182,7 +183,9 @@ class _Parser:
             raise _fail(self.xpath, f"expected {text!r}, found {t[1] or 'the end'!r}")
 
     def at(self, *texts: str) -> bool:
-        k, t = self.peek()
+        if self.i >= len(self.toks):
+            return False
+        k, t, _ = self.toks[self.i]
         return t in texts and k in ("op", "binop")
 
     # -- expressions
@@ -208,18 +211,37 @@ class _Parser:
         ("+", "-"),
         ("*", "div", "mod"),
     )
+    #: each operator's level (binding tighter as it grows)
+    _LEVEL = {op: k for k, ops in enumerate(_LEVELS) for op in ops}
 
-    def binary(self, level: int) -> Any:
-        if level == len(self._LEVELS):
-            return self.unary()
-        left = self.binary(level + 1)
-        operands = 1
-        while self.at(*self._LEVELS[level]):
+    def level(self) -> int:
+        """The level of the operator at the cursor; -1 when there is none."""
+        if self.i >= len(self.toks):
+            return -1
+        kind, text, _ = self.toks[self.i]
+        return self._LEVEL.get(text, -1) if kind in ("op", "binop") else -1
+
+    def binary(self, level: int, left: Any = None) -> Any:
+        """The operators of ``level`` and tighter, left-associative, after the operand
+        ``left`` (parsed here when ``None``): precedence climbing, an operand is parsed
+        once, not once per level. At most :data:`MAX_OPERANDS` operands in a chain of one
+        level."""
+        if left is None:
+            left = self.unary()
+        operands = [1] * len(self._LEVELS)  # the current chain's operands, per level
+        lv = self.level()
+        while lv >= level:
             op = self.take()[1]
-            operands += 1
-            if operands > MAX_OPERANDS:
+            operands[lv] += 1
+            if operands[lv] > MAX_OPERANDS:
                 raise _fail(self.xpath, f"more than {MAX_OPERANDS} operands of {op!r}")
-            left = ("op", op, left, self.binary(level + 1))
+            for k in range(lv + 1, len(operands)):
+                operands[k] = 1  # (a looser operator ends the tighter chains)
+            right = self.unary()
+            if self.level() > lv:
+                right = self.binary(lv + 1, right)
+            left = ("op", op, left, right)
+            lv = self.level()
         return left
 
     def unary(self) -> Any:
@@ -681,6 +703,51 @@ def _show(e: Any) -> str:
     return "a path"
 
 
+_NAME = r"[A-Za-z_][A-Za-z0-9_\-]*"
+_CLASS = r"contains\(concat\(' ', normalize-space\(@class\), ' '\), ' [^'\s\\\"/]+ '\)"
+#: the steps the inducers write most (see _fast_info): nested (one path in the predicate)
+_FAST_STEP = re.compile(
+    rf"{_NAME}(?:\[\d{{1,7}}\]|(?P<nested>\[{_CLASS}\]|\[not\(@class\)\]))?"
+    rf"|@{_NAME}|text\(\)(?:\[\d{{1,7}}\]|\[normalize-space\(\)\])?"
+)
+_FAST_ANCHOR = re.compile(rf"{_NAME}\[@id='[^'\s\\\"/]{{1,64}}'\]")
+
+
+def _fast_info(xpath: str) -> XPathInfo | None:
+    """The :class:`XPathInfo` of the forms the inducers write most, without the parser: a
+    union of paths of child steps (``tag``, ``tag[3]``, ``tag[class test]``,
+    ``tag[not(@class)]``, ``@attr``, ``text()``, ``text()[2]``,
+    ``text()[normalize-space()]``), absolute, relative or below an id anchor
+    (``//tag[@id='x']/...``), written exactly so. A strictly narrower accept path
+    (the parser accepts all of them, with the same info: tests); ``None``: parse."""
+    steps = passes = deep = nested = 0
+    branches = xpath.split(" | ")
+    absolute = False
+    for b in branches if len(branches) <= MAX_UNION else ():
+        passes += 1
+        n, absolute, parts = 0, b.startswith("/"), b.split("/")
+        if b.startswith("//"):  # (a descendant-or-self step, the anchor: one more pass)
+            if not _FAST_ANCHOR.fullmatch(parts[2]):
+                return None
+            n, deep, passes, nested, parts = 2, deep + 1, passes + 1, 1, parts[3:]
+        elif absolute:
+            parts = parts[1:]
+        for part in parts:
+            m = _FAST_STEP.fullmatch(part)
+            if m is None:
+                return None
+            n += 1
+            if m["nested"] is not None:
+                nested = 1
+        if n > MAX_STEPS:
+            return None
+        steps += n
+    if not passes:
+        return None
+    contained = len(branches) == 1 and not absolute
+    return XPathInfo(contained, steps, passes, deep=deep, nested_max=nested)
+
+
 @lru_cache(maxsize=4096)
 def check_xpath(xpath: str) -> XPathInfo:
     """Parse ``xpath`` and accept it only in an allowed form (module docstring).
@@ -696,6 +763,9 @@ def check_xpath(xpath: str) -> XPathInfo:
         raise _fail(xpath, f"control character {bad!r}")
     if not xpath.strip():
         raise WrapperError("empty XPath")
+    fast = _fast_info(xpath)
+    if fast is not None:
+        return fast
     tree = _Parser(xpath).parse()
     return _Checker(xpath).top(tree)
 

@@ -78,10 +78,6 @@ def _robustness(spec: FieldSpec) -> int:
     )
 
 
-def _same(a: Any, b: Any) -> bool:
-    return a is not None and b is not None and str(a) == str(b)
-
-
 def _typed(text: Any, typ: str) -> Any:
     """A text value as a column of type ``typ`` holds it (``None``: it does not convert)."""
     if not isinstance(text, str):
@@ -94,31 +90,148 @@ def _typed(text: Any, typ: str) -> Any:
     return parse_date_iso(text) if typ == "date" else None
 
 
-def _agreement(
-    got: dict[str, list[dict[str, Any]]],
-    mined: dict[str, dict[str, Any]],
-    key: str,
-    name: str,
-    convert: str | None = None,
-    first_item: bool = False,
-) -> tuple[int, int]:
-    """(records where the candidate ``key`` reads the mined value of ``name``, records
-    where either has a value), over one page's records matched by their first XPath.
-    ``convert``: the mined column's type on this page when the candidate reads its text
-    (a column typed on one sample page and text on another). ``first_item``: the column
-    is a list on this page and numbered single columns on another sample page (its items
-    aligned apart there): a single value agrees with the list's first item."""
-    same = either = 0
-    for first, fields in mined.items():
-        rows = got.get(first)
-        g = rows[0].get(key) if rows else None
-        m = fields.get(name)
-        if first_item and isinstance(m, list) and not isinstance(g, list):
-            m = m[0] if m else None
-        if g is not None or m is not None:
+def _text(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+class _PageValues:
+    """One sample page's candidate values and mined values, record by record (the mined
+    records, matched by their first XPath), each converted to a string once. Every
+    candidate is compared with every column through an index (per record: value ->
+    candidates reading it) and bit sets of the records holding a value: linear in the
+    candidates plus the columns, not in their product."""
+
+    def __init__(
+        self,
+        got: dict[str, list[dict[str, Any]]],
+        mined: dict[str, dict[str, Any]],
+        cands: Sequence[FieldSpec],
+        types: dict[str, str],
+    ):
+        self.types = types  # the mined columns' types on this page
+        self.rows = [rows[0] if rows else None for rows in (got.get(f) for f in mined)]
+        self.fields = list(mined.values())
+        self.keys = [c.name for c in cands]
+        self.text_keys = [c.name for c in cands if c.type == "text"]
+        self._got: dict[str, tuple[list[Any], list[str | None], int]] = {}
+        self._mined: dict[str, tuple[list[Any], list[str | None], list[str | None], int]] = {}
+        self._typed: dict[tuple[str, str], list[str | None]] = {}
+        self._index: dict[str | None, list[dict[str, list[str]]]] = {}
+        self._same: dict[tuple[str, str | None], dict[str, int]] = {}
+        self._conv: dict[tuple[str, str], str | None] = {}  # (text, type) -> typed string
+
+    def got(self, key: str) -> tuple[list[Any], list[str | None], int]:
+        """The candidate ``key``'s values per record, as strings, and the bit set of the
+        records holding one."""
+        if key not in self._got:
+            vals = [r.get(key) if r is not None else None for r in self.rows]
+            self._got[key] = (vals, [_text(v) for v in vals], _bits(vals))
+        return self._got[key]
+
+    def mined(self, name: str) -> tuple[list[Any], list[str | None], list[str | None], int]:
+        """The column ``name``'s mined values per record, as strings, a list's first item
+        as a string (its own string where the value is no list), and the bit set of the
+        records holding a value."""
+        if name not in self._mined:
+            vals = [f.get(name) for f in self.fields]
+            strs = [_text(v) for v in vals]
+            firsts = [
+                _text(v[0] if v else None) if isinstance(v, list) else t for v, t in zip(vals, strs)
+            ]
+            self._mined[name] = (vals, strs, firsts, _bits(vals))
+        return self._mined[name]
+
+    def typed(self, key: str, typ: str) -> list[str | None]:
+        """The candidate ``key``'s text values converted to type ``typ``, as strings."""
+        if (key, typ) not in self._typed:
+            self._typed[key, typ] = [self.convert(v, typ) for v in self.got(key)[0]]
+        return self._typed[key, typ]
+
+    def convert(self, v: Any, typ: str) -> str | None:
+        """:func:`_typed` as a string, once per text (candidates share many texts)."""
+        if not isinstance(v, str):
+            return None
+        if (v, typ) not in self._conv:
+            self._conv[v, typ] = _text(_typed(v, typ))
+        return self._conv[v, typ]
+
+    def index(self, typ: str | None) -> list[dict[str, list[str]]]:
+        """Per record: value string -> the candidates reading it (``typ``: the text
+        candidates' values converted to ``typ``, where that changes the string)."""
+        if typ not in self._index:
+            idx: list[dict[str, list[str]]] = [{} for _ in self.rows]
+            if typ is None:
+                for key in self.keys:
+                    for i, v in enumerate(self.got(key)[1]):
+                        if v is not None:
+                            idx[i].setdefault(v, []).append(key)
+            else:
+                # converted only where a column of that type holds a value to meet
+                need = 0
+                for name, t in self.types.items():
+                    need |= self.mined(name)[3] if t == typ else 0
+                for key in self.text_keys:
+                    vals, strs, _ = self.got(key)
+                    for i, g in enumerate(vals):
+                        if isinstance(g, str) and need >> i & 1:
+                            v = self.convert(g, typ)
+                            if v is not None and v != strs[i]:
+                                idx[i].setdefault(v, []).append(key)
+            self._index[typ] = idx
+        return self._index[typ]
+
+    def same(self, name: str, typ: str | None) -> dict[str, int]:
+        """Per candidate: the records where it reads the mined value of ``name`` (``typ``:
+        where its text converted to ``typ`` does, and its text does not)."""
+        if (name, typ) not in self._same:
+            counts: dict[str, int] = {}
+            idx = self.index(typ)
+            for i, ms in enumerate(self.mined(name)[1]):
+                if ms is not None:
+                    for key in idx[i].get(ms, ()):
+                        counts[key] = counts.get(key, 0) + 1
+            self._same[name, typ] = counts
+        return self._same[name, typ]
+
+    def agreement(
+        self, key: str, name: str, convert: str | None = None, first_item: bool = False
+    ) -> tuple[int, int]:
+        """(records where the candidate ``key`` reads the mined value of ``name``, records
+        where either has a value). ``convert``: the mined column's type on this page when
+        the candidate reads its text (a column typed on one sample page and text on
+        another). ``first_item``: the column is a list on this page and numbered single
+        columns on another sample page (its items aligned apart there): a single value
+        agrees with the list's first item."""
+        if first_item:
+            return self._first_item_agreement(key, name, convert)
+        same = self.same(name, None).get(key, 0)
+        if convert in ("price", "number", "date"):  # (no other type converts: _typed)
+            same += self.same(name, convert).get(key, 0)
+        return same, (self.got(key)[2] | self.mined(name)[3]).bit_count()
+
+    def _first_item_agreement(self, key: str, name: str, convert: str | None) -> tuple[int, int]:
+        gvals, gstrs, _ = self.got(key)
+        mvals, mstrs, mfirsts, _ = self.mined(name)
+        typed = self.typed(key, convert) if convert is not None else None
+        same = either = 0
+        for i, g in enumerate(gvals):
+            m = mvals[i]
+            ms = mstrs[i]
+            if isinstance(m, list) and not isinstance(g, list):
+                ms = mfirsts[i]
+                if ms is None:
+                    m = None
+            if g is None and m is None:
+                continue
             either += 1
-            same += _same(g, m) or (convert is not None and _same(_typed(g, convert), m))
-    return same, either
+            if ms is not None and (gstrs[i] == ms or (typed is not None and typed[i] == ms)):
+                same += 1
+        return same, either
+
+
+def _bits(vals: list[Any]) -> int:
+    """The bit set of the positions holding a value."""
+    return sum(1 << i for i, v in enumerate(vals) if v is not None)
 
 
 #: Record fields are induced from at most this many records of a page, evenly spread:
@@ -141,19 +254,45 @@ def _apply_candidates(
     cands: list[FieldSpec],
     wrapper_cls: type[Wrapper],
     records: Sequence[Record] | None = None,
+    compiled: dict[str, CompiledWrapper] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """The candidates' values on ``page``, per record (keyed by its first XPath); on
-    ``records`` only when given (a sample: the draft selects their first elements)."""
+    ``records`` only when given (a sample: the draft selects their first elements).
+    ``compiled``: the drafts compiled so far by record XPath (the sample pages of a
+    template share the record selector: its candidates are compiled once)."""
     if records is not None and len(records) > 1:
         union = " | ".join(r.xpaths[0] for r in records if r.xpaths)
         if union and allowed_xpath(union):
             record = RecordSelector(union, None, record.size, record.span)
-    draft = wrapper_cls(id="draft", record=record, fields=cands)
-    res = CompiledWrapper(draft).apply(page.root, page.url, page)
+    # candidates reading alike (the same feature found on both pages, a typed feature's
+    # text twin where it is text already) are read once: values depend on nothing else
+    readers: dict[tuple[str, str | None, str, bool], str] = {}
+    unique: list[FieldSpec] = []
+    twins: list[tuple[str, str]] = []  # (candidate, the one read in its place)
+    for c in cands:
+        first = readers.setdefault((c.xpath, c.attribute, c.type, c.multiple), c.name)
+        if first == c.name:
+            unique.append(c)
+        else:
+            twins.append((c.name, first))
+    cw = compiled.get(record.xpath) if compiled is not None else None
+    if cw is None:
+        cw = CompiledWrapper(wrapper_cls(id="draft", record=record, fields=unique))
+        if compiled is not None:
+            compiled[record.xpath] = cw
+    res = cw.apply(page.root, page.url, page)
     out: dict[str, list[dict[str, Any]]] = {}
     for r in res.regions[0].records if res.regions else []:
+        for name, first in twins:
+            for suffix in _COMPANIONS:
+                if first + suffix in r.fields:
+                    r.fields[name + suffix] = r.fields[first + suffix]
         out.setdefault(r.xpaths[0], []).append(r.fields)
     return out
+
+
+#: the values a typed field adds beside its own (apply's ``_type_values``)
+_COMPANIONS = ("", "_currency", "_unit", "_max")
 
 
 def _candidates(
@@ -282,10 +421,15 @@ def column_fields(
     present: dict[str, int] = {}
     template_text: set[tuple[str, str]] = set()
     mixed = {n for n, s in shapes.items() if len(s) > 1}  # a list here, single there
+    compiled: dict[str, CompiledWrapper] = {}
+    gots: list[dict[str, list[dict[str, Any]]]] = []
     for page, region in zip(pages, regions):
         if region is None:
             continue
-        constant = _score_page(page, region, record, cands, owner, wrapper_cls, scores, mixed)
+        constant, got = _score_page(
+            page, region, record, cands, owner, wrapper_cls, scores, mixed, compiled
+        )
+        gots.append(got)
         names = {c.name for c in schema_columns(region)}
         template_text.update((n, c) for n in order if n not in names for c in constant)
         for name in names:
@@ -319,7 +463,9 @@ def column_fields(
             del chosen[name]
     _one_per_selector(chosen, columns, order)
     fields = [chosen[n] for n in order if n in chosen]
-    fill = _fill_rates(pages, regions, record, fields, wrapper_cls)
+    fill = _scored_fill_rates(fields, cands, gots)
+    if fill is None:
+        fill = _fill_rates(pages, regions, record, fields, wrapper_cls)
     return fields, _renumber(fields, fill, set(columns))
 
 
@@ -399,16 +545,18 @@ def _score_page(
     wrapper_cls: type[Wrapper],
     scores: dict[tuple[str, str], list[float]],
     mixed: set[str],
-) -> set[str]:
+    compiled: dict[str, CompiledWrapper],
+) -> tuple[set[str], dict[str, list[dict[str, Any]]]]:
     """Add one sample page's agreement of each candidate with each column to ``scores``;
     return the candidates that read one value in every record of the page: for a column
     not mined on this page that is text mining calls template text (a "web" badge on
-    every result), no field of the template."""
+    every result), no field of the template; and the candidates' values per record."""
     records = sample(region.records)  # (those mined_regions aligned)
     sampled = records if len(records) < len(region.records) else None
-    got = _apply_candidates(page, record, cands, wrapper_cls, sampled)
+    got = _apply_candidates(page, record, cands, wrapper_cls, sampled, compiled)
     mined = {r.xpaths[0]: r.fields for r in records if r.xpaths}
     page_types = {c.name: c.type for c in schema_columns(region)}
+    values = _PageValues(got, mined, cands, page_types)
     constant: set[str] = set()
     for spec in cands:
         col = owner[spec.name]
@@ -420,9 +568,39 @@ def _score_page(
             if name not in page_types:
                 continue
             convert = page_types[name] if spec.type == "text" else None
-            same, either = _agreement(got, mined, spec.name, name, convert, name in mixed)
+            same, either = values.agreement(spec.name, name, convert, name in mixed)
             scores.setdefault((name, spec.name), []).append(same / either if either else 1.0)
-    return constant
+    return constant, got
+
+
+def _scored_fill_rates(
+    fields: list[FieldSpec],
+    cands: list[FieldSpec],
+    gots: list[dict[str, list[dict[str, Any]]]],
+) -> dict[str, float] | None:
+    """:func:`_fill_rates` from the candidates' values the scoring read (``gots``, each
+    page's, over the same records): a field holds a value where the candidate reading it
+    alike (same XPath, attribute, type and shape) does. ``None`` when some field has no
+    such candidate, or a price's companion (``p_currency``) could meet a field's name."""
+    like = {}
+    for c in reversed(cands):
+        like[c.xpath, c.attribute, c.type, c.multiple] = c.name
+    names = {f.name for f in fields}
+    keys: dict[str, str] = {}
+    for f in fields:
+        key = like.get((f.xpath, f.attribute, f.type, f.multiple))
+        if key is None or (f.type == "price" and any(f"{f.name}_{t}" in names for t in _TWINS)):
+            return None
+        keys[f.name] = key
+    total = sum(len(got) for got in gots)
+    filled = {
+        f.name: sum(keys[f.name] in rows[0] for got in gots for rows in got.values())
+        for f in fields
+    }
+    fill = {name: (n / total if total else 0.0) for name, n in filled.items()}
+    for f in fields:
+        f.optional = fill[f.name] < 1.0
+    return fill
 
 
 def _fill_rates(

@@ -37,6 +37,7 @@ from scrapy_records.wrappers.inducers.record_selector import (
     span_group,
 )
 from scrapy_records.wrappers.model import FieldSpec, Health, ListSpec, Provenance, RecordSelector
+from scrapy_records.wrappers.safe_xpath import compile_xpath
 from scrapy_records.wrappers.templates import template_info
 from scrapy_records.wrappers.wrapper import Wrapper
 
@@ -44,6 +45,7 @@ from scrapy_records.wrappers.wrapper import Wrapper
 Groups = list[tuple[int, ...]]
 
 
+_TEXT_NODES = compile_xpath("text()")
 _LABEL_TEXT_XP = "following::text()[normalize-space()][not(parent::script or parent::style)][1]"
 #: feature selectors every mined column is tried against (as many as alignment's columns)
 _FEATURE_CANDIDATES = 100
@@ -99,14 +101,19 @@ def _main_regions(
 
 
 def _cross_page_score(
-    sels: Sequence[PageSelectors], mains: Sequence[Groups], xp: str
+    sels: Sequence[PageSelectors],
+    mains: Sequence[Groups],
+    xp: str,
+    known: dict[int, list[int]] | None = None,
 ) -> tuple[float, float]:
     """(pages where ``xp`` selects exactly the main records' first nodes, summed Jaccard
-    overlap of what it selects with them); a union of absolute paths never generalises."""
+    overlap of what it selects with them); a union of absolute paths never generalises.
+    ``known``: what ``xp`` selects on some pages (by index), already evaluated."""
     exact: float = 0
     overlap = 0.0
-    for sel, groups in zip(sels, mains):
-        got = set(sel.select(xp) or [])
+    for pi, (sel, groups) in enumerate(zip(sels, mains)):
+        found = known[pi] if known is not None and pi in known else sel.select(xp)
+        got = set(found or [])
         want = {g[0] for g in groups}
         if want and got == want:
             exact += 1
@@ -121,8 +128,11 @@ def _best_record_selector(
     sels: Sequence[PageSelectors], mains: Sequence[Groups]
 ) -> RecordSelector | None:
     """Over every page's candidates that are exact on that page (robust first), the one
-    exact on the most pages, then overlapping most; ties: earlier page, robustness order."""
+    exact on the most pages, then overlapping most; ties: earlier page, robustness order.
+    The first candidate exact on every page with records is that one: the rest are not
+    evaluated (none scores higher, none comes earlier)."""
     best: tuple | None = None
+    perfect = sum(1 for g in mains if g)
     layouts = [record_layout(s, g) if g else (1, "fixed") for s, g in zip(sels, mains)]
     seen: set[str] = set()
     for pi, (sel, groups) in enumerate(zip(sels, mains)):
@@ -139,9 +149,13 @@ def _best_record_selector(
             got = sel.select(xp)
             if got is None or sorted(got) != firsts:
                 continue
-            score = (*_cross_page_score(sels, mains, xp), -pi, -rank)
+            score = (*_cross_page_score(sels, mains, xp, {pi: got}), -pi, -rank)
             if best is None or score > best[0]:
                 best = (score, xp, css, layouts[pi], pi)
+            if score[:2] == (perfect, perfect):
+                break
+        if best is not None and best[0][:2] == (perfect, perfect):
+            break
     if best is None:
         return None
     _score, xp, css, (size, span), pi = best
@@ -283,7 +297,7 @@ def _page_field_features(
         else:
             # mixed content ("<b>Author:</b> Jane<br><b>Year:</b> 1999"): one field per
             # non-blank text node, by position among the element's text nodes
-            for pos, t in enumerate(page.el[j].xpath("text()"), 1):
+            for pos, t in enumerate(_TEXT_NODES(page.el[j]), 1):
                 t = " ".join(t.split())
                 if t:
                     items.append((("own", f"{xp}/text()[{pos}]"), t))
@@ -362,7 +376,7 @@ def _label_value(
     if v in labels or j in inside:
         return None
     try:
-        found = page.root.xpath(xp)
+        found = compile_xpath(xp)(page.root)
     except etree.XPathError:
         return None
     if len(found) != 1 or normalize_space(str(found[0])) != v:
@@ -431,7 +445,7 @@ def _page_field_name(page: Page, xp: str) -> str:
     if base in _HEADING_NAME:
         return _HEADING_NAME[base]
     try:
-        found = page.root.xpath(xp)
+        found = compile_xpath(xp, smart_strings=True)(page.root)  # (a text's parent)
     except etree.XPathError:
         found = []
     el = found[0] if found else None
@@ -448,7 +462,7 @@ def _in_pager(page: Page, xp: str) -> bool:
     """Is the element at ``xp`` one of a pagination's numbers: among siblings of which at
     least two are links whose text is a number ("1 2 3 Next")?"""
     try:
-        found = page.root.xpath(xp)
+        found = compile_xpath(xp, smart_strings=True)(page.root)  # (a text's parent)
     except etree.XPathError:
         return False
     el = found[0] if len(found) == 1 else None

@@ -10,6 +10,7 @@ from parsel.csstranslator import HTMLTranslator
 
 from scrapy_records.page import Page
 from scrapy_records.selectors import class_predicate, css_ident_ok, stable_id, stable_token
+from scrapy_records.wrappers.safe_xpath import compile_xpath
 
 _CSS = HTMLTranslator()
 _ANY = "\0"  # no class name holds a NUL
@@ -183,7 +184,7 @@ class PageSelectors:
     def select(self, xp: str, ctx: Any = None) -> list[int] | None:
         """Evaluate xp on the page (or ctx element); indices, or None if anything is off-page."""
         try:
-            found = (ctx if ctx is not None else self.page.root).xpath(xp)
+            found = compile_xpath(xp)(ctx if ctx is not None else self.page.root)
         except etree.XPathError:
             return None
         if not isinstance(found, list):

@@ -23,6 +23,7 @@ from scrapy_records.page import Page
 from scrapy_records.selectors import class_predicate, css_ident_ok, tag_step
 from scrapy_records.wrappers.inducers.page_selectors import PageSelectors
 from scrapy_records.wrappers.model import FieldSpec, ListSpec, RecordSelector
+from scrapy_records.wrappers.safe_xpath import compile_xpath
 
 #: a relative path inside a record: (tag, first stable class, position among same-tag
 #: siblings or 0) per step
@@ -207,7 +208,7 @@ def _verify_field(
     page = sel.page
     ok = 0
     try:
-        compiled = etree.XPath(xp.removesuffix("/text()") if f.kind == "own" else xp)
+        compiled = compile_xpath(xp.removesuffix("/text()") if f.kind == "own" else xp)
     except etree.XPathSyntaxError:
         return 0.0
     for rno, grp in enumerate(groups):
