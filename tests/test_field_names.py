@@ -887,3 +887,18 @@ def test_an_item_around_the_value_does_not_name_it():
     rec = scrapy_records.extract(f"<html><body><ul>{cards}</ul></body></html>").main.records[0]
     assert rec.fields["image"] == "/i/0.jpg" and rec.fields["title"] == "Desk lamp 0"
     assert not any("item_list" in k for k in rec.fields)
+
+
+def test_the_address_a_result_writes_out_is_display_url_not_url_2():
+    import scrapy_records
+
+    results = "".join(
+        f'<div class="result"><h4><a href="https://www.health.gov/topic/{i}">Health topic '
+        f'number {i}</a></h4><div class="url">www.health.gov/topic/{i}</div>'
+        f"<p>About health topic {i}: a snippet long enough to read as a description.</p></div>"
+        for i in range(5)
+    )
+    rec = scrapy_records.extract(f"<html><body>{results}</body></html>").main.records[3]
+    assert rec.fields["url"] == "https://www.health.gov/topic/3"
+    assert rec.fields["display_url"] == "www.health.gov/topic/3"
+    assert "url_2" not in rec.fields

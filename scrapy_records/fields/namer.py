@@ -106,8 +106,14 @@ def name_slots(
     for s in sorted(data, key=lambda x: x.kind == "url"):
         if not (s.name and s.evidence == "label"):  # (a list named by its leading label)
             s.name, s.evidence = namer.name(s)
+        if s.kind == "text" and s.name in _ADDRESS_NAMES:
+            s.name = "display_url"  # the address a result writes out; `url` is the link's
     _qualify_repeats(data, namer)
     return label_value_columns(data, len(trees))
+
+
+#: names of a link's address: a text column so named is the address as the page writes it
+_ADDRESS_NAMES = frozenset({"url", "link", "href", "permalink"})
 
 
 def _qualify_repeats(data: list[Slot], namer: _Namer) -> None:
