@@ -729,21 +729,21 @@ def test_a_price_with_a_unit_note_stays_a_price_and_keeps_its_note_mined_and_wra
     first = _pack_shop(1, {3: " /2 pack"})
     main = mined(first)
     types = {c.name: c.type for c in main.columns}
-    assert types["prod_price"] == "price"
+    assert types["price"] == "price"
     rec = main.records[2].fields
-    assert (rec["prod_price"], rec["prod_price_currency"], rec["prod_price_unit"]) == (
+    assert (rec["price"], rec["price_currency"], rec["price_unit"]) == (
         13.0,
         "$",
         "2 pack",
     )
-    assert "prod_price_unit" not in main.records[0].fields
+    assert "price_unit" not in main.records[0].fields
     second = _pack_shop(21, {24: "/lb"})
     w = scrapy_records.induce(
         [("https://shop.example/a", first), ("https://shop.example/b", second)]
     )
     got = w.extract(_pack_shop(41, {42: " per kg"}), url="https://shop.example/c").records
-    assert got[1].fields["prod_price"] == 52.0 and got[1].fields["prod_price_unit"] == "kg"
-    assert "prod_price_unit" not in got[0].fields
+    assert got[1].fields["price"] == 52.0 and got[1].fields["price_unit"] == "kg"
+    assert "price_unit" not in got[0].fields
 
 
 def test_a_price_range_stays_a_price_with_its_high_end_beside_it_mined_and_wrapped():
@@ -753,20 +753,20 @@ def test_a_price_range_stays_a_price_with_its_high_end_beside_it_mined_and_wrapp
     first = _pack_shop(1, {3: " - $19.00"})
     main = mined(first)
     types = {c.name: c.type for c in main.columns}
-    assert types["prod_price"] == "price" and types["prod_price_max"] == "price"
+    assert types["price"] == "price" and types["price_max"] == "price"
     rec = main.records[2].fields
-    assert (rec["prod_price"], rec["prod_price_max"], rec["prod_price_currency"]) == (
+    assert (rec["price"], rec["price_max"], rec["price_currency"]) == (
         13.0,
         19.0,
         "$",
     )
-    assert "prod_price_max" not in main.records[0].fields
+    assert "price_max" not in main.records[0].fields
     w = scrapy_records.induce(
         [("https://shop.example/a", first), ("https://shop.example/b", _pack_shop(21, {}))]
     )
     got = w.extract(_pack_shop(41, {42: " to $60.00"}), url="https://shop.example/c").records
-    assert (got[1].fields["prod_price"], got[1].fields["prod_price_max"]) == (52.0, 60.0)
-    assert "prod_price_max" not in got[0].fields
+    assert (got[1].fields["price"], got[1].fields["price_max"]) == (52.0, 60.0)
+    assert "price_max" not in got[0].fields
 
 
 def test_an_and_that_ends_an_author_before_a_linked_one_is_cut_off():
@@ -902,3 +902,12 @@ def test_the_address_a_result_writes_out_is_display_url_not_url_2():
     assert rec.fields["url"] == "https://www.health.gov/topic/3"
     assert rec.fields["display_url"] == "www.health.gov/topic/3"
     assert "url_2" not in rec.fields
+
+
+def test_a_class_names_the_value_without_the_sites_record_namespace():
+    from scrapy_records.fields.naming import token_name
+
+    got = [token_name(t) for t in ("search-result-title", "search_score", "prodName", "res-date")]
+    assert got == ["title", "score", "name", "date"]
+    assert token_name("product") == "product"  # a word alone stays
+    assert token_name("item-price") == "price"

@@ -140,6 +140,11 @@ _TRACKING_RE = re.compile(
     r"(?:[-_]\w+)?|track[-_]?(?:event|click|link|impression|data)\w*)$",
     re.I,
 )
+#: words a site puts before its record's parts ("search-score", "prod-name", "lvprice" is
+#: not split): the record's namespace, not what the value is
+_NAMESPACE_WORDS = frozenset(
+    "search result results res item product products prod listing listings entry srp serp".split()
+)
 _WORD_SPLIT_RE = re.compile(r"[-_\s]+|(?<=[a-z])(?=[A-Z])")
 _VOWEL_RE = re.compile(r"[aeiouy]")
 
@@ -174,6 +179,8 @@ def _token_name_uncached(tok: str) -> str | None:
         and w not in _NOISE_WORDS
         and _VOWEL_RE.search(w)
     ]
+    while len(content) > 1 and content[0] in _NAMESPACE_WORDS:
+        content = content[1:]  # "search-result-title" -> title, "prodPrice" -> price
     if not content:
         return None
     name = slug("_".join(content))
