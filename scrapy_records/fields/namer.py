@@ -47,7 +47,7 @@ from scrapy_records.fields.slot_names import (
     tag_names,
     tag_of,
 )
-from scrapy_records.fields.slots import Slot
+from scrapy_records.fields.slots import Slot, one_value
 from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
 from scrapy_records.fields.values import parse_date_iso, parse_price
 from scrapy_records.page import Page
@@ -197,12 +197,6 @@ def _fill(s: Slot) -> float:
     return sum(1 for v in s.values if v is not None) / max(1, len(s.values))
 
 
-def _constant(s: Slot) -> bool:
-    """One value in at least three records: template text where it is present."""
-    vals = [v for v in s.values if v is not None]
-    return len(vals) >= 3 and all(v == vals[0] for v in vals)
-
-
 def _mean_length(s: Slot | None) -> float:
     vals = [v for v in s.values if isinstance(v, str)] if s is not None else []
     return sum(len(v) for v in vals) / len(vals) if vals else 0.0
@@ -252,7 +246,7 @@ class _Namer:
             label = self.labels.get(id(text)) if text is not None else None
             if label is not None and not label.loose:
                 continue  # a labelled link ("By <a>Jane</a>") is that label's
-            if text is not None and _constant(text):
+            if text is not None and one_value(text):
                 continue  # "View image" wherever it is there: an action, not the title
             heading = self._in_heading(a) or (
                 text is not None and self._in_heading(self.anchor[id(text)])
@@ -278,7 +272,7 @@ class _Namer:
             if s is main or s.kind != "url" or s.multiple:
                 continue
             text = texts.get(self.anchor[id(s)])
-            if text is None or _fill(text) < 0.5 or _constant(text):
+            if text is None or _fill(text) < 0.5 or one_value(text):
                 continue
             both = [
                 (a, b) for a, b in zip(main.values, s.values) if a is not None and b is not None

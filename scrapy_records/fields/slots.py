@@ -348,11 +348,11 @@ def merge_complementary(
     data: list[Slot], companions: dict[int, dict[str, list[Any]]]
 ) -> list[Slot]:
     """One column for slots that got one name and never share a record: the same field in
-        two variants of the record's markup (Ikea's ``<span class="prodName">`` and, on a sale
-        item, ``<span class="prodName prodNameTro">``). Not a one-text badge beside data that
-    varies (both constant, or both not). The fuller slot takes the other's values
-        (and companions); the column's XPath reads both places. Slots named only by position or
-        by a name that says nothing (``text``, ``link``) stay apart."""
+    two variants of the record's markup (Ikea's ``<span class="prodName">`` and, on a sale
+    item, ``<span class="prodName prodNameTro">``). Not a one-text badge beside data that
+    varies (both constant, or both not). The fuller slot takes the other's values (and
+    companions); the column's XPath reads both places. Slots named only by position or by a
+    name that says nothing (``text``, ``link``) stay apart."""
     by_name: dict[tuple, list[Slot]] = {}
     for s in data:
         if s.evidence in ("", "position", "generic") or s.name in _WEAK_NAMES:
@@ -367,7 +367,7 @@ def merge_complementary(
         for other in group[1:]:
             if any(a is not None and b is not None for a, b in zip(keep.values, other.values)):
                 continue
-            if _constant(keep) != _constant(other):  # a badge's one text beside names
+            if one_value(keep) != one_value(other):  # a badge's one text beside names
                 continue
             _take(keep, other, companions)
             gone.add(id(other))
@@ -388,10 +388,10 @@ def _either(a: Slot, b: Slot) -> str | None:
     return f"{x} | {y}"
 
 
-def _constant(s: Slot) -> bool:
-    """The slot holds one text in all of at least 3 records."""
-    vals = [repr(v) for v in s.values if v is not None]
-    return len(vals) >= 3 and len(set(vals)) == 1
+def one_value(s: Slot) -> bool:
+    """One value in at least three records: template text where it is present."""
+    vals = [v for v in s.values if v is not None]
+    return len(vals) >= 3 and all(v == vals[0] for v in vals)
 
 
 def _take(keep: Slot, other: Slot, companions: dict[int, dict[str, list[Any]]]) -> None:
