@@ -50,7 +50,7 @@ logger = logging.getLogger(__name__)
 
 _WORD_RE = re.compile(r"\w+")
 
-__all__ = ["align_records", "align_region", "INLINE_TAGS"]
+__all__ = ["align_records", "align_region", "align_beneath", "titled_records", "INLINE_TAGS"]
 
 DEFAULT_MAX_TEMPLATE_RECORDS = 30
 DEFAULT_MAX_COLUMNS = 100
