@@ -119,6 +119,10 @@ class PageData:
         self.merge_runs = True
         self.urls: dict[str | None, str | None] = {}  # href -> absolute URL
 
+    def element(self, x: int) -> int:
+        """Node ``x`` if it is an element, else the element holding text node ``x``."""
+        return x if x >= 0 else self.owner(x)
+
     def owner(self, x: int) -> int:
         """The element directly holding text node ``x`` (a leaf or a run)."""
         k = -x - 1
@@ -406,7 +410,7 @@ class RecordTree:
         """Position in ``roots`` of the root whose sub-tree holds node ``x`` (-1: none)."""
         if x == VROOT:
             return -1
-        e = x if x >= 0 else self.pd.owner(x)
+        e = self.pd.element(x)
         end = self.pd.end
         for j, r in enumerate(self.roots):
             if r <= e <= end[r]:

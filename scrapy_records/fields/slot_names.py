@@ -134,8 +134,7 @@ def _annotated(page: Page, s: Slot) -> bool:
     x = next((x for x in s.refs if x is not None), None)
     if x is None:
         return False
-    x = page_data(page).owner(x) if x < 0 else x
-    return bool(page.el[x].get("itemprop"))
+    return bool(page.el[page_data(page).element(x)].get("itemprop"))
 
 
 def _on_control(page: Page, s: Slot, levels: int = 3) -> bool:
@@ -147,7 +146,7 @@ def _on_control(page: Page, s: Slot, levels: int = 3) -> bool:
         return False
     pd = page_data(page)
     for x in refs:
-        x = pd.owner(x) if x < 0 else x  # a text node: the element holding it
+        x = pd.element(x)
         hit = False
         for _ in range(levels + 1):
             if x < 0:

@@ -256,7 +256,7 @@ def _value_node(s: Slot, r: int, loc: int, rec: RecordTree) -> tuple[int, str] |
     suffix that reads it there (``None``: no XPath reads this text alone)."""
     kind = s.kind
     if kind == "text" and s.attr[r] == "datetime":
-        return (rec.pd.owner(loc) if loc < 0 else loc), "@datetime"
+        return rec.pd.element(loc), "@datetime"
     if kind == "text" and not s.collapsed:
         pd = rec.pd
         owner = pd.owner(loc)
