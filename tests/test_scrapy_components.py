@@ -1102,3 +1102,53 @@ def test_template_names_read_like_the_url_path():
     deep = "https://x.example/" + "/".join(f"section{k}" for k in range(20)) + "/item"
     name = url_pattern(deep)
     assert len(name) <= 60 and name.endswith("sectionN-item") and not name.startswith("-")
+
+
+MINERS_LOADED = (
+    "import sys\n"
+    "print(sorted(m for m in sys.modules if m.startswith(('scrapy_records.api',"
+    " 'scrapy_records.extractors.', 'scrapy_records.wrappers.inducers'))))\n"
+)
+
+
+def test_a_crawl_with_workers_imports_the_miners_only_to_mine_here(tmp_path):
+    """Without workers the runtime imports the extractors and inducers when it starts; with
+    workers they are the workers' (the forkserver preloads them), so a crawl whose pages fit
+    stored wrappers never imports them."""
+    store = f"sqlite:///{tmp_path / 'w.sqlite'}"
+    script = (
+        "import sys\n"
+        "from scrapy.http import HtmlResponse, Request\n"
+        "from scrapy_records.scrapy.runtime import RecordsRuntime\n"
+        "from scrapy_records.scrapy.settings import RecordsConfig\n"
+        f"page = {LIST_PAGE!r}.encode()\n"
+        "def resp(u):\n"
+        "    return HtmlResponse(u, body=page, encoding='utf-8', request=Request(u))\n"
+        "workers, url = int(sys.argv[1]), sys.argv[2]\n"
+        f"rt = RecordsRuntime(RecordsConfig(workers=workers, wrapper_store={store!r},"
+        " induction_samples=1))\n"
+        f"{MINERS_LOADED}"
+        "for k in range(int(sys.argv[3])):\n"
+        "    out = rt.mine(resp(url + str(k)))\n"
+        "    print(out.source, len(out.result.records))\n"
+        f"{MINERS_LOADED}"
+        "rt.executor.close()\n"
+    )
+
+    def run(*args: str) -> list[str]:
+        proc = subprocess.run(
+            [sys.executable, "-c", script, *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=subprocess_env(),
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return proc.stdout.splitlines()
+
+    # in-thread mining: loaded at start; two pages mined, the second induces the wrapper
+    out = run("0", "http://a.com/list", "2")
+    assert out[0] != "[]" and out[1:3] == ["auto 8", "auto 8"]
+    # workers, and a stored wrapper for every page: never loaded in this process
+    out = run("2", "http://a.com/list", "3")
+    assert out == ["[]", "wrapper 8", "wrapper 8", "wrapper 8", "[]"]

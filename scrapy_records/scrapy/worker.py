@@ -7,7 +7,8 @@ are the same either way. Parsing happens here, never in the reactor thread.
 
 The extractors and inducers (:data:`MINERS`) are imported where they are used, so that
 importing this module, as the Scrapy glue does, costs no more than applying wrappers; a
-crawl loads them when it starts (:func:`load_miners`), before its first page.
+crawl that mines in its own process loads them when it starts (:func:`load_miners`), before
+its first page.
 """
 
 from __future__ import annotations
