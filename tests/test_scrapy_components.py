@@ -1152,3 +1152,22 @@ def test_a_crawl_with_workers_imports_the_miners_only_to_mine_here(tmp_path):
     # workers, and a stored wrapper for every page: never loaded in this process
     out = run("2", "http://a.com/list", "3")
     assert out == ["[]", "wrapper 8", "wrapper 8", "wrapper 8", "[]"]
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+def test_the_crawl_s_start_up_objects_leave_the_collector_s_walks(freeze):
+    """RECORDS_GC_FREEZE: when the engine starts, what the process holds (modules, settings,
+    components) is frozen, so full collections during the crawl walk only its own objects."""
+    import gc
+
+    from scrapy import signals
+
+    gc.unfreeze()
+    try:
+        crawler = get_crawler(settings_dict={"RECORDS_WORKERS": 0, "RECORDS_GC_FREEZE": freeze})
+        mw = RecordsSpiderMiddleware.from_crawler(crawler)  # (signals hold it weakly)
+        assert gc.get_freeze_count() == 0
+        crawler.signals.send_catch_log(signals.engine_started)
+        assert (gc.get_freeze_count() > 1000) is freeze and mw.config.gc_freeze is freeze
+    finally:
+        gc.unfreeze()

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import gc
 import inspect
 import logging
 import os
@@ -147,6 +148,7 @@ class RecordsSpiderMiddleware(RecordsComponent):
         self._emitting: set[Any] = set()  # records of failed callbacks on their way (old Scrapy)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self.engine_started, signal=signals.engine_started)
 
     # ------------------------------------------------------------------ output
     def process_spider_input(self, response: Response) -> None:
@@ -392,6 +394,12 @@ class RecordsSpiderMiddleware(RecordsComponent):
         return reqs
 
     # ----------------------------------------------------------------- closing
+    def engine_started(self) -> None:
+        if self.config.gc_freeze:
+            # what lives by now lives for the crawl: full collections skip it (see
+            # RECORDS_GC_FREEZE); pages mined in this process pause the collector themselves
+            gc.freeze()
+
     def spider_closed(self, spider: Any, reason: str) -> None:
         s = self.stats
         g = lambda k: s.get_value(k, 0)  # noqa: E731

@@ -192,6 +192,15 @@ class RecordsConfig:
         "Seconds of work a page may take in a worker process; a page past it (or whose worker"
         " dies) is counted in `records/errors`, the crawl goes on.",
     )
+    gc_freeze: bool = setting(
+        "RECORDS_GC_FREEZE",
+        True,
+        "When the engine starts, take what the crawl's process holds by then (modules,"
+        " settings, components) out of the cyclic garbage collector's walks (`gc.freeze()`):"
+        " a full collection then walks only what the crawl allocates, and the reactor's worst"
+        " pause falls with it (on 180 KB pages from about 130 ms, two to three times plain"
+        " Scrapy's, to about 50 ms). `False` leaves the collector as it is.",
+    )
     threaded: bool = setting(
         "RECORDS_THREADED",
         True,
