@@ -153,6 +153,8 @@ def paths() -> list[str]:
 
 #: ``--py-spy DIR``: where each mode's samples of the crawl's process go (collapsed stacks)
 PROFILE_DIR: Path | None = None
+#: ``--gil``: py-spy samples only the thread holding the GIL (where the process's CPU goes)
+PROFILE_GIL = False
 #: ``--stalls DIR``: where each mode's reactor stalls go (every thread's stack, sampled)
 STALLS_DIR: Path | None = None
 
@@ -192,6 +194,7 @@ def run_mode(
             "--rate",
             "200",
             "--threads",
+            *(["--gil"] if PROFILE_GIL else []),
             "-o",
             str(out),
             "--",
@@ -275,9 +278,15 @@ def main(argv: list[str] | None = None) -> None:
         metavar="DIR",
         help="record each mode's crawl process with py-spy (installed separately) into DIR",
     )
+    ap.add_argument(
+        "--gil",
+        action="store_true",
+        help="with --py-spy: sample only the thread that holds the GIL (the process's CPU)",
+    )
     args = ap.parse_args(argv)
     if args.py_spy:
-        global PROFILE_DIR
+        global PROFILE_DIR, PROFILE_GIL
+        PROFILE_GIL = args.gil
         PROFILE_DIR = Path(args.py_spy).resolve()
         PROFILE_DIR.mkdir(parents=True, exist_ok=True)
     if args.stalls:
