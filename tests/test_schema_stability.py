@@ -148,7 +148,10 @@ def test_a_link_with_one_text_wherever_it_is_there_is_no_title():
     assert main is not None
     first = main.records[0].fields
     assert first.get("title") != "View image"
-    assert "View image" in first.values()
+    # the caption of links to different images is template text, as on a page where
+    # every record shows it: the link is kept, its caption is no value
+    assert "View image" not in first.values()
+    assert first["url"] == "https://shop.example/img/1"
 
 
 def test_a_page_the_wrapper_does_not_fit_is_mined_under_the_schema_names():
@@ -475,3 +478,44 @@ def test_a_record_that_starts_with_a_link_of_one_text_gets_a_wrapper():
     w = scrapy_records.induce([(URL, flat(1)), (URL, flat(20))])
     got = w.extract(flat(40), url=URL).records
     assert got[0].fields["similar_pages_url"] == "https://shop.example/similar/40"
+
+
+def archive(has_image: list[bool]) -> str:
+    rows = []
+    for i, has in enumerate(has_image):
+        image = f'<a class="viewrec" href="/img/{i}?p=1">View image</a>' if has else ""
+        rows.append(
+            f'<li class="rec"><h3><a href="/rec/{i}">Record number {i} of the archive</a></h3>'
+            f'<span class="place">Town {i}</span>{image}</li>'
+        )
+    return page("<ul>" + "".join(rows) + "</ul>")
+
+
+def test_a_link_caption_most_records_show_names_the_link_as_when_all_show_it():
+    # "View image" on links to different images: the caption of an action, template text
+    # whether every record shows it or some lack it, and the link is named after it
+    for has in ([True] * 6, [True, True, False, True, True, True], [False] + [True] * 4):
+        got = scrapy_records.extract(archive(has), url=URL)
+        cols = {c.name: c for c in got.main.columns}
+        assert "viewrec" not in cols and "view_image_url" in cols, cols
+        assert got.main.records[1].fields["view_image_url"] == "https://shop.example/img/1?p=1"
+    w = scrapy_records.induce(
+        [(URL, archive([True] * 6)), (URL, archive([True, False, True, True, True]))]
+    )
+    later = archive([True, True, False, True, True, True, True])
+    assert names(w.extract(later, url=URL).records) == names(
+        scrapy_records.extract(later, url=URL).records
+    )
+
+
+def test_a_repeated_link_text_that_keeps_its_target_stays_a_value():
+    # one agency's name on its own page in three records of five: data, not a caption
+    rows = []
+    for i in range(5):
+        by = '<a class="src" href="/agency/reuters">Reuters</a>' if i % 2 == 0 else ""
+        rows.append(
+            f'<li class="rec"><h3><a href="/rec/{i}">Story number {i} of the day</a></h3>'
+            f"<p>Story {i} in a sentence long enough to read as its summary here.</p>{by}</li>"
+        )
+    got = scrapy_records.extract(page("<ul>" + "".join(rows) + "</ul>"), url=URL)
+    assert ["Reuters" in r.fields.values() for r in got.main.records] == [True, False] * 2 + [True]
