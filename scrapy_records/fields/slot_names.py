@@ -117,10 +117,8 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
                 s.static = True
             elif s.kind == "text":
                 v = next(iter(vals))
-                if not _WORD_RE.search(v) or (
-                    page is not None
-                    and (_on_control(page, s) or (_most(present[k], n) and _link_caption(page, s, v)))
-                ):
+                caption = _most(present[k], n) and page is not None and _link_caption(page, s, v)
+                if not _WORD_RE.search(v) or caption or (page is not None and _on_control(page, s)):
                     s.static = True
                     continue
                 nxt = next((o for o in slots[k + 1 :] if o.kind == "text"), None)
