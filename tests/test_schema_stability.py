@@ -519,3 +519,34 @@ def test_a_repeated_link_text_that_keeps_its_target_stays_a_value():
         )
     got = scrapy_records.extract(page("<ul>" + "".join(rows) + "</ul>"), url=URL)
     assert ["Reuters" in r.fields.values() for r in got.main.records] == [True, False] * 2 + [True]
+
+
+def suppliers(places: list[str], years: list[int]) -> str:
+    rows = []
+    for i, (place, y) in enumerate(zip(places, years)):
+        held = (
+            f'<span class="years"><a href="/supplier/{i}/history">{y} yrs</a></span>' if y else ""
+        )
+        rows.append(
+            f'<div class="item"><h2><a href="/product/{i}">Product number {i} for business</a>'
+            f'</h2><div class="supplier"><span class="location">{place}</span>{held}</div></div>'
+        )
+    return page("".join(rows))
+
+
+def test_a_text_standing_alone_in_a_third_of_the_records_names_no_value_beside_it():
+    # every supplier is in China on one page: template text, but no label of the years a
+    # supplier has been trading, which a third of them lack; named as where places vary
+    years = [3, 0, 5, 7, 0, 2]
+    china = scrapy_records.extract(suppliers(["China"] * 6, years), url=URL).main
+    mixed = scrapy_records.extract(suppliers(["China", "India"] + ["China"] * 4, years), url=URL)
+    assert china is not None and mixed.main is not None
+    assert [c.name for c in china.columns] == ["title", "url", "years", "years_url"]
+    assert [c.name for c in mixed.main.columns] == [
+        "title",
+        "url",
+        "location",
+        "years",
+        "years_url",
+    ]
+    assert china.records[2].fields["years"] == "5 yrs"

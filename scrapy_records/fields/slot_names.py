@@ -324,9 +324,24 @@ def find_labels(
         if lab_tag == "label" and not colon and a is not lab_el:
             continue  # a form control's caption ("Compare" by its checkbox), not a value's
         strong = colon or a is lab_el or lab_tag in LABEL_TAGS or is_byline_label(lv)
-        if strong or (lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3):
+        loose = lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3 and _beside(lab, target)
+        if strong or loose:
             out[id(target)] = Label(ln, a is lab_el, not strong, lab.raw if lab.static else None)
     return out
+
+
+#: the share of the records holding a loose label that must hold its value too
+LOOSE_LABEL_COVER = 0.9
+
+
+def _beside(lab: Slot, value: Slot) -> bool:
+    """A loose label (a short text beside the value, no other sign of a label) is the
+    value's when the records that show it show the value too: a text standing alone in
+    a third of them ("China (Mainland)" where a supplier has no "Trade Assurance") is a
+    value of its own that a page holds once in every record, not the value's name."""
+    shown = sum(1 for v in lab.values if v is not None)
+    held = sum(1 for a, b in zip(lab.values, value.values) if a is not None and b is not None)
+    return held >= LOOSE_LABEL_COVER * shown
 
 
 def _dist(x: TemplateNode, y: TemplateNode, tparent: Parents, tdepth: Depths) -> int | None:
