@@ -311,7 +311,7 @@ def _pair_positional(keys: Slot, vals: Slot, n: int) -> list[Slot] | None:
     ):
         return None
     labels = {k.strip() for k, _v in pairs}
-    names = {key_name(k) for k in labels}
+    names = {label_name(k) for k in labels}
     if len(labels) < 2 or None in names or len(names) < len(labels):
         return None  # (one label in several spellings, "By:" / "Von:", names one column)
     wrapped = Slot(vals.t, "text", vals.order, n)
