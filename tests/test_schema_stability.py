@@ -550,3 +550,32 @@ def test_a_text_standing_alone_in_a_third_of_the_records_names_no_value_beside_i
         "years_url",
     ]
     assert china.records[2].fields["years"] == "5 yrs"
+
+
+def lazy_shop(start: int, lazy: tuple[int, ...]) -> str:
+    rows = []
+    for k, i in enumerate(range(start, start + 6)):
+        img = (
+            f'<img data-src="/img/{i}.jpg" src="data:image/gif;base64,R0lGOD">'
+            if k in lazy
+            else f'<img src="/img/{i}.jpg">'
+        )
+        rows.append(
+            f'<li class="product"><a class="pic" href="/p/{i}">{img}</a>'
+            f'<h3><a href="/p/{i}">Kettle model {i}</a></h3><span class="price">${10 + i}.99</span></li>'
+        )
+    return page("<ul>" + "".join(rows) + "</ul>")
+
+
+def test_images_some_records_load_lazily_are_a_column_the_wrapper_reads():
+    # the last records keep their image in data-src until they scroll into view: mining
+    # reads both, and the column's XPath (src) reads both in a wrapper too
+    mined = scrapy_records.extract(lazy_shop(1, (3, 4, 5)), url=URL).main
+    assert mined is not None
+    assert {c.name: c.xpath for c in mined.columns}["image"] == "a/img/@src"
+    w = scrapy_records.induce([(URL, lazy_shop(1, (3, 4, 5))), (URL, lazy_shop(20, (2, 3, 4)))])
+    assert "image" in {f.name for f in w.fields}
+    got = w.extract(lazy_shop(40, (1, 5)), url=URL).records
+    assert [r.fields.get("image") for r in got] == [
+        f"https://shop.example/img/{i}.jpg" for i in range(40, 46)
+    ]
