@@ -148,7 +148,10 @@ def test_a_link_with_one_text_wherever_it_is_there_is_no_title():
     assert main is not None
     first = main.records[0].fields
     assert first.get("title") != "View image"
-    assert "View image" in first.values()
+    # the caption of links to different images is template text, as on a page where
+    # every record shows it: the link is kept, its caption is no value
+    assert "View image" not in first.values()
+    assert first["url"] == "https://shop.example/img/1"
 
 
 def test_a_page_the_wrapper_does_not_fit_is_mined_under_the_schema_names():
@@ -475,3 +478,104 @@ def test_a_record_that_starts_with_a_link_of_one_text_gets_a_wrapper():
     w = scrapy_records.induce([(URL, flat(1)), (URL, flat(20))])
     got = w.extract(flat(40), url=URL).records
     assert got[0].fields["similar_pages_url"] == "https://shop.example/similar/40"
+
+
+def archive(has_image: list[bool]) -> str:
+    rows = []
+    for i, has in enumerate(has_image):
+        image = f'<a class="viewrec" href="/img/{i}?p=1">View image</a>' if has else ""
+        rows.append(
+            f'<li class="rec"><h3><a href="/rec/{i}">Record number {i} of the archive</a></h3>'
+            f'<span class="place">Town {i}</span>{image}</li>'
+        )
+    return page("<ul>" + "".join(rows) + "</ul>")
+
+
+def test_a_link_caption_most_records_show_names_the_link_as_when_all_show_it():
+    # "View image" on links to different images: the caption of an action, template text
+    # whether every record shows it or some lack it, and the link is named after it
+    for has in ([True] * 6, [True, True, False, True, True, True], [False] + [True] * 4):
+        got = scrapy_records.extract(archive(has), url=URL)
+        cols = {c.name: c for c in got.main.columns}
+        assert "viewrec" not in cols and "view_image_url" in cols, cols
+        assert got.main.records[1].fields["view_image_url"] == "https://shop.example/img/1?p=1"
+    w = scrapy_records.induce(
+        [(URL, archive([True] * 6)), (URL, archive([True, False, True, True, True]))]
+    )
+    later = archive([True, True, False, True, True, True, True])
+    assert names(w.extract(later, url=URL).records) == names(
+        scrapy_records.extract(later, url=URL).records
+    )
+
+
+def test_a_repeated_link_text_that_keeps_its_target_stays_a_value():
+    # one agency's name on its own page in three records of five: data, not a caption
+    rows = []
+    for i in range(5):
+        by = '<a class="src" href="/agency/reuters">Reuters</a>' if i % 2 == 0 else ""
+        rows.append(
+            f'<li class="rec"><h3><a href="/rec/{i}">Story number {i} of the day</a></h3>'
+            f"<p>Story {i} in a sentence long enough to read as its summary here.</p>{by}</li>"
+        )
+    got = scrapy_records.extract(page("<ul>" + "".join(rows) + "</ul>"), url=URL)
+    assert ["Reuters" in r.fields.values() for r in got.main.records] == [True, False] * 2 + [True]
+
+
+def suppliers(places: list[str], years: list[int]) -> str:
+    rows = []
+    for i, (place, y) in enumerate(zip(places, years)):
+        held = (
+            f'<span class="years"><a href="/supplier/{i}/history">{y} yrs</a></span>' if y else ""
+        )
+        rows.append(
+            f'<div class="item"><h2><a href="/product/{i}">Product number {i} for business</a>'
+            f'</h2><div class="supplier"><span class="location">{place}</span>{held}</div></div>'
+        )
+    return page("".join(rows))
+
+
+def test_a_text_standing_alone_in_a_third_of_the_records_names_no_value_beside_it():
+    # every supplier is in China on one page: template text, but no label of the years a
+    # supplier has been trading, which a third of them lack; named as where places vary
+    years = [3, 0, 5, 7, 0, 2]
+    china = scrapy_records.extract(suppliers(["China"] * 6, years), url=URL).main
+    mixed = scrapy_records.extract(suppliers(["China", "India"] + ["China"] * 4, years), url=URL)
+    assert china is not None and mixed.main is not None
+    assert [c.name for c in china.columns] == ["title", "url", "years", "years_url"]
+    assert [c.name for c in mixed.main.columns] == [
+        "title",
+        "url",
+        "location",
+        "years",
+        "years_url",
+    ]
+    assert china.records[2].fields["years"] == "5 yrs"
+
+
+def lazy_shop(start: int, lazy: tuple[int, ...]) -> str:
+    rows = []
+    for k, i in enumerate(range(start, start + 6)):
+        img = (
+            f'<img data-src="/img/{i}.jpg" src="data:image/gif;base64,R0lGOD">'
+            if k in lazy
+            else f'<img src="/img/{i}.jpg">'
+        )
+        rows.append(
+            f'<li class="product"><a class="pic" href="/p/{i}">{img}</a>'
+            f'<h3><a href="/p/{i}">Kettle model {i}</a></h3><span class="price">${10 + i}.99</span></li>'
+        )
+    return page("<ul>" + "".join(rows) + "</ul>")
+
+
+def test_images_some_records_load_lazily_are_a_column_the_wrapper_reads():
+    # the last records keep their image in data-src until they scroll into view: mining
+    # reads both, and the column's XPath (src) reads both in a wrapper too
+    mined = scrapy_records.extract(lazy_shop(1, (3, 4, 5)), url=URL).main
+    assert mined is not None
+    assert {c.name: c.xpath for c in mined.columns}["image"] == "a/img/@src"
+    w = scrapy_records.induce([(URL, lazy_shop(1, (3, 4, 5))), (URL, lazy_shop(20, (2, 3, 4)))])
+    assert "image" in {f.name for f in w.fields}
+    got = w.extract(lazy_shop(40, (1, 5)), url=URL).records
+    assert [r.fields.get("image") for r in got] == [
+        f"https://shop.example/img/{i}.jpg" for i in range(40, 46)
+    ]

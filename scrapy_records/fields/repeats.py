@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from scrapy_records.fields.naming import label_name
+from scrapy_records.fields.naming import label_name, slug
 from scrapy_records.fields.slots import Slot
 from scrapy_records.fields.template import Layout, TemplateNode
 from scrapy_records.fields.text import is_label_text, xpath_literal, xpath_string
@@ -150,9 +150,14 @@ def _list_slot(group: list[Slot], n: int, layout: Layout, head: TemplateNode) ->
 
 
 def _leading_label(values: list[Any]) -> str | None:
-    """The label most records' lists start with ("by" before the authors), if any."""
+    """The label most records' lists start with ("by" before the authors), if any; none
+    when the items are labels all through: a list of keys ("Place of Origin:", "Brand
+    Name:" in any order) keeps its first key."""
     firsts = Counter(v[0] for v in values if v and isinstance(v[0], str))
     if not firsts:
+        return None
+    items = [x for v in values if v for x in v]
+    if sum(1 for x in items if isinstance(x, str) and is_label_text(x)) >= 0.9 * len(items):
         return None
     first, k = firsts.most_common(1)[0]
     return first if k >= 2 and 2 * k >= sum(firsts.values()) and is_label_text(first) else None
@@ -244,6 +249,14 @@ def _link_columns(texts: Slot, urls: Slot, n: int) -> list[Slot] | None:
     return cols
 
 
+def key_name(key: str) -> str | None:
+    """The name a key of a list of keys and values gives: its label name, or, for a key
+    too long to read as a label on its own ("2D code recognition software embedding:"),
+    the key itself as an identifier. Among the keys of a list it is a key however long:
+    one long key must not turn the whole list back into two lists of texts."""
+    return label_name(key) or slug(key.strip().rstrip(":：").strip()) or None
+
+
 def _pair_columns(keys: Slot, vals: Slot, n: int) -> list[Slot] | None:
     if keys.kind != "text" or vals.kind != "text":
         return None
@@ -255,7 +268,7 @@ def _pair_columns(keys: Slot, vals: Slot, n: int) -> list[Slot] | None:
         if len(ks) != len(vs):
             return None
         labels.extend(ks)
-    named = [label_name(x) for x in labels if is_label_text(x)]
+    named = [key_name(x) for x in labels if is_label_text(x)]
     if not labels or len(named) < 0.9 * len(labels) or None in named:
         return None
     return _label_columns(keys, vals, labels, n)
@@ -278,7 +291,7 @@ def _label_columns(keys: Slot, vals: Slot, labels: list[str], n: int) -> list[Sl
                     s.values[r] = vv
                     break
         s.refs = list(vals.refs)
-        s.name, s.evidence = label_name(label) or "value", "label"
+        s.name, s.evidence = key_name(label) or "value", "label"
         s.xpath = _label_xpath(keys.xpath, vals.xpath, label)
         cols.append(s)
     return cols

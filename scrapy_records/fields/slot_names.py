@@ -95,8 +95,10 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
     :func:`_label_variants`); where its text also holds the value, ``raw`` keeps that
     value per record for :func:`fill_eaten`. With ``page``, one text in at least two
     records on a control (a button, a link to ``#`` or a script, an element whose class
-    says button: "Buy online", "Save to list", "more") is static too; a text the page
-    annotates as a property (``itemprop`` on its element) never is."""
+    says button: "Buy online", "Save to list", "more") is static too, and so is one text in
+    :data:`CAPTION_SHARE` of the records (three at least) that is the whole text of links
+    to different places ("View image", not an item of a list: :func:`_link_caption`); a
+    text the page annotates as a property (``itemprop`` on its element) never is."""
     present = [sum(1 for v in s.values if v is not None) for s in slots]
     for k, s in enumerate(slots):
         vals = {v for v in s.values if v is not None}
@@ -115,7 +117,8 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
                 s.static = True
             elif s.kind == "text":
                 v = next(iter(vals))
-                if not _WORD_RE.search(v) or (page is not None and _on_control(page, s)):
+                caption = _most(present[k], n) and page is not None and _link_caption(page, s, v)
+                if not _WORD_RE.search(v) or caption or (page is not None and _on_control(page, s)):
                     s.static = True
                     continue
                 nxt = next((o for o in slots[k + 1 :] if o.kind == "text"), None)
@@ -164,6 +167,59 @@ def _on_control(page: Page, s: Slot, levels: int = 3) -> bool:
         if not hit:
             return False
     return True
+
+
+#: the share of the records that show one text on links to different places for the text
+#: to be their caption ("View image"); shown by fewer, one text tells those records apart
+#: ("Home from Zillow" beside users' names)
+CAPTION_SHARE = 0.8
+
+
+def _most(present: int, n: int) -> bool:
+    return present >= 3 and present >= CAPTION_SHARE * n
+
+
+def _link_caption(page: Page, s: Slot, value: str, levels: int = 2) -> bool:
+    """Each of the slot's first nodes is the whole text of a link (at most ``levels`` up)
+    and the links go to different places: the caption of an action on each record ("View
+    image", "Similar products"), template text whichever records show it; a text that
+    stays with its target (one author's page) is not."""
+    refs = [x for x in s.refs if x is not None][:3]
+    if len(refs) < 2:
+        return False
+    pd = page_data(page)
+    want = " ".join(value.split())
+    hrefs = set()
+    for x in refs:
+        x = pd.element(x)
+        for _ in range(levels + 1):
+            if x < 0 or page.tag[x] == "a":
+                break
+            x = page.parent[x]
+        if x < 0 or page.tag[x] != "a":
+            return False
+        el = page.el[x]
+        href = (el.get("href") or "").strip()
+        if not href or " ".join(el.text_content().split()) != want or _listed(el):
+            return False
+        hrefs.add(href)
+    return len(hrefs) > 1
+
+
+def _listed(el: Any, levels: int = 2) -> bool:
+    """``el``, or the element it alone fills (at most ``levels`` up), has a sibling of its
+    tag: an item of a list (``<li><a>``), whose texts :mod:`~scrapy_records.fields.repeats`
+    reads as a list."""
+    for _ in range(levels + 1):
+        parent = el.getparent()
+        if parent is None:
+            return False
+        if sum(1 for c in parent if c.tag == el.tag) > 1:
+            return True
+        if len(parent) > 1:
+            return False
+        el = parent
+    return False
 
 
 def _label_variants(values: list[Any]) -> list[Any] | None:
@@ -268,9 +324,24 @@ def find_labels(
         if lab_tag == "label" and not colon and a is not lab_el:
             continue  # a form control's caption ("Compare" by its checkbox), not a value's
         strong = colon or a is lab_el or lab_tag in LABEL_TAGS or is_byline_label(lv)
-        if strong or (lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3):
+        loose = lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3 and _beside(lab, target)
+        if strong or loose:
             out[id(target)] = Label(ln, a is lab_el, not strong, lab.raw if lab.static else None)
     return out
+
+
+#: the share of the records holding a loose label that must hold its value too
+LOOSE_LABEL_COVER = 0.9
+
+
+def _beside(lab: Slot, value: Slot) -> bool:
+    """A loose label (a short text beside the value, no other sign of a label) is the
+    value's when the records that show it show the value too: a text standing alone in
+    a third of them ("China (Mainland)" where a supplier has no "Trade Assurance") is a
+    value of its own that a page holds once in every record, not the value's name."""
+    shown = sum(1 for v in lab.values if v is not None)
+    held = sum(1 for a, b in zip(lab.values, value.values) if a is not None and b is not None)
+    return held >= LOOSE_LABEL_COVER * shown
 
 
 def _dist(x: TemplateNode, y: TemplateNode, tparent: Parents, tdepth: Depths) -> int | None:

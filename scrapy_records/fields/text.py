@@ -241,3 +241,25 @@ def xpath_string(s: str) -> str:
     if lit is not None:
         return lit
     return "concat(" + ', "\'", '.join(f"'{p}'" for p in s.split("'")) + ")"
+
+
+#: image URL attributes, by preference (lazy loaders keep the real URL in ``data-*``)
+IMAGE_ATTRS = ("src", "data-src", "data-original", "data-lazy-src", "data-lazy", "data-url")
+_PLACEHOLDER_RE = re.compile(
+    r"(?:blank|spacer|placeholder|transparent|pixel|1x1|loading|lazy)[^/]*\.(?:gif|png|svg)", re.I
+)
+
+
+def image_source(el: Any) -> tuple[str | None, str | None]:
+    """An ``img`` element's URL as written and the attribute it came from: the first of
+    :data:`IMAGE_ATTRS` holding one (no ``data:`` URL; a placeholder ``src`` when a lazy
+    loader's attribute is there too), ``(None, None)`` when none does. Mining reads an
+    image so, and a wrapper's image field so reads any of these attributes: records that
+    keep the URL in ``data-src`` until they scroll into view read like those that do not."""
+    for a in IMAGE_ATTRS:
+        v = el.get(a)
+        if v and v.strip() and not v.strip().lower().startswith("data:"):
+            if a == "src" and _PLACEHOLDER_RE.search(v) and any(el.get(b) for b in IMAGE_ATTRS[1:]):
+                continue
+            return v, a
+    return None, None

@@ -12,14 +12,10 @@ import re
 from collections.abc import Callable
 
 from scrapy_records.fields.records import page_data
+from scrapy_records.fields.text import image_source
 from scrapy_records.fields.values import first_srcset_url
 from scrapy_records.page import Page
 
-#: image URL attributes, by preference (lazy loaders keep the real URL in ``data-*``)
-_IMG_ATTRS = ("src", "data-src", "data-original", "data-lazy-src", "data-lazy", "data-url")
-_PLACEHOLDER_RE = re.compile(
-    r"(?:blank|spacer|placeholder|transparent|pixel|1x1|loading|lazy)[^/]*\.(?:gif|png|svg)", re.I
-)
 _ABS_RE = re.compile(r"^https?://[^\s/?#]+(?:[/?#][^\s]*)?$")
 _SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _BASE_RE = re.compile(r"^(https?):(//[^/?#\s]+)([^?#\s]*)", re.I)
@@ -94,15 +90,7 @@ def image_url(
     """The image URL of ``img`` element ``i`` and the attribute it came from (``absolute``:
     the URL resolver, default :func:`absolute_url` on ``page``)."""
     el = page.el[i]
-    src = None
-    used = None
-    for a in _IMG_ATTRS:
-        v = el.get(a)
-        if v and v.strip() and not v.strip().lower().startswith("data:"):
-            if a == "src" and _PLACEHOLDER_RE.search(v) and any(el.get(b) for b in _IMG_ATTRS[1:]):
-                continue
-            src, used = v, a
-            break
+    src, used = image_source(el)
     if src is None:
         for a in ("srcset", "data-srcset"):
             v = first_srcset_url(el.get(a))

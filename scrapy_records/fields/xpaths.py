@@ -7,7 +7,9 @@ later root with ``following-sibling::tag[k]``. Where the records' paths differ, 
 tag and class, verified. A text that is only part of its element's text ("Then the
 <b>Lord</b> God" before a block of links) is read as that element's string between its
 neighbouring elements' (``substring-before(string(div[2]), string(div[2]/div))``),
-verified too.
+verified too. An image some records keep in ``src`` and others in a lazy loader's
+``data-src`` is read by ``@src``: a wrapper reads an image field's URL from any of those
+attributes, as mining does (:func:`~scrapy_records.fields.text.image_source`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from lxml import etree
 
 from scrapy_records.fields.records import RecordTree
 from scrapy_records.fields.slots import Slot
-from scrapy_records.fields.text import strip_separators
+from scrapy_records.fields.text import IMAGE_ATTRS, strip_separators
 from scrapy_records.page import Page
 from scrapy_records.selectors import class_predicate, stable_token, tag_step
 
@@ -136,10 +138,15 @@ def column_xpath(
         if suffix0 is None:
             suffix0 = suffix
         elif suffix != suffix0:
-            if not {suffix, suffix0} <= _FIRST_TEXT:
+            if {suffix, suffix0} <= _IMAGE_SUFFIXES:
+                # src here, data-src there (lazy loading): the image's URL, which a
+                # wrapper reads from any of them as mining does (image_source)
+                suffix0 = _IMAGE_SRC
+            elif not {suffix, suffix0} <= _FIRST_TEXT:
                 return None
-            # the element's only text, its one text node, its first: the first reads all
-            suffix0 = _FIRST_TEXT_NODE
+            else:
+                # the element's only text, its one text node, its first: the first reads all
+                suffix0 = _FIRST_TEXT_NODE
         checked.append((groups[r][0], node))
         checked_records.append((r, groups[r][0]))
         path = _record_path(page, rec, groups[r], node, sibpos, steps_memo)
@@ -182,6 +189,9 @@ _RUN = "~"
 #: suffixes that all read a value that is its element's first (or only) text node
 _FIRST_TEXT_NODE = "text()[normalize-space()][1]"
 _FIRST_TEXT = frozenset({"", "text()", _FIRST_TEXT_NODE})
+#: the suffixes of an image's URL attributes, and the one a column of several gets
+_IMAGE_SUFFIXES = frozenset("@" + a for a in IMAGE_ATTRS)
+_IMAGE_SRC = "@" + IMAGE_ATTRS[0]
 
 
 def _compose(path: str, suffix: str) -> str:

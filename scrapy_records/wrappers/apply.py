@@ -16,7 +16,7 @@ from lxml import etree
 
 from scrapy_records import page as page_mod
 from scrapy_records.fields.dates import current_relative_base
-from scrapy_records.fields.text import inline_text, strip_separators
+from scrapy_records.fields.text import IMAGE_ATTRS, image_source, inline_text, strip_separators
 from scrapy_records.fields.values import (
     decimal_style,
     parse_date_iso,
@@ -260,6 +260,7 @@ def _first_values(
     nodes over all records, after their record's marker, in document order)."""
     name, attr, ftype = f.name, f.attr, f.type
     link = ftype in ("url", "image")
+    lazy = ftype == "image" and attr in IMAGE_ATTRS  # src or data-src: as mining reads it
     get = first_index.get
     norm = page_mod.normalize_space
     row: dict[str, Any] | None = None  # the current record's values, None once it has one
@@ -275,7 +276,7 @@ def _first_values(
         if row is None:
             continue
         if attr is not None:
-            raw = None if is_text else node.get(attr)
+            raw = None if is_text else (node.get(attr) if not lazy else image_source(node)[0])
             if raw is None:
                 continue
             v = to_value(ftype, raw, base) if link else norm(raw)

@@ -15,7 +15,7 @@ from urllib.parse import urljoin
 from lxml import etree
 
 from scrapy_records import page as page_mod
-from scrapy_records.fields.text import inline_text, strip_separators
+from scrapy_records.fields.text import IMAGE_ATTRS, image_source, inline_text, strip_separators
 from scrapy_records.page import (
     DROPPED_TAGS,
     Page,
@@ -283,6 +283,17 @@ def _fast_join(base: str, raw: str) -> str | None:
     return parts[1] + raw
 
 
+def attribute_value(node: Any, attr: str, ftype: str) -> str | None:
+    """Attribute ``attr`` of a selected node (``None`` for a text node); an image field's
+    URL attribute (``src``, ``data-src``...) reads the image as mining does: the first of
+    them holding a URL (:func:`~scrapy_records.fields.text.image_source`)."""
+    if not isinstance(node, etree._Element):
+        return None
+    if ftype == "image" and attr in IMAGE_ATTRS:
+        return image_source(node)[0]
+    return node.get(attr)
+
+
 def to_value(ftype: str, raw: str, base: str | None) -> Any:
     """A raw value as the field type reads it: url/image values made absolute."""
     if ftype in ("url", "image"):
@@ -423,7 +434,7 @@ class FieldReader:
         vals = []
         for n in nodes:
             if self.attr is not None:
-                raw = n.get(self.attr) if isinstance(n, etree._Element) else None
+                raw = attribute_value(n, self.attr, self.type)
                 if raw is None:
                     continue
                 v = (

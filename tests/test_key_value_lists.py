@@ -1,0 +1,52 @@
+"""Lists of keys beside lists of values in each record ("Place of Origin:" / "Zhejiang", in
+any order) are one column per key (fields/repeats.py), whatever the keys look like."""
+
+from __future__ import annotations
+
+import scrapy_records
+
+URL = "https://shop.example/search"
+
+ZHEJIANG = [("Place of Origin:", "Zhejiang"), ("Brand Name:", "Tiger"), ("Model Number:", "E45")]
+SHENDONG = [("Brand Name:", "Shendong"), ("Place of Origin:", "Shandong"), ("Model Number:", "U4")]
+GLOBE = [("Brand Name:", "Globe"), ("Model Number:", "B-12"), ("Place of Origin:", "Beijing")]
+BEIJING = [("Place of Origin:", "Beijing"), ("Model Number:", "B-12"), ("Brand Name:", "Globe")]
+SUN = [("Place of Origin:", "Fujian"), ("Brand Name:", "Sun"), ("Model Number:", "S-9")]
+
+
+def cards(keys: list[list[tuple[str, str]]]) -> str:
+    rows = []
+    for i, kv in enumerate(keys):
+        props = "".join(f'<div class="kv">{k} <b>{v}</b></div>' for k, v in kv)
+        rows.append(
+            f'<div class="item"><h2><a href="/product/{i}">Product number {i} for business</a>'
+            f'</h2><div class="kv-prop">{props}</div>'
+            f'<span class="price">US $3{i}.00 / Piece</span></div>'
+        )
+    return "<html><body><div id='main'>" + "".join(rows) + "</div></body></html>"
+
+
+def test_a_key_too_long_for_a_label_elsewhere_is_a_key_of_the_list():
+    # one product's key has five words: the list is still keys and values, not two lists
+    odd = [("Model Number:", "YCQ-2"), ("2D code recognition software embedding:", "Yes")]
+    main = scrapy_records.extract(cards([ZHEJIANG, SHENDONG, odd, GLOBE, SUN]), url=URL).main
+    assert main is not None
+    assert not [c.name for c in main.columns if c.multiple]
+    assert main.records[1].fields["place_of_origin"] == "Shandong"
+    assert main.records[2].fields["model_number"] == "YCQ-2"
+    assert main.records[2].fields["f_2d_code_recognition_software_embedding"] == "Yes"
+
+
+def test_the_key_most_lists_start_with_stays_a_key():
+    # "Place of Origin:" opens three lists of five: a key like the others, not a label of
+    # the whole list ("by" before authors) to drop, which would pair keys and values wrongly
+    short = [("Model Number:", "YCQ-2"), ("Color:", "Red")]
+    main = scrapy_records.extract(cards([ZHEJIANG, SHENDONG, short, BEIJING, SUN]), url=URL).main
+    assert main is not None
+    first = main.records[0].fields
+    assert (first["place_of_origin"], first["brand_name"], first["model_number"]) == (
+        "Zhejiang",
+        "Tiger",
+        "E45",
+    )
+    assert main.records[2].fields["color"] == "Red"
