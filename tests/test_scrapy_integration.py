@@ -59,6 +59,8 @@ def test_records_next_to_spider_items_and_wrapper_reuse(tmp_path, site):
     assert len(wrappers) == 1 and wrappers[0]["version"] == 1 and wrappers[0]["status"] == "new"
     assert wrappers[0]["document"]["record"]["xpath"]
     assert "induced wrapper" in log and "scrapy_records summary" in log
+    # the log names the template as the files do (its URL pattern), then its id
+    assert "induced wrapper 127.0.0.1/shop-page-N [t-" in log
     assert stats["records/records"] == N_PRODUCTS
 
 

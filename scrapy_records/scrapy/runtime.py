@@ -684,9 +684,9 @@ class RecordsRuntime(StoreSync):
             }
         )
         logger.info(
-            "scrapy_records: induced wrapper %s/%s version %s (%s) from %d pages: record %s,"
+            "scrapy_records: induced wrapper %s [%s] version %s (%s) from %d pages: record %s,"
             " fields %s",
-            st.site,
+            f"{st.site}/{self._names.get((st.site, st.template), st.template)}",
             st.template,
             version,
             status,
