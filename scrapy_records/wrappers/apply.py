@@ -558,7 +558,7 @@ class CompiledWrapper:
         listed: :attr:`texts`)."""
         if self.record is None or self.record_info is None:
             return [], [], 0
-        budget.top(self.record_info, "the record selector")
+        budget.top(self.record_info, "the record selector", ids)
         try:
             found = self.record_id.nodes(ids) if ids is not None and self.record_id else None
             if found is None:
@@ -628,7 +628,7 @@ class CompiledWrapper:
                 v = labelled.get(f.name)
             else:
                 if not charged:
-                    budget.top(f.info, f"page field {f.name}")
+                    budget.top(f.info, f"page field {f.name}", ids)
                 v = f.read(root, base, ids=ids)
             if v is not None:
                 page_vals[f.name] = v
