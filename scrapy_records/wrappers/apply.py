@@ -174,10 +174,14 @@ def _eval_one(
             out[f.name] = v
 
 
-def _batched_found(f: FieldReader, root: Any, firsts: list[Any], budget: ApplyBudget) -> list[Any]:
+def _batched_found(
+    f: FieldReader, root: Any, firsts: list[Any], budget: ApplyBudget | None
+) -> list[Any]:
     """Field ``f``'s nodes over all records in one evaluation, each record's first element
-    as a marker before its own nodes (document order)."""
-    budget.batched(f.info, len(firsts), f"field {f.name}")
+    as a marker before its own nodes (document order); charged to ``budget`` first (``None``:
+    charged already)."""
+    if budget is not None:
+        budget.batched(f.info, len(firsts), f"field {f.name}")
     assert f.batch is not None  # the caller reads a field without one record by record
     try:
         return f.batch(root, recs=firsts)
@@ -224,10 +228,13 @@ def _eval_fields(
         return
     first_index = {x: k for k, x in enumerate(firsts)}
     found_cache: dict[str, list[Any]] = {}
+    charged = budget.all_fields(_charges(fields, n_rec), n_rec)
     for f in fields:
-        budget.values(n_rec, f"field {f.name}")
+        if not charged:
+            budget.values(n_rec, f"field {f.name}")
         if f.batch is None or n_rec > BATCH_MAX_RECORDS:
-            budget.per_record(f.info, n_rec, f"field {f.name}")
+            if not charged:
+                budget.per_record(f.info, n_rec, f"field {f.name}")
             for k, e in enumerate(firsts):
                 v = f.read(e, base, dirty)
                 if v is not None:
@@ -238,7 +245,9 @@ def _eval_fields(
         else:
             found = found_cache.get(f.path)
             if found is None:
-                found = found_cache[f.path] = _batched_found(f, root, firsts, budget)
+                found = found_cache[f.path] = _batched_found(
+                    f, root, firsts, None if charged else budget
+                )
             if not f.multiple:
                 _first_values(f, found, first_index, base, values)
                 continue
@@ -247,6 +256,23 @@ def _eval_fields(
             v = f.value(nodes, base, dirty)
             if v is not None:
                 values[k][f.name] = v
+
+
+def _charges(fields: list[FieldReader], n_rec: int) -> list[tuple[Any, bool]]:
+    """What :func:`_eval_fields` charges for each field (:meth:`ApplyBudget.all_fields`):
+    its path, evaluated over all records at once or from each; ``None`` for a path read
+    already (fields sharing it) or for the record itself."""
+    out: list[tuple[Any, bool]] = []
+    seen = set()
+    for f in fields:
+        if f.batch is None or n_rec > BATCH_MAX_RECORDS:
+            out.append((f.info, False))
+        elif f.path == "." or f.path in seen:
+            out.append((None, True))
+        else:
+            seen.add(f.path)
+            out.append((f.info, True))
+    return out
 
 
 def _first_values(

@@ -289,6 +289,33 @@ class ApplyBudget:
             self.values(records, f"field {f.name}")
             self.per_record(f.info, records, f"field {f.name}")
 
+    def all_fields(self, charges: list[tuple[XPathInfo | None, bool]], records: int) -> bool:
+        """The charges of reading fields over ``records`` records, as one charge when the
+        budget holds them all and no deadline is set (``True``); else nothing is charged
+        (``False``) and the caller charges each field before reading it. ``charges``: per
+        field, the path it evaluates (``None``: none, the values only) and whether it is
+        evaluated over all records at once (:meth:`batched`) or from each
+        (:meth:`per_record`); each with :meth:`values`. The same work as those calls."""
+        if self.deadline is not None:
+            return False
+        per_node = 0
+        fixed = VALUE_COST * records * len(charges)
+        for info, at_once in charges:
+            if info is None:
+                continue
+            if at_once:
+                per_node += self._visits(info, 1)
+                fixed += records * records
+            else:
+                a, b = self._per_record_units(info, records)
+                per_node += a
+                fixed += b
+        if not self._fits(per_node, fixed):
+            return False
+        self._per_node += per_node
+        self._fixed += fixed
+        return True
+
     def batched(self, info: XPathInfo, records: int, what: str) -> None:
         """Charge one evaluation of a contained path over ``records`` context nodes at once
         (lxml's hand-over of the node set is quadratic in ``records``)."""
