@@ -249,7 +249,7 @@ def _eval_fields(
                     f, root, firsts, None if charged else budget
                 )
             if not f.multiple:
-                _first_values(f, found, first_index, base, values)
+                _first_values(f, found, firsts, first_index, base, values)
                 continue
             per = _by_record(found, first_index)
         for k, nodes in per.items():
@@ -275,9 +275,29 @@ def _charges(fields: list[FieldReader], n_rec: int) -> list[tuple[Any, bool]]:
     return out
 
 
+def _after_markers(
+    found: list[Any], first_index: dict[Any, int], values: list[dict[str, Any]]
+) -> list[tuple[dict[str, Any], Any]]:
+    """``(values of its record, node)`` of each node of ``found`` that follows a record's
+    marker, in order."""
+    out = []
+    row: dict[str, Any] | None = None
+    get = first_index.get
+    for node in found:
+        if not isinstance(node, str):
+            k = get(node)  # (only elements mark records)
+            if k is not None:  # a record marker
+                row = values[k]
+                continue
+        if row is not None:
+            out.append((row, node))
+    return out
+
+
 def _first_values(
     f: FieldReader,
     found: list[Any],
+    firsts: list[Any],
     first_index: dict[Any, int],
     base: str | None,
     values: list[dict[str, Any]],
@@ -286,20 +306,16 @@ def _first_values(
     nodes over all records, after their record's marker, in document order)."""
     name, attr, ftype = f.name, f.attr, f.type
     link = ftype in ("url", "image")
-    get = first_index.get
     norm = page_mod.normalize_space
-    row: dict[str, Any] | None = None  # the current record's values, None once it has one
-    for node in found:
+    pairs: Any
+    if len(found) == 2 * len(firsts) and found[::2] == firsts:
+        pairs = zip(values, found[1::2])  # one node after each marker (most fields)
+    else:
+        pairs = _after_markers(found, first_index, values)
+    for row, node in pairs:
+        if name in row:
+            continue  # (the record has its value)
         is_text = isinstance(node, str)
-        if not is_text:
-            k = get(node)  # (only elements mark records)
-            if k is not None:  # a record marker
-                row = values[k]
-                if name in row:
-                    row = None
-                continue
-        if row is None:
-            continue
         if attr is not None:
             raw = None if is_text else node.get(attr)
             if raw is None:
@@ -318,7 +334,6 @@ def _first_values(
                 v = to_value(ftype, v, base)
         if v:
             row[name] = v
-            row = None
 
 
 class _List:
