@@ -174,10 +174,14 @@ def _eval_one(
             out[f.name] = v
 
 
-def _batched_found(f: FieldReader, root: Any, firsts: list[Any], budget: ApplyBudget) -> list[Any]:
+def _batched_found(
+    f: FieldReader, root: Any, firsts: list[Any], budget: ApplyBudget | None
+) -> list[Any]:
     """Field ``f``'s nodes over all records in one evaluation, each record's first element
-    as a marker before its own nodes (document order)."""
-    budget.batched(f.info, len(firsts), f"field {f.name}")
+    as a marker before its own nodes (document order); charged to ``budget`` first (``None``:
+    charged already)."""
+    if budget is not None:
+        budget.batched(f.info, len(firsts), f"field {f.name}")
     assert f.batch is not None  # the caller reads a field without one record by record
     try:
         return f.batch(root, recs=firsts)
@@ -224,10 +228,13 @@ def _eval_fields(
         return
     first_index = {x: k for k, x in enumerate(firsts)}
     found_cache: dict[str, list[Any]] = {}
+    charged = budget.all_fields(_charges(fields, n_rec), n_rec)
     for f in fields:
-        budget.values(n_rec, f"field {f.name}")
+        if not charged:
+            budget.values(n_rec, f"field {f.name}")
         if f.batch is None or n_rec > BATCH_MAX_RECORDS:
-            budget.per_record(f.info, n_rec, f"field {f.name}")
+            if not charged:
+                budget.per_record(f.info, n_rec, f"field {f.name}")
             for k, e in enumerate(firsts):
                 v = f.read(e, base, dirty)
                 if v is not None:
@@ -238,9 +245,11 @@ def _eval_fields(
         else:
             found = found_cache.get(f.path)
             if found is None:
-                found = found_cache[f.path] = _batched_found(f, root, firsts, budget)
+                found = found_cache[f.path] = _batched_found(
+                    f, root, firsts, None if charged else budget
+                )
             if not f.multiple:
-                _first_values(f, found, first_index, base, values)
+                _first_values(f, found, firsts, first_index, base, values)
                 continue
             per = _by_record(found, first_index)
         for k, nodes in per.items():
@@ -249,9 +258,46 @@ def _eval_fields(
                 values[k][f.name] = v
 
 
+def _charges(fields: list[FieldReader], n_rec: int) -> list[tuple[Any, bool]]:
+    """What :func:`_eval_fields` charges for each field (:meth:`ApplyBudget.all_fields`):
+    its path, evaluated over all records at once or from each; ``None`` for a path read
+    already (fields sharing it) or for the record itself."""
+    out: list[tuple[Any, bool]] = []
+    seen = set()
+    for f in fields:
+        if f.batch is None or n_rec > BATCH_MAX_RECORDS:
+            out.append((f.info, False))
+        elif f.path == "." or f.path in seen:
+            out.append((None, True))
+        else:
+            seen.add(f.path)
+            out.append((f.info, True))
+    return out
+
+
+def _after_markers(
+    found: list[Any], first_index: dict[Any, int], values: list[dict[str, Any]]
+) -> list[tuple[dict[str, Any], Any]]:
+    """``(values of its record, node)`` of each node of ``found`` that follows a record's
+    marker, in order."""
+    out = []
+    row: dict[str, Any] | None = None
+    get = first_index.get
+    for node in found:
+        if not isinstance(node, str):
+            k = get(node)  # (only elements mark records)
+            if k is not None:  # a record marker
+                row = values[k]
+                continue
+        if row is not None:
+            out.append((row, node))
+    return out
+
+
 def _first_values(
     f: FieldReader,
     found: list[Any],
+    firsts: list[Any],
     first_index: dict[Any, int],
     base: str | None,
     values: list[dict[str, Any]],
@@ -261,20 +307,16 @@ def _first_values(
     name, attr, ftype = f.name, f.attr, f.type
     link = ftype in ("url", "image")
     lazy = ftype == "image" and attr in IMAGE_ATTRS  # src or data-src: as mining reads it
-    get = first_index.get
     norm = page_mod.normalize_space
-    row: dict[str, Any] | None = None  # the current record's values, None once it has one
-    for node in found:
+    pairs: Any
+    if len(found) == 2 * len(firsts) and found[::2] == firsts:
+        pairs = zip(values, found[1::2])  # one node after each marker (most fields)
+    else:
+        pairs = _after_markers(found, first_index, values)
+    for row, node in pairs:
+        if name in row:
+            continue  # (the record has its value)
         is_text = isinstance(node, str)
-        if not is_text:
-            k = get(node)  # (only elements mark records)
-            if k is not None:  # a record marker
-                row = values[k]
-                if name in row:
-                    row = None
-                continue
-        if row is None:
-            continue
         if attr is not None:
             raw = None if is_text else (node.get(attr) if not lazy else image_source(node)[0])
             if raw is None:
@@ -293,7 +335,6 @@ def _first_values(
                 v = to_value(ftype, v, base)
         if v:
             row[name] = v
-            row = None
 
 
 class _List:
@@ -559,7 +600,7 @@ class CompiledWrapper:
         listed: :attr:`texts`)."""
         if self.record is None or self.record_info is None:
             return [], [], 0
-        budget.top(self.record_info, "the record selector")
+        budget.top(self.record_info, "the record selector", ids)
         try:
             found = self.record_id.nodes(ids) if ids is not None and self.record_id else None
             if found is None:
@@ -629,7 +670,7 @@ class CompiledWrapper:
                 v = labelled.get(f.name)
             else:
                 if not charged:
-                    budget.top(f.info, f"page field {f.name}")
+                    budget.top(f.info, f"page field {f.name}", ids)
                 v = f.read(root, base, ids=ids)
             if v is not None:
                 page_vals[f.name] = v

@@ -7,9 +7,10 @@ node sets with a duplicate check that is quadratic in their sizes). :class:`Appl
 bounds one page's application:
 
 1. **nodes**: the page's nodes (elements, comments, processing instructions, also
-   inside ``svg``, ``template``, scripts...) are counted once, before any selector runs
-   (for a page parsed from bytes, only when the bound :func:`nodes_bound` of its size
-   cannot decide a check: the count costs a sixth of the parse); over ``max_nodes``
+   inside ``svg``, ``template``, scripts...) are counted once, before any selector runs,
+   only when an upper bound cannot decide a check (the count costs a sixth of the parse):
+   :func:`nodes_bound` of the size of the bytes a page was parsed from, else the nodes
+   and texts, counted in one pass (:func:`nodes_and_texts`); over ``max_nodes``
    (default :data:`~scrapy_records.page.DEFAULT_MAX_NODES`, the page
    model's budget) the page is refused with
    :class:`~scrapy_records.errors.PageTooLargeError`;
@@ -30,12 +31,14 @@ wrappers on real pages use a small share of the default budget: ``benchmarks/fuz
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 from typing import Any
 
 from lxml import etree
 
 from scrapy_records.errors import BudgetExceededError, OptionError, PageTooLargeError
 from scrapy_records.page import DEFAULT_MAX_NODES
+from scrapy_records.wrappers.idpaths import IdIndex, IdPath, id_path
 from scrapy_records.wrappers.safe_xpath import XPathInfo, compile_xpath
 
 #: Default work budget of one page (node visits; see the module docstring).
@@ -53,11 +56,30 @@ BATCH_MAX_RECORDS = 512
 _COUNT_XP = compile_xpath("count(//*) + count(//comment()) + count(//processing-instruction())")
 
 
+@lru_cache(maxsize=1024)
+def _prefix_xpaths(prefix: str) -> tuple[Any, IdPath | None]:
+    """A context set's compiled XPath and its id-anchored form (the same few prefixes come
+    back on every page of a site)."""
+    return compile_xpath(prefix), id_path(prefix)
+
+
 def count_nodes(root: Any) -> int:
     """Elements, comments and processing instructions of ``root``'s document (counted by
     libxml2: a tenth of the parse's time; a walk in Python costs three times that)."""
     tree = root.getroottree() if hasattr(root, "getroottree") else root
     return int(_COUNT_XP(tree))
+
+
+#: the nodes of :data:`_COUNT_XP` and the text nodes, in one pass over the page instead of
+#: three (an upper bound of :func:`count_nodes`: ``node()`` is any of them)
+_NODES_AND_TEXTS_XP = compile_xpath("count(//node())")
+
+
+def nodes_and_texts(root: Any) -> int:
+    """An upper bound of :func:`count_nodes` at half its cost: the nodes it counts and the
+    text nodes of the document."""
+    tree = root.getroottree() if hasattr(root, "getroottree") else root
+    return int(_NODES_AND_TEXTS_XP(tree))
 
 
 #: Most nodes libxml2 builds per character of its input: an element, comment or
@@ -92,7 +114,8 @@ class ApplyBudget:
     """The budget of one page (module docstring). ``work`` is what was charged so far.
 
     ``nodes_at_most``: an upper bound of the page's nodes (:func:`nodes_bound` of the
-    bytes it was parsed from). The nodes are then counted only when a check cannot be
+    bytes it was parsed from); without one, or when it is over ``max_nodes``, the bound is
+    :func:`nodes_and_texts`. The nodes are then counted only when a check cannot be
     decided with the bound: work is kept as ``per_node * nodes + fixed``, each term
     non-negative, so what passes with the bound passes with the count.
     """
@@ -110,9 +133,11 @@ class ApplyBudget:
         self.root = root
         self._nodes: int | None = None
         if nodes_at_most is None or (max_nodes is not None and nodes_at_most > max_nodes):
-            nodes_at_most = self.nodes
+            nodes_at_most = nodes_and_texts(root)
             if max_nodes is not None and nodes_at_most > max_nodes:
-                raise PageTooLargeError(f"page has more than max_nodes={max_nodes} nodes")
+                nodes_at_most = self.nodes
+                if nodes_at_most > max_nodes:
+                    raise PageTooLargeError(f"page has more than max_nodes={max_nodes} nodes")
         #: what the checks use: the node count, or an upper bound until it is counted
         self._bound = nodes_at_most
         self.max_work = max_work
@@ -121,7 +146,6 @@ class ApplyBudget:
         self._per_node = 0
         self._fixed = 0
         self._shape: tuple[int, int] | None = None
-        self._prefixes: dict[str, Any] = {}
 
     @property
     def nodes(self) -> int:
@@ -188,19 +212,29 @@ class ApplyBudget:
         """Siblings visited by sibling steps that do not stop early, from one context."""
         return self.shape()[0] * info.sibling_scans if info.sibling_scans else 0
 
-    def top(self, info: XPathInfo, what: str) -> None:
+    def top(self, info: XPathInfo, what: str, ids: IdIndex | None = None) -> None:
         """Charge one evaluation from the page root; steps that run from several nodes are
-        charged by their context set, measured first (each measure charged before it)."""
+        charged by their context set, measured first (each measure charged before it).
+
+        ``ids``: the page's id index; an id-anchored context set (``//div[@id='r']`` of
+        ``//div[@id='r']//li``) is measured through it when it lists that id, instead of
+        a scan of the page: the same nodes (:class:`~scrapy_records.wrappers.idpaths.IdPath`).
+        """
         self.charge(self._scans(info), what, self._visits(info, info.passes))
         for prefix in info.spread:
-            xp = self._prefixes.get(prefix)
-            if xp is None:
-                xp = self._prefixes[prefix] = compile_xpath(prefix)
-            try:
-                size = len(xp(self.root))
-            except (etree.XPathEvalError, TypeError):
-                size = self.nodes
-            self.charge(0, what, size)
+            self.charge(0, what, self._measure(prefix, ids))
+
+    def _measure(self, prefix: str, ids: IdIndex | None) -> int:
+        """The size of the node-set ``prefix`` selects from the page root."""
+        xp, idp = _prefix_xpaths(prefix)
+        try:
+            if ids is not None and idp is not None and ids.lists(idp.id):
+                nodes = idp.nodes(ids)
+                if nodes is not None:
+                    return len(nodes)
+            return len(xp(self.root))
+        except (etree.XPathEvalError, TypeError):
+            return self.nodes
 
     def top_all(self, infos: list[XPathInfo]) -> bool:
         """:meth:`top` of each of ``infos`` as one charge, when none measures a context set
@@ -254,6 +288,33 @@ class ApplyBudget:
         for f in fields:
             self.values(records, f"field {f.name}")
             self.per_record(f.info, records, f"field {f.name}")
+
+    def all_fields(self, charges: list[tuple[XPathInfo | None, bool]], records: int) -> bool:
+        """The charges of reading fields over ``records`` records, as one charge when the
+        budget holds them all and no deadline is set (``True``); else nothing is charged
+        (``False``) and the caller charges each field before reading it. ``charges``: per
+        field, the path it evaluates (``None``: none, the values only) and whether it is
+        evaluated over all records at once (:meth:`batched`) or from each
+        (:meth:`per_record`); each with :meth:`values`. The same work as those calls."""
+        if self.deadline is not None:
+            return False
+        per_node = 0
+        fixed = VALUE_COST * records * len(charges)
+        for info, at_once in charges:
+            if info is None:
+                continue
+            if at_once:
+                per_node += self._visits(info, 1)
+                fixed += records * records
+            else:
+                a, b = self._per_record_units(info, records)
+                per_node += a
+                fixed += b
+        if not self._fits(per_node, fixed):
+            return False
+        self._per_node += per_node
+        self._fixed += fixed
+        return True
 
     def batched(self, info: XPathInfo, records: int, what: str) -> None:
         """Charge one evaluation of a contained path over ``records`` context nodes at once

@@ -88,6 +88,11 @@ class IdIndex:
         self._values = values if xp is not None else None
         self._xp = xp
 
+    def lists(self, value: str) -> bool:
+        """Whether :meth:`get` of ``value`` is read from the index as it is listed (or as it
+        will be): no second pass over the page for an id the index is not for."""
+        return self._values is None or value in self._values
+
     def get(self, value: str) -> list[Any]:
         """The elements whose ``id`` attribute is ``value``, in document order."""
         ids = self._ids

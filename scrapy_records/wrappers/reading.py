@@ -242,7 +242,6 @@ def parse_source(
     return root, url, None, bound
 
 
-_ABS_RX = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 _ORIGIN_RX = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*)")
 
 
@@ -294,28 +293,45 @@ def attribute_value(node: Any, attr: str, ftype: str) -> str | None:
     return node.get(attr)
 
 
+#: a URL scheme, and the common ones
+_SCHEME_RX = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
+_WEB_SCHEMES = frozenset({"http", "https"})
+#: what no link value starts with (lower-cased), and the longest of them
+_NOT_LINKS = ("javascript:", "data:")
+_NOT_LINKS_LEN = max(map(len, _NOT_LINKS))
+
+
+def _plain_absolute(raw: str) -> bool:
+    """``raw`` is an absolute URL ``urljoin`` returns unchanged: a lower-case scheme
+    (:data:`_SCHEME_RX`) and ``://``, no space, no ``..``, not ending with ``#`` or ``?``,
+    no ``?#``."""
+    k = raw.find(":")
+    if k <= 0 or not raw.startswith("//", k + 1):
+        return False
+    scheme = raw[:k]
+    if scheme not in _WEB_SCHEMES and not (_SCHEME_RX.fullmatch(scheme) and scheme.islower()):
+        return False
+    # (an empty query before a fragment, "/?#f", is one urljoin drops: "/#f")
+    return " " not in raw and ".." not in raw and raw[-1] not in "#?" and "?#" not in raw
+
+
 def to_value(ftype: str, raw: str, base: str | None) -> Any:
     """A raw value as the field type reads it: url/image values made absolute."""
-    if ftype in ("url", "image"):
-        raw = raw.strip()
-        if not raw or raw.lower().startswith(("javascript:", "data:")):
-            return None
-        if "\t" in raw or "\n" in raw or "\r" in raw:  # urljoin drops them, as mining's join
-            return urljoin(base or "", raw)
-        if (
-            _ABS_RX.match(raw)
-            and " " not in raw
-            and ".." not in raw
-            and raw[-1] not in "#?"
-            and raw[: raw.index(":")].islower()
-        ):
-            return raw  # already absolute (urljoin would return it unchanged)
-        if base:
-            j = _fast_join(base, raw)
-            if j is not None:
-                return j
-        return urljoin(base or "", raw)
-    return raw
+    if ftype != "url" and ftype != "image":
+        return raw
+    raw = raw.strip()
+    # (the prefix alone is lower-cased: a page's long data: URIs are images)
+    if not raw or raw[:_NOT_LINKS_LEN].lower().startswith(_NOT_LINKS):
+        return None
+    if not raw.isprintable() and ("\t" in raw or "\n" in raw or "\r" in raw):
+        return urljoin(base or "", raw)  # (urljoin drops them, as mining's join)
+    if _plain_absolute(raw):
+        return raw  # already absolute (urljoin would return it unchanged)
+    if base:
+        j = _fast_join(base, raw)
+        if j is not None:
+            return j
+    return urljoin(base or "", raw)
 
 
 #: field paths that cannot be evaluated from a node-set of records (absolute, upward or
