@@ -50,3 +50,41 @@ def test_the_key_most_lists_start_with_stays_a_key():
         "E45",
     )
     assert main.records[2].fields["color"] == "Red"
+
+
+# --------------------------------------------------------------- wrappers of lists of keys
+CAR = [("Year:", "2015"), ("Fuel:", "Diesel"), ("Brand Name:", "ZF")]
+VAN = [("Fuel:", "Petrol"), ("Year:", "2019"), ("Made In:", "China")]
+
+
+def test_a_wrapper_reads_keys_its_sample_pages_never_showed_as_mining_names_them():
+    # the keys differ by product: a later page's "Year:" and "Fuel:" are columns of the
+    # wrapper's records as of the mined page, not dropped because pages 1-2 lacked them
+    first = cards([ZHEJIANG, SHENDONG, GLOBE, SUN])
+    second = cards([SUN, BEIJING, SHENDONG, ZHEJIANG])
+    third = cards([CAR, VAN, ZHEJIANG, CAR])
+    w = scrapy_records.induce([(URL, first), (URL + "?p=2", second)])
+    keyed = [f for f in w.fields if f.keys is not None]
+    assert len(keyed) == 1 and keyed[0].name == "keys"
+    assert not any(f.name in ("place_of_origin", "brand_name") for f in w.fields)
+    wrapped = [r.fields for r in w.extract(third, url=URL + "?p=3").records]
+    mined = scrapy_records.extract(third, url=URL + "?p=3").main
+    assert mined is not None
+    assert wrapped == [r.fields for r in mined.records]
+    assert wrapped[0]["year"] == "2015" and wrapped[0]["fuel"] == "Diesel"
+    assert wrapped[1]["made_in"] == "China" and wrapped[2]["place_of_origin"] == "Zhejiang"
+    assert "keys" not in wrapped[0]
+    columns = [c.name for c in w.extract(third, url=URL + "?p=3").main.columns]
+    assert {"year", "fuel", "made_in", "brand_name"} <= set(columns) and "keys" not in columns
+
+
+def test_a_key_named_like_another_field_is_numbered_as_mining_numbers_it():
+    # "Price:" among the keys of some products, beside every product's own price
+    odd = [("Price:", "on request"), ("Brand Name:", "Odd")]
+    page = cards([ZHEJIANG, odd, SUN, GLOBE])
+    w = scrapy_records.induce([(URL, page), (URL + "?p=2", cards([SUN, odd, GLOBE, BEIJING]))])
+    wrapped = w.extract(page, url=URL).records[1].fields
+    mined = scrapy_records.extract(page, url=URL).main
+    assert mined is not None
+    assert wrapped["price_2"] == mined.records[1].fields["price_2"] == "on request"
+    assert wrapped["price"] == mined.records[1].fields["price"]

@@ -28,6 +28,7 @@ from scrapy_records.fields.values import (
 from scrapy_records.results import Column, PageResult, Record, Region
 from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget
 from scrapy_records.wrappers.idpaths import IdIndex, id_path, ids_xpath
+from scrapy_records.wrappers.keyed import KeyReader, key_columns, read_keys
 from scrapy_records.wrappers.labels import label_hits
 from scrapy_records.wrappers.model import WRAPPER_VERSION, ListSpec
 from scrapy_records.wrappers.reading import (
@@ -434,7 +435,9 @@ class CompiledWrapper:
         self.record_id = id_path(rec.xpath) if rec else None
         self.size = rec.size if rec else 1
         self.until_next = rec is not None and rec.span == "until_next"
-        self.fields = [FieldReader(f, rec.xpath if rec else None) for f in w.fields]
+        self.fields = [FieldReader(f, rec.xpath if rec else None) for f in w.fields if not f.keys]
+        #: lists of keys and values, each key a column (:mod:`~scrapy_records.wrappers.keyed`)
+        self.keyed = [KeyReader(f) for f in w.fields if f.keys]
         self.typed = [f for f in self.fields if f.type in _TYPED]
         self.required = [f for f in self.fields if not f.optional]
         self.order = [
@@ -454,6 +457,9 @@ class CompiledWrapper:
         self.texts = rec is not None and rec.xpath.strip() != "/html"
         self.lists = [_List(x) for x in w.lists]
         self.page_fields = [FieldReader(f) for f in w.page_fields]
+        #: the names the wrapper's own fields and lists give (keys take other names)
+        self.taken = {*self.order, *(f.name for f in w.fields), *(x.name for x in w.lists)}
+        self.taken |= {f"{f.name}_{t}" for f in self.typed for t in ("currency", "unit", "max")}
         #: the ids the id-anchored selectors name, and the XPath listing only those
         self.id_values = frozenset(
             x.id for x in [self.record_id, *(f.idpath for f in self.page_fields)] if x is not None
@@ -474,6 +480,8 @@ class CompiledWrapper:
         self.page_infos = [f.info for f in self.page_fields if f.name not in self.label_names]
         self.columns = []
         for spec in w.fields:
+            if spec.keys:
+                continue
             fill = float(w.health.fill_rates.get(spec.name, 1.0))
             self.columns.append(Column(spec.name, spec.type, fill, spec.xpath, "wrapper"))
             if spec.type == "price":
@@ -532,7 +540,7 @@ class CompiledWrapper:
             records=records,
             confidence=fit,
             xpath=tree.getpath(parent_el) if parent_el is not None else "/",
-            columns=list(self.columns),
+            columns=[*self.columns, *(key_columns(records, self.taken) if self.keyed else ())],
             meta={
                 "health": health,
                 "page": page_vals,
@@ -578,6 +586,7 @@ class CompiledWrapper:
         if n_rec:
             _eval_fields(self.fields, firsts, root, base, dirty, values, budget)
         type_errors = _type_values(self.typed, values)
+        keyed = read_keys(self.keyed, firsts, values, self.taken, budget) if self.keyed else None
         list_rows = (
             [(sub.name, sub.read_many(firsts, root, base, dirty, budget)) for sub in self.lists]
             if n_rec
@@ -597,6 +606,8 @@ class CompiledWrapper:
             for sub_name, per_rec in list_rows:
                 if per_rec[k]:
                     fields[sub_name] = per_rec[k]
+            if keyed is not None:
+                fields.update((n, v) for n, v in keyed[k].items() if n not in fields)
             nodes: tuple[int, ...] = ()
             if page is not None:
                 try:
