@@ -160,6 +160,19 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
     return errors
 
 
+def _drop_shared(fields: list[FieldReader], values: list[dict[str, Any]]) -> None:
+    """A link or image with one value in every record, or in three records or more wherever
+    present, is the template's (an icon, a placeholder image every record shows, a link all
+    share): mining calls it template text, no column (``fields.slot_names.mark_static``),
+    and the records do not hold it either, so a page reads alike mined and wrapped."""
+    n = len(values)  # (two at least)
+    for f in fields:
+        got = [r[f.name] for r in values if f.name in r]
+        if (len(got) == n or len(got) >= 3) and len(set(got)) == 1:
+            for r in values:
+                r.pop(f.name, None)
+
+
 def _eval_one(
     fields: list[FieldReader], first: Any, base: str | None, dirty: Any, out: dict[str, Any]
 ) -> None:
@@ -440,6 +453,9 @@ class CompiledWrapper:
         self.keyed = [KeyReader(f) for f in w.fields if f.keys]
         self.typed = [f for f in self.fields if f.type in _TYPED]
         self.required = [f for f in self.fields if not f.optional]
+        #: links and images one value in every record leaves out (:func:`_drop_shared`);
+        #: an inducer's draft reads them all (it judges template text itself)
+        self.shared = [f for f in self.fields if f.type in ("url", "image") and not f.multiple]
         self.order = [
             x
             for f in self.fields
@@ -586,6 +602,8 @@ class CompiledWrapper:
         if n_rec:
             _eval_fields(self.fields, firsts, root, base, dirty, values, budget)
         type_errors = _type_values(self.typed, values)
+        if n_rec >= 2 and self.shared:
+            _drop_shared(self.shared, values)
         keyed = read_keys(self.keyed, firsts, values, self.taken, budget) if self.keyed else None
         list_rows = (
             [(sub.name, sub.read_many(firsts, root, base, dirty, budget)) for sub in self.lists]

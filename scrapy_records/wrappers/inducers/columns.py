@@ -278,6 +278,7 @@ def _apply_candidates(
     cw = compiled.get(record.xpath) if compiled is not None else None
     if cw is None:
         cw = CompiledWrapper(wrapper_cls(id="draft", record=record, fields=unique))
+        cw.shared = []  # every value: a link every record shares is judged by the scoring
         if compiled is not None:
             compiled[record.xpath] = cw
     res = cw.apply(page.root, page.url, page)
