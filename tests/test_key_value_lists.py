@@ -88,3 +88,32 @@ def test_a_key_named_like_another_field_is_numbered_as_mining_numbers_it():
     assert mined is not None
     assert wrapped["price_2"] == mined.records[1].fields["price_2"] == "on request"
     assert wrapped["price"] == mined.records[1].fields["price"]
+
+
+def registry(rows: list[tuple[str, str]]) -> str:
+    """Ancestry's results: a "Name:" row, then a row whose label changes by record."""
+    return (
+        "<html><body><div id='main'><table><tbody>"
+        + "".join(
+            f"<tr class='rec'><td><a href='/r/{i}'>Society record number {i}</a></td><td>"
+            f"<table><tr><td><span>Name:</span></td><td>Person {i} of the index</td></tr>"
+            f"<tr><td><span>{label}</span></td><td>{value}</td></tr></table></td></tr>"
+            for i, (label, value) in enumerate(rows)
+        )
+        + "</tbody></table></div></body></html>"
+    )
+
+
+def test_a_label_cell_that_changes_by_record_is_read_by_the_wrapper_for_any_label():
+    # pages 1-2 show "Civil:" and "Residence:" rows; page 3 a "Birth:" row too: the wrapper
+    # gives it its column, and the "Name:" row every record shows stays the name column
+    one = [("Civil:", "Quebec"), ("Residence:", "Ottawa"), ("Civil:", "Montreal")]
+    two = [("Residence:", "Toronto"), ("Civil:", "Halifax"), ("Residence:", "Regina")]
+    three = [("Birth:", "1871"), ("Civil:", "Laval"), ("Birth:", "1880"), ("Residence:", "Hull")]
+    w = scrapy_records.induce([(URL, registry(one)), (URL + "?p=2", registry(two))])
+    mined = scrapy_records.extract(registry(three), url=URL).main
+    assert mined is not None
+    wrapped = [r.fields for r in w.extract(registry(three), url=URL).records]
+    assert wrapped == [r.fields for r in mined.records]
+    assert wrapped[0]["birth"] == "1871" and wrapped[1]["civil"] == "Laval"
+    assert "name_2" not in wrapped[0]

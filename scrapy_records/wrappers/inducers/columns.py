@@ -494,15 +494,20 @@ def key_list_fields(
     """The lists of keys and values the sample pages mined (columns with ``keys``): one
     field each (:class:`~scrapy_records.wrappers.model.KeyList`) that reads whatever keys a
     page shows, in place of the chosen fields of its keys (removed from ``chosen``); and
-    each field's fill (by ``id()``: the fullest of its columns')."""
-    lists: dict[tuple[str, str, str], list[Column]] = {}
+    each field's fill (by ``id()``: the fullest of its columns'). One list read at another
+    place of its items by another page (a value cell's first text, the whole cell) is read
+    as the first page read it."""
+    lists: dict[tuple[str, str], list[Column]] = {}
+    values: dict[tuple[str, str], str] = {}
     for region in regions:
         for col in schema_columns(region) if region is not None else []:
             if col.keys is not None and all(allowed_xpath(x) for x in col.keys):
-                lists.setdefault(col.keys, []).append(col)
+                lists.setdefault(col.keys[:2], []).append(col)
+                values.setdefault(col.keys[:2], col.keys[2])
     out: list[FieldSpec] = []
     fill: dict[int, float] = {}
-    for (items, key, value), cols in lists.items():
+    for (items, key), cols in lists.items():
+        value = values[items, key]
         for col in cols:  # (a field of that name read elsewhere is another column's)
             got = chosen.get(col.name)
             if got is not None and got.xpath.startswith(f"{items}["):
