@@ -167,10 +167,20 @@ def _drop_shared(fields: list[FieldReader], values: list[dict[str, Any]]) -> Non
     and the records do not hold it either, so a page reads alike mined and wrapped."""
     n = len(values)  # (two at least)
     for f in fields:
-        got = [r[f.name] for r in values if f.name in r]
-        if (len(got) == n or len(got) >= 3) and len(set(got)) == 1:
-            for r in values:
-                r.pop(f.name, None)
+        name, first, count = f.name, None, 0
+        for r in values:  # (stops at the second value: one per record, as a rule)
+            v = r.get(name)
+            if v is None:
+                continue
+            if first is None:
+                first = v
+            elif v != first:
+                break
+            count += 1
+        else:
+            if count == n or count >= 3:
+                for r in values:
+                    r.pop(name, None)
 
 
 def _eval_one(
