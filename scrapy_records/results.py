@@ -24,6 +24,9 @@ class Column:
     :param xpath: the column's XPath relative to the record root, when one path selects it.
     :param evidence: where the name came from (``itemprop``, ``class``, ``label``, ``type``...).
     :param multiple: each record holds a list of values (a repeated part: comments, tags).
+    :param keys: a column of a list of keys and values ("Year:" / "2019"): the XPaths of the
+        list's items (relative to the record root), and of each item's key and value
+        (relative to the item); ``None`` for other columns.
     """
 
     name: str
@@ -32,6 +35,7 @@ class Column:
     xpath: str | None = None
     evidence: str | None = None
     multiple: bool = False
+    keys: tuple[str, str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {

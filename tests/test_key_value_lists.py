@@ -50,3 +50,70 @@ def test_the_key_most_lists_start_with_stays_a_key():
         "E45",
     )
     assert main.records[2].fields["color"] == "Red"
+
+
+# --------------------------------------------------------------- wrappers of lists of keys
+CAR = [("Year:", "2015"), ("Fuel:", "Diesel"), ("Brand Name:", "ZF")]
+VAN = [("Fuel:", "Petrol"), ("Year:", "2019"), ("Made In:", "China")]
+
+
+def test_a_wrapper_reads_keys_its_sample_pages_never_showed_as_mining_names_them():
+    # the keys differ by product: a later page's "Year:" and "Fuel:" are columns of the
+    # wrapper's records as of the mined page, not dropped because pages 1-2 lacked them
+    first = cards([ZHEJIANG, SHENDONG, GLOBE, SUN])
+    second = cards([SUN, BEIJING, SHENDONG, ZHEJIANG])
+    third = cards([CAR, VAN, ZHEJIANG, CAR])
+    w = scrapy_records.induce([(URL, first), (URL + "?p=2", second)])
+    keyed = [f for f in w.fields if f.keys is not None]
+    assert len(keyed) == 1 and keyed[0].name == "keys"
+    assert not any(f.name in ("place_of_origin", "brand_name") for f in w.fields)
+    wrapped = [r.fields for r in w.extract(third, url=URL + "?p=3").records]
+    mined = scrapy_records.extract(third, url=URL + "?p=3").main
+    assert mined is not None
+    assert wrapped == [r.fields for r in mined.records]
+    assert wrapped[0]["year"] == "2015" and wrapped[0]["fuel"] == "Diesel"
+    assert wrapped[1]["made_in"] == "China" and wrapped[2]["place_of_origin"] == "Zhejiang"
+    assert "keys" not in wrapped[0]
+    columns = [c.name for c in w.extract(third, url=URL + "?p=3").main.columns]
+    assert {"year", "fuel", "made_in", "brand_name"} <= set(columns) and "keys" not in columns
+
+
+def test_a_key_named_like_another_field_is_numbered_as_mining_numbers_it():
+    # "Price:" among the keys of some products, beside every product's own price
+    odd = [("Price:", "on request"), ("Brand Name:", "Odd")]
+    page = cards([ZHEJIANG, odd, SUN, GLOBE])
+    w = scrapy_records.induce([(URL, page), (URL + "?p=2", cards([SUN, odd, GLOBE, BEIJING]))])
+    wrapped = w.extract(page, url=URL).records[1].fields
+    mined = scrapy_records.extract(page, url=URL).main
+    assert mined is not None
+    assert wrapped["price_2"] == mined.records[1].fields["price_2"] == "on request"
+    assert wrapped["price"] == mined.records[1].fields["price"]
+
+
+def registry(rows: list[tuple[str, str]]) -> str:
+    """Ancestry's results: a "Name:" row, then a row whose label changes by record."""
+    return (
+        "<html><body><div id='main'><table><tbody>"
+        + "".join(
+            f"<tr class='rec'><td><a href='/r/{i}'>Society record number {i}</a></td><td>"
+            f"<table><tr><td><span>Name:</span></td><td>Person {i} of the index</td></tr>"
+            f"<tr><td><span>{label}</span></td><td>{value}</td></tr></table></td></tr>"
+            for i, (label, value) in enumerate(rows)
+        )
+        + "</tbody></table></div></body></html>"
+    )
+
+
+def test_a_label_cell_that_changes_by_record_is_read_by_the_wrapper_for_any_label():
+    # pages 1-2 show "Civil:" and "Residence:" rows; page 3 a "Birth:" row too: the wrapper
+    # gives it its column, and the "Name:" row every record shows stays the name column
+    one = [("Civil:", "Quebec"), ("Residence:", "Ottawa"), ("Civil:", "Montreal")]
+    two = [("Residence:", "Toronto"), ("Civil:", "Halifax"), ("Residence:", "Regina")]
+    three = [("Birth:", "1871"), ("Civil:", "Laval"), ("Birth:", "1880"), ("Residence:", "Hull")]
+    w = scrapy_records.induce([(URL, registry(one)), (URL + "?p=2", registry(two))])
+    mined = scrapy_records.extract(registry(three), url=URL).main
+    assert mined is not None
+    wrapped = [r.fields for r in w.extract(registry(three), url=URL).records]
+    assert wrapped == [r.fields for r in mined.records]
+    assert wrapped[0]["birth"] == "1871" and wrapped[1]["civil"] == "Laval"
+    assert "name_2" not in wrapped[0]

@@ -579,3 +579,32 @@ def test_images_some_records_load_lazily_are_a_column_the_wrapper_reads():
     assert [r.fields.get("image") for r in got] == [
         f"https://shop.example/img/{i}.jpg" for i in range(40, 46)
     ]
+
+
+def food(start: int, image: str | None = None) -> str:
+    return page(
+        "".join(
+            f'<div class="food"><img src="{image or f"/img/{i}.png"}">'
+            f'<a href="/food/{i}">Oat bar {i}</a><span class="kcal">{100 + i} kcal</span></div>'
+            for i in range(start, start + 5)
+        )
+    )
+
+
+def test_one_placeholder_image_every_record_shows_is_no_column_of_a_wrapped_page():
+    # page 3's products have no photo: each shows the same "no image" picture, which mining
+    # calls template text; the wrapper's image field leaves it out as well
+    w = scrapy_records.induce([(URL, food(1)), (URL, food(10))])
+    assert "image" in {f.name for f in w.fields}
+    third = food(20, "/static/no_image.png")
+    mined = scrapy_records.extract(third, url=URL).main
+    assert mined is not None
+    wrapped = w.extract(third, url=URL).records
+    assert names(wrapped) == names(mined.records) and "image" not in names(wrapped)
+    assert [r.fields["title"] for r in wrapped] == [f"Oat bar {i}" for i in range(20, 25)]
+    # a page of distinct images keeps them
+    got = w.extract(food(30), url=URL).records
+    assert [r.fields.get("image") for r in got][:2] == [
+        "https://shop.example/img/30.png",
+        "https://shop.example/img/31.png",
+    ]

@@ -303,7 +303,7 @@ def _mutations():
         return f
 
     return {
-        "wrong version": setter(["version"], 3),
+        "wrong version": setter(["version"], 4),
         "bool version": setter(["version"], True),
         "wrong format": setter(["format"], "something-else"),
         "missing record": drop("record"),

@@ -17,7 +17,14 @@ import pytest
 from scrapy_records import Page, WrapperError
 from scrapy_records.extractors.base import build_region
 from scrapy_records.wrappers.induce import induce
-from scrapy_records.wrappers.model import FieldSpec, Health, ListSpec, Provenance, RecordSelector
+from scrapy_records.wrappers.model import (
+    FieldSpec,
+    Health,
+    KeyList,
+    ListSpec,
+    Provenance,
+    RecordSelector,
+)
 from scrapy_records.wrappers.templates import template_info
 from scrapy_records.wrappers.wrapper import Wrapper
 
@@ -166,6 +173,11 @@ def _documents() -> dict[str, dict[str, Any]]:
         "from_region": _from_region(),
         "by hand": _by_hand(),
         "page fields only": Wrapper("p", None, page_fields=[FieldSpec("t", xpath="//h1")]),
+        "list of keys": Wrapper(
+            "k",
+            RecordSelector("//li"),
+            fields=[FieldSpec("keys", "text", "div/p", optional=True, keys=KeyList("b", "i"))],
+        ),
         "induce auto": induce(lists),
         "induce gstm": induce(lists, extractor="gstm"),
         "induce gstm detail pages": induce(details, extractor="gstm"),
@@ -221,7 +233,7 @@ def _drop(path: list[Any]):
 
 
 REFUSED = {
-    "other version": _set(["version"], 3),
+    "other version": _set(["version"], 4),
     "bool version": _set(["version"], True),
     "other format": _set(["format"], "x"),
     "empty id": _set(["id"], ""),
@@ -248,6 +260,9 @@ REFUSED = {
     "fill rate above 1": _set(["health", "fill_rates", "a"], 1.5),
     "min_fit string": _set(["health", "min_fit"], "0.5"),
     "null record with fields": _set(["record"], None),
+    "keys of a link": _set(["fields", 0, "keys"], {"key": "b", "value": "i"}),
+    "keys without a value": _set(["fields", 0, "keys"], {"key": "b"}),
+    "keys' blank xpath": _set(["fields", 0, "keys"], {"key": "b", "value": " "}),
 }
 
 
@@ -258,3 +273,21 @@ def test_schema_and_validator_refuse_the_same_documents(name):
     assert errors(SCHEMA, doc) != []
     with pytest.raises(WrapperError):
         Wrapper.from_dict(doc)
+
+
+def test_a_version_2_document_loads_without_lists_of_keys_and_is_written_as_version_3():
+    doc = copy.deepcopy(DOCUMENTS["by hand"])
+    doc["version"] = 2
+    for f in doc["fields"] + doc["page_fields"]:
+        del f["keys"]
+    w = Wrapper.from_dict(doc)
+    assert [f.keys for f in w.fields] == [None]
+    assert json.loads(w.to_json())["version"] == 3
+
+
+def test_a_list_of_keys_round_trips():
+    doc = DOCUMENTS["list of keys"]
+    assert doc["fields"][0]["keys"] == {"key": "b", "value": "i"}
+    w = Wrapper.from_dict(doc)
+    assert w.fields[0].keys == KeyList("b", "i")
+    assert json.loads(w.to_json()) == doc

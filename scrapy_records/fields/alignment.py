@@ -169,7 +169,7 @@ def _assemble(
     for k, s in enumerate(data):
         name = names[k]
         fill = fills[k] / n
-        columns.append(Column(name, s.type, fill, s.xpath, s.evidence, s.multiple))
+        columns.append(Column(name, s.type, fill, s.xpath, s.evidence, s.multiple, s.keys))
         out.append((name, s.values))
         raw = _date_raw(s)
         if raw is not None:  # the date as the page writes it ("3 hours ago", "05/06")

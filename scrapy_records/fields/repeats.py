@@ -271,12 +271,17 @@ def _pair_columns(keys: Slot, vals: Slot, n: int) -> list[Slot] | None:
     named = [key_name(x) for x in labels if is_label_text(x)]
     if not labels or len(named) < 0.9 * len(labels) or None in named:
         return None
-    return _label_columns(keys, vals, labels, n)
+    return _label_columns(keys, vals, labels, n, listed=True)
 
 
-def _label_columns(keys: Slot, vals: Slot, labels: list[str], n: int) -> list[Slot]:
+def _label_columns(
+    keys: Slot, vals: Slot, labels: list[str], n: int, listed: bool = False
+) -> list[Slot]:
     """One column per label (the most frequent, in first-seen order), holding the value
-    beside that label in each record."""
+    beside that label in each record; ``listed``: the labels are a list of keys, whose
+    XPaths (:func:`key_paths`) each column keeps, so a wrapper reads whatever keys a later
+    page shows."""
+    paths = key_paths(keys.xpath, vals.xpath) if listed else None
     order: dict[str, int] = {}
     for x in labels:
         order[x.strip()] = order.get(x.strip(), 0) + 1
@@ -293,6 +298,7 @@ def _label_columns(keys: Slot, vals: Slot, labels: list[str], n: int) -> list[Sl
         s.refs = list(vals.refs)
         s.name, s.evidence = key_name(label) or "value", "label"
         s.xpath = _label_xpath(keys.xpath, vals.xpath, label)
+        s.keys = paths
         cols.append(s)
     return cols
 
@@ -320,7 +326,7 @@ def _pair_positional(keys: Slot, vals: Slot, n: int) -> list[Slot] | None:
     keyed.values = [None if k is None else [k] for k in keys.values]
     keyed.xpath, wrapped.xpath = keys.xpath, vals.xpath
     wrapped.refs = list(vals.refs)
-    return _label_columns(keyed, wrapped, [k for k, _v in pairs], n)
+    return _label_columns(keyed, wrapped, [k for k, _v in pairs], n, listed=True)
 
 
 def _label_xpath(key_xpath: str | None, value_xpath: str | None, label: str) -> str | None:
@@ -338,3 +344,19 @@ def _label_xpath(key_xpath: str | None, value_xpath: str | None, label: str) -> 
     step = re.sub(r"\[\d+\]$", "", vs[k - 1])  # the label, not the position, finds the row
     item = f"{step}[starts-with(normalize-space(.), {lit})]"
     return "/".join([*vs[: k - 1], item, *vs[k:]])
+
+
+def key_paths(key_xpath: str | None, value_xpath: str | None) -> tuple[str, str, str] | None:
+    """The XPaths of a list of keys and values: its items (the repeated step both paths
+    share, its position dropped), and under each item the key and the value:
+    ``("div/ul/li", "span[1]", "span[2]")``."""
+    if not key_xpath or not value_xpath:
+        return None
+    ks, vs = key_xpath.split("/"), value_xpath.split("/")
+    k = 0
+    while k < min(len(ks), len(vs)) and ks[k] == vs[k]:
+        k += 1
+    if k == 0 or "|" in key_xpath or "|" in value_xpath or ks[k - 1].startswith("@"):
+        return None
+    items = "/".join([*vs[: k - 1], re.sub(r"\[\d+\]$", "", vs[k - 1])])
+    return items, "/".join(ks[k:]) or ".", "/".join(vs[k:]) or "."

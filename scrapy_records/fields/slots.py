@@ -41,6 +41,7 @@ class Slot:
         "xpath",
         "multiple",
         "raw",
+        "keys",
     )
 
     def __init__(
@@ -60,6 +61,8 @@ class Slot:
         self.xpath: str | None = None
         self.multiple = False  # a list of values per record (fields.repeats)
         self.raw: list[Any] | None = None  # the values as written, once typed
+        #: a column of a list of keys: (items, key, value) XPaths (fields.repeats.key_paths)
+        self.keys: tuple[str, str, str] | None = None
 
 
 def find_slots(

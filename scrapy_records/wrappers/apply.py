@@ -28,6 +28,7 @@ from scrapy_records.fields.values import (
 from scrapy_records.results import Column, PageResult, Record, Region
 from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget
 from scrapy_records.wrappers.idpaths import IdIndex, id_path, ids_xpath
+from scrapy_records.wrappers.keyed import KeyReader, key_columns, read_keys
 from scrapy_records.wrappers.labels import label_hits
 from scrapy_records.wrappers.model import WRAPPER_VERSION, ListSpec
 from scrapy_records.wrappers.reading import (
@@ -157,6 +158,29 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
             if high is not None:
                 r[name + "_max"] = high
     return errors
+
+
+def _drop_shared(fields: list[FieldReader], values: list[dict[str, Any]]) -> None:
+    """A link or image with one value in every record, or in three records or more wherever
+    present, is the template's (an icon, a placeholder image every record shows, a link all
+    share): mining calls it template text, no column (``fields.slot_names.mark_static``),
+    and the records do not hold it either, so a page reads alike mined and wrapped."""
+    n = len(values)  # (two at least)
+    for f in fields:
+        name, first, count = f.name, None, 0
+        for r in values:  # (stops at the second value: one per record, as a rule)
+            v = r.get(name)
+            if v is None:
+                continue
+            if first is None:
+                first = v
+            elif v != first:
+                break
+            count += 1
+        else:
+            if count == n or count >= 3:
+                for r in values:
+                    r.pop(name, None)
 
 
 def _eval_one(
@@ -475,9 +499,14 @@ class CompiledWrapper:
         self.record_id = id_path(rec.xpath) if rec else None
         self.size = rec.size if rec else 1
         self.until_next = rec is not None and rec.span == "until_next"
-        self.fields = [FieldReader(f, rec.xpath if rec else None) for f in w.fields]
+        self.fields = [FieldReader(f, rec.xpath if rec else None) for f in w.fields if not f.keys]
+        #: lists of keys and values, each key a column (:mod:`~scrapy_records.wrappers.keyed`)
+        self.keyed = [KeyReader(f) for f in w.fields if f.keys]
         self.typed = [f for f in self.fields if f.type in _TYPED]
         self.required = [f for f in self.fields if not f.optional]
+        #: links and images one value in every record leaves out (:func:`_drop_shared`);
+        #: an inducer's draft reads them all (it judges template text itself)
+        self.shared = [f for f in self.fields if f.type in ("url", "image") and not f.multiple]
         self.order = [
             x
             for f in self.fields
@@ -495,6 +524,9 @@ class CompiledWrapper:
         self.texts = rec is not None and rec.xpath.strip() != "/html"
         self.lists = [_List(x) for x in w.lists]
         self.page_fields = [FieldReader(f) for f in w.page_fields]
+        #: the names the wrapper's own fields and lists give (keys take other names)
+        self.taken = {*self.order, *(f.name for f in w.fields), *(x.name for x in w.lists)}
+        self.taken |= {f"{f.name}_{t}" for f in self.typed for t in ("currency", "unit", "max")}
         #: the ids the id-anchored selectors name, and the XPath listing only those
         self.id_values = frozenset(
             x.id for x in [self.record_id, *(f.idpath for f in self.page_fields)] if x is not None
@@ -515,6 +547,8 @@ class CompiledWrapper:
         self.page_infos = [f.info for f in self.page_fields if f.name not in self.label_names]
         self.columns = []
         for spec in w.fields:
+            if spec.keys:
+                continue
             fill = float(w.health.fill_rates.get(spec.name, 1.0))
             self.columns.append(Column(spec.name, spec.type, fill, spec.xpath, "wrapper"))
             if spec.type == "price":
@@ -573,7 +607,7 @@ class CompiledWrapper:
             records=records,
             confidence=fit,
             xpath=tree.getpath(parent_el) if parent_el is not None else "/",
-            columns=list(self.columns),
+            columns=[*self.columns, *(key_columns(records, self.taken) if self.keyed else ())],
             meta={
                 "health": health,
                 "page": page_vals,
@@ -619,6 +653,9 @@ class CompiledWrapper:
         if n_rec:
             _eval_fields(self.fields, firsts, root, base, dirty, values, budget)
         type_errors = _type_values(self.typed, values)
+        if n_rec >= 2 and self.shared:
+            _drop_shared(self.shared, values)
+        keyed = read_keys(self.keyed, firsts, values, self.taken, budget) if self.keyed else None
         list_rows = (
             [(sub.name, sub.read_many(firsts, root, base, dirty, budget)) for sub in self.lists]
             if n_rec
@@ -638,6 +675,8 @@ class CompiledWrapper:
             for sub_name, per_rec in list_rows:
                 if per_rec[k]:
                     fields[sub_name] = per_rec[k]
+            if keyed is not None:
+                fields.update((n, v) for n, v in keyed[k].items() if n not in fields)
             nodes: tuple[int, ...] = ()
             if page is not None:
                 try:

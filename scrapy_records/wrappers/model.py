@@ -21,6 +21,7 @@ __all__ = [
     "FIELD_TYPES",
     "RecordSelector",
     "FieldSpec",
+    "KeyList",
     "ListSpec",
     "TemplateInfo",
     "Provenance",
@@ -28,9 +29,10 @@ __all__ = [
 ]
 
 WRAPPER_FORMAT = "scrapy-records-wrapper"
-WRAPPER_VERSION = 2
-#: document versions this library reads (version 1 has no pinned names or dropped fields)
-READABLE_VERSIONS = (1, 2)
+WRAPPER_VERSION = 3
+#: document versions this library reads (version 1 has no pinned names or dropped fields,
+#: versions 1 and 2 no lists of keys)
+READABLE_VERSIONS = (1, 2, 3)
 FIELD_TYPES = ("text", "url", "image", "number", "price", "date")
 
 
@@ -72,6 +74,25 @@ class RecordSelector:
 
 
 @dataclass
+class KeyList:
+    """How a field reads a list of keys and values ("Year:" / "2019", "Fuel:" / "Diesel"):
+    under each node its ``xpath`` selects, ``key`` selects the keys and ``value`` the values
+    (relative XPaths, paired in order). Each key is a column of its own, named as mining
+    names it (:func:`~scrapy_records.fields.repeats.key_name`), so a page whose records
+    show keys the sample pages did not gets their columns alike."""
+
+    key: str
+    value: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "value": self.value}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> KeyList:
+        return cls(key=d["key"], value=d["value"])
+
+
+@dataclass
 class FieldSpec:
     """One field: a relative selector and how to read its value (``docs/wrapper-format.md``)."""
 
@@ -84,6 +105,8 @@ class FieldSpec:
     multiple: bool = False
     #: the name was given by a person (``scrapy wrappers rename``): re-induction keeps it
     pinned: bool = False
+    #: a list of keys and values: one column per key, named by the key (version 3)
+    keys: KeyList | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +118,7 @@ class FieldSpec:
             "optional": bool(self.optional),
             "multiple": bool(self.multiple),
             "pinned": bool(self.pinned),
+            "keys": self.keys.to_dict() if self.keys is not None else None,
         }
 
     @classmethod
@@ -108,6 +132,7 @@ class FieldSpec:
             optional=d["optional"],
             multiple=d["multiple"],
             pinned=d.get("pinned", False),
+            keys=KeyList.from_dict(d["keys"]) if d.get("keys") is not None else None,
         )
 
 

@@ -131,7 +131,7 @@ class Validator:
             d,
             path,
             ("name", "type", "xpath", "css", "attribute", "optional", "multiple"),
-            optional=("pinned",),
+            optional=("pinned", "keys"),
         )
         cls.typ(d["name"], path + ".name", (str,))
         if not d["name"]:
@@ -144,6 +144,13 @@ class Validator:
         cls.typ(d["optional"], path + ".optional", (bool,))
         cls.typ(d["multiple"], path + ".multiple", (bool,))
         cls.typ(d.get("pinned", False), path + ".pinned", (bool,))
+        keys = d.get("keys")
+        if keys is not None:
+            cls.obj(keys, path + ".keys", ("key", "value"))
+            cls.xpath(keys["key"], path + ".keys.key")
+            cls.xpath(keys["value"], path + ".keys.value")
+            if d["type"] != "text" or d["attribute"] is not None:
+                cls.fail(path + ".keys", "a list of keys is a text field without an attribute")
 
     @classmethod
     def fields(cls, v: Any, path: str) -> None:

@@ -28,7 +28,7 @@ from scrapy_records.fields.values import parse_date_iso, parse_number, parse_pri
 from scrapy_records.page import Page
 from scrapy_records.results import Column, Record, Region
 from scrapy_records.wrappers.apply import CompiledWrapper
-from scrapy_records.wrappers.model import FIELD_TYPES, FieldSpec, RecordSelector
+from scrapy_records.wrappers.model import FIELD_TYPES, FieldSpec, KeyList, RecordSelector
 from scrapy_records.wrappers.safe_xpath import allowed_xpath
 
 if TYPE_CHECKING:  # the Wrapper class is passed in: wrapper.py imports the inducers
@@ -278,6 +278,7 @@ def _apply_candidates(
     cw = compiled.get(record.xpath) if compiled is not None else None
     if cw is None:
         cw = CompiledWrapper(wrapper_cls(id="draft", record=record, fields=unique))
+        cw.shared = []  # every value: a link every record shares is judged by the scoring
         if compiled is not None:
             compiled[record.xpath] = cw
     res = cw.apply(page.root, page.url, page)
@@ -462,11 +463,59 @@ def column_fields(
         if base is None or base.type != "date":
             del chosen[name]
     _one_per_selector(chosen, columns, order)
+    keyed, key_fill = key_list_fields(regions, chosen)
     fields = [chosen[n] for n in order if n in chosen]
     fill = _scored_fill_rates(fields, cands, gots)
     if fill is None:
         fill = _fill_rates(pages, regions, record, fields, wrapper_cls)
-    return fields, _renumber(fields, fill, set(columns))
+    fill = _renumber(fields, fill, set(columns))
+    return fields + _name_key_lists(keyed, key_fill, fields, fill), fill
+
+
+def _name_key_lists(
+    keyed: list[FieldSpec],
+    key_fill: dict[int, float],
+    fields: list[FieldSpec],
+    fill: dict[str, float],
+) -> list[FieldSpec]:
+    """The lists of keys named ``keys``, ``keys_2``... (a name no value takes: each key is
+    a column of its own), their fill added to ``fill``."""
+    taken = {f.name for f in fields}
+    for f in keyed:
+        f.name = next(n for n in ("keys", *(f"keys_{k}" for k in range(2, 99))) if n not in taken)
+        taken.add(f.name)
+        fill[f.name] = key_fill[id(f)]
+    return keyed
+
+
+def key_list_fields(
+    regions: Sequence[Region | None], chosen: dict[str, FieldSpec]
+) -> tuple[list[FieldSpec], dict[int, float]]:
+    """The lists of keys and values the sample pages mined (columns with ``keys``): one
+    field each (:class:`~scrapy_records.wrappers.model.KeyList`) that reads whatever keys a
+    page shows, in place of the chosen fields of its keys (removed from ``chosen``); and
+    each field's fill (by ``id()``: the fullest of its columns'). One list read at another
+    place of its items by another page (a value cell's first text, the whole cell) is read
+    as the first page read it."""
+    lists: dict[tuple[str, str], list[Column]] = {}
+    values: dict[tuple[str, str], str] = {}
+    for region in regions:
+        for col in schema_columns(region) if region is not None else []:
+            if col.keys is not None and all(allowed_xpath(x) for x in col.keys):
+                lists.setdefault(col.keys[:2], []).append(col)
+                values.setdefault(col.keys[:2], col.keys[2])
+    out: list[FieldSpec] = []
+    fill: dict[int, float] = {}
+    for (items, key), cols in lists.items():
+        value = values[items, key]
+        for col in cols:  # (a field of that name read elsewhere is another column's)
+            got = chosen.get(col.name)
+            if got is not None and got.xpath.startswith(f"{items}["):
+                del chosen[col.name]
+        f = FieldSpec("keys", "text", items, None, None, True, False, keys=KeyList(key, value))
+        fill[id(f)] = max(c.fill for c in cols)
+        out.append(f)
+    return out, fill
 
 
 _NUMBERED = re.compile(r"^(?P<base>.+)_(?P<k>[2-9]|[1-9]\d+)$")
