@@ -117,3 +117,56 @@ def test_a_label_cell_that_changes_by_record_is_read_by_the_wrapper_for_any_labe
     assert wrapped == [r.fields for r in mined.records]
     assert wrapped[0]["birth"] == "1871" and wrapped[1]["civil"] == "Laval"
     assert "name_2" not in wrapped[0]
+
+
+# -------------------------------------------- names people give the columns of the keys
+def test_a_key_column_renamed_or_dropped_stays_so_after_reinduction():
+    from scrapy_records import Page, Wrapper
+    from scrapy_records.wrappers.pins import carry_over, drop_field, rename_field
+
+    samples = [(URL, cards([CAR, ZHEJIANG, VAN, SUN])), (URL + "?p=2", cards([VAN, CAR, GLOBE]))]
+    w = scrapy_records.induce(samples)
+    assert any(f.keys is not None for f in w.fields)
+    rename_field(w, "fuel", "fuel_type")  # "Fuel:" is a key, no field of the wrapper
+    drop_field(w, "made_in")
+    rename_field(w, "fuel_type", "energy")  # renaming the renamed column renames the key's
+    third = cards([VAN, CAR, SUN])
+    rows = [r.fields for r in Wrapper.from_json(w.to_json()).extract(third, url=URL).records]
+    assert rows[0]["energy"] == "Petrol" and rows[1]["energy"] == "Diesel"
+    assert not any("fuel" in r or "fuel_type" in r or "made_in" in r for r in rows)
+    assert rows[0]["year"] == "2019"  # the other keys keep mining's names
+    # the template is induced again (the site changed): the edits carry over
+    pages = [Page(html, url=url) for url, html in samples]
+    new = carry_over(scrapy_records.induce(pages), w, pages)
+    rows = [r.fields for r in new.extract(third, url=URL).records]
+    assert rows[0]["energy"] == "Petrol" and "made_in" not in rows[0] and "fuel" not in rows[0]
+
+
+def test_a_pinned_column_of_one_key_keeps_its_name_when_the_keys_become_one_field():
+    # an older wrapper read "Place of Origin:" as a field of its own, which a person named
+    # origin; re-induced, the keys are one list field: the key's column is still origin
+    from scrapy_records import Page
+    from scrapy_records.wrappers.model import FieldSpec
+    from scrapy_records.wrappers.pins import carry_over
+
+    samples = [(URL, cards([ZHEJIANG, SHENDONG, GLOBE, SUN])), (URL + "?p=2", cards([SUN, GLOBE]))]
+    pages = [Page(html, url=url) for url, html in samples]
+    old = scrapy_records.induce(pages)
+    old.fields = [f for f in old.fields if f.keys is None] + [
+        FieldSpec(
+            "origin",
+            xpath=".//div[@class='kv'][starts-with(normalize-space(), 'Place of Origin:')]/b",
+            pinned=True,
+        )
+    ]
+    assert [r.fields["origin"] for r in old.extract(samples[0][1], url=URL).records] == [
+        "Zhejiang",
+        "Shandong",
+        "Beijing",
+        "Fujian",
+    ]
+    new = carry_over(scrapy_records.induce(pages), old, pages)
+    keyed = [f.keys for f in new.fields if f.keys is not None]
+    assert keyed and keyed[0].names == {"place_of_origin": "origin"}
+    rows = [r.fields for r in new.extract(cards([SHENDONG, CAR]), url=URL).records]
+    assert rows[0]["origin"] == "Shandong" and "place_of_origin" not in rows[0]

@@ -178,6 +178,18 @@ def _documents() -> dict[str, dict[str, Any]]:
             RecordSelector("//li"),
             fields=[FieldSpec("keys", "text", "div/p", optional=True, keys=KeyList("b", "i"))],
         ),
+        "list of keys, renamed and dropped": Wrapper(
+            "k",
+            RecordSelector("//li"),
+            fields=[
+                FieldSpec(
+                    "keys",
+                    "text",
+                    "div/p",
+                    keys=KeyList("b", "i", names={"fuel": "fuel_type"}, dropped=["made_in"]),
+                )
+            ],
+        ),
         "induce auto": induce(lists),
         "induce gstm": induce(lists, extractor="gstm"),
         "induce gstm detail pages": induce(details, extractor="gstm"),
@@ -270,6 +282,25 @@ REFUSED = {
 def test_schema_and_validator_refuse_the_same_documents(name):
     doc = copy.deepcopy(DOCUMENTS["by hand"])
     REFUSED[name](doc)
+    assert errors(SCHEMA, doc) != []
+    with pytest.raises(WrapperError):
+        Wrapper.from_dict(doc)
+
+
+KEYS_REFUSED = {
+    "a key's name not text": ("names", {"fuel": 1}),
+    "a key's empty name": ("names", {"fuel": ""}),
+    "key names a list": ("names", ["fuel"]),
+    "dropped keys a string": ("dropped", "made_in"),
+    "a dropped key not text": ("dropped", [3]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEYS_REFUSED))
+def test_schema_and_validator_refuse_bad_names_of_key_columns(name):
+    doc = copy.deepcopy(DOCUMENTS["list of keys, renamed and dropped"])
+    key, value = KEYS_REFUSED[name]
+    doc["fields"][0]["keys"][key] = value
     assert errors(SCHEMA, doc) != []
     with pytest.raises(WrapperError):
         Wrapper.from_dict(doc)

@@ -29,11 +29,13 @@ __all__ = ["KeyReader", "key_columns", "read_keys"]
 class KeyReader:
     """One compiled list of keys and values: its items' XPath, the keys' and the values'."""
 
-    __slots__ = ("name", "items", "key", "value", "infos")
+    __slots__ = ("name", "items", "key", "value", "infos", "names", "dropped")
 
     def __init__(self, f: FieldSpec):
         assert f.keys is not None
         self.name = f.name
+        self.names = f.keys.names  # the key columns a person renamed, and dropped
+        self.dropped = frozenset(f.keys.dropped)
         self.infos = [check_xpath(x) for x in (f.xpath, f.keys.key, f.keys.value)]
         self.items = compile_xpath(f.xpath)
         self.key = compile_xpath(f.keys.key)
@@ -63,7 +65,8 @@ def read_keys(
     name. A name in ``taken`` (the wrapper's other fields) is numbered ``_2``, ``_3`` as
     mining numbers a second column of one name, unless that field reads the same value
     there (a label another field reads by its text); of one key shown twice the first
-    value stays, as mining keeps it."""
+    value stays, as mining keeps it. A key column a person renamed takes their name, one
+    they dropped is left out (``KeyList.names``, ``KeyList.dropped``)."""
     rows: list[dict[str, str]] = [{} for _ in firsts]
     for r in readers:
         for info in r.infos:
@@ -79,6 +82,9 @@ def read_keys(
                     continue
                 for k, v in zip(keys, vals):
                     base = key_name(k) if is_label_text(k) else None
+                    if base in r.dropped:
+                        continue
+                    base = r.names.get(base, base) if base is not None else None
                     name, n = base, 2
                     while name in taken and fixed.get(name) != v:
                         name, n = f"{base}_{n}", n + 1

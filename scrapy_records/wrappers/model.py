@@ -83,13 +83,27 @@ class KeyList:
 
     key: str
     value: str
+    #: a key column's name -> the name a person gave it (``scrapy wrappers rename``)
+    names: dict[str, str] = field(default_factory=dict)
+    #: key columns a person dropped (``scrapy wrappers drop``): never emitted
+    dropped: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "value": self.value}
+        d: dict[str, Any] = {"key": self.key, "value": self.value}
+        if self.names:
+            d["names"] = dict(self.names)
+        if self.dropped:
+            d["dropped"] = list(self.dropped)
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> KeyList:
-        return cls(key=d["key"], value=d["value"])
+        return cls(
+            key=d["key"],
+            value=d["value"],
+            names=dict(d.get("names") or {}),
+            dropped=list(d.get("dropped") or []),
+        )
 
 
 @dataclass

@@ -72,22 +72,45 @@ def adopt_schema(mined: Region, wrapped: Region | None) -> dict[str, str]:
 
 
 def rename_field(w: Wrapper, old: str, new: str) -> None:
-    """Rename field ``old`` to ``new`` and pin it (re-induction keeps the name)."""
+    """Rename field ``old`` to ``new`` and pin it (re-induction keeps the name). A name no
+    field has is a key column of the wrapper's lists of keys, when it has some (the
+    column of "Fuel:" is ``fuel``): that key's column is named ``new`` from now on."""
     field = next((f for f in w.fields if f.name == old), None)
-    if field is None:
+    keyed = [f.keys for f in w.fields if f.keys is not None]
+    if field is None and not keyed:
         names = ", ".join(f.name for f in w.fields) or "none"
         raise WrapperError(f"wrapper {w.id} has no field {old!r} (fields: {names})")
     if new != old and any(f.name == new for f in w.fields):
         raise WrapperError(f"wrapper {w.id} already has a field {new!r}")
+    if field is None:  # a key column
+        for keys in keyed:
+            keys.names[_key_of(keys.names, old)] = new
+        w.validate()
+        return
     field.name, field.pinned = new, True
     if old in w.health.fill_rates:
         w.health.fill_rates[new] = w.health.fill_rates.pop(old)
     w.validate()
 
 
+def _key_of(names: dict[str, str], column: str) -> str:
+    """The key column a person's name ``column`` stands for (itself when not renamed)."""
+    return next((k for k, v in names.items() if v == column), column)
+
+
 def drop_field(w: Wrapper, name: str) -> None:
-    """Remove field ``name`` and remember it, so re-induction leaves it out."""
+    """Remove field ``name`` and remember it, so re-induction leaves it out; a name no field
+    has is a key column of the wrapper's lists of keys (see :func:`rename_field`)."""
     field = next((f for f in w.fields if f.name == name), None)
+    keyed = [f.keys for f in w.fields if f.keys is not None]
+    if field is None and keyed:
+        for keys in keyed:
+            key = _key_of(keys.names, name)
+            keys.names.pop(key, None)
+            if key not in keys.dropped:
+                keys.dropped.append(key)
+        w.validate()
+        return
     if field is None:
         names = ", ".join(f.name for f in w.fields) or "none"
         raise WrapperError(f"wrapper {w.id} has no field {name!r} (fields: {names})")
@@ -97,12 +120,22 @@ def drop_field(w: Wrapper, name: str) -> None:
     w.validate()
 
 
-def _values(w: Wrapper, pages: Sequence[Page]) -> dict[str, list[Any]]:
-    """Each field's value on every record of the pages (records keyed by page and XPath)."""
-    out: dict[str, dict[tuple[int, str], Any]] = {f.name: {} for f in w.fields}
+def _values(w: Wrapper, pages: Sequence[Page], key_columns: bool = False) -> dict[str, list[Any]]:
+    """Each field's value on every record of the pages (records keyed by page and XPath);
+    ``key_columns``: the columns of the wrapper's lists of keys instead, as pages show them."""
+    out: dict[str, dict[tuple[int, str], Any]] = (
+        {} if key_columns else {f.name: {} for f in w.fields}
+    )
+    plain = {f.name for f in w.fields}
     for k, page in enumerate(pages):
         res = CompiledWrapper(w).apply(page.root, page.url, page)
-        for r in res.regions[0].records if res.regions else []:
+        records = res.regions[0].records if res.regions else []
+        if key_columns:
+            for r in records:
+                for name in r.fields:
+                    if name not in plain:
+                        out.setdefault(name, {})
+        for r in records:
             for name in out:
                 out[name][(k, r.xpaths[0] if r.xpaths else "")] = r.fields.get(name)
     keys = sorted({key for per in out.values() for key in per})
@@ -181,13 +214,47 @@ def carry_over(new: Wrapper, old: Wrapper, pages: Sequence[Page]) -> Wrapper:
             score = _agreement(new_vals[f.name], old_vals[g.name])
             if score >= MIN_AGREEMENT:
                 pairs.append((score, i, j))
-    _rename(new, old, sorted(pairs, reverse=True))
+    used = _rename(new, old, sorted(pairs, reverse=True))
+    _carry_keys(new, old, used, pages)
     new.validate()
     return new
 
 
-def _rename(new: Wrapper, old: Wrapper, pairs: list[tuple[float, int, int]]) -> None:
-    """Apply the best pairs (one old name per new field, each old name once)."""
+def _carry_keys(new: Wrapper, old: Wrapper, used: set[int], pages: Sequence[Page]) -> None:
+    """The key columns a person renamed or dropped stay so in ``new``'s lists of keys: the
+    old lists' names and drops, and the old wrapper's pinned or dropped fields no new field
+    took whose values a key column of ``new`` reads on the sample pages (a column of one
+    key that re-induction turned into a list of keys)."""
+    keyed = [f.keys for f in new.fields if f.keys is not None]
+    if not keyed:
+        return
+    names: dict[str, str] = {}
+    dropped: list[str] = []
+    for g in old.fields:
+        if g.keys is not None:
+            names.update(g.keys.names)
+            dropped += [k for k in g.keys.dropped if k not in dropped]
+    plain = {f.name for f in new.fields}
+    dropped += [d["name"] for d in old.dropped if d["name"] not in plain | set(dropped)]
+    pinned = [g for j, g in enumerate(old.fields) if g.pinned and g.keys is None and j not in used]
+    if pinned:
+        mine = _values(new, pages, key_columns=True)
+        theirs = _values(old, pages)
+        for g in pinned:
+            best = max(
+                ((_agreement(vals, theirs[g.name]), col) for col, vals in mine.items()),
+                default=(0.0, ""),
+            )
+            if best[0] >= MIN_AGREEMENT and best[1] not in plain:
+                names[best[1]] = g.name
+    for keys in keyed:
+        keys.names = {**names, **keys.names}
+        keys.dropped += [k for k in dropped if k not in keys.dropped]
+
+
+def _rename(new: Wrapper, old: Wrapper, pairs: list[tuple[float, int, int]]) -> set[int]:
+    """Apply the best pairs (one old name per new field, each old name once); returns the
+    old fields taken."""
     names: dict[int, tuple[str, bool]] = {}
     used_old: set[int] = set()
     for _score, i, j in pairs:
@@ -209,3 +276,4 @@ def _rename(new: Wrapper, old: Wrapper, pairs: list[tuple[float, int, int]]) -> 
         taken.add(f.name)
         fill[f.name] = new.health.fill_rates.get(before, 1.0)
     new.health.fill_rates = fill
+    return used_old

@@ -146,9 +146,19 @@ class Validator:
         cls.typ(d.get("pinned", False), path + ".pinned", (bool,))
         keys = d.get("keys")
         if keys is not None:
-            cls.obj(keys, path + ".keys", ("key", "value"))
+            cls.obj(keys, path + ".keys", ("key", "value"), optional=("names", "dropped"))
             cls.xpath(keys["key"], path + ".keys.key")
             cls.xpath(keys["value"], path + ".keys.value")
+            names = keys.get("names", {})
+            cls.typ(names, path + ".keys.names", (dict,))
+            for k, v in names.items():
+                cls.typ(v, f"{path}.keys.names.{k}", (str,))
+                if not v:
+                    cls.fail(f"{path}.keys.names.{k}", "empty name")
+            dropped = keys.get("dropped", [])
+            cls.typ(dropped, path + ".keys.dropped", (list,))
+            for i, v in enumerate(dropped):
+                cls.typ(v, f"{path}.keys.dropped[{i}]", (str,))
             if d["type"] != "text" or d["attribute"] is not None:
                 cls.fail(path + ".keys", "a list of keys is a text field without an attribute")
 

@@ -160,6 +160,13 @@ class Command(ScrapyCommand):
             self.exitcode = 2
             return
         print(f"{wid}: version {version}, fields {', '.join(f.name for f in w.fields) or '-'}")
+        for f in w.fields:  # the columns of a list of keys are named on each page
+            if f.keys is not None and (f.keys.names or f.keys.dropped):
+                renamed = ", ".join(f"{k} -> {v}" for k, v in sorted(f.keys.names.items()))
+                print(
+                    f"  key columns of {f.name} (one per key a page shows): renamed"
+                    f" {renamed or '-'}; dropped {', '.join(f.keys.dropped) or '-'}"
+                )
 
     def _export(self, store: Any, directory: str, site: str | None) -> None:
         out = DirectoryStore(directory)
