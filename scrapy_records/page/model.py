@@ -197,12 +197,18 @@ class Page:
         for t in tags:
             counts[t] = counts.get(t, 0) + 1
         seen: dict[str, int] = {}
+        doc: tuple[dict[Any, int], dict[str, int]] | None = None
         for c, t in zip(kids, tags):
             if t == "noscript" or t in EMPTY_DROPPED_TAGS:
                 # a kept noscript (it holds the page) or inline element can have dropped
                 # siblings of its tag (noscript, an empty <b>), which count in the
-                # position: lxml's own path
-                xpaths[c] = self._treeroot.getpath(el[c])
+                # position: lxml's path, from one count over the parent's children in the
+                # document (getpath itself scans all siblings: quadratic on a long run)
+                if doc is None:
+                    doc = _document_positions(el[p])
+                at, n_doc = doc
+                x = el[c]
+                xpaths[c] = f"{base}/{t}[{at[x]}]" if n_doc[t] > 1 else f"{base}/{t}"
             elif counts[t] > 1:
                 n = seen.get(t, 0) + 1
                 seen[t] = n
@@ -340,3 +346,17 @@ def as_page(source: Any, url: str | None = None, **options: Any) -> Page:
             source.url = source.base_url = url
         return source
     return Page(source, url, **options)
+
+
+def _document_positions(parent: Any) -> tuple[dict[Any, int], dict[str, int]]:
+    """For the element children of lxml element ``parent`` in the document (those the page
+    model dropped included): each child's position among its siblings of its tag, and how
+    many children have each tag. What libxml2's ``getpath`` counts: a child ``t`` is
+    ``t[position]`` when the count of ``t`` is above one, else ``t``."""
+    at: dict[Any, int] = {}
+    counts: dict[str, int] = {}
+    for x in parent:
+        t = x.tag
+        if isinstance(t, str):
+            counts[t] = at[x] = counts.get(t, 0) + 1
+    return at, counts
