@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import accumulate
 from operator import add
@@ -200,7 +201,7 @@ def _starts(texts: list[str]) -> list[int]:
     )
 
 
-def _whole_words(words: bytes, found: set[bytes], starts: list[int], space: Any) -> set[int]:
+def _whole_words(words: bytes, found: Iterable[bytes], starts: list[int], space: Any) -> set[int]:
     """Indices of the texts (joined in ``words``, starting at ``starts``) where a word of
     ``found`` stands alone, bounded by bytes of ``space`` (a set of ints) or the ends."""
     out = set()
