@@ -170,8 +170,8 @@ def _leaf_is_date(text: str) -> bool:
     return is_date_candidate(text) and not _BARE_CLOCK.match(text)
 
 
-#: a digit, and the rest of its text (texts joined by NULs, as ASCII bytes)
-_DIGIT_BYTES_RE = re.compile(rb"[0-9][^\x00]*")
+#: a digit or a non-ASCII character, and the rest of its text (texts joined by NULs)
+_DIGIT_OR_WIDE_RE = re.compile("[0-9\x80-\U0010ffff][^\x00]*")
 _SEP = " \x00 "  # joins texts: their words stay apart, and no text holds a NUL
 #: ASCII bytes as the keyword gate reads them: lower case, punctuation and what
 #: ``str.split`` takes for whitespace (\x1c-\x1f too) made spaces
@@ -242,18 +242,23 @@ def maybe_dates(texts: list[str]) -> list[int]:
     most :data:`~scrapy_records.fields.dates.MAX_TEXT` long (a longer text is cut first,
     and the cut may end in a keyword)."""
     joined = _SEP.join(texts)
-    raw, starts = joined.encode("ascii", "replace"), _starts(texts)
+    starts = _starts(texts)
     at = bisect.bisect_right
-    keep = {at(starts, m.start()) - 1 for m in _DIGIT_BYTES_RE.finditer(raw)}
-    # the ASCII texts' words: a byte a character, so offsets hold
-    words = raw.translate(_WORD_BYTES)
+    keep = {at(starts, m.start()) - 1 for m in _DIGIT_OR_WIDE_RE.finditer(joined)}
+    # the ASCII texts' words (the others are kept): a byte a character, so offsets hold
+    words = joined.encode("ascii", "replace").translate(_WORD_BYTES)
     keep |= _whole_words(words, _KEYWORD_BYTES.intersection(words.split()), starts, _SPACE_BYTES)
-    # the other texts are kept (NFKC may make anything of them)
-    wide = set() if joined.isascii() else {k for k, t in enumerate(texts) if not t.isascii()}
-    keep -= wide
-    ascii_kept = sorted(keep)
+    kept = sorted(keep)
+    # of those, the ASCII texts must pass the date gate too (NFKC may make anything of
+    # the others)
+    ascii_kept = kept if joined.isascii() else [k for k in kept if texts[k].isascii()]
+    if not ascii_kept:
+        return kept
     may = _may_be_dates([texts[k] for k in ascii_kept])
-    return sorted(wide.union(k for n, k in enumerate(ascii_kept) if n in may))
+    if len(may) == len(ascii_kept):
+        return kept
+    drop = {k for n, k in enumerate(ascii_kept) if n not in may}
+    return [k for k in kept if k not in drop]
 
 
 class DateAnchor:
