@@ -4,6 +4,7 @@ extractor; :func:`as_page` builds one unless it already is one."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import accumulate
 from typing import Any
 from urllib.parse import urljoin
 
@@ -75,6 +76,7 @@ class Page:
         "_rparent",
         "_rchildren",
         "_tag_chars",
+        "_leaf_chars",
         "__weakref__",
     )
 
@@ -117,6 +119,7 @@ class Page:
         self._index: dict[Any, int] | None = None
         self._classes: dict[int, tuple[str, ...]] = {}
         self._tag_chars: str | None = None
+        self._leaf_chars: list[int] | None = None
 
     def _build(self, max_nodes: int | None, max_depth: int) -> Any:
         """Flatten the tree (:class:`~scrapy_records.page.flatten.Flattener`) and keep
@@ -240,6 +243,15 @@ class Page:
             k = n[tag[c]] = n.get(tag[c], 0) + 1
             pos.append(k)
         return [(k, n[tag[c]]) for c, k in zip(kids, pos)]
+
+    def leaf_chars(self) -> list[int]:
+        """Characters of the text leaves before leaf ``k`` (``[k]``), and in all (``[-1]``):
+        node ``i`` holds ``[leaf_hi[i]] - [leaf_lo[i]]``. Computed once and shared by its
+        users (the extractors' text sizes): read it, never change it."""
+        got = self._leaf_chars
+        if got is None:
+            got = self._leaf_chars = [0, *accumulate(map(len, self.leaves))]
+        return got
 
     def text(self, i: int, sep: str = " ") -> str:
         """Whitespace-normalised text of node ``i``'s sub-tree."""
