@@ -93,3 +93,24 @@ def test_maybe_dates_keeps_every_date_candidate():
         keep = set(maybe_dates(texts))
         assert all(k in keep for k, t in enumerate(texts) if is_date_candidate(t))
     assert maybe_dates(["Home", "About us", "Posted yesterday", "12 May", "Contact"]) == [2, 3]
+
+
+def test_maybe_dates_drops_numbers_without_a_date_mark_or_word():
+    texts = [
+        "Results 1 - 10 of 2,340",  # numbers, no date mark, no date word
+        "Price 10.99",
+        "10:30",  # a clock reading in a short text
+        "x" * 45 + " 10:30",  # ... in a long one is no date
+        "x" * 45 + " 1:30-05-05",  # the clock must not hide the date mark after it
+        "12/05/2020",
+        "Posted 3 days ago",
+        "Mar 5",
+        "Größe 12",  # not ASCII: kept (NFKC may make anything of it)
+    ]
+    assert maybe_dates(texts) == [2, 4, 5, 6, 7, 8]
+    rnd = random.Random(5)
+    pieces = ["1", "12", ":", "h", "H", "30", "-", "/", ".", " ", "May", "ago", "x" * 20, "é"]
+    for _ in range(2000):
+        texts = ["".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 8))) for _ in range(6)]
+        keep = set(maybe_dates(texts))
+        assert all(k in keep for k, t in enumerate(texts) if is_date_candidate(t))

@@ -329,6 +329,19 @@ def test_xpath_of_a_kept_noscript_counts_its_dropped_noscript_siblings():
         assert page.xpath(i) == page._treeroot.getpath(page.el[i])
 
 
+def test_xpath_of_inline_siblings_counts_the_dropped_ones_as_getpath_does():
+    # a long run of <b> and <font> siblings, empty ones (dropped by the page model) among
+    # them, and a comment: positions are the document's, as lxml's getpath has them
+    cells = "".join(
+        f"<b>{k}</b><b></b><font>f{k}</font><!-- c --><span>s{k}</span>" for k in range(300)
+    )
+    page = Page(f"<html><body><div>{cells}<i>one</i></div></body></html>")
+    assert page.tag.count("b") == 300  # the empty ones are dropped
+    for i in range(len(page)):
+        assert page.xpath(i) == page._treeroot.getpath(page.el[i])
+    assert page.xpath(len(page) - 1) == "/html/body/div/i"
+
+
 def test_windows_1252_and_ascii_bytes_read_as_declared():
     # windows-1252 goes to libxml2 as UTF-8 (decoded by Python), pure ASCII as is: the
     # text must be what the declared encoding says, 0x80-0x9F included

@@ -10,7 +10,6 @@ any sub-tree in O(1).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import accumulate
 from typing import Any, Protocol, runtime_checkable
 
 from scrapy_records.fields.alignment import align_records
@@ -35,10 +34,10 @@ class Extractor(Protocol):
 
 def leaf_text_prefix(page: Page) -> list[int]:
     """Characters of the page's text leaves before leaf ``k`` (``[k]``), and in all
-    (``[-1]``): node ``i`` holds ``prefix[page.leaf_hi[i]] - prefix[page.leaf_lo[i]]``."""
-    prefix = [0]
-    prefix.extend(accumulate(map(len, page.leaves)))
-    return prefix
+    (``[-1]``): node ``i`` holds ``prefix[page.leaf_hi[i]] - prefix[page.leaf_lo[i]]``.
+    The page's own list (:meth:`~scrapy_records.page.Page.leaf_chars`, computed once per
+    page for STEM and the evidence of ``auto``): read only."""
+    return page.leaf_chars()
 
 
 def build_region(

@@ -69,7 +69,7 @@ class PageText:
     def __init__(self, page: Page) -> None:
         self.page = page
         lens = list(map(len, page.leaves))
-        self.chars = [0, *accumulate(lens)]
+        self.chars = page.leaf_chars()  # (shared: read only)
         inside = bytearray(len(lens))
         last = -1
         lo, hi, end = page.leaf_lo, page.leaf_hi, page.end

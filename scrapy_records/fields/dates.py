@@ -344,8 +344,8 @@ def _may_be_date(s: str) -> bool:
 
 
 _PUNCT_TO_SPACE = str.maketrans({c: " " for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"})
-#: the keyword gate's words and table, for a page-level gate (``mibat.anchors``)
-KEYWORD_WORDS, PUNCT_TO_SPACE = _KW_WORDS, _PUNCT_TO_SPACE
+#: the keyword gate's words and table and _may_be_date's words, for page-level gates (mibat)
+KEYWORD_WORDS, PUNCT_TO_SPACE, DATE_WORDS = _KW_WORDS, _PUNCT_TO_SPACE, _DATE_WORDS
 _HIER_OK_RE = re.compile(r"^\W*hier\W*$|hier\s*(?:à|a|,)?\s*\d{1,2}[:h]\d{2}", _FLAGS)
 _WS_RE = re.compile(r"\s+")
 _ISO_TS_RE = re.compile(

@@ -4,6 +4,7 @@ extractor; :func:`as_page` builds one unless it already is one."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import accumulate
 from typing import Any
 from urllib.parse import urljoin
 
@@ -75,6 +76,7 @@ class Page:
         "_rparent",
         "_rchildren",
         "_tag_chars",
+        "_leaf_chars",
         "__weakref__",
     )
 
@@ -117,6 +119,7 @@ class Page:
         self._index: dict[Any, int] | None = None
         self._classes: dict[int, tuple[str, ...]] = {}
         self._tag_chars: str | None = None
+        self._leaf_chars: list[int] | None = None
 
     def _build(self, max_nodes: int | None, max_depth: int) -> Any:
         """Flatten the tree (:class:`~scrapy_records.page.flatten.Flattener`) and keep
@@ -197,12 +200,18 @@ class Page:
         for t in tags:
             counts[t] = counts.get(t, 0) + 1
         seen: dict[str, int] = {}
+        doc: tuple[dict[Any, int], dict[str, int]] | None = None
         for c, t in zip(kids, tags):
             if t == "noscript" or t in EMPTY_DROPPED_TAGS:
                 # a kept noscript (it holds the page) or inline element can have dropped
                 # siblings of its tag (noscript, an empty <b>), which count in the
-                # position: lxml's own path
-                xpaths[c] = self._treeroot.getpath(el[c])
+                # position: lxml's path, from one count over the parent's children in the
+                # document (getpath itself scans all siblings: quadratic on a long run)
+                if doc is None:
+                    doc = _document_positions(el[p])
+                at, n_doc = doc
+                x = el[c]
+                xpaths[c] = f"{base}/{t}[{at[x]}]" if n_doc[t] > 1 else f"{base}/{t}"
             elif counts[t] > 1:
                 n = seen.get(t, 0) + 1
                 seen[t] = n
@@ -234,6 +243,15 @@ class Page:
             k = n[tag[c]] = n.get(tag[c], 0) + 1
             pos.append(k)
         return [(k, n[tag[c]]) for c, k in zip(kids, pos)]
+
+    def leaf_chars(self) -> list[int]:
+        """Characters of the text leaves before leaf ``k`` (``[k]``), and in all (``[-1]``):
+        node ``i`` holds ``[leaf_hi[i]] - [leaf_lo[i]]``. Computed once and shared by its
+        users (the extractors' text sizes): read it, never change it."""
+        got = self._leaf_chars
+        if got is None:
+            got = self._leaf_chars = [0, *accumulate(map(len, self.leaves))]
+        return got
 
     def text(self, i: int, sep: str = " ") -> str:
         """Whitespace-normalised text of node ``i``'s sub-tree."""
@@ -340,3 +358,17 @@ def as_page(source: Any, url: str | None = None, **options: Any) -> Page:
             source.url = source.base_url = url
         return source
     return Page(source, url, **options)
+
+
+def _document_positions(parent: Any) -> tuple[dict[Any, int], dict[str, int]]:
+    """For the element children of lxml element ``parent`` in the document (those the page
+    model dropped included): each child's position among its siblings of its tag, and how
+    many children have each tag. What libxml2's ``getpath`` counts: a child ``t`` is
+    ``t[position]`` when the count of ``t`` is above one, else ``t``."""
+    at: dict[Any, int] = {}
+    counts: dict[str, int] = {}
+    for x in parent:
+        t = x.tag
+        if isinstance(t, str):
+            counts[t] = at[x] = counts.get(t, 0) + 1
+    return at, counts

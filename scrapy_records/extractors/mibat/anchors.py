@@ -27,16 +27,20 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import accumulate
-from typing import Protocol, runtime_checkable
+from operator import add
+from typing import Any, Protocol, runtime_checkable
 
 from lxml import etree
 
 from scrapy_records.fields.dates import (
+    DATE_WORDS,
     KEYWORD_WORDS,
     MAX_TEXT,
     PUNCT_TO_SPACE,
+    TIME_ONLY_MAX,
     is_date_candidate,
 )
 from scrapy_records.page import Page
@@ -176,31 +180,85 @@ _WORD_BYTES = bytes(
 )
 _KEYWORD_BYTES = frozenset(w.encode("ascii") for w in KEYWORD_WORDS if w.isascii())
 _SPACE_BYTES = frozenset(b" \t\n\r\x0b\x0c")
+_SPACE = frozenset(b" ")
+#: ASCII bytes as the date-word gate reads them: letters lower-cased, all else a space
+_LETTER_BYTES = bytes(c + 32 if 65 <= c <= 90 else c if 97 <= c <= 122 else 32 for c in range(256))
+_DATE_WORD_BYTES = frozenset(w.encode("ascii") for w in DATE_WORDS if w.isascii())
+#: the date gate's two equal separators between digits (group 1 set), or its clock
+#: reading (looked ahead: it must not hide a date mark), on lower-cased ASCII bytes
+_MARK_BYTES = re.compile(rb"\d(?:([-/.])\d{1,2}\1\d|(?=[:h][0-5]\d))")
+
+
+def _starts(texts: list[str]) -> list[int]:
+    """Where each of ``texts`` starts once they are joined by :data:`_SEP`, and where the
+    last one ends (``len(texts) + 1`` offsets)."""
+    return list(
+        map(
+            add,
+            accumulate(map(len, texts), initial=0),
+            range(0, len(_SEP) * len(texts) + 1, len(_SEP)),
+        )
+    )
+
+
+def _whole_words(words: bytes, found: Iterable[bytes], starts: list[int], space: Any) -> set[int]:
+    """Indices of the texts (joined in ``words``, starting at ``starts``) where a word of
+    ``found`` stands alone, bounded by bytes of ``space`` (a set of ints) or the ends."""
+    out = set()
+    for w in found:
+        i = words.find(w)
+        while i >= 0:
+            j = i + len(w)
+            if (i == 0 or words[i - 1] in space) and (j == len(words) or words[j] in space):
+                out.add(bisect.bisect_right(starts, i) - 1)
+            i = words.find(w, j)
+    return out
+
+
+def _may_be_dates(texts: list[str]) -> set[int]:
+    """Indices of the ASCII ``texts`` for which the date gate of
+    :func:`~scrapy_records.fields.dates.is_date_candidate` (``_may_be_date``) may hold:
+    two equal date separators between digits, a clock reading in a short text, or a date
+    word (a month, "yesterday", "ago"...) standing alone; by C-level scans of the texts
+    joined."""
+    raw, starts = _SEP.join(texts).encode("ascii"), _starts(texts)
+    at = bisect.bisect_right
+    may = set()
+    for m in _MARK_BYTES.finditer(raw.lower()):
+        k = at(starts, m.start()) - 1
+        if m.group(1) is not None or len(" ".join(texts[k][:MAX_TEXT].split())) <= TIME_ONLY_MAX:
+            may.add(k)
+    letters = raw.translate(_LETTER_BYTES)
+    found = _DATE_WORD_BYTES.intersection(letters.split())
+    return may | _whole_words(letters, found, starts, _SPACE)
 
 
 def maybe_dates(texts: list[str]) -> list[int]:
     """Indices of ``texts`` for which :func:`is_date_candidate` may hold, in order (it is
-    False for the others): its first check, for a whole page in a few C-level scans of the
-    texts joined. An ASCII text without a digit and without a date keyword holds no date;
-    most of a page's texts are such. ``texts`` are at most
-    :data:`~scrapy_records.fields.dates.MAX_TEXT` long (a longer text is cut first, and the
-    cut may end in a keyword)."""
+    False for the others): its first checks, for a whole page in a few C-level scans of
+    the texts joined. An ASCII text without a digit and without a date keyword holds no
+    date, nor does one without a date mark or a date word (:func:`_may_be_dates`: counts,
+    prices, "Results 1 - 10 of 2,340"); most of a page's texts are such. ``texts`` are at
+    most :data:`~scrapy_records.fields.dates.MAX_TEXT` long (a longer text is cut first,
+    and the cut may end in a keyword)."""
     joined = _SEP.join(texts)
-    starts = [0, *accumulate(len(t) + len(_SEP) for t in texts)]
+    starts = _starts(texts)
     at = bisect.bisect_right
     keep = {at(starts, m.start()) - 1 for m in _DIGIT_OR_WIDE_RE.finditer(joined)}
     # the ASCII texts' words (the others are kept): a byte a character, so offsets hold
     words = joined.encode("ascii", "replace").translate(_WORD_BYTES)
-    for w in _KEYWORD_BYTES.intersection(words.split()):
-        i = words.find(w)
-        while i >= 0:
-            j = i + len(w)
-            if (i == 0 or words[i - 1] in _SPACE_BYTES) and (
-                j == len(words) or words[j] in _SPACE_BYTES
-            ):
-                keep.add(at(starts, i) - 1)
-            i = words.find(w, j)
-    return sorted(keep)
+    keep |= _whole_words(words, _KEYWORD_BYTES.intersection(words.split()), starts, _SPACE_BYTES)
+    kept = sorted(keep)
+    # of those, the ASCII texts must pass the date gate too (NFKC may make anything of
+    # the others)
+    ascii_kept = kept if joined.isascii() else [k for k in kept if texts[k].isascii()]
+    if not ascii_kept:
+        return kept
+    may = _may_be_dates([texts[k] for k in ascii_kept])
+    if len(may) == len(ascii_kept):
+        return kept
+    drop = {k for n, k in enumerate(ascii_kept) if n not in may}
+    return [k for k in kept if k not in drop]
 
 
 class DateAnchor:

@@ -302,7 +302,7 @@ def _weighted_body(
     body, body_score = -1, 0.0
     scores: dict[int, float] = {}
     lo, hi = page.leaf_lo, page.leaf_hi
-    parent, end, tag = page.parent, page.end, page.tag
+    parent, end, tag, els = page.parent, page.end, page.tag, page.el
     leaves, owner = page.leaves, page.leaf_owner
     for root in group:
         weight: dict[int, float] = {}
@@ -313,13 +313,14 @@ def _weighted_body(
             if lo[i] == hi[i]:
                 i = end[i] + 1  # no text below
                 continue
-            el = page.el[i]
+            el = els[i]
             wgt = weight.get(parent[i], 1.0) if i != root else 1.0
             hw = None
-            if el.attrib and i != root:  # the root's class names the whole post
-                hw = _hint_weight(
-                    " ".join(filter(None, (el.get("class"), el.get("id"), el.get("itemprop"))))
-                )
+            # (each attribute read once: lxml builds a new string per read)
+            attrs = bool(el.attrib)
+            cls = el.get("class") if attrs else None
+            if attrs and i != root:  # the root's class names the whole post
+                hw = _hint_weight(" ".join(filter(None, (cls, el.get("id"), el.get("itemprop")))))
                 if hw is not None:
                     if hw < 1:
                         wgt = hw
@@ -327,9 +328,7 @@ def _weighted_body(
                         wgt = max(wgt, hw)
             if tag[i] in _HEADINGS:
                 wgt = min(wgt, 0.3)
-            elif hw is None and (
-                tag[i] == "blockquote" or (el.attrib and is_quote_hint(el.get("class") or ""))
-            ):
+            elif hw is None and (tag[i] == "blockquote" or (cls and is_quote_hint(cls))):
                 wgt = min(wgt, 0.6)  # quoted text belongs to the post, but is not its own words
             weight[i] = wgt
             order.append(i)
