@@ -43,3 +43,32 @@ def test_two_template_labels_stay_template_columns():
         assert cols and all(not c.data for c in cols), [(c.label, c.values) for c in cols]
     where = [c for c in s.columns if "Michigan" in c.values]
     assert len(where) == 1 and where[0].data and None not in where[0].values
+
+
+HEIGHTS = [
+    ("1.8", "5", "11"),
+    ("1.75", "5", "9"),
+    ("1.83", "6", "0"),
+    ("1.73", "5", "8"),
+    ("1.9", "6", "3"),
+]
+
+
+def player_page(i: int, metres: str, ft: str, inch: str) -> Page:
+    return Page(
+        f"<html><body><h1>Player {chr(65 + i)}lpha</h1><table>"
+        f"<tr><td>Height:</td><td><b>{metres} metres ( {ft} ft. {inch} in. )</b></td></tr>"
+        f"<tr><td>Plays:</td><td><b>{'Left' if i % 2 else 'Right'}</b></td></tr>"
+        "</table></body></html>",
+        url="http://tennis.example/player",
+    )
+
+
+def test_bracket_is_no_separator_inside_a_leaf():
+    """'1.8 metres ( 5 ft. 11 in. )' is one value with a remark in brackets: the bracket
+    the template writes opens no value of its own, so the leaf stays whole (the paper
+    never splits a leaf; a sub-leaf cut needs a label or a separator)."""
+    s = induce_schema([player_page(i, *h) for i, h in enumerate(HEIGHTS)])
+    height = [c for c in s.columns if c.data and any("1.75" in (v or "") for v in c.values)]
+    assert len(height) == 1, [(c.name, c.values) for c in height]
+    assert height[0].values[1] == "1.75 metres ( 5 ft. 9 in. )"
