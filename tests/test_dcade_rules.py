@@ -72,3 +72,41 @@ def test_bracket_is_no_separator_inside_a_leaf():
     height = [c for c in s.columns if c.data and any("1.75" in (v or "") for v in c.values)]
     assert len(height) == 1, [(c.name, c.values) for c in height]
     assert height[0].values[1] == "1.75 metres ( 5 ft. 9 in. )"
+
+
+FEATURES = [
+    "Not Available",
+    "Color; interactive menus; scene access",
+    "Not Available",
+    "Color; menus",
+    "Not Available",
+    "Color; region 1 encoding; menus",
+    "Not Available",
+    "Commentary; trailer",
+    "Color; region 1 encoding",
+    "Color; region 1; trailer",
+]
+
+
+def dvd_page(i: int, feat: str) -> Page:
+    """Three pages wrap the features in more markup (another PathId, the same SimSeqId);
+    seven show a preview link after them."""
+    val = f"<div><p><span>{feat}</span></p></div>" if i in (5, 8, 9) else feat
+    preview = "" if i in (1, 4, 8) else "<tr><td><a href=/p>Movie Preview</a></td></tr>"
+    return Page(
+        f"<html><body><h1>Film {chr(65 + i)}{chr(97 + i)}</h1><table>"
+        f"<tr><td><b>Other Features:</b></td><td><font>{val}</font></td></tr>{preview}"
+        f"<tr><td><b>Length:</b></td><td><font>{90 + i} minutes</font></td></tr>"
+        "</table></body></html>",
+        url="http://dvd.example/film",
+    )
+
+
+def test_sub_landmark_holding_data_takes_disjunctive_cells():
+    """'Not Available' is an ST whose sub-landmark column the other pages' features join;
+    the pages whose features sit deeper fill a disjunctive column, which merges into it
+    at the SimSeqId level (section 3.2.3): one features column, not two."""
+    s = induce_schema([dvd_page(i, f) for i, f in enumerate(FEATURES)])
+    cols = [c for c in s.columns if c.data and any("Color" in (v or "") for v in c.values)]
+    assert len(cols) == 1, [c.values for c in cols]
+    assert cols[0].values == FEATURES
