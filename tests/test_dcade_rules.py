@@ -4,7 +4,7 @@ alignment and re-arrangement around them (Yuliana & Chang 2019, sections 3.2.2-3
 from __future__ import annotations
 
 from scrapy_records.page import Page
-from scrapy_records.wrappers.inducers.dcade import induce_schema
+from scrapy_records.wrappers.inducers.dcade import induce_schema, schema_to_wrapper
 
 ITEMS = [
     ("Blue stamp", "Michigan", "Country/Region", "USA/Detroit"),
@@ -110,3 +110,31 @@ def test_sub_landmark_holding_data_takes_disjunctive_cells():
     cols = [c for c in s.columns if c.data and any("Color" in (v or "") for v in c.values)]
     assert len(cols) == 1, [c.values for c in cols]
     assert cols[0].values == FEATURES
+
+
+SELLERS = [
+    ("ahhaim", 50),
+    ("kennedy10", 1311),
+    ("usbob", 326),
+    ("haagantique", 2594),
+    ("lgregg2", 231),
+]
+
+
+def seller_page(i: int, name: str, rating: int) -> Page:
+    return Page(
+        f"<html><body><h1>Lot {chr(65 + i)}{chr(97 + i)}</h1><table><tr><td>Seller (Rating)</td>"
+        f"<td><b><a href='/ask?u={name}'>{name}</a> <a href='/feedback?u={name}'>({rating})</a>"
+        "</b></td></tr></table></body></html>",
+        url="http://auction.example/lot",
+    )
+
+
+def test_sibling_links_of_different_kinds_are_fields_not_a_set():
+    """A seller's name and its rating "(50)" are two links in one ``b`` on every page:
+    sibling elements of one tag, but no values of one kind (their PTypeSets differ), so
+    two fields, not one ``multiple`` field reading both."""
+    w = schema_to_wrapper(induce_schema([seller_page(i, *x) for i, x in enumerate(SELLERS)]))
+    assert not any(f.multiple for f in w.fields)
+    got = w.extract(seller_page(9, "bauhaus22", 502)).records[0].fields
+    assert "bauhaus22" in got.values()
