@@ -49,6 +49,32 @@ def _mark_matches(
             S[i, js] = score
 
 
+def _deny_constants(
+    S: np.ndarray,
+    cols: list[Column],
+    enc: LevelCodes,
+    seq: Sequence[int],
+    r: int,
+    scores: tuple[int, int],
+) -> None:
+    """No weak match between two different constant texts: a leaf whose CECId recurs on
+    other pages and a column holding one other recurring CECId are two template roles
+    ("Country/Region" on most pages, "Country" on some), which a TECId does not join
+    either (section 3.2.3: template columns have the same content; dynamic encoding
+    generalises the codes of data leaves only)."""
+    rec, cec = enc.recurring, enc.lv[r][0]
+    weak, mismatch = scores
+    rows = [i for i, k in enumerate(seq) if cec[k] in rec]
+    if not rows:
+        return
+    tcols = [j for j, c in enumerate(cols) if len(c.c0) == 1 and not c.c0.isdisjoint(rec)]
+    if not tcols:
+        return
+    sub = S[np.ix_(rows, tcols)]
+    sub[sub == weak] = mismatch
+    S[np.ix_(rows, tcols)] = sub
+
+
 def _score_matrix(
     cols: list[Column],
     enc: LevelCodes,
@@ -67,6 +93,7 @@ def _score_matrix(
         # the column scores nw_weak instead of a mismatch, so same-role leaves with
         # different TypeSets keep their order
         _mark_matches(S, seq, codes[enc.weak_level], (c.cw for c in cols), weak)
+        _deny_constants(S, cols, enc, seq, r, (weak, opts["mismatch"]))
     if mode in ("both", "tec"):
         _mark_matches(S, seq, codes[1], (c.c1 for c in cols), opts["match_tec"])
     if mode in ("both", "cec"):
@@ -188,6 +215,7 @@ class CodeStub:
     def __init__(self, seqs: list[list[tuple[int, int]]]) -> None:
         self.lv = [[[c for c, _ in s], [t for _, t in s]] for s in seqs]
         self.weak_level = 1  # unused: a weak match needs more than two levels
+        self.recurring: frozenset[int] = frozenset()
 
 
 def align_codes(

@@ -43,6 +43,7 @@ class LevelCodes(Protocol):
 
     lv: list[list[list[int]]]
     weak_level: int
+    recurring: frozenset[int]
 
 
 def _chars(seq: Iterable[int]) -> str:
@@ -138,7 +139,9 @@ class Encoding:
     """All pages' leaves with their level codes ``lv[r][level][k]``.
 
     ``cec[r]`` and ``tec[r]`` are the level 0 and level 1 codes of page ``r``;
-    ``typeset_of_cec`` maps a CECId to its TypeSet bit mask.
+    ``typeset_of_cec`` maps a CECId to its TypeSet bit mask; ``recurring`` holds the CECIds
+    found on at least two pages and at most once on any page (a single template, ST: a
+    constant text, the same content in the same place).
     """
 
     def __init__(self, pages: list[Page], opts: dict[str, Any]) -> None:
@@ -156,6 +159,14 @@ class Encoding:
         self.weak_level = int(opts["nw_weak_level"])
         self.cec = [L[0] for L in self.lv]
         self.tec = [L[1] for L in self.lv]
+        pages_of: Counter[int] = Counter()
+        repeated: set[int] = set()
+        for codes in self.cec:
+            once = set(codes)
+            pages_of.update(once)
+            if len(once) < len(codes):
+                repeated.update(c for c, n in Counter(codes).items() if n > 1)
+        self.recurring = frozenset(c for c, n in pages_of.items() if n >= 2 and c not in repeated)
 
     def _level_codes(self) -> None:
         path_cluster, struct_cluster = self.path_cluster, self.struct_cluster

@@ -32,6 +32,7 @@ class SpanEncoding:
     def __init__(self, enc: Encoding, spans: list[tuple[int, list[int]]]) -> None:
         self.lv = [[[L[k] for k in ks] for L in enc.lv[r]] for r, ks in spans]
         self.weak_level = enc.weak_level
+        self.recurring = enc.recurring
 
 
 def merge_profile(sub: SpanEncoding, cols: list[Column], max_level: int) -> list[Column]:

@@ -51,9 +51,10 @@ def _other_fields(a: Column, b: Column) -> bool:
 
 
 class _DisjunctiveMerge:
-    """Left to right, a data column missing on some pages takes the cells of a later data
-    column of other pages, with no cell of those pages in between, at the lowest level
-    where their cells share one code; until it is full or no partner is left."""
+    """Left to right, a data column (or a sub-landmark holding data) missing on some pages
+    takes the cells of a later data column of other pages, with no cell of those pages in
+    between, at the lowest level where their cells share one code; until it is full or no
+    partner is left."""
 
     def __init__(
         self, enc: Encoding, opts: dict[str, Any], seg: list[Column], keep_fields: bool = False
@@ -79,7 +80,7 @@ class _DisjunctiveMerge:
     def run(self) -> list[Column]:
         seg, masks, full = self.seg, self.masks, self.full
         for i in range(len(seg)):
-            if not self.alive[i] or seg[i].kind != "D" or masks[i] == full:
+            if not self.alive[i] or not self.mergeable(i) or masks[i] == full:
                 continue
             while masks[i] != full:
                 pick = self.partner(i)
@@ -87,6 +88,15 @@ class _DisjunctiveMerge:
                     break
                 self.merge(i, pick[1])
         return [c for c, a in zip(seg, self.alive) if a]
+
+    def mergeable(self, i: int) -> bool:
+        """A data column, or a sub-landmark whose content varies: section 3.2.3 merges the
+        columns of support below one, and a sub-landmark holding several texts (an ST's
+        column the postponed pages' values joined, "Not Available" and the features)
+        holds data leaves like any other column. It keeps its place as a landmark and
+        takes the cells of a later data column (``run`` never merges it away)."""
+        c = self.seg[i]
+        return c.kind == "D" or (c.kind == "LM" and len(c.c0) > 1)
 
     def codes(self, i: int) -> tuple[int | None, ...]:
         """Per level, the one code all the column's leaves share there, else ``None``."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scrapy_records.wrappers.inducers.dcade.schema import Schema, SchemaColumn
+from scrapy_records.wrappers.inducers.dcade.tokens import type_masks
 from scrapy_records.wrappers.inducers.dcade.xpaths import SchemaSelectors, stable_path
 from scrapy_records.wrappers.model import FieldSpec
 
@@ -41,9 +42,18 @@ def _candidate(c: SchemaColumn) -> bool:
     return c.data and c.kind == "text" and c.split is None
 
 
+def _ptypes(c: SchemaColumn) -> set[int]:
+    return {type_masks(v)[1] for v in c.values if isinstance(v, str)}
+
+
 def _follows(sel: SchemaSelectors, a: SchemaColumn, b: SchemaColumn) -> bool:
     """On every page with ``b``: ``a`` too, both sibling elements of one tag and one class,
-    ``b`` after (``p.price``, ``p.stock`` and ``p.desc`` are three fields, not a set)."""
+    ``b`` after (``p.price``, ``p.stock`` and ``p.desc`` are three fields, not a set), and
+    values of one kind: items of a set share a PTypeSet somewhere, the code of their
+    common role at encoding level 5 (section 3.2.3), where a seller's name and the
+    "(50)" of its rating beside it, two links in one ``b``, share none."""
+    if _ptypes(a).isdisjoint(_ptypes(b)):
+        return False
     seen = False
     for r in range(sel.s.m):
         if not b.leaves[r]:

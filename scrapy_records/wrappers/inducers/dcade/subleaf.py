@@ -85,13 +85,19 @@ def _embed(skel: Sequence[str], words: Sequence[str]) -> list[int] | None:
     return pos
 
 
+#: a bracket alone separates no values: it opens or closes a remark on the value before it
+_BRACKETS = "()[]{}"
+
+
 def _reads_as_template(word: str) -> bool:
     """A label ("Posted:") or a separator ("-", "|", "&"): what a template writes between
     values. (A word with a comma or a bracket attached, "City," or "(Ends", is not enough:
     "17 mpg City, 24 mpg Hwy" is one value.)"""
     if len(word) > MAX_TEMPLATE_WORD:
         return False
-    return word.endswith((":", "：")) or not any(ch.isalnum() for ch in word)
+    if word.endswith((":", "：")):
+        return True
+    return not any(ch.isalnum() for ch in word) and bool(word.strip(_BRACKETS))
 
 
 def _balanced(s: str) -> bool:
