@@ -1171,3 +1171,32 @@ def test_the_crawl_s_start_up_objects_leave_the_collector_s_walks(freeze):
         assert (gc.get_freeze_count() > 1000) is freeze and mw.config.gc_freeze is freeze
     finally:
         gc.unfreeze()
+
+
+def test_a_page_mined_in_a_crawl_thread_counts_that_thread_s_cpu_once():
+    """records/mining_seconds is CPU time. A small page mined in a crawl thread while the
+    workers exist (RECORDS_WORKER_MIN_BYTES) counted the whole process's CPU (every thread's)
+    and then again as a worker's: more seconds than the wall clock, with another thread
+    busy meanwhile."""
+    import threading
+
+    crawler = get_crawler(settings_dict={"RECORDS_WORKERS": 2, "RECORDS_WRAPPERS": False})
+    rt = RecordsRuntime.for_crawler(crawler)
+    stop = threading.Event()
+
+    def spin() -> None:  # another crawl thread at work (Python code: it takes turns)
+        while not stop.is_set():
+            sum(range(1000))
+
+    spinner = threading.Thread(target=spin)
+    spinner.start()
+    try:
+        t0 = time.perf_counter()
+        out = rt.mine(html_response("http://a.com/list", LIST_PAGE))
+        wall = time.perf_counter() - t0
+    finally:
+        stop.set()
+        spinner.join()
+        rt.close()
+    assert len(out.result.main.records) == 8
+    assert 0 < out.seconds <= wall

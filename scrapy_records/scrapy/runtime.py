@@ -27,6 +27,7 @@ Wrapper life cycle per ``(site, template)``:
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 import time
@@ -390,7 +391,7 @@ class RecordsRuntime(StoreSync):
                 mined = mine_page(job, attempt)
             else:
                 mined = self.executor.run(mine_page, job, here=here)
-            worker_seconds = mined.seconds if self.executor.workers else 0.0
+            worker_seconds = mined.seconds if mined.pid != os.getpid() else 0.0
             self._absorb(job, mined, response, out)
         except WorkerError as exc:
             logger.warning("scrapy_records: mining %s failed: %s", response.url, exc)
@@ -400,8 +401,7 @@ class RecordsRuntime(StoreSync):
             logger.exception("scrapy_records: mining %s failed", response.url)
             out.error = f"{type(exc).__name__}: {exc}"
             out.inc("records/errors")
-        # CPU time: of the worker, plus this thread's (wall time would count the waits)
-        out.seconds = worker_seconds + time.thread_time() - t0
+        out.seconds = worker_seconds + time.thread_time() - t0  # CPU: worker's, this thread's
         return out
 
     def _extract_options(self, meta: dict[str, Any]) -> tuple[str, dict[str, Any]]:
