@@ -179,11 +179,7 @@ def test_applying_a_stored_wrapper_does_not_load_the_miners(tmp_path):
         "         'scrapy_records.fields.alignment', 'scrapy_records.api', 'numpy')\n"
         "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.split("\n")[:2] == ["6", "[]"]
+    assert _first_lines(script) == ["6", "[]"]
 
 
 def test_a_worker_process_mines_without_importing_scrapy():
@@ -205,8 +201,13 @@ def test_a_worker_process_mines_without_importing_scrapy():
         "print(sorted(m.split('.')[0] for m in sys.modules if m.split('.')[0] in"
         " ('scrapy', 'twisted')))\n"
     )
+    assert _first_lines(script) == ["6", "[]"]
+
+
+def _first_lines(script: str) -> list[str]:
+    """The first two lines a fresh interpreter prints running ``script``."""
     proc = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.split("\n")[:2] == ["6", "[]"]
+    return proc.stdout.split("\n")[:2]
