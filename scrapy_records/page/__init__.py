@@ -20,7 +20,7 @@ from scrapy_records.page.flatten import (
     empty_inline,
     normalize_space,
 )
-from scrapy_records.page.model import PAGE_OPTIONS, Page, as_page
+from scrapy_records.page.model import PAGE_OPTIONS, Page, as_page, document_positions
 from scrapy_records.page.parse import (
     DEFAULT_MAX_BYTES,
     HtmlElementParser,
@@ -34,6 +34,7 @@ __all__ = [
     "Page",
     "PAGE_OPTIONS",
     "as_page",
+    "document_positions",
     "parse_html",
     "decode_html",
     "sniff_encoding",

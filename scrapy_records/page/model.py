@@ -208,7 +208,7 @@ class Page:
                 # position: lxml's path, from one count over the parent's children in the
                 # document (getpath itself scans all siblings: quadratic on a long run)
                 if doc is None:
-                    doc = _document_positions(el[p])
+                    doc = document_positions(el[p])
                 at, n_doc = doc
                 x = el[c]
                 xpaths[c] = f"{base}/{t}[{at[x]}]" if n_doc[t] > 1 else f"{base}/{t}"
@@ -360,7 +360,7 @@ def as_page(source: Any, url: str | None = None, **options: Any) -> Page:
     return Page(source, url, **options)
 
 
-def _document_positions(parent: Any) -> tuple[dict[Any, int], dict[str, int]]:
+def document_positions(parent: Any) -> tuple[dict[Any, int], dict[str, int]]:
     """For the element children of lxml element ``parent`` in the document (those the page
     model dropped included): each child's position among its siblings of its tag, and how
     many children have each tag. What libxml2's ``getpath`` counts: a child ``t`` is

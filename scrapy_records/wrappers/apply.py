@@ -64,13 +64,7 @@ def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
                 continue
             table = tables.get(p)
             if table is None:
-                at: dict[Any, int] = {}
-                counts: dict[str, int] = {}
-                for c in p:
-                    t = c.tag
-                    if isinstance(t, str):
-                        at[c] = counts[t] = counts.get(t, 0) + 1
-                table = tables[p] = (tree.getpath(p), at, counts)
+                table = tables[p] = (tree.getpath(p), *page_mod.document_positions(p))
             k = table[1].get(x)
             if k is None:
                 paths.append(tree.getpath(x))
