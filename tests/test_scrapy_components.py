@@ -1200,3 +1200,29 @@ def test_a_page_mined_in_a_crawl_thread_counts_that_thread_s_cpu_once():
         rt.close()
     assert len(out.result.main.records) == 8
     assert 0 < out.seconds <= wall
+
+
+def test_samples_held_for_induction_are_out_of_the_garbage_collector_s_walks():
+    """A template's sample pages wait in the crawl's process for its induction; their mined
+    regions (every record, field and column) are kept serialised, so the cyclic collector's
+    full collections, pauses of the reactor, do not walk them; induction reads them back."""
+    import gc
+
+    rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:", induction_samples=3))
+    for k in range(2):
+        rt.mine(html_response(f"http://a.com/list{k}", LIST_PAGE))
+    samples = [s for st in rt._states.values() for s in st.samples]
+    assert len(samples) == 2
+    import types
+
+    seen, todo, tracked = set(), list(samples), 0
+    while todo:  # everything the samples hold that the collector would walk (not classes)
+        o = todo.pop()
+        if id(o) in seen or not gc.is_tracked(o) or isinstance(o, (type, types.ModuleType)):
+            continue
+        seen.add(id(o))
+        tracked += 1
+        todo.extend(gc.get_referents(o))
+    assert tracked < 20  # (the samples, their attribute dicts, the detail evidence)
+    assert [len(s.regions[0].records) for s in samples] == [8, 8]
+    assert samples[0].regions[0].records[0].fields == samples[1].regions[0].records[0].fields

@@ -475,7 +475,7 @@ class RecordsRuntime(StoreSync):
         assert result is not None  # mine_page sets one unless it skipped or failed (above)
         if st.detail is None:  # decided on the template's first mined page
             st.detail = mined.coverage is not None and mined.coverage < DETAIL_HINT_COVERAGE
-        sample = Sample(
+        sample = Sample.keep(
             job.url, job.body, job.encoding, job.date, list(result.regions), mined.detail
         )
         if st.detail:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import pickle
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from scrapy_records.errors import (
@@ -297,14 +298,40 @@ def apply_wrapper(job: ApplyJob) -> PageResult:
 
 @dataclass
 class Sample:
-    """One page kept for induction: its bytes and what mining found on it."""
+    """One page kept for induction: its bytes and what mining found on it.
+
+    The mined regions are kept serialised (:meth:`keep`): a template's samples live in the
+    crawl's process until its induction, thousands of small records and dicts that every
+    full collection of the cyclic garbage collector walked, a reactor pause of 60-85 ms
+    on 180 KB pages (30-45 ms without them). A bytes object is never walked; the regions
+    are read back where induction runs, in a worker process as a rule, which receives
+    them serialised anyway. (The bytes never leave the crawl: no store, no file.)"""
 
     url: str
     body: bytes
     encoding: str | None
     date: bytes | None
-    regions: list[Region] = field(default_factory=list)
+    packed: bytes = b""  # the regions mining found (:meth:`keep`, :attr:`regions`)
     detail: DetailEvidence | None = None  # (from mining; None: parse the page again)
+
+    @classmethod
+    def keep(
+        cls,
+        url: str,
+        body: bytes,
+        encoding: str | None,
+        date: bytes | None,
+        regions: list[Region],
+        detail: DetailEvidence | None,
+    ) -> Sample:
+        """A sample of a mined page, its regions serialised."""
+        packed = pickle.dumps(regions, pickle.HIGHEST_PROTOCOL)
+        return cls(url, body, encoding, date, packed, detail)
+
+    @property
+    def regions(self) -> list[Region]:
+        """The regions mining found on the page (read back from :attr:`packed`)."""
+        return pickle.loads(self.packed) if self.packed else []
 
 
 @dataclass
@@ -363,7 +390,8 @@ def _single_page_wrapper(pages: list[Page], samples: list[Sample]) -> Wrapper:
     """When no wrapper holds on all samples together: one sample's main region as a
     wrapper, the first that finds records on every sample."""
     for page, s in zip(pages, samples):
-        region = s.regions[0] if s.regions else None
+        regions = s.regions
+        region = regions[0] if regions else None
         if region is None:
             continue
         try:
