@@ -475,9 +475,9 @@ class RecordsRuntime(StoreSync):
         assert result is not None  # mine_page sets one unless it skipped or failed (above)
         if st.detail is None:  # decided on the template's first mined page
             st.detail = mined.coverage is not None and mined.coverage < DETAIL_HINT_COVERAGE
-        sample = Sample.keep(
-            job.url, job.body, job.encoding, job.date, list(result.regions), mined.detail
-        )
+        if not st.detail and result.main is None:
+            return  # no records to learn a wrapper from (nor their serialisation to pay)
+        sample = Sample.keep(job, result.regions, mined.detail)
         if st.detail:
             # a detail template: its pages' records wait for its wrapper (DCADE's one
             # record per page), so that all its pages give the same columns
@@ -487,7 +487,7 @@ class RecordsRuntime(StoreSync):
             out.result = None
             out.inc("records/held")
             self._confirm_detail(st, job, out)
-        if st.detail or (result is not None and result.main is not None):
+        if st.detail or result.main is not None:  # (the check may have found a list)
             self._sample_and_induce(st, sample, job, out)
 
     def _confirm_detail(self, st: TemplateState, job: PageJob, out: Outcome) -> None:

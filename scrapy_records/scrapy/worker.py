@@ -315,18 +315,10 @@ class Sample:
     detail: DetailEvidence | None = None  # (from mining; None: parse the page again)
 
     @classmethod
-    def keep(
-        cls,
-        url: str,
-        body: bytes,
-        encoding: str | None,
-        date: bytes | None,
-        regions: list[Region],
-        detail: DetailEvidence | None,
-    ) -> Sample:
-        """A sample of a mined page, its regions serialised."""
+    def keep(cls, job: PageJob, regions: list[Region], detail: DetailEvidence | None) -> Sample:
+        """The sample of a mined page (its job), its regions serialised."""
         packed = pickle.dumps(regions, pickle.HIGHEST_PROTOCOL)
-        return cls(url, body, encoding, date, packed, detail)
+        return cls(job.url, job.body, job.encoding, job.date, packed, detail)
 
     @property
     def regions(self) -> list[Region]:
