@@ -23,7 +23,8 @@ total is the mean over sites.
 Also per site: ``fields`` the fields emitted per test page (median; the ``_raw`` and
 ``_currency`` twins of typed fields not counted, as the README counts fields), ``const``
 the fields whose value is the same on every training page where they occur (template text
-that leaked into the record, or data coinciding on the sample), ``nav`` the link fields
+that leaked into the record, or data coinciding on the sample; ``--fields`` marks those
+whose values differ on the test pages), ``nav`` the link fields
 whose links' text is the same on every training page (navigation, whatever the URL),
 ``ind_s`` the induction time (5 pages, parsing included) and
 ``x_lxml`` the application cost relative to lxml's parse of the same bytes (median over
@@ -263,6 +264,9 @@ def run_site(site: str, samples: list[Any], args: argparse.Namespace) -> dict[st
         ratio = float("nan") if args.no_timing else _timing(w, tests)
     f1, per, ties = score_site(preds, golds, attrs)
     const, nav = _template_fields(train_preds, w, train)
+    # a value the five training pages happened to share ("Private", one posting date) is
+    # data when the held-out pages show other values: name those apart
+    varies = [f for f in const if len({tuple(p[f]) for p in train_preds + preds if f in p}) > 1]
     n_fields = statistics.median(sum(1 for f in p if not _twin(f)) for p in preds) if preds else 0
     return {
         "site": site,
@@ -271,6 +275,7 @@ def run_site(site: str, samples: list[Any], args: argparse.Namespace) -> dict[st
         "ties": ties,
         "fields": n_fields,
         "const": const,
+        "const_varies": varies,
         "nav": nav,
         "t_ind": t_ind,
         "ratio": ratio,
@@ -344,7 +349,13 @@ def main() -> int:
         if args.fields:
             print_fields(res)
             if res["const"]:
-                print(f"    constant on the training pages: {', '.join(res['const'])}")
+                print(
+                    "    constant on the training pages: "
+                    + ", ".join(
+                        f + (" (varies on the test pages)" if f in res["const_varies"] else "")
+                        for f in res["const"]
+                    )
+                )
     if not results:
         return 0
     mean_f1 = statistics.mean(r["f1"] for r in results)

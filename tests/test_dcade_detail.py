@@ -154,6 +154,53 @@ def test_a_label_glued_to_its_value_names_it_and_is_cut_off():
     assert got["made_by"] == "Opel"
 
 
+def test_a_value_after_its_label_is_kept_over_its_copy_in_a_hidden_price_table():
+    """The price shown as "MSRP: $61,550" and again in a hidden table cell of class
+    ``price``: one field, the labelled one, whose raw twin keeps the text as written."""
+
+    def car(i, msrp, invoice):
+        return Page(
+            f"<html><body><h1>Car {i}</h1><div class='quote'><div>MSRP: {msrp}</div>"
+            f"<div>Invoice: {invoice}</div></div><p class='blurb'>{'Fast car. ' * (i + 1)}</p>"
+            f"<table style='display: none'><tr><td></td><td>Invoice</td><td>MSRP</td></tr>"
+            f"<tr><td>Base</td><td class='price'>{invoice}</td><td class='price'>{msrp}</td>"
+            "</tr></table></body></html>",
+            url=f"http://cars.example/{i}",
+        )
+
+    prices = [("$61,550", "$56,625"), ("$34,200", "$31,465"), ("$36,050", "$33,165")]
+    prices += [("$36,200", "$33,305"), ("$35,150", "$32,340")]
+    w = induce_wrapper([car(i, m, v) for i, (m, v) in enumerate(prices)])
+    got = fields_of(w, car(9, "$43,950", "$40,100").root)
+    assert got["msrp"] == 43950.0 and got["msrp_raw"] == "MSRP: $43,950", got
+    assert got["invoice_raw"] == "Invoice: $40,100", got
+    assert [v for v in got.values() if v == 43950.0] == [43950.0], got
+
+
+def test_a_microformat_class_names_a_value_inside_its_root_before_a_label():
+    """``class="fn"`` inside an hCard (``vcard``) is markup: the name, although the same
+    name stands after an "Overview:" label further down; ``class="price"`` with no
+    microformat root around it is a class word, after the label."""
+
+    def school(i, name, fee):
+        return Page(
+            f"<html><body><div class='vcard'><h1 class='fn org'>{name}</h1></div>"
+            f"<p>{'About us. ' * (i + 1)}</p><h3>Overview: {name}</h3>"
+            f"<p>Fee: <span class='price'>{fee}</span></p></body></html>",
+            url=f"http://schools.example/{i}",
+        )
+
+    schools = [("Abilene College", "$50"), ("Adelphi University", "$35"), ("Adrian Hall", "$0")]
+    schools += [("Agnes Scott", "$35"), ("Alaska Pacific", "$25")]
+    s = induce_schema([school(i, *x) for i, x in enumerate(schools)])
+    texts = [(c.values[0], c.name, c.evidence) for c in s.columns if c.data and c.kind == "text"]
+    assert ("Abilene College", "name", "itemprop") in texts, texts
+    assert ("$50", "fee", "label") in texts, texts
+    w = induce_wrapper([school(i, *x) for i, x in enumerate(schools)])
+    got = fields_of(w, school(9, "Baylor University", "$60").root)
+    assert list(got.values()).count("Baylor University") == 1 and got["name"], got
+
+
 def test_names_from_microdata_then_value_type_then_class():
     people = [("Ann", "555-123-4567", "a@x.org", "S1"), ("Bo", "555-234-5678", "b@y.com", "S2")]
     people += [("Cy", "555-345-6789", "c@z.net", "S3"), ("Di", "555-456-7890", "d@w.io", "S4")]

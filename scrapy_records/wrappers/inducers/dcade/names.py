@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import TypeVar
 
 from scrapy_records.fields.naming import best_token, label_name, property_name, slug, token_name
 from scrapy_records.page import Page
@@ -34,6 +35,8 @@ from scrapy_records.wrappers.inducers.dcade.leaves import PageLeaves
 from scrapy_records.wrappers.inducers.dcade.roles import LeafColumns, column_label
 from scrapy_records.wrappers.inducers.dcade.schema import SchemaColumn
 from scrapy_records.wrappers.inducers.dcade.tokens import token_type
+
+_T = TypeVar("_T")
 
 #: microformat classes (hCard, hProduct...) and the field they name
 MICROFORMATS = {
@@ -98,21 +101,39 @@ def type_name(values: Sequence[str]) -> str | None:
     return None
 
 
-def _attr_name(page: Page, node: int) -> str | None:
-    """``itemprop`` or a microformat class on the element or an ancestor close to it."""
+#: the root classes of the microformats above: inside one, their classes are markup
+MICROFORMAT_ROOTS = frozenset(
+    "vcard hproduct hreview hrecipe vevent h-card h-product h-review h-recipe h-event".split()
+)
+
+
+def _attr_name(page: Page, node: int) -> tuple[str, str] | None:
+    """``(name, evidence)`` from an ``itemprop`` or a microformat class on the element or
+    an ancestor close to it (evidence ``itemprop``; a microformat class outside its root
+    class, ``class="price"`` alone, is as likely plain styling: ``microformat``)."""
     i, up = node, 0
     while i >= 0 and up <= _ATTR_UP:
         prop = page.attr(i, "itemprop")
         if prop and prop.split():
-            return property_name(prop) or None
+            n = property_name(prop)
+            return (n, "itemprop") if n else None
         for c in page.classes(i):
             if c.lower() in MICROFORMATS:
-                return MICROFORMATS[c.lower()]
+                return MICROFORMATS[c.lower()], _microformat(page, i)
         if up and page.attr(i, "itemscope") is not None:
             break
         i = page.parent[i]
         up += 1
     return None
+
+
+def _microformat(page: Page, i: int) -> str:
+    """``itemprop`` when element ``i`` is inside a microformat root, else ``microformat``."""
+    while i >= 0:
+        if any(c.lower() in MICROFORMAT_ROOTS for c in page.classes(i)):
+            return "itemprop"
+        i = page.parent[i]
+    return "microformat"
 
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -192,7 +213,7 @@ def _section_name(page: Page, node: int) -> str | None:
     return None
 
 
-def _majority(names: list[str | None]) -> str | None:
+def _majority(names: Sequence[_T | None]) -> _T | None:
     got = [n for n in names if n]
     if not got:
         return None
@@ -240,9 +261,9 @@ class ColumnNamer:
                 if n:
                     return n, "label"
         nodes = self._nodes(c)
-        n = _majority([_attr_name(p, x) for p, x in nodes])
-        if n:
-            return n, "itemprop"
+        got = _majority([_attr_name(p, x) for p, x in nodes])
+        if got:
+            return got
         n = type_name(_values(c)) if c.kind == "text" else None
         if n:
             return n, "type"

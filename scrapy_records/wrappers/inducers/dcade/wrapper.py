@@ -97,21 +97,30 @@ def _worth_a_field(c: SchemaColumn, rows: list[int]) -> bool:
 
 
 #: which column to keep when several hold the same values (best first): microdata, a
-#: label, a value type, a heading tag, the page title, a class word
-_EVIDENCE_RANK = {"itemprop": 0, "label": 1, "type": 2, "tag": 3, "class": 5, "link": 6}
+#: label, a microformat class, a value type, a heading tag, the page title, a class word
+_EVIDENCE_RANK = {
+    "itemprop": 0,
+    "label": 1,
+    "microformat": 2,
+    "type": 3,
+    "tag": 4,
+    "class": 6,
+    "link": 7,
+}
 
 
 def _keep_rank(c: SchemaColumn) -> int:
     if c.evidence == "tag" and c.name.startswith("page_title"):
-        return 4
+        return 5
     return _EVIDENCE_RANK.get(c.evidence, 9)
 
 
 def _copies(cols: list[SchemaColumn]) -> set[int]:
     """Data columns holding the same varying values as a better-named one on every
     induction page (the title in the page title, the heading, the breadcrumb, "Reviews for
-    <title>"): the record keeps one, a whole text before a value cut from a longer one, then
-    the best named.
+    <title>"): the record keeps one, a whole text before a value cut from a longer one
+    (a value after its own label, "MSRP: $61,550", counts as whole), then the best named,
+    then the first in the page.
     (Values equal on the sample are no evidence: two "Not available".)"""
     groups: dict[tuple[Any, ...], list[int]] = {}
     for ci, c in enumerate(cols):
@@ -121,7 +130,7 @@ def _copies(cols: list[SchemaColumn]) -> set[int]:
     out: set[int] = set()
     for members in groups.values():
         if len(members) > 1:
-            best = min(members, key=lambda i: (cols[i].split is not None, _keep_rank(cols[i]), i))
+            best = min(members, key=lambda i: (_cut(cols[i]), _keep_rank(cols[i]), i))
             out.update(i for i in members if i != best)
     kept = [i for members in groups.values() for i in members if i not in out]
     for ci in kept:  # a value cut from a text where it is there, absent elsewhere
@@ -129,6 +138,14 @@ def _copies(cols: list[SchemaColumn]) -> set[int]:
         if c.split is not None and any(_covers(cols[k], c) for k in kept if k != ci):
             out.add(ci)
     return out
+
+
+def _cut(c: SchemaColumn) -> bool:
+    """A value cut from a longer text, other than the rest of a text after its label."""
+    if c.split is None:
+        return False
+    runs, gap = c.split
+    return not (c.label_text and gap == len(runs) and runs[-1].strip() == c.label_text.strip())
 
 
 def _covers(whole: SchemaColumn, part: SchemaColumn) -> bool:
