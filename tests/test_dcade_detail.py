@@ -201,6 +201,27 @@ def test_a_microformat_class_names_a_value_inside_its_root_before_a_label():
     assert list(got.values()).count("Baylor University") == 1 and got["name"], got
 
 
+def test_a_word_on_one_sample_page_names_no_link():
+    """ "Gran Turismo" after one page's model name, in the link to next year's model: the
+    link's URL is not named after it (a name says what the template says, not one page)."""
+    models = ["1 Series", "1 Series", "3 Series", "3 Series", "5 Series Gran Turismo"]
+
+    def car(i, model):
+        slug = model.lower().replace(" ", "_")
+        return Page(
+            f"<html><body><h1>2010 BMW {model} {i}</h1><p class='blurb'>{'Good. ' * (i + 1)}</p>"
+            f"<div class='next'><a href='/bmw/{slug}/2011'>Also Available: 2011 BMW {model}</a>"
+            "</div></body></html>",
+            url=f"http://cars.example/{i}",
+        )
+
+    w = induce_wrapper([car(i, m) for i, m in enumerate(models)])
+    names = [f.name for f in w.fields]
+    assert not [n for n in names if "gran" in n or "turismo" in n], names
+    got = fields_of(w, car(9, "3 Series").root)
+    assert any(str(v).endswith("/bmw/3_series/2011") for v in got.values()), got
+
+
 def test_names_from_microdata_then_value_type_then_class():
     people = [("Ann", "555-123-4567", "a@x.org", "S1"), ("Bo", "555-234-5678", "b@y.com", "S2")]
     people += [("Cy", "555-345-6789", "c@z.net", "S3"), ("Di", "555-456-7890", "d@w.io", "S4")]

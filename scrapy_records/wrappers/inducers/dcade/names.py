@@ -279,7 +279,8 @@ class ColumnNamer:
         return "field", "position"
 
     def link_name(self, ci: int, names: list[str]) -> str:
-        """A link target column: the name of the text before it, plus ``_url``."""
+        """A link target column: the name of the text before it, plus ``_url`` (a text on
+        fewer of the link's pages, "Gran Turismo" after one model's name, names no link)."""
         c = self.cols[ci]
         for j in range(ci - 1, max(-1, ci - 3), -1):
             p = self.cols[j]
@@ -288,6 +289,7 @@ class ColumnNamer:
                 and (p.data or p.template)
                 and p.leaves
                 and any(pk and ck and pk[-1] < ck[0] for pk, ck in zip(p.leaves, c.leaves))
+                and all(pk for pk, ck in zip(p.leaves, c.leaves) if ck)
             ):
                 base = names[j]
                 if p.template:
