@@ -222,6 +222,31 @@ def test_a_word_on_one_sample_page_names_no_link():
     assert any(str(v).endswith("/bmw/3_series/2011") for v in got.values()), got
 
 
+def test_a_field_repeating_the_first_item_of_a_list_on_every_page_is_left_to_the_list():
+    """The first similar job shown on its own above the list that shows it again: the
+    list holds it; no field repeats it (nor its link)."""
+    cities = ["Jersey City, NJ", "New York, NY", "Austin, TX", "Boston, MA", "Denver, CO"]
+    cities += ["Miami, FL", "Salem, OR", "Reno, NV", "Tulsa, OK", "Provo, UT", "Akron, OH"]
+
+    def job(i, n):
+        first = f"<p class='top'><a class=joblinks href='/job/{i}-0'>{cities[5 * i % 11]}</a></p>"
+        rows = "".join(
+            f"<li><a class=joblinks href='/job/{i}-{k}'>{cities[(5 * i + k) % 11]}</a></li>"
+            for k in range(n)
+        )
+        return Page(
+            f"<html><body><h1>Job {i}</h1><p>Pay: ${50 + i}/h</p><p class='desc'>"
+            f"{'We need you. ' * (i + 2)}</p><h3>Similar jobs</h3>{first}"
+            f"<ul class='similar'>{rows}</ul></body></html>",
+            url=f"http://jobs.example/{i}",
+        )
+
+    w = induce_wrapper([job(i, n) for i, n in enumerate([5, 4, 6, 5, 3])])
+    got = fields_of(w, job(9, 4).root)
+    assert sorted(got) == ["desc", "pay", "similar", "title"], got
+    assert [x["similar"] for x in got["similar"]] == [cities[(45 + k) % 11] for k in range(4)]
+
+
 def test_names_from_microdata_then_value_type_then_class():
     people = [("Ann", "555-123-4567", "a@x.org", "S1"), ("Bo", "555-234-5678", "b@y.com", "S2")]
     people += [("Cy", "555-345-6789", "c@z.net", "S3"), ("Di", "555-456-7890", "d@w.io", "S4")]

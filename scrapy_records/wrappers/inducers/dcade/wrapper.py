@@ -337,6 +337,44 @@ def schema_to_wrapper(schema: Schema, site: str | None = None, verify: bool = Tr
     compact_numbering(schema, fields, [x.name for x in lists])
     renamed = {old: f.name for old, f in zip(before, fields)}
     fill = {renamed.get(k, k): v for k, v in fill.items()}
+    w = _wrapper(schema, site, fields, lists, fill)
+    heads = _list_heads(w, schema)
+    if not heads:
+        return w
+    fields = [f for f in fields if f.name not in heads]
+    holders: list[FieldSpec | ListSpec] = [*fields, *lists]
+    for x in holders:  # "joblinks_list" takes back the name its copy held
+        base = x.name[: -len("_list")]
+        if x.name.endswith("_list") and base in heads:
+            x.name = base
+    return _wrapper(schema, site, fields, lists, {k: v for k, v in fill.items() if k not in heads})
+
+
+def _list_heads(w: Wrapper, schema: Schema) -> set[str]:
+    """Single fields that repeat the first item of a list on every induction page where
+    they have a value (two values at least): the first related job's location, aligned
+    as a column of its own, which the list of related jobs reads again."""
+    seen: dict[str, list[bool]] = {}
+    values: dict[str, set[Any]] = {}
+    for page in schema.pages:
+        res = w.extract(page)
+        if not res.regions or not res.regions[0].records:
+            continue
+        rec = res.regions[0].records[0].fields
+        heads = []
+        for v in rec.values():
+            if isinstance(v, list) and v:
+                heads += list(v[0].values()) if isinstance(v[0], dict) else [v[0]]
+        for name, v in rec.items():
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                seen.setdefault(name, []).append(v in heads)
+                values.setdefault(name, set()).add(v)
+    return {n for n, hits in seen.items() if all(hits) and len(values[n]) >= 2}
+
+
+def _wrapper(
+    schema: Schema, site: str | None, fields: list[FieldSpec], lists: list[ListSpec], fill: dict
+) -> Wrapper:
     urls = [p.url for p in schema.pages if p.url]
     w = Wrapper(
         id=Wrapper.make_id(site, [f.xpath for f in fields], [x.record.xpath for x in lists]),
