@@ -99,8 +99,8 @@ def test_index_of_named_ids_lists_them_and_all_others_on_demand():
 
 
 def test_index_lists_the_ids_of_the_whole_document_as_the_xpath_does():
-    # the index reads every element's id, also from a sub-element and in a comment's
-    # neighbourhood (no text or comment node carries one): what ``//*[@id=...]`` finds
+    # the index reads the id of every element of the document, also when built from a
+    # sub-element (only elements carry attributes): what ``//*[@id=...]`` finds
     root = _root()
     sub = root.find(".//ul")
     assert sub is not None
