@@ -96,3 +96,16 @@ def test_index_of_named_ids_lists_them_and_all_others_on_demand():
         assert named.get(v) == full.get(v)
     assert ids_xpath({"both'\"quotes"}) is None
     assert IdIndex(root, values, None).get("x") == full.get("x")
+
+
+def test_index_lists_the_ids_of_the_whole_document_as_the_xpath_does():
+    # the index reads the id of every element of the document, also when built from a
+    # sub-element (only elements carry attributes): what ``//*[@id=...]`` finds
+    root = _root()
+    sub = root.find(".//ul")
+    assert sub is not None
+    for values in (None, frozenset({"count", "x"})):
+        xp = ids_xpath(set(values)) if values else None
+        index = IdIndex(sub, values, xp)
+        for v in ("count", "x", "main"):
+            assert index.get(v) == etree.XPath(f"//*[@id='{v}']")(root)

@@ -60,8 +60,10 @@ REPEAT = 3
 #: descriptions nests deep and differs from page to page; the template is shallower)
 DEPTH = 12
 _MASK = (1 << 61) - 1
-_IDS = etree.XPath("//@id", smart_strings=False)
-_CLASSES = etree.XPath("//@class", smart_strings=False)
+#: the ids and classes of the document's elements (``//@id`` is the same set, yet libxml2
+#: reads the attribute axis of every text and comment node too)
+_IDS = etree.XPath("/descendant::*/@id", smart_strings=False)
+_CLASSES = etree.XPath("/descendant::*/@class", smart_strings=False)
 
 
 def _mix(x: int) -> int:
