@@ -388,3 +388,60 @@ def test_inner_lists_only_needs_the_same_paths_and_unequal_tag_strings():
     ul = page.index(page.root.xpath("//ul[@class='results']")[0])
     region = build_region(page, "mdr", ul, [[c] for c in page.children[ul]], 0.6)
     assert inner_lists_only(page, region) is False
+
+
+# ------------------------------------------------------------ a filter panel beside a few
+def _filter_panel() -> str:
+    groups = {
+        "Category": ["Products", "News", "Support"],
+        "Item type": ["Monitor", "Printer and multifunction", "Smartphones", "Tablets"],
+        "Business": ["Printers", "Cloud display", "LED signage"],
+        "Screen size": ["24 inch", "27 inch", "32 inch"],
+    }
+    out = ""
+    for g, opts in groups.items():
+        boxes = "".join(
+            f"<li><input type='checkbox' id='{g}{o}'><label for='{g}{o}'>{o}</label></li>"
+            for o in opts
+        )
+        out += (
+            f"<div class='filter'><button type='button'><span>{g}</span> <span>Collapse"
+            f"</span></button><fieldset><legend>{g} option</legend><ul>{boxes}</ul>"
+            "</fieldset></div>"
+        )
+    return f"<div class='filters'>{out}</div>"
+
+
+def test_a_filter_panel_does_not_outrank_a_short_result_list():
+    # three products beside four very regular facet groups: the groups' text is all
+    # legends, buttons and checkbox labels (form controls), the page's filters
+    products = [
+        ("Curved business monitor S34", "size 34 inch", "Built-in speakers, adjustable stand"),
+        ("Galaxy tablet Pro S", "colour black", "Windows 10 Pro, detachable keyboard and pen"),
+        ("LED monitor with vibrant colours", "size 32 inch", "HDMI input, UHD resolution"),
+    ]
+    cards = "".join(
+        f"<li><div class='card'><a href='/p/{i}'><img src='/i/{i}.jpg'></a><h3><a "
+        f"href='/p/{i}'>{t}</a></h3><p class='opt'>{o}</p><p>{d}</p><a href='/buy/{i}'>"
+        "Where to buy</a></div></li>"
+        for i, (t, o, d) in enumerate(products)
+    )
+    result = extract(wrap(f"<main>{_filter_panel()}<ul class='products'>{cards}</ul></main>"))
+    assert result.main is not None
+    assert [r.text.split(" size")[0] for r in result.main.records][:1] == [products[0][0]]
+    panel = next(r for r in result.regions if r.records[0].text.startswith("Category"))
+    assert panel.meta["controls"] == "1.00"
+    assert any("form controls" in why for why in panel.meta["rank_reasons"])
+
+
+def test_a_list_of_records_with_a_button_each_is_no_filter_panel():
+    # an "Add to cart" button in every card is a small share of the record's text
+    cards = "".join(
+        f"<li><h3><a href='/p/{i}'>Product number {i} with a long descriptive name</a></h3>"
+        f"<p>A description of product {i}, its size, colour and use.</p>"
+        f"<button>Add to cart</button></li>"
+        for i in range(6)
+    )
+    result = extract(wrap(f"<ul>{cards}</ul>"))
+    assert result.main is not None and len(result.main.records) == 6
+    assert "controls" not in result.main.meta

@@ -608,3 +608,58 @@ def test_one_placeholder_image_every_record_shows_is_no_column_of_a_wrapped_page
         "https://shop.example/img/30.png",
         "https://shop.example/img/31.png",
     ]
+
+
+def openings(start: int, n: int = 6) -> str:
+    rows = []
+    for i in range(start, start + n):
+        links = [
+            f"<li><a href='/cmp/{i % 4}/jobs'>Company {i % 4} jobs</a></li>",
+            "<li><a href='/jobs-in-leeds'>Jobs in Leeds</a></li>",
+        ]
+        if i % 3:
+            links.append(f"<li><a href='/salaries/{i}'>Role {i} salaries in Leeds</a></li>")
+        rows.append(
+            f"<div class='job'><h2><a href='/job/{i}'>Job opening number {i}</a></h2>"
+            f"<span class='company'>Company {i % 4}</span>"
+            f"<p>Summary of opening {i}, long enough to read as a description.</p>"
+            f"<ul class='more'>{''.join(links)}</ul></div>"
+        )
+    return page("".join(rows))
+
+
+def test_a_list_item_every_record_shows_at_one_place_is_left_out_of_wrapped_lists_too():
+    # each job's links: its company's jobs, "Jobs in Leeds" (the same second link in every
+    # record: template), some its salaries; mining's lists leave the shared link out
+    mined = scrapy_records.extract(openings(40), url=URL).main.records
+    assert mined[0].fields["more_url"] == [
+        "https://shop.example/cmp/0/jobs",
+        "https://shop.example/salaries/40",
+    ]
+    w = scrapy_records.induce([(URL, openings(1)), (URL, openings(20))])
+    got = w.extract(openings(40), url=URL).records
+    assert names(got) == names(mined) >= {"more", "more_url"}
+    assert [r.fields.get("more") for r in got] == [r.fields.get("more") for r in mined]
+
+
+def chairs(start: int, unlinked: tuple[int, ...] = (), n: int = 6) -> str:
+    out = []
+    for i in range(start, start + n):
+        name = f"Garden chair model {i} in oak"
+        title = name if i in unlinked else f"<a href='/p/{i}'>{name}</a>"
+        out.append(
+            f"<div class='card'><a href='/p/{i}'><img src='/img/{i}.jpg'></a><h3>{title}</h3>"
+            f"<p>A chair of {i} kilos, long enough to read as its description.</p></div>"
+        )
+    return page("".join(out))
+
+
+def test_a_record_without_its_title_link_does_not_rename_the_records_url():
+    # page 1: one card's title is no link; the image link to the same page, in every card,
+    # is the fuller column of those addresses: it keeps the name the title link gives
+    first = scrapy_records.extract(chairs(1, unlinked=(3,)), url=URL).main
+    assert "url" in names(first.records) and "link" not in names(first.records)
+    assert [r.fields["url"] for r in first.records][2] == "https://shop.example/p/3"
+    w = scrapy_records.induce([(URL, chairs(1, unlinked=(3,))), (URL, chairs(20))])
+    later = w.extract(chairs(40), url=URL).records
+    assert names(later) == names(scrapy_records.extract(chairs(40), url=URL).records)

@@ -23,10 +23,11 @@ Rule (quoted by the README)::
        records mostly hold no text, a region in page chrome (a ``nav``/``menu``/``aside``
        element, a page-level ``header``/``footer``, an ARIA role of chrome;
        :func:`chrome_of`; class and id names are not read), and a region of links only
-       beside more text of the page's own (related stories, tag lists) get
+       beside more text of the page's own (related stories, tag lists), and a region of
+       form-control text only (a filter panel's legends and checkbox labels) get
        ``CHROME_FACTOR`` (0.4) of their auto confidence, ``meta["no_text"]``,
-       ``meta["chrome"]`` or ``meta["links_only"]`` says why, and they rank after every
-       other region (regions without text last);
+       ``meta["chrome"]``, ``meta["links_only"]`` or ``meta["controls"]`` says why, and
+       they rank after every other region (regions without text last);
     4. a region both found once is reported once (the better-scored copy, with
        ``meta["agreement"]`` and ``meta["confirmed_by"]``);
     5. rank all regions with the ranking rule (:mod:`scrapy_records.extractors.ranking`;

@@ -32,6 +32,7 @@ __all__ = [
     "inner_lists_only",
     "EMPTY_SHARE",
     "LINKS_ONLY",
+    "CONTROL_TAGS",
 ]
 
 #: Landmarks of page chrome wherever they are (``aside``: content tangential to the page
@@ -56,6 +57,9 @@ _TANGENTIAL = frozenset({"aside", "role=complementary"})
 EMPTY_SHARE = 0.5
 #: Links only: at least this share of the records' text is link text...
 LINKS_ONLY = 0.9
+#: The elements whose text labels a form control (a checkbox's label, a button, a
+#: fieldset's legend, a select's options): the text of a filter panel, not of records.
+CONTROL_TAGS = frozenset({"label", "button", "legend", "option", "optgroup", "select"})
 
 
 class PageText:
@@ -64,7 +68,7 @@ class PageText:
     Built once per page from the page arrays: one prefix sum over the text leaves, and one
     over the leaves inside links (link ranges marked by slices, no per-leaf Python loop)."""
 
-    __slots__ = ("page", "chars", "linked", "_free", "_unmarked", "landmarks")
+    __slots__ = ("page", "chars", "linked", "_controls", "_free", "_unmarked", "landmarks")
 
     def __init__(self, page: Page) -> None:
         self.page = page
@@ -78,6 +82,7 @@ class PageText:
                 inside[lo[i] : hi[i]] = b"\x01" * (hi[i] - lo[i])
                 last = end[i]
         self.linked = [0, *accumulate(map(operator.mul, lens, inside))]
+        self._controls: list[int] | None = None
         self._free: int | None = None
         self._unmarked: int | None = None
         #: :func:`landmark_of` per node, memoised (regions share their parents).
@@ -128,6 +133,21 @@ class PageText:
         """Characters of link text in node ``i``'s sub-tree."""
         p = self.page
         return self.linked[p.leaf_hi[i]] - self.linked[p.leaf_lo[i]]
+
+    def controls_size(self, i: int) -> int:
+        """Characters of form-control text (:data:`CONTROL_TAGS`) in node ``i``'s sub-tree
+        (the prefix sum is built on first use, like :attr:`linked`)."""
+        p = self.page
+        if self._controls is None:
+            inside = bytearray(len(p.leaves))
+            last = -1
+            for j in compress(range(len(p.tag)), map(CONTROL_TAGS.__contains__, p.tag)):
+                if j > last:
+                    inside[p.leaf_lo[j] : p.leaf_hi[j]] = b"\x01" * (p.leaf_hi[j] - p.leaf_lo[j])
+                    last = p.end[j]
+            lens = map(len, p.leaves)
+            self._controls = [0, *accumulate(map(operator.mul, lens, inside))]
+        return self._controls[p.leaf_hi[i]] - self._controls[p.leaf_lo[i]]
 
 
 def landmark_of(page: Page, node: int, text: PageText | None = None) -> str | None:
@@ -181,7 +201,11 @@ def demotion(page: Page, region: Region, text: PageText) -> tuple[str, str] | No
     content), ``("links_only", "0.97")`` when its text is (nearly) all link text
     (:data:`LINKS_ONLY`) and the page has more words of its own elsewhere than the region
     holds: related stories, tag lists and menus beside an article, not the page's
-    records (a search result page of bare titles has no such text).
+    records (a search result page of bare titles has no such text), and
+    ``("controls", "1.00")`` when its text is (nearly) all the text of form controls
+    (:data:`CONTROL_TAGS`: the legends, buttons and checkbox labels of a filter panel)
+    and the page has at least as much text outside it: the page's filters, not its
+    records, however regular the panel is.
     :func:`scrapy_records.extractors.explain.explain` says it in words."""
     n = len(region.records)
     lo, hi = page.leaf_lo, page.leaf_hi  # (text leaves are never empty strings)
@@ -195,6 +219,10 @@ def demotion(page: Page, region: Region, text: PageText) -> tuple[str, str] | No
         return "chrome", where
     if chars and linked >= LINKS_ONLY * chars and text.free - (chars - linked) >= chars:
         return "links_only", f"{linked / chars:.2f}"
+    if chars and text.total - chars >= chars:
+        controls = sum(text.controls_size(x) for rec in region.records for x in rec.nodes)
+        if controls >= LINKS_ONLY * chars:
+            return "controls", f"{controls / chars:.2f}"
     return None
 
 

@@ -15,7 +15,7 @@ from scrapy_records.results import Region
 __all__ = ["explain", "reasons_of", "DEMOTIONS"]
 
 #: The ``meta`` keys of a demotion (:func:`scrapy_records.extractors.evidence.demotion`).
-DEMOTIONS = ("chrome", "links_only", "no_text")
+DEMOTIONS = ("chrome", "links_only", "controls", "no_text")
 
 
 def explain(ranked: list[Region]) -> list[Region]:
@@ -40,6 +40,12 @@ def reasons_of(region: Region) -> list[str]:
         out.append(
             f"demoted: {float(m['links_only']):.0%} of its text is link text, and the page has "
             "more text of its own elsewhere (related links, not the page's records)"
+        )
+    if "controls" in m:
+        out.append(
+            f"demoted: {float(m['controls']):.0%} of its text labels form controls (legends, "
+            "buttons, checkbox labels), and the page has more text elsewhere (the page's "
+            "filters, not its records)"
         )
     if "cards_from" in m:
         out.append(

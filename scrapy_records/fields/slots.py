@@ -312,8 +312,11 @@ def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:
     (``rank`` of its evidence, then document order) stays. So is a slot that says nothing
     another one does not say: its value is the other's value in every record holding it
     (an optional image link to the product the title links to), unless only it has an
-    XPath (a wrapper can read it; the other is pieced together). A text equal to a link's
-    URL in every record (the address a search result writes out) is that link."""
+    XPath (a wrapper can read it; the other is pieced together); the one that stays takes
+    the dropped one's name when that is better named (the title link missing from a record
+    leaves its address to the image link, under the name ``url`` it has where every record
+    has both: a slot's name does not depend on one record lacking a part). A text equal
+    to a link's URL in every record (the address a search result writes out) is that link."""
     best: dict[tuple, Slot] = {}
     for s in data:
         key = (s.type, repr(s.values))
@@ -339,6 +342,8 @@ def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:
                 continue
             if o.type == s.type and id(o) not in drop and all(o.values[r] == v for r, v in vals):
                 drop.add(id(s))
+                if rank.get(s.evidence, 9) < rank.get(o.evidence, 9):
+                    o.name, o.evidence = s.name, s.evidence  # (the name a fuller page gives)
                 break
     return [s for s in kept if id(s) not in drop]
 

@@ -177,6 +177,32 @@ def _drop_shared(fields: list[FieldReader], values: list[dict[str, Any]]) -> Non
                     r.pop(name, None)
 
 
+def _drop_shared_items(fields: list[FieldReader], values: list[dict[str, Any]]) -> None:
+    """The same for lists: the item at one place of every record's list with one value
+    there ("Jobs in Leeds" second among each job's links) is the template's, as mining
+    leaves that slot out of the list (``fields.slot_names.mark_static``): in every record,
+    or, for links and images, in three lists or more wherever there is one. A list left
+    empty is no value. Tags every record shares at different places stay, as in mining."""
+    n = len(values)
+    for f in fields:
+        name = f.name
+        lists = [v for r in values if isinstance(v := r.get(name), list) and v]
+        if len(lists) < n and (len(lists) < 3 or f.type not in ("url", "image")):
+            continue
+        first = lists[0]
+        drop = {k for k in range(min(map(len, lists))) if all(v[k] == first[k] for v in lists)}
+        if not drop:
+            continue
+        for r in values:
+            v = r.get(name)
+            if isinstance(v, list) and v:
+                kept = [x for k, x in enumerate(v) if k not in drop]
+                if kept:
+                    r[name] = kept
+                else:
+                    del r[name]
+
+
 def _eval_one(
     fields: list[FieldReader], first: Any, base: str | None, dirty: Any, out: dict[str, Any]
 ) -> None:
@@ -501,6 +527,9 @@ class CompiledWrapper:
         #: links and images one value in every record leaves out (:func:`_drop_shared`);
         #: an inducer's draft reads them all (it judges template text itself)
         self.shared = [f for f in self.fields if f.type in ("url", "image") and not f.multiple]
+        #: lists: an item every record's list holds at one place is left out
+        #: (:func:`_drop_shared_items`; a draft too: mining's lists never hold it)
+        self.shared_items = [f for f in self.fields if f.multiple]
         self.order = [
             x
             for f in self.fields
@@ -649,6 +678,8 @@ class CompiledWrapper:
         type_errors = _type_values(self.typed, values)
         if n_rec >= 2 and self.shared:
             _drop_shared(self.shared, values)
+        if n_rec >= 2 and self.shared_items:
+            _drop_shared_items(self.shared_items, values)
         keyed = read_keys(self.keyed, firsts, values, self.taken, budget) if self.keyed else None
         list_rows = (
             [(sub.name, sub.read_many(firsts, root, base, dirty, budget)) for sub in self.lists]
