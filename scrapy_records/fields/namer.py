@@ -299,9 +299,9 @@ class _Namer:
         out: dict[TemplateNode, Slot] = {}
         for link, texts in inside.items():
             if len(texts) > 1:
-                texts = [t for t in texts if self._in_heading(self.anchor[id(t)])] or [
-                    t for t in texts if _fill(t) >= 0.5
-                ]
+                texts = [t for t in texts if self._in_heading(self.anchor[id(t)])] or texts
+            if len(texts) > 1:  # a badge a few records show beside the text ("New listing")
+                texts = [t for t in texts if _fill(t) >= 0.5]
             if len(texts) == 1:
                 out[link] = texts[0]
         return out
