@@ -129,3 +129,77 @@ def test_a_currency_in_its_own_element_stays_with_the_amount():
     records = mined(f"<html><body><ul id='results'>{rows}</ul></body></html>")
     prices = [(r.get("price"), r.get("price_currency")) for r in records]
     assert prices == [(5.0, "USD"), (45.5, "USD"), (120.0, "USD")]
+
+
+# ------------------------------------------------------- captioned parts of a record
+def _supplier(items: list[tuple[str, str | None, str | None, str]]) -> str:
+    rows = []
+    for title, deals, volume, rate in items:
+        first = (
+            f'<li><div class="lab">{deals}</div><div class="num">{volume}</div></li>'
+            if deals
+            else ""
+        )
+        rows.append(
+            f'<div class="item"><h2><a href="/p/{title.replace(" ", "-")}">{title}</a></h2>'
+            f'<ul class="record">{first}<li><div class="lab">Response Rate</div>'
+            f'<div class="num">{rate}</div></li></ul></div>'
+        )
+    return "<html><body><div id='list'>" + "".join(rows) + "</div></body></html>"
+
+
+SUPPLIERS = [
+    ("Red lamp", "1 Transaction(6 months)", "30,000+", "73.6%"),
+    ("Blue chair", "3 Transactions(6 months)", "10,000+", "60.0%"),
+    ("Green table", None, None, "93.0%"),
+    ("Oak desk", "82 Transactions(6 months)", "470,000+", "88.1%"),
+    ("Steel shelf", "5 Transactions(6 months)", "2,000+", "51.2%"),
+]
+
+
+def _column(records: list[dict], value: str) -> str:
+    return next(k for k in records[0] if records[0][k] == value)
+
+
+def test_parts_told_apart_by_a_caption_are_columns_not_a_list():
+    """Two items of one class, the second captioned "Response Rate", the first a count
+    that varies and that some records lack: a column per part, and the record without
+    the first part has its rate in the rate column (not read as the first part)."""
+    records = mined(_supplier(SUPPLIERS))
+    volume, rate = _column(records, "30,000+"), _column(records, "73.6%")
+    assert volume != rate
+    assert [r.get(volume) for r in records] == ["30,000+", "10,000+", None, "470,000+", "2,000+"]
+    assert [r.get(rate) for r in records] == ["73.6%", "60.0%", "93.0%", "88.1%", "51.2%"]
+    assert "Response Rate" not in [v for r in records for v in r.values()]
+    page = _supplier(SUPPLIERS)
+    w = scrapy_records.induce([("https://shop.example/a", page), ("https://shop.example/b", page)])
+    other = [
+        ("Teak bench", None, None, "40.0%"),
+        ("Elm stool", "7 Transactions(6 months)", "5,000+", "66.6%"),
+        ("Ash bed", "2 Transactions(6 months)", "1,000+", "12.5%"),
+    ]
+    wrapped = [
+        dict(r.fields) for r in w.extract(_supplier(other), "https://shop.example/c").records
+    ]
+    assert [r.get(rate) for r in wrapped] == ["40.0%", "66.6%", "12.5%"]
+    assert [r.get(volume) for r in wrapped] == [None, "5,000+", "1,000+"]
+
+
+def test_items_under_a_few_captions_in_any_order_stay_a_list():
+    """Links under 'Salary Search:' or 'Learn more about working at' in either order (a
+    few captions taking turns, no count that varies): one list, as before."""
+    rows = []
+    for k, company in enumerate(["Acme", "Globex", "Initech", "Umbrella", "Hooli"]):
+        items = [
+            f'<li><span class="mat">Salary Search: <a href="/s/{k}">Clerk salaries</a></span></li>',
+            f'<li><span class="mat">Learn more about working at <a href="/c/{k}">{company}</a>'
+            "</span></li>",
+        ]
+        if k % 2:
+            items.reverse()
+        rows.append(
+            f'<div class="result"><h2><a href="/job/{k}">Clerk at {company}</a></h2>'
+            f"<ul>{''.join(items[: 1 + (k % 3 > 0)])}</ul></div>"
+        )
+    records = mined("<html><body><div id='jobs'>" + "".join(rows) + "</div></body></html>")
+    assert any(isinstance(v, list) for r in records for v in r.values())

@@ -95,7 +95,8 @@ def name_slots(
     anchor, _count = _anchors(data, layout.parent)
     labels = find_labels(slots, anchor, layout.parent, layout.depth, tag_names(page))
     fill_eaten(data, labels)
-    data = merge_repeats(data, layout, len(trees), set(labels))
+    static = [s for s in slots if s.static]
+    data = merge_repeats(data, layout, len(trees), set(labels), static)
     anchor, count = _anchors(data, layout.parent)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
     namer = _Namer(page, maps, layout, anchor, count, labels, rows)
