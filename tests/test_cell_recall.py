@@ -203,3 +203,19 @@ def test_items_under_a_few_captions_in_any_order_stay_a_list():
         )
     records = mined("<html><body><div id='jobs'>" + "".join(rows) + "</div></body></html>")
     assert any(isinstance(v, list) for r in records for v in r.values())
+
+
+def test_a_badge_after_a_name_in_some_records_is_its_own_column():
+    people = ["Jane Roe Smith", "Li Wei Chen", "Omar Haddad", "Ana Lucia Reyes", "Tom Baker"]
+    rows = "".join(
+        f'<li class="review"><p class="who">{name}'
+        + (' <span class="badge">Verified</span>' if k % 2 == 0 else "")
+        + f'</p><p class="text">Review number {k} says the lamp is fine.</p>'
+        f'<a href="/r/{k}">Permalink</a></li>'
+        for k, name in enumerate(people)
+    )
+    records = mined(f"<html><body><ul id='reviews'>{rows}</ul></body></html>")
+    names = _column(records, "Jane Roe Smith")
+    assert [r.get(names) for r in records] == people
+    badge = _column(records, "Verified")
+    assert [r.get(badge) for r in records] == ["Verified", None, "Verified", None, "Verified"]

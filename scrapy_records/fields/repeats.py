@@ -198,9 +198,9 @@ def _anchor_parts(
             cond = "".join(f"[not(.//text()[normalize-space(.)={x}])]" for x in lits.values())
             cond += f"[{free.index(h) + 1}]" if len(free) > 1 else ""
         for x in by_node.get(h, ()):
-            x.xpath = _list_xpath(x.xpath, layout.depth[h])
-            if x.xpath is not None:
-                x.xpath = _step_condition(x.xpath, layout.depth[h], cond)
+            free_path = _list_xpath(x.xpath, layout.depth[h])
+            if free_path is not None:  # (else the positional XPath stays)
+                x.xpath = _step_condition(free_path, layout.depth[h], cond)
 
 
 def _step_condition(xpath: str, head_depth: int, cond: str) -> str:
