@@ -95,7 +95,8 @@ def name_slots(
     anchor, _count = _anchors(data, layout.parent)
     labels = find_labels(slots, anchor, layout.parent, layout.depth, tag_names(page))
     fill_eaten(data, labels)
-    data = merge_repeats(data, layout, len(trees), set(labels))
+    static = [s for s in slots if s.static]
+    data = merge_repeats(data, layout, len(trees), set(labels), static)
     anchor, count = _anchors(data, layout.parent)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
     namer = _Namer(page, maps, layout, anchor, count, labels, rows)
@@ -299,9 +300,9 @@ class _Namer:
         out: dict[TemplateNode, Slot] = {}
         for link, texts in inside.items():
             if len(texts) > 1:
-                texts = [t for t in texts if self._in_heading(self.anchor[id(t)])] or [
-                    t for t in texts if _fill(t) >= 0.5
-                ]
+                texts = [t for t in texts if self._in_heading(self.anchor[id(t)])] or texts
+            if len(texts) > 1:  # a badge a few records show beside the text ("New listing")
+                texts = [t for t in texts if _fill(t) >= 0.5]
             if len(texts) == 1:
                 out[link] = texts[0]
         return out

@@ -9,6 +9,7 @@ record: its root elements under a virtual root.
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -277,6 +278,18 @@ class PageData:
 
         Inline formatting inside a value never splits it ("$19<sup>97</sup>", "<b>Python</b>
         tutorial"); only a label before inline markup stays apart ("Price: <b>$5</b>")."""
+        edge = self._badge_edge(cur)
+        if edge is not None:  # "<span class=newly>New listing</span> Red lamp": apart
+            rest = cur[1:] if edge == 0 else cur[:-1]
+            if edge == 0:
+                out.append(cur[0])
+            if len(rest) >= 2:
+                self._flush_run(i, rest, out, False)
+            else:
+                out.extend(rest)
+            if edge == -1:
+                out.append(cur[-1])
+            return
         own = [c for c in cur if c < 0]
         if not own and whole and self._cents_price(cur):
             # "<sup>$</sup><span>19</span><sup>97</sup>": the pieces of one price
@@ -301,6 +314,44 @@ class PageData:
                 text = " ".join(p for p in parts if p)
         out.append(-(self.nleaves + len(self.runs)) - 1)
         self.runs.append((i, tuple(cur), text))
+
+    def _badge_edge(self, cur: list[int]) -> int | None:
+        """``0`` or ``-1`` when the first or last item of run ``cur`` is a badge before or
+        after a text with words of its own ("<a><span class="newly">New listing</span> Red
+        lamp</a>", "Jane Roe Smith <span class="badge">Verified</span>"), else ``None``: a
+        classed inline element holding one word-bearing text shorter than the text beside
+        it, whose tag and class hold that same text wherever the page has them, always at
+        the start or end of their parent's text. A highlighted search term is within the
+        text somewhere, or differs in case; a currency or a unit goes with a number
+        ("<span class=cur>USD</span> 5"); the end of a sentence stays ("Get it by <b
+        class=day>Friday, Feb 10</b>")."""
+        leaves = self.leaves
+        for edge in (0, -1):
+            c = cur[edge]
+            if c < 0 or not self.inline[c]:
+                continue
+            rest = [leaves[-x - 1] for x in (cur[1:] if edge == 0 else cur[:-1]) if x < 0]
+            if not any(_WORDY.search(t) for t in rest):
+                continue
+            if self.is_badge(c) and sum(map(len, rest)) > len(leaves[self.leaf_lo[c]]):
+                return edge
+        return None
+
+    def is_badge(self, c: int) -> bool:
+        """Element ``c`` is a badge's element (:meth:`_badge_edge`), per tag and class on
+        the page (memoised)."""
+        e = self.page.el[c]
+        raw = e.get("class")
+        if not raw or len(e) or self.leaf_hi[c] - self.leaf_lo[c] != 1:
+            return False
+        if not _WORDY.search(self.leaves[self.leaf_lo[c]]):
+            return False
+        memo = self.attrs.setdefault("#badges", {})
+        key = (e.tag, raw)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = _edge_constant(self.page.root, e.tag, raw)
+        return bool(got)
 
     def _prices(self, ch: list[int]) -> bool:
         """Children (no text of their own around them, the last a ``sup``) that are one
@@ -356,6 +407,33 @@ class PageData:
             if j >= len(kids) or isinstance(kids[j].tag, str):
                 return None
             p = 2 * j + 2
+
+
+#: two letters in a row: a text with a word (not a currency sign, a number or a unit)
+_WORDY = re.compile(r"[^\W\d_]{2}")
+
+
+def _edge_constant(root: Any, tag: str, cls: str) -> bool:
+    """The page's elements of tag ``tag`` and class attribute ``cls`` (at least two) hold
+    one text, the same in each, and stand at the start or the end of their parent's text."""
+    found = root.xpath(f"//{tag}[@class=$c]", c=cls) if tag.isalnum() else []
+    if len(found) < 2:
+        return False
+    texts = set()
+    for e in found:
+        if len(e):
+            return False
+        texts.add(" ".join((e.text or "").split()))
+        if len(texts) > 1:
+            return False
+        parent = e.getparent()
+        if parent is None:
+            return False
+        first = e.getprevious() is None and not (parent.text or "").strip()
+        last = e.getnext() is None and not (e.tail or "").strip()
+        if not (first or last):
+            return False
+    return True
 
 
 _CACHE: weakref.WeakKeyDictionary[Page, PageData] = weakref.WeakKeyDictionary()

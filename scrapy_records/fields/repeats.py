@@ -6,8 +6,9 @@ Partial tree alignment gives each occurrence of a repeated element its own templ
 the same tag and class signature, and merges the slots at the same place under each of them
 into one slot whose value is the list of the record's values, in document order. Slots with
 a label of their own ("Color:", "Size:" in each occurrence) are distinct fields and stay
-apart; a list of links whose texts are the template's is one URL column per text
-(:func:`label_value_columns`).
+apart, and so are parts one of which a caption names ("Response Rate") where another
+holds a count that varies; a list of links whose texts are the template's is one URL
+column per text (:func:`label_value_columns`).
 """
 
 from __future__ import annotations
@@ -60,20 +61,26 @@ def _relative_key(
     return (*reversed(steps), (hash(s.kind), int(s.collapsed), 0))
 
 
-def merge_repeats(data: list[Slot], layout: Layout, n: int, labelled: set[int]) -> list[Slot]:
+def merge_repeats(
+    data: list[Slot],
+    layout: Layout,
+    n: int,
+    labelled: set[int],
+    static: list[Slot] | None = None,
+) -> list[Slot]:
     """Merge the slots of repeated template siblings into list slots (module docstring);
-    ``labelled``: ``id()`` of the slots a label names."""
-    by_node: dict[TemplateNode, list[Slot]] = {}
-    for s in data:
-        p: TemplateNode | None = s.t
-        while p is not None:
-            by_node.setdefault(p, []).append(s)
-            p = layout.parent.get(p)
+    ``labelled``: ``id()`` of the slots a label names; ``static``: the template's text
+    slots (captions)."""
+    by_node = _under(data, layout)
+    captions = _under(static or [], layout)
     merged: dict[int, Slot] = {}  # id(member) -> its list slot
     for t in layout.order:
         for run in _runs(t):
             if _fixed(run, by_node, n):
                 continue  # as many in every record: distinct parts, their insides may repeat
+            if _captioned(run, by_node, captions, layout):
+                _reseat(run, by_node, captions, layout, n)
+                continue
             for group in _groups(run, by_node, layout):
                 if any(id(s) in merged for s in group):
                     continue
@@ -93,6 +100,142 @@ def merge_repeats(data: list[Slot], layout: Layout, n: int, labelled: set[int]) 
             emitted.add(id(lst))
             out.append(lst)
     return out
+
+
+def _under(slots: list[Slot], layout: Layout) -> dict[TemplateNode, list[Slot]]:
+    """Template node -> the slots in its sub-tree."""
+    by_node: dict[TemplateNode, list[Slot]] = {}
+    for s in slots:
+        p: TemplateNode | None = s.t
+        while p is not None:
+            by_node.setdefault(p, []).append(s)
+            p = layout.parent.get(p)
+    return by_node
+
+
+def _captioned(
+    run: list[TemplateNode],
+    by_node: dict[TemplateNode, list[Slot]],
+    captions: dict[TemplateNode, list[Slot]],
+    layout: Layout,
+) -> bool:
+    """A node of ``run`` holds the template's text (a caption, "Response Rate") beside a
+    text of its own, where another node of the run holds data that varies ("1
+    Transaction", "82 Transactions"): the nodes are distinct parts of the record, each a
+    column, not items of one list. (Links whose texts are the template's, "Product
+    manuals", stay a list: their data is the link, :func:`label_value_columns`; so do
+    items whose texts are a few captions in any order.)"""
+    keyed = [{_relative_key(s, h, layout): s for s in by_node.get(h, ())} for h in run]
+    for h, own in zip(run, keyed):
+        fixed = {_relative_key(c, h, layout): c for c in captions.get(h, ()) if c.kind == "text"}
+        if not any(s.kind == "text" and k not in fixed for k, s in own.items()):
+            continue
+        for key, cap in fixed.items():
+            text = next((v for v in cap.values if v is not None), None)
+            for other in keyed:
+                slot = other.get(key) if other is not own else None
+                if slot is not None and _varied(slot, text):
+                    return True
+    return False
+
+
+def _varied(s: Slot, caption: Any) -> bool:
+    """``s`` holds data: at least two values other than ``caption``, one in three of them
+    or more distinct (a count that repeats, not two captions taking turns)."""
+    vals = [v for v in s.values if v is not None and v != caption]
+    return len(vals) >= 2 and len({str(v) for v in vals}) * 3 >= len(vals)
+
+
+def _reseat(
+    run: list[TemplateNode],
+    by_node: dict[TemplateNode, list[Slot]],
+    captions: dict[TemplateNode, list[Slot]],
+    layout: Layout,
+    n: int,
+) -> None:
+    """A record showing fewer of the run's parts has them aligned from the first on (the
+    matching reads shapes, not texts): a part that reads another part's caption ("Response
+    Rate" where the others read "1 Transaction") is that part, its values move there.
+    The parts' XPaths find them by their captions, not by their positions."""
+    anchors: dict[TemplateNode, str] = {}
+    for dst_head in run:
+        caps = {}
+        for c in captions.get(dst_head, ()):
+            vals = {v for v in c.values if v is not None}
+            if c.kind == "text" and len(vals) == 1:
+                caps[_relative_key(c, dst_head, layout)] = vals.pop()
+        dst = {_relative_key(x, dst_head, layout): x for x in by_node.get(dst_head, ())}
+        for src_head in run:
+            if src_head is dst_head or not caps:
+                continue
+            src = {_relative_key(x, src_head, layout): x for x in by_node.get(src_head, ())}
+            for key, text in caps.items():
+                cap = src.get(key)
+                if cap is None:
+                    continue
+                for r in range(n):
+                    if cap.values[r] == text and _movable(src, dst, r):
+                        _move(src, dst, r)
+        if caps:
+            anchors[dst_head] = min(caps.values())
+    _anchor_parts(run, by_node, anchors, layout)
+
+
+def _anchor_parts(
+    run: list[TemplateNode],
+    by_node: dict[TemplateNode, list[Slot]],
+    anchors: dict[TemplateNode, str],
+    layout: Layout,
+) -> None:
+    """The XPath of each slot under ``run``: a captioned part's step finds the item holding
+    its caption; another part's, the items holding no caption, by its rank among them."""
+    lits = {h: xpath_string(c) for h, c in anchors.items()}
+    free = [h for h in run if h not in anchors]
+    for h in run:
+        if h in lits:
+            cond = f"[.//text()[normalize-space(.)={lits[h]}]]"
+        else:
+            cond = "".join(f"[not(.//text()[normalize-space(.)={x}])]" for x in lits.values())
+            cond += f"[{free.index(h) + 1}]" if len(free) > 1 else ""
+        for x in by_node.get(h, ()):
+            free_path = _list_xpath(x.xpath, layout.depth[h])
+            if free_path is not None:  # (else the positional XPath stays)
+                x.xpath = _step_condition(free_path, layout.depth[h], cond)
+
+
+def _step_condition(xpath: str, head_depth: int, cond: str) -> str:
+    """``xpath`` with ``cond`` after the step of template depth ``head_depth`` (as
+    :func:`_list_xpath` counts)."""
+    steps = xpath.split("/")
+    k = head_depth - 2 + (1 if steps[0].startswith("following-sibling::") else 0)
+    steps[k] += cond
+    return "/".join(steps)
+
+
+def _movable(src: dict[Any, Slot], dst: dict[Any, Slot], r: int) -> bool:
+    """Record ``r`` has nothing in ``dst``'s slots, and each of its values in ``src``
+    has a slot of its type there (a caption, none)."""
+    if any(x.values[r] is not None for x in dst.values()):
+        return False
+    for key, x in src.items():
+        if x.values[r] is not None and key in dst and dst[key].type != x.type:
+            return False
+    return True
+
+
+def _move(src: dict[Any, Slot], dst: dict[Any, Slot], r: int) -> None:
+    """Move record ``r``'s values from the slots ``src`` to the same places ``dst``."""
+    for key, a in src.items():
+        b = dst.get(key)
+        if a.values[r] is None:
+            continue
+        if b is not None:
+            b.values[r], b.refs[r], b.attr[r] = a.values[r], a.refs[r], a.attr[r]
+            if b.raw is not None:
+                b.raw[r] = a.raw[r] if a.raw is not None else a.values[r]
+        a.values[r], a.refs[r], a.attr[r] = None, None, None
+        if a.raw is not None:
+            a.raw[r] = None
 
 
 def _fixed(run: list[TemplateNode], by_node: dict[TemplateNode, list[Slot]], n: int) -> bool:

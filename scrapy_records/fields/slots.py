@@ -127,9 +127,27 @@ def _inline_heads(
         own = sum(1 for c in t.children if c.label == TEXT)
         if not own or len({x.sig for x in sub if x.label != TEXT and x.sig}) > 1:
             continue
-        if own >= 2 or _varies(t, trees, maps):
+        if own >= 2 or (_varies(t, trees, maps) and not _badge_beside(t, trees, maps)):
             heads.add(t)
     return heads, inside
+
+
+def _badge_beside(t: TemplateNode, trees: list[RecordTree], maps: list[NodeMap]) -> bool:
+    """``t`` holds a text and, before or after it, a badge only some records show
+    (:meth:`~scrapy_records.fields.records.PageData.is_badge`), always beside that text:
+    two columns, the badge's text does not open the title."""
+    kids = t.children
+    if len(kids) != 2 or (kids[0].label == TEXT) == (kids[1].label == TEXT):
+        return False
+    badge, text = (kids[1], kids[0]) if kids[0].label == TEXT else (kids[0], kids[1])
+    seen = False
+    for rec, m in zip(trees, maps):
+        x = m.get(badge)
+        if x is not None:
+            if x < 0 or text not in m or not rec.pd.is_badge(x):
+                return False  # (a text in some records, a badge alone in others: one field)
+            seen = True
+    return seen
 
 
 def _subtree_content(

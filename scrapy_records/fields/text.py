@@ -3,8 +3,9 @@
 Mining (the aligned columns) and wrapper application read a value element with the same
 function, :func:`inline_text`, so a page gives the same value whichever path produced it.
 Inline formatting never splits or spaces a value: ``Micro<b>soft</b>`` is ``Microsoft``
-(whitespace comes from the page, not from element boundaries), block elements and ``br``
-separate words, and superscript cents after a number are decimals (``$19<sup>97</sup>`` is
+(whitespace comes from the page, not from element boundaries); block elements, ``br`` and
+an empty element with a class (a spacer or an icon the style sheet draws) separate words,
+and superscript cents after a number are decimals (``$19<sup>97</sup>`` is
 ``$19.97``). Text a browser does not draw (a ``hidden`` element, ``display: none``, the
 screen-reader-only classes) does not extend a visible value; it stays when it is all there is.
 """
@@ -127,6 +128,8 @@ def inline_part_text(el: Any, lo: int, hi: int) -> str:
         elif pos % 2:
             kid = kids[(pos - 1) // 2]
             if isinstance(kid.tag, str):
+                if _drawn_gap(kid):
+                    parts.append(" ")
                 _walk(kid, parts)
             continue
         else:
@@ -160,7 +163,7 @@ def _walk(el: Any, parts: list[str], skip_hidden: bool = False) -> bool:
             elif skip_hidden and is_hidden(node):
                 skipped = True
             else:
-                if tag in BLOCK_TAGS:
+                if tag in BLOCK_TAGS or _drawn_gap(node):
                     parts.append(" ")
                 _start_text(node, tag, parts)
                 if len(node):
@@ -182,6 +185,13 @@ def _walk(el: Any, parts: list[str], skip_hidden: bool = False) -> bool:
 
 _COMMENT = etree.Comment
 _PI = etree.ProcessingInstruction
+
+
+def _drawn_gap(node: Any) -> bool:
+    """An empty element the site's style sheet draws (a class, no content): a spacer or an
+    icon between two words ("$35.99<span class="letter-space"></span>used") parts them as
+    the browser does. An empty element without a class draws nothing."""
+    return not len(node) and not node.text and node.get("class") is not None
 
 
 def _start_text(node: Any, tag: Any, parts: list[str]) -> None:
