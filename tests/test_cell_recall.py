@@ -185,6 +185,19 @@ def test_parts_told_apart_by_a_caption_are_columns_not_a_list():
     assert [r.get(volume) for r in wrapped] == [None, "5,000+", "1,000+"]
 
 
+def test_a_caption_whose_class_says_label_names_its_value_mined_and_wrapped():
+    """``<div class="lab">Response Rate</div><div class="num">73.6%</div>``: the rate is
+    ``response_rate``; a Bootstrap badge (``class="label"``) before a title link names no
+    title."""
+    page = _supplier(SUPPLIERS).replace("<h2>", "<h2><span class='label'>new</span>")
+    records = mined(page)
+    assert _column(records, "73.6%") == "response_rate"
+    assert records[0]["title"] == "Red lamp"
+    w = scrapy_records.induce([("https://shop.example/a", page), ("https://shop.example/b", page)])
+    got = w.extract(page, "https://shop.example/c").records
+    assert [r.fields.get("response_rate") for r in got][:2] == ["73.6%", "60.0%"]
+
+
 def test_items_under_a_few_captions_in_any_order_stay_a_list():
     """Links under 'Salary Search:' or 'Learn more about working at' in either order (a
     few captions taking turns, no count that varies): one list, as before."""

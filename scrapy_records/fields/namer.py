@@ -93,7 +93,8 @@ def name_slots(
     labels); returns them with repeated parts merged into list slots
     (:func:`~scrapy_records.fields.repeats.merge_repeats`)."""
     anchor, _count = _anchors(data, layout.parent)
-    labels = find_labels(slots, anchor, layout.parent, layout.depth, tag_names(page))
+    classed = {id(s) for s in slots if s.static and s.kind == "text" and _label_class(page, s)}
+    labels = find_labels(slots, anchor, layout.parent, layout.depth, tag_names(page), classed)
     fill_eaten(data, labels)
     static = [s for s in slots if s.static]
     data = merge_repeats(data, layout, len(trees), set(labels), static)
@@ -111,6 +112,31 @@ def name_slots(
             s.name = "display_url"  # the address a result writes out; `url` is the link's
     _qualify_repeats(data, namer)
     return label_value_columns(data, len(trees))
+
+
+#: class words of an element that holds a label ("lab", "field-label", "spec_caption")
+_LABEL_CLASS_WORDS = frozenset({"label", "lab", "lbl", "caption", "legend"})
+_CLASS_WORD_RE = re.compile(r"[-_]+")
+
+
+def _label_class(page: Page, s: Slot) -> bool:
+    """The element holding static text ``s`` says by its class that it is a label (looked
+    at in the first records that have it)."""
+    seen = 0
+    for ref in s.refs:
+        if ref is None:
+            continue
+        k = -ref - 1
+        el = page.leaf_owner[k] if 0 <= k < len(page.leaf_owner) else ref
+        if el < 0:
+            continue
+        words = {w for c in page.classes(el) for w in _CLASS_WORD_RE.split(c.lower())}
+        if not words & _LABEL_CLASS_WORDS:
+            return False
+        seen += 1
+        if seen >= 3:
+            break
+    return seen > 0
 
 
 #: names of a link's address: a text column so named is the address as the page writes it

@@ -267,19 +267,26 @@ def tag_of(t: TemplateNode, names: list[str]) -> str:
     return names[t.label] if t.label < len(names) else ""
 
 
+#: values a label known only by its class does not name: a link's text, a heading
+_NOT_CLASS_LABELLED = frozenset({"a", "h1", "h2", "h3", "h4", "h5", "h6"})
+
+
 def find_labels(
     slots: list[Slot],
     anchor: dict[int, TemplateNode],
     tparent: Parents,
     tdepth: Depths,
     tagnames: list[str],
+    classed: set[int] | None = None,
 ) -> dict[int, Label]:
     """Static label texts -> the data slot each one names: ``id(slot) ->`` :class:`Label`.
 
     A label sits next to its value in slot order, within two levels of their common
     ancestor, and reads like a label (ends with ":", is held by ``label``/``dt``/``th``/
-    ``b``..., names a role such as "by", or is a short text in an element of another tag
-    than the value's: a *loose* label, which may be a badge as well). It names the
+    ``b``..., or by an element whose class says label (``classed``: ``id()`` of those
+    slots, ``<div class="lab">Response Rate</div>``), names a role such as "by", or is a
+    short text in an element of another tag than the value's: a *loose* label, which may
+    be a badge as well). It names the
     following value, unless it does not end with ":" and the preceding value is closer
     in the tree, or is a sibling and no value follows ("<b>9</b> <i>Decor</i>").
     """
@@ -324,6 +331,9 @@ def find_labels(
         if lab_tag == "label" and not colon and a is not lab_el:
             continue  # a form control's caption ("Compare" by its checkbox), not a value's
         strong = colon or a is lab_el or lab_tag in LABEL_TAGS or is_byline_label(lv)
+        if classed is not None and id(lab) in classed and a is not lab_el:
+            # (not before a link or a heading: Bootstrap's ``label`` is a badge, "web")
+            strong = strong or tag_of(a, tagnames) not in _NOT_CLASS_LABELLED
         loose = lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3 and _beside(lab, target)
         if strong or loose:
             out[id(target)] = Label(ln, a is lab_el, not strong, lab.raw if lab.static else None)
