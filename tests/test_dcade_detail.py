@@ -247,6 +247,29 @@ def test_a_field_repeating_the_first_item_of_a_list_on_every_page_is_left_to_the
     assert [x["similar"] for x in got["similar"]] == [cities[(45 + k) % 11] for k in range(4)]
 
 
+def test_a_long_text_nothing_names_is_the_description():
+    """A paragraph of several sentences with no label, class or heading: ``description``
+    (as on list pages), not ``field``."""
+    blurbs = [
+        "A stylish suburban bagel shop for breakfast and lunch. Fresh coffee all day long.",
+        "Fondue, anyone? Some things never go out of style here. Dip bread in cheese.",
+        "Home-style Persian cooking in a quiet room. The kebabs are the thing to order.",
+        "More than just bagels at this shop. Sandwiches and salads fill the menu too.",
+        "Hearty Italian-style meals delight customers. The pizza comes square and thin.",
+    ]
+
+    def place(i, blurb):
+        return Page(
+            f"<html><body><h1>Place {i}</h1><p>Phone: 555-01{i:02d}</p><div><p>{blurb}</p>"
+            "</div></body></html>",
+            url=f"http://places.example/{i}",
+        )
+
+    s = induce_schema([place(i, b) for i, b in enumerate(blurbs)])
+    names = {c.values[0]: c.name for c in s.columns if c.data and c.kind == "text"}
+    assert names[blurbs[0]] == "description", names
+
+
 def test_names_from_microdata_then_value_type_then_class():
     people = [("Ann", "555-123-4567", "a@x.org", "S1"), ("Bo", "555-234-5678", "b@y.com", "S2")]
     people += [("Cy", "555-345-6789", "c@z.net", "S3"), ("Di", "555-456-7890", "d@w.io", "S4")]

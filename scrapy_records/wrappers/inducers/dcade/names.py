@@ -29,7 +29,14 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TypeVar
 
-from scrapy_records.fields.naming import best_token, label_name, property_name, slug, token_name
+from scrapy_records.fields.naming import (
+    best_token,
+    generic_name,
+    label_name,
+    property_name,
+    slug,
+    token_name,
+)
 from scrapy_records.page import Page
 from scrapy_records.wrappers.inducers.dcade.leaves import PageLeaves
 from scrapy_records.wrappers.inducers.dcade.roles import LeafColumns, column_label
@@ -276,7 +283,9 @@ class ColumnNamer:
             n = _majority([rule(p, x) for p, x in nodes])
             if n:
                 return n, evidence
-        return "field", "position"
+        # (a text of several sentences no evidence names is a description, as on list pages)
+        generic = generic_name("text", _values(c))
+        return ("description" if generic == "description" else "field"), "position"
 
     def link_name(self, ci: int, names: list[str]) -> str:
         """A link target column: the name of the text before it, plus ``_url`` (a text on
