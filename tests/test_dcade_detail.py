@@ -532,6 +532,60 @@ def test_a_crawl_compares_pages_whose_main_list_holds_a_third_of_their_text():
     ]
 
 
+SCHOOLS = [
+    ("Abilene College", "Private", "1906", "urban", "3,916", "semester", "$22,760"),
+    ("Adelphi University", "Private", "1896", "suburban", "4,954", "semester", "$27,400"),
+    ("Adrian Hall", "Public", "1859", "rural", "1,609", "quarter", "$25,900"),
+    ("Agnes Scott", "Private", "1889", "urban", "842", "semester", "$31,283"),
+    ("Alaska Pacific", "Public", "1957", "urban", "534", "trimester", "$26,360"),
+    ("Baylor University", "Private", "1845", "city", "12,000", "semester", "$30,100"),
+]
+
+
+def school(name, control, founded, setting, enrollment, calendar, fees):
+    """A university's page whose facts table (label rows: "Year founded: | 1906") holds
+    most of its text: mining finds the rows as a list covering the page."""
+    rows = [
+        ("Institutional Control:", control),
+        ("Year founded:", founded),
+        ("Setting:", setting),
+        ("Total undergraduate enrollment:", enrollment),
+        ("Academic calendar:", calendar),
+        ("Tuition and fees:", fees),
+        ("Campus size:", f"{len(name) * 7} acres"),
+    ]
+    trs = "".join(f"<tr><td class='label'>{k}</td><td class='value'>{v}</td></tr>" for k, v in rows)
+    return f"""<html><head><title>{name} - Colleges</title></head><body>
+<div id="nav"><a href="/">Home</a> <a href="/rank">Rankings</a></div><h1>{name}</h1>
+<table class="index"><tr><th>General Information</th><th></th></tr>{trs}</table>
+</body></html>"""
+
+
+def test_a_crawl_compares_pages_whose_main_list_is_a_table_of_label_rows():
+    """A facts table of label rows holding most of each page's text: mined as a list of
+    rows, yet the crawl compares the pages (the rows open with labels), finds detail pages
+    and gives one record per page with the rows as named fields."""
+    from scrapy.http import HtmlResponse, Request
+
+    from scrapy_records.scrapy.runtime import RecordsRuntime
+    from scrapy_records.scrapy.settings import RecordsConfig
+
+    rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:"))
+    outs = []
+    for i, sc in enumerate(SCHOOLS):
+        url = f"http://colleges.example/s/{i}"
+        body = school(*sc).encode()
+        outs.append(rt.mine(HtmlResponse(url, body=body, encoding="utf-8", request=Request(url))))
+    assert all(o.result is None and o.stats["records/held"] == 1 for o in outs[:5])
+    assert outs[5].new_wrappers[0]["document"]["provenance"]["extractor"] == "dcade"
+    pages = outs[5].released  # (the sixth page was held as well: all six go out now)
+    assert [p.url for p in pages] == [f"http://colleges.example/s/{i}" for i in range(6)]
+    assert all(len(p.result.records) == 1 for p in pages)
+    assert [p.result.records[0].fields["year_founded"] for p in pages] == [
+        int(sc[2]) for sc in SCHOOLS
+    ]
+
+
 def test_a_set_of_links_names_its_url_column_after_its_text_column():
     """A restaurant's cuisines, one to three links: one list whose URL column is named after
     its text column ("list", "list_url"), not "field_url"."""

@@ -47,7 +47,6 @@ from scrapy_records.scrapy.store import WrapperStore, open_store, redact_uri
 from scrapy_records.scrapy.store.memory import MemoryStore
 from scrapy_records.scrapy.store_sync import StoreSync, TemplateState
 from scrapy_records.scrapy.worker import (
-    DETAIL_HINT_COVERAGE,
     ApplyJob,
     Attempt,
     InductionJob,
@@ -474,7 +473,7 @@ class RecordsRuntime(StoreSync):
         result = mined.result
         assert result is not None  # mine_page sets one unless it skipped or failed (above)
         if st.detail is None:  # decided on the template's first mined page
-            st.detail = mined.coverage is not None and mined.coverage < DETAIL_HINT_COVERAGE
+            st.detail = mined.detail is not None  # (low coverage, or label rows)
         if not st.detail and result.main is None:
             return  # no records to learn a wrapper from (nor their serialisation to pay)
         sample = Sample.keep(job, result.regions, mined.detail)

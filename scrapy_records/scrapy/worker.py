@@ -53,6 +53,12 @@ from scrapy_records.wrappers.wrapper import Wrapper
 #: compared; a shop's list page (0.8) and a product page whose reviews hold nearly half of
 #: it (0.46-0.59) are lists without comparing: the reviews are the records.
 DETAIL_HINT_COVERAGE = 0.4
+#: ... or whose main region's records are mostly label rows, each opening with a label
+#: ("Year founded: | 1906", a university's facts table): the rows of one object's
+#: attributes, which the check then compares as well
+DETAIL_HINT_LABEL_ROWS = 0.5
+#: the longest text read as a row's label
+_ROW_LABEL_CHARS = 40
 
 #: The modules mining and induction need (about a third of a second of imports).
 MINERS = ("scrapy_records.api", "scrapy_records.wrappers.inducers.intersect")
@@ -272,8 +278,21 @@ def _mine(job: PageJob, out: MinedPage, attempt: Attempt | None = None) -> None:
     total = sum(map(len, page.leaves))
     covered = sum(len(r.text) for r in main.records) if main is not None else 0
     out.coverage = covered / total if total else 0.0
-    if out.coverage < DETAIL_HINT_COVERAGE:
+    if out.coverage < DETAIL_HINT_COVERAGE or (main is not None and _label_rows(page, main)):
         out.detail = detail_evidence(page, out.result.regions)
+
+
+def _label_rows(page: Page, main: Any) -> bool:
+    """At least :data:`DETAIL_HINT_LABEL_ROWS` of the region's records open with a label
+    ("Setting:") followed by more text."""
+    lo, hi, leaves = page.leaf_lo, page.leaf_hi, page.leaves
+    rows = 0
+    for rec in main.records:
+        texts = [t for x in rec.nodes for k in range(lo[x], hi[x]) if (t := leaves[k].strip())]
+        rows += (
+            len(texts) >= 2 and len(texts[0]) <= _ROW_LABEL_CHARS and texts[0].endswith((":", "："))
+        )
+    return rows >= DETAIL_HINT_LABEL_ROWS * len(main.records)
 
 
 @dataclass
