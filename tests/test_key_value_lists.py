@@ -170,3 +170,24 @@ def test_a_pinned_column_of_one_key_keeps_its_name_when_the_keys_become_one_fiel
     assert keyed and keyed[0].names == {"place_of_origin": "origin"}
     rows = [r.fields for r in new.extract(cards([SHENDONG, CAR]), url=URL).records]
     assert rows[0]["origin"] == "Shandong" and "place_of_origin" not in rows[0]
+
+
+def test_a_list_of_prices_beside_a_list_of_names_is_no_list_of_keys():
+    # each record holds items of a price and a name: the prices, typed as numbers, are
+    # no labels of the names (the key-value reading once called str.strip on a price)
+    recs = []
+    for i in range(4):
+        items = "".join(
+            f'<li><span class="p">${40 + i + k}.99</span> '
+            f'<a href="/p/{i}{k}">Bed rail model {i}{k} in white</a></li>'
+            for k in range(2 if i % 2 == 0 else 3)
+        )
+        recs.append(
+            f'<div class="rec"><h3><a href="/r/{i}">Bundle number {i} for the nursery</a></h3>'
+            f"<p>Some text about bundle {i} here.</p><ul>{items}</ul></div>"
+        )
+    html = "<html><body><div id='main'>" + "".join(recs) + "</div></body></html>"
+    main = scrapy_records.extract(html, url=URL).main
+    assert main is not None and len(main.records) == 4
+    prices = [c for c in main.columns if c.type == "price" and c.multiple]
+    assert prices and main.records[1].fields[prices[0].name] == [41.99, 42.99, 43.99]

@@ -411,6 +411,8 @@ def _pair_columns(keys: Slot, vals: Slot, n: int) -> list[Slot] | None:
         if len(ks) != len(vs):
             return None
         labels.extend(ks)
+    if not all(isinstance(x, str) for x in labels):
+        return None  # typed values (a list of prices beside a list of names): no labels
     named = [key_name(x) for x in labels if is_label_text(x)]
     if not labels or len(named) < 0.9 * len(labels) or None in named:
         return None

@@ -202,9 +202,9 @@ class Flattener:
         self.real_stack: list[int] | None = None
         self.moved: dict[int, int] = {}
         self.body_i = -1
-        #: what a start tag of :data:`EMPTY_DROPPED_TAGS` needs (never in ``known``:
-        #: each one is looked at before it is added)
-        self.inline: dict[str, TagInfo] = {}
+        #: what a start tag of :data:`EMPTY_DROPPED_TAGS` needs, by lxml's tag (never in
+        #: ``known``: each one is looked at before it is added)
+        self.inline: dict[Any, TagInfo] = {}
         #: the nodes an empty inline child was dropped from (see ``Page.gapped``)
         self.gapped: set[int] = set()
         #: the first ``<base href>`` child of a ``<head>`` below the root, in document
@@ -227,6 +227,7 @@ class Flattener:
         leaves, leaf_owner, leaf_elem = self.leaves, self.leaf_owner, self.leaf_elem
         leaf_lo, leaf_hi, known, stack = self.leaf_lo, self.leaf_hi, self.known, self.stack
         path_keys, limit, max_depth = self.path_keys, self.limit, self.max_depth
+        inline = self.inline  # (inline formatting tags met before, by lxml's tag)
         nodes = self.nodes = chain(root.iter(), (_END,))
         top: Any = None  # the innermost open element (as libxml2 nests them)
         i, open_p, repaired = -1, 0, False  # i: the last node added
@@ -251,9 +252,11 @@ class Flattener:
                         break
             info = known.get(node.tag)
             if info is None:
-                info = self._special(node)
-                if info is None:
-                    continue
+                info = inline.get(node.tag)  # kept if it holds text (_inline's common case)
+                if info is None or not (s := node.text) or s.isspace():
+                    info = self._special(node)
+                    if info is None:
+                        continue
             t, tid, scan, always, kind = info
             n_open = len(stack)
             if n_open > 1:
@@ -267,13 +270,10 @@ class Flattener:
             i += 1
             if i >= limit:
                 raise PageTooLargeError(f"page has more than max_nodes={limit} elements")
+            p = stack[-1] if n_open else -1  # (depth[p] == len(stack) - 1: p's ancestors)
+            key = (path_id[p] if n_open else -1, tid)
             if n_open:
-                p = stack[-1]  # (depth[p] == len(stack) - 1: `stack` is p's ancestor chain)
-                key = (path_id[p], tid)
                 children[p].append(i)
-            else:
-                p = -1
-                key = (-1, tid)
             if repaired:
                 self._track_real(i, p)
             top = node
@@ -358,9 +358,9 @@ class Flattener:
         """An inline formatting element: dropped when it holds nothing (its tail goes to
         the open parent), else added like any element."""
         if not empty_inline(node):
-            info = self.inline.get(t)
+            info = self.inline.get(node.tag)
             if info is None:
-                info = self.inline[t] = tag_info(t, self.tag_names)
+                info = self.inline[node.tag] = tag_info(t, self.tag_names)
             return info
         self._hide(1)
         if self.stack:
