@@ -82,8 +82,6 @@ MIN_REQUIRED_FILL = 0.5
 # the parsers are the costly part of typing and values repeat across records and pages
 _parse_number = lru_cache(maxsize=8192)(parse_number)
 _parse_price = lru_cache(maxsize=8192)(parse_price)
-#: a column's decimal style, by its values (a detail page's column is one value)
-_decimal_style = lru_cache(maxsize=8192)(decimal_style)
 
 
 @lru_cache(maxsize=8192)
@@ -117,12 +115,7 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
         if not raw:
             continue
         flat = [x for v in raw for x in (v if isinstance(v, list) else [v])]
-        if f.type == "date":
-            style = None
-        elif len(flat) <= 4:
-            style = _decimal_style(tuple(flat))
-        else:
-            style = decimal_style(flat)
+        style = decimal_style(flat) if f.type != "date" else None
         for r in rows:
             v = r.get(name)
             if v is None:

@@ -263,19 +263,89 @@ def _base_parts(base: str) -> tuple[str, str] | None:
     return parts
 
 
+#: base URL -> (``scheme://host``, its path's segments without the last) when ``urljoin``
+#: reads it as those two parts alone (:func:`_http_base`), else None
+_HTTP_BASES: dict[str, tuple[str, list[str]] | None] = {}
+
+
+def _http_base(base: str) -> tuple[str, list[str]] | None:
+    """``(origin, directory segments)`` of a plain http(s) URL: lower-case scheme, ASCII,
+    no ``;`` (parameters) and no ``[`` (IPv6 hosts), where ``urlparse`` holds no surprise."""
+    try:
+        return _HTTP_BASES[base]
+    except KeyError:
+        pass
+    got = None
+    m = _ORIGIN_RX.match(base)
+    if (
+        m
+        and base.startswith(("http://", "https://"))
+        and base.isascii()
+        and base.isprintable()
+        and not any(c in base for c in " ;[]\\")
+    ):
+        path = base[m.end() :].split("#", 1)[0].split("?", 1)[0]
+        segments = path.split("/")
+        if segments[-1] != "":
+            del segments[-1]
+        got = (m.group(1), segments)
+    if len(_HTTP_BASES) > 256:
+        _HTTP_BASES.clear()
+    _HTTP_BASES[base] = got
+    return got
+
+
+def _dot_join(base: str, raw: str) -> str | None:
+    """``urljoin`` of a query (``?page=2``) or a path with dot segments (``../a.html``) on
+    an http(s) base (:func:`_http_base`), as Python's ``urljoin`` resolves them (empty
+    segments dropped, ``..`` above the root ignored); None for other shapes (a fragment, a
+    scheme, a host, parameters)."""
+    parts = _http_base(base)
+    if parts is None or "#" in raw or ";" in raw or raw.startswith("//") or not raw.isprintable():
+        return None
+    origin, directory = parts
+    path, _q, query = raw.partition("?")
+    if not path:
+        if not query:
+            return None  # (a lone "?" keeps the base's query)
+        return base.split("#", 1)[0].split("?", 1)[0] + raw
+    if ":" in path.split("/", 1)[0]:
+        return None  # (a scheme, or what urlparse may read as one)
+    if path[0] == "/":
+        segments = path.split("/")
+    else:
+        segments = directory + path.split("/")
+        segments[1:-1] = [x for x in segments[1:-1] if x]
+    resolved: list[str] = []
+    for seg in segments:
+        if seg == "..":
+            if resolved:
+                resolved.pop()
+        elif seg != ".":
+            resolved.append(seg)
+    if segments[-1] in (".", ".."):
+        resolved.append("")
+    joined = "/".join(resolved) or "/"
+    if joined[0] != "/":
+        joined = "/" + joined
+    return origin + joined + ("?" + query if query else "")
+
+
 def _fast_join(base: str, raw: str) -> str | None:
     """``urljoin`` for the common shapes (root-relative and plain relative paths), else None."""
     try:
         parts = _BASE_PARTS[base]
     except KeyError:
         parts = _base_parts(base)
-    if parts is None or "/." in raw or raw.startswith(".") or " " in raw or "\\" in raw:
+    if parts is None or " " in raw or "\\" in raw:
         return None
+    if "/." in raw or raw.startswith("."):
+        return _dot_join(base, raw)
     c = raw[0]
     if c == "/":
         return None if raw.startswith("//") else parts[0] + raw
     if c in "?#":
-        return None
+        return _dot_join(base, raw) if c == "?" else None
     head = raw.split("/", 1)[0].split("?", 1)[0]
     if ":" in head:
         return None  # a scheme (mailto:, http:...): let urljoin decide
