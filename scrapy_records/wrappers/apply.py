@@ -44,6 +44,7 @@ from scrapy_records.wrappers.reading import (
     to_value,
 )
 from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
+from scrapy_records.wrappers.scans import read_single
 
 if TYPE_CHECKING:
     from scrapy_records.wrappers.wrapper import Wrapper
@@ -181,12 +182,10 @@ def _eval_one(
     fields: list[FieldReader], first: Any, base: str | None, dirty: Any, out: dict[str, Any]
 ) -> None:
     """:func:`_eval_fields` for a single record: each distinct path read once (a typed
-    field and its ``_raw`` twin share it)."""
-    seen: dict[tuple[Any, ...], Any] = {}
+    field and its ``_raw`` twin share it; :func:`~scrapy_records.wrappers.scans.read_single`)."""
+    seen = read_single(fields, first, base, dirty)
     for f in fields:
-        v = seen.get(f.key, seen)
-        if v is seen:
-            v = seen[f.key] = f.read(first, base, dirty)
+        v = seen[f.key]
         if v is not None:
             out[f.name] = v
 

@@ -30,6 +30,7 @@ from scrapy_records.wrappers.budget import nodes_bound
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import FieldSpec
 from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
+from scrapy_records.wrappers.scans import scan_parts
 
 if TYPE_CHECKING:
     pass
@@ -460,6 +461,8 @@ class FieldReader:
         "rest",
         "key",
         "plain",
+        "scan",
+        "of_scan",
     )
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
@@ -488,6 +491,18 @@ class FieldReader:
                 self.rest = compile_xpath("/html" + parts[1])
             except etree.XPathSyntaxError:
                 self.first = self.rest = None
+        #: the guarded scan ``//T[L]R`` as (T, L, R), and ``$s[L]R`` over a scan for several
+        #: labels at once (:mod:`~scrapy_records.wrappers.scans`)
+        self.scan: tuple[str, str, str] | None = None
+        self.of_scan = None
+        if self.first is not None and parts is not None:
+            scan = scan_parts(parts[1])
+            if scan is not None:
+                try:
+                    self.of_scan = compile_xpath(f"$s[{scan[1]}]{scan[2]}")
+                    self.scan = scan
+                except etree.XPathSyntaxError:
+                    pass
         self.batch: etree.XPath | None = None
         # one evaluation over all records instead of one per record (application speed):
         # "$recs/F" selects the same nodes as F from every record, in document order;
