@@ -119,7 +119,17 @@ def read_single(fields: list[Any], ctx: Any, base: str | None, dirty: Any) -> di
         if f.key in seen:
             continue
         if f.scan is None:
-            seen[f.key] = f.read(ctx, base, dirty)
+            if f.first is not None or f.idpath is not None:
+                seen[f.key] = f.read(ctx, base, dirty)
+                continue
+            try:  # (FieldReader.read of a plain path, inline)
+                nodes = f.xp(ctx)
+            except etree.XPathEvalError:
+                seen[f.key] = None
+                continue
+            if not isinstance(nodes, list):  # a string()/count() style expression
+                nodes = [str(nodes)] if nodes not in (None, "") else []
+            seen[f.key] = f.value(nodes, base, dirty)
             continue
         try:
             nodes = f.first(ctx)
