@@ -10,7 +10,13 @@ import pytest
 from scrapy_records import Page
 from scrapy_records.extractors.base import build_region
 from scrapy_records.fields.alignment import align_records
-from scrapy_records.fields.values import infer_column, parse_date_iso, parse_number, parse_price
+from scrapy_records.fields.values import (
+    decimal_style,
+    infer_column,
+    parse_date_iso,
+    parse_number,
+    parse_price,
+)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -692,3 +698,12 @@ def test_one_text_on_a_button_in_some_records_is_template_a_badge_is_data():
     held = {v for rec in values for v in rec.values()}
     assert "Buy online" not in held  # a control's caption: no column
     assert column_of(columns, values, [None, "Sponsored", "Sponsored", None, None, None])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1.234", "12,5", "1,234.5", "1.234,5", "$63,900", "1.2.3", "", "Call", None, "3 500,25"],
+)
+def test_a_single_values_decimal_style_is_the_style_a_column_of_it_proves(text):
+    """A detail page's column is one value: its style is read without the vote, the same."""
+    assert decimal_style([text]) == decimal_style([text, text])

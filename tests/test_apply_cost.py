@@ -120,6 +120,47 @@ def test_link_values_are_what_urljoin_makes(raw, base):
     assert to_value("image", raw, base) == urljoin(base, raw.strip())
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "../up.html",
+        "../../../../above/the/root.html",
+        "./here.html",
+        ".",
+        "..",
+        "../",
+        "a/./b/../c.html",
+        "a//b/../c.html",  # (urljoin drops the empty segment first)
+        "/x/../y/./z",
+        "../a.html?p=1&q=../2",
+        "../a.html?",
+        "?page=2",
+        "?",
+        "?a#b",
+        "../a#b",
+        "../a;p",
+        ".a/b",
+        "../x:y",
+    ],
+)
+@pytest.mark.parametrize(
+    "base",
+    [
+        "http://example.com/dir/sub/page.html?x=1#top",
+        "https://example.com",
+        "http://example.com/",
+        "http://example.com/a//b/./c/",
+        "http://example.com/a;p/b",
+        "HTTP://example.com/a/b",
+        "http://[::1]/a/b",
+    ],
+)
+def test_dot_segments_and_queries_join_as_urljoin_does(raw, base):
+    """Relative links with dot segments and query-only links (a detail page's "../city.html",
+    a pager's "?page=2") are joined without urljoin on plain http(s) bases, to the same URL."""
+    assert to_value("url", raw, base) == urljoin(base, raw)
+
+
 @pytest.mark.parametrize("raw", ["javascript:void(0)", "  JavaScript:go()", "DATA:image/png;x", ""])
 def test_script_and_data_links_are_no_values(raw):
     assert to_value("url", raw, "http://example.com/") is None
@@ -197,3 +238,31 @@ def test_fields_charged_at_once_cost_what_they_cost_one_by_one():
     tight = at_once.work - 1
     with pytest.raises(BudgetExceededError, match="at field next"):
         w.extract(_shop(40), max_work=tight)
+
+
+def test_a_detail_pages_fields_summed_once_cost_what_they_cost_one_by_one():
+    """A single record's fields are charged with their sums kept by the compiled wrapper
+    (:class:`FieldTotals`): the same work as each field's charges, context sets and nested
+    descendant steps (the page's depth) included."""
+    fields = [
+        FieldSpec("title", "text", "/html/body/h1"),
+        FieldSpec("next", "text", "/html/body/ul/li[1]/following-sibling::li[1]/b"),
+        FieldSpec("up", "text", "/html/body//b[normalize-space()='1.99']/../a"),
+        FieldSpec("deep", "text", "/html/body/ul/li[.//b]/a"),
+        FieldSpec("rel", "text", "body/ul/li[.//b][2]/a"),
+        FieldSpec("link", "url", "/html/body/ul/li[2]/a", attribute="href"),
+    ]
+    w = Wrapper(id="t", record=RecordSelector("/html", size=1), fields=fields)
+    cw = CompiledWrapper(w)
+    root = _root(_shop(30))
+    at_once = ApplyBudget(root, max_work=None)
+    at_once.fields(cw.fields, 1, cw.totals)
+    one_by_one = ApplyBudget(root, max_work=None)
+    for f in cw.fields:
+        one_by_one.values(1, f.name)
+        one_by_one.per_record(f.info, 1, f.name)
+    assert at_once.work == one_by_one.work > 0
+    assert cw.totals.nested_deep and cw.totals.deep
+    with_deadline = ApplyBudget(root, max_work=None, max_seconds=60)
+    with_deadline.fields(cw.fields, 1, cw.totals)  # (charged one by one)
+    assert with_deadline.work == one_by_one.work

@@ -51,3 +51,66 @@ def test_a_guarded_xpath_reads_as_written(xpath, first):
         if not isinstance(nodes, list):
             nodes = [str(nodes)] if nodes not in (None, "") else []
         assert reader.read(root, None) == reader.value(nodes, None)
+
+
+MOVED = """<html><body><p>A notice above the details</p>
+<table><tr><td>Phone:</td><td>555</td></tr><tr><td>Fax:</td><td>556</td></tr>
+<tr><td>Email:</td><td><a href="mailto:x@example.com">x@example.com</a></td></tr>
+<tr><td>Phone: (office)</td><td>557</td></tr></table>
+<ul><li class="x">one</li><li class="y">two</li><li class="x">three</li></ul>
+<span><b>Site:</b> <i>www.example.com</i></span>
+</body></html>"""
+
+
+def _guarded(label: str, tail: str, tag: str = "td") -> str:
+    first = f"/html/body/table/tr[9][{tag}[1][normalize-space()='{label}']]{tail}"
+    return f"{first} | /html[not({first})]//{tag}[normalize-space()='{label}']/..{tail}"
+
+
+@pytest.mark.parametrize("multiple", [False, True])
+def test_the_scans_of_a_moved_layout_are_shared_and_give_each_fields_own_nodes(multiple):
+    """On a page where the absolute paths select nothing (a block was added above the
+    details), the fields whose scans look for the same tag share one scan for all their
+    labels, and each gets what its own XPath selects: its label's nodes only."""
+    from scrapy_records.wrappers.apply import CompiledWrapper
+    from scrapy_records.wrappers.model import RecordSelector
+    from scrapy_records.wrappers.scans import _shared_scan, scan_parts
+    from scrapy_records.wrappers.wrapper import Wrapper
+
+    specs = [
+        FieldSpec("phone", "text", _guarded("Phone:", "/td[2]"), multiple=multiple),
+        FieldSpec("fax", "text", _guarded("Fax:", "/td[2]"), multiple=multiple),
+        FieldSpec("email", "url", _guarded("Email:", "/td[2]/a"), attribute="href"),
+        FieldSpec("missing", "text", _guarded("Mobile:", "/td[2]")),
+        FieldSpec(
+            "x",
+            "text",
+            "/html/body/ul/li[9][@class='x'] | /html[not(/html/body/ul/li[9][@class='x'])]"
+            "//li[@class='x']",
+            multiple=multiple,
+        ),
+        FieldSpec(
+            "site",
+            "text",
+            "/html/body/div/span[b[normalize-space()='Site:']]/i | /html[not(/html/body/div/"
+            "span[b[normalize-space()='Site:']]/i)]//span[b[normalize-space()='Site:']]/i",
+        ),
+    ]
+    w = Wrapper(id="t", record=RecordSelector("/html", size=1), fields=specs)
+    cw = CompiledWrapper(w)
+    assert all(f.scan is not None for f in cw.fields)
+    assert scan_parts("//td[2]") is None  # (a position: not a test)
+    _shared_scan.cache_clear()
+    got = w.extract(MOVED).records[0].fields
+    assert _shared_scan.cache_info().misses == 1  # (the td labels' one scan)
+    root = parse_html(MOVED, None, parser_cls=etree.HTMLParser)[0]
+    for f in cw.fields:
+        nodes = etree.XPath(f.path, smart_strings=False)(root)
+        want = f.value(nodes, None)
+        assert got.get(f.name) == want
+    assert got["phone"] == (["555"] if multiple else "555")
+    assert got["fax"] == (["556"] if multiple else "556")
+    assert got["email"] == "mailto:x@example.com"
+    assert "missing" not in got
+    assert got["x"] == (["one", "three"] if multiple else "one")
+    assert got["site"] == "www.example.com"

@@ -201,6 +201,9 @@ def decimal_style(texts: Sequence[str]) -> str | None:
 
     Used to resolve ``1.234`` (de: one thousand two hundred thirty-four; en: 1.234).
     """
+    if len(texts) == 1:  # (a detail page's column) the style its one value proves
+        m = _NUM_SEARCH_RE.search(texts[0] or "")
+        return _split_style(m.group(0)) if m else None
     votes = {".": 0, ",": 0}
     done: dict[str, str | None] = {}  # a repeated value proves the same style
     for t in texts:

@@ -26,7 +26,7 @@ from scrapy_records.fields.values import (
     price_unit,
 )
 from scrapy_records.results import Column, PageResult, Record, Region
-from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget
+from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget, FieldTotals
 from scrapy_records.wrappers.idpaths import IdIndex, id_path, ids_xpath
 from scrapy_records.wrappers.keyed import KeyReader, key_columns, read_keys
 from scrapy_records.wrappers.labels import label_hits
@@ -44,6 +44,7 @@ from scrapy_records.wrappers.reading import (
     to_value,
 )
 from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
+from scrapy_records.wrappers.scans import read_single
 
 if TYPE_CHECKING:
     from scrapy_records.wrappers.wrapper import Wrapper
@@ -207,13 +208,10 @@ def _eval_one(
     fields: list[FieldReader], first: Any, base: str | None, dirty: Any, out: dict[str, Any]
 ) -> None:
     """:func:`_eval_fields` for a single record: each distinct path read once (a typed
-    field and its ``_raw`` twin share it)."""
-    seen: dict[tuple[Any, ...], Any] = {}
+    field and its ``_raw`` twin share it; :func:`~scrapy_records.wrappers.scans.read_single`)."""
+    seen = read_single(fields, first, base, dirty)
     for f in fields:
-        key = (f.path, f.attr, f.multiple, f.type in ("url", "image"))
-        v = seen.get(key, seen)
-        if v is seen:
-            v = seen[key] = f.read(first, base, dirty)
+        v = seen[f.key]
         if v is not None:
             out[f.name] = v
 
@@ -255,6 +253,7 @@ def _eval_fields(
     dirty: set[Any] | None,
     values: list[dict[str, Any]],
     budget: ApplyBudget,
+    totals: FieldTotals | None = None,
 ) -> None:
     """Fill ``values[k]`` with the fields of record ``k`` (first elements ``firsts``).
 
@@ -263,11 +262,12 @@ def _eval_fields(
     the same path (a link's URL and its text); record by record above
     :data:`~scrapy_records.wrappers.budget.BATCH_MAX_RECORDS` records; with a single record
     (a detail page) each distinct path is read once too (a typed field and its ``_raw``
-    twin). Each evaluation is charged to ``budget`` first.
+    twin). Each evaluation is charged to ``budget`` first (``totals``: the fields'
+    :class:`~scrapy_records.wrappers.budget.FieldTotals`).
     """
     n_rec = len(firsts)
     if n_rec == 1:
-        budget.fields(fields, 1)
+        budget.fields(fields, 1, totals)
         _eval_one(fields, firsts[0], base, dirty, values[0])
         return
     first_index = {x: k for k, x in enumerate(firsts)}
@@ -285,6 +285,9 @@ def _eval_fields(
                     values[k][f.name] = v
             continue
         if f.path == ".":  # the record itself
+            if not f.multiple:
+                _first_values(f, zip(values, firsts), base)
+                continue
             per = {k: [e] for k, e in enumerate(firsts)}
         else:
             found = found_cache.get(f.path)
@@ -293,7 +296,7 @@ def _eval_fields(
                     f, root, firsts, None if charged else budget
                 )
             if not f.multiple:
-                _first_values(f, found, firsts, first_index, base, values)
+                _first_values(f, _pairs(found, firsts, first_index, values), base)
                 continue
             per = _by_record(found, first_index)
         for k, nodes in per.items():
@@ -338,25 +341,23 @@ def _after_markers(
     return out
 
 
-def _first_values(
-    f: FieldReader,
-    found: list[Any],
-    firsts: list[Any],
-    first_index: dict[Any, int],
-    base: str | None,
-    values: list[dict[str, Any]],
-) -> None:
-    """A single-valued field: the first non-empty value of each record (``found``: its
-    nodes over all records, after their record's marker, in document order)."""
+def _pairs(
+    found: list[Any], firsts: list[Any], first_index: dict[Any, int], values: list[dict[str, Any]]
+) -> Any:
+    """``(values of its record, node)`` of each node of ``found`` (a field's nodes over all
+    records, after their record's marker, in document order)."""
+    if len(found) == 2 * len(firsts) and found[::2] == firsts:
+        return zip(values, found[1::2])  # one node after each marker (most fields)
+    return _after_markers(found, first_index, values)
+
+
+def _first_values(f: FieldReader, pairs: Any, base: str | None) -> None:
+    """A single-valued field: the first non-empty value of each record (``pairs``: its
+    nodes, each with its record's values, in document order)."""
     name, attr, ftype = f.name, f.attr, f.type
     link = ftype in ("url", "image")
     lazy = ftype == "image" and attr in IMAGE_ATTRS  # src or data-src: as mining reads it
     norm = page_mod.normalize_space
-    pairs: Any
-    if len(found) == 2 * len(firsts) and found[::2] == firsts:
-        pairs = zip(values, found[1::2])  # one node after each marker (most fields)
-    else:
-        pairs = _after_markers(found, first_index, values)
     for row, node in pairs:
         if name in row:
             continue  # (the record has its value)
@@ -384,7 +385,18 @@ def _first_values(
 class _List:
     """One compiled nested list: its record selector, fields and sub-lists."""
 
-    __slots__ = ("name", "xp", "batch", "size", "fields", "lists", "optional", "typed", "info")
+    __slots__ = (
+        "name",
+        "xp",
+        "batch",
+        "size",
+        "fields",
+        "totals",
+        "lists",
+        "optional",
+        "typed",
+        "info",
+    )
 
     def __init__(self, spec: ListSpec):
         self.name = spec.name
@@ -398,6 +410,7 @@ class _List:
                 self.batch = None
         self.size = spec.record.size
         self.fields = [FieldReader(f, spec.record.xpath) for f in spec.fields]
+        self.totals = FieldTotals([f.info for f in self.fields])
         self.lists = [_List(x) for x in spec.lists]
         self.optional = spec.optional
         self.typed = [f for f in self.fields if f.type in _TYPED]
@@ -439,7 +452,7 @@ class _List:
         if not insts:
             return [[] for _ in parents]
         rows: list[dict[str, Any]] = [{} for _ in insts]
-        _eval_fields(self.fields, insts, root, base, dirty, rows, budget)
+        _eval_fields(self.fields, insts, root, base, dirty, rows, budget, self.totals)
         for sub in self.lists:
             nested = sub.read_many(insts, root, base, dirty, budget)
             for row, vals in zip(rows, nested):
@@ -492,7 +505,12 @@ def _values_text(fields: dict[str, Any]) -> str:
     footers, and costs as much as its parse."""
     parts: list[str] = []
     for v in fields.values():
-        for x in v if isinstance(v, list) else [v]:
+        if isinstance(v, str):
+            parts.append(v)
+            continue
+        if not isinstance(v, list):
+            continue  # (a number)
+        for x in v:
             if isinstance(x, dict):
                 parts.extend(y for y in x.values() if isinstance(y, str))
             elif isinstance(x, str):
@@ -520,6 +538,7 @@ class CompiledWrapper:
         self.size = rec.size if rec else 1
         self.until_next = rec is not None and rec.span == "until_next"
         self.fields = [FieldReader(f, rec.xpath if rec else None) for f in w.fields if not f.keys]
+        self.totals = FieldTotals([f.info for f in self.fields])
         #: lists of keys and values, each key a column (:mod:`~scrapy_records.wrappers.keyed`)
         self.keyed = [KeyReader(f) for f in w.fields if f.keys]
         self.typed = [f for f in self.fields if f.type in _TYPED]
@@ -674,7 +693,7 @@ class CompiledWrapper:
             dirty = dirty_set(root)
         values: list[dict[str, Any]] = [{} for _ in range(n_rec)]
         if n_rec:
-            _eval_fields(self.fields, firsts, root, base, dirty, values, budget)
+            _eval_fields(self.fields, firsts, root, base, dirty, values, budget, self.totals)
         type_errors = _type_values(self.typed, values)
         if n_rec >= 2 and self.shared:
             _drop_shared(self.shared, values)

@@ -110,6 +110,25 @@ def check_budget_options(max_nodes: Any, max_work: Any, max_seconds: Any) -> Non
         raise OptionError(f"max_seconds must be positive, not {max_seconds!r}")
 
 
+class FieldTotals:
+    """The sums over several fields' :class:`XPathInfo` that :meth:`ApplyBudget.fields`
+    charges (each field's :meth:`ApplyBudget.values` and :meth:`ApplyBudget.per_record`):
+    built once per wrapper, where a detail page's dozens of fields were summed per page."""
+
+    __slots__ = ("n", "visits", "nested_deep", "deep", "steps", "wide")
+
+    def __init__(self, infos: list[XPathInfo]) -> None:
+        self.n = len(infos)
+        #: passes over the page (:meth:`ApplyBudget._visits` of one pass, the shape aside)
+        self.visits = sum(1 + i.nested_max for i in infos)
+        self.nested_deep = sum(i.nested_deep for i in infos)
+        #: per record: the descendant steps and the context sets of steps from several nodes
+        self.deep = sum(i.deep + len(i.spread) for i in infos)
+        self.steps = sum(i.steps for i in infos)
+        #: per record, times the page's largest number of children: upward and sibling steps
+        self.wide = sum(i.ups + i.sibling_scans for i in infos)
+
+
 class ApplyBudget:
     """The budget of one page (module docstring). ``work`` is what was charged so far.
 
@@ -271,16 +290,20 @@ class ApplyBudget:
             fixed += self.shape()[0] * (info.ups + info.sibling_scans)
         return self._visits(info, 1) + records * (info.deep + len(info.spread)), records * fixed
 
-    def fields(self, fields: list[Any], records: int) -> None:
+    def fields(self, fields: list[Any], records: int, totals: FieldTotals | None = None) -> None:
         """:meth:`values` and :meth:`per_record` of each field in turn (``fields``: readers
         with ``info`` and ``name``), as one charge when the budget holds them all and no
         deadline is set: the same work, without a call per charge (a detail page has dozens
-        of fields); one by one otherwise, to stop at the field that passes it."""
-        per_node = fixed = 0
-        for f in fields:
-            a, b = self._per_record_units(f.info, records)
-            per_node += a
-            fixed += VALUE_COST * records + b
+        of fields); one by one otherwise, to stop at the field that passes it.
+        ``totals``: the :class:`FieldTotals` of ``fields``' infos (summed here without)."""
+        if totals is None:
+            totals = FieldTotals([f.info for f in fields])
+        per_node = totals.visits + records * totals.deep
+        fixed = records * (VALUE_COST * totals.n + totals.steps)
+        if totals.nested_deep:
+            per_node += self.shape()[1] * totals.nested_deep
+        if totals.wide:
+            fixed += records * self.shape()[0] * totals.wide
         if self.deadline is None and self._fits(per_node, fixed):
             self._per_node += per_node
             self._fixed += fixed

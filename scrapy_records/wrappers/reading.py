@@ -30,6 +30,7 @@ from scrapy_records.wrappers.budget import nodes_bound
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import FieldSpec
 from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
+from scrapy_records.wrappers.scans import scan_parts
 
 if TYPE_CHECKING:
     pass
@@ -263,19 +264,89 @@ def _base_parts(base: str) -> tuple[str, str] | None:
     return parts
 
 
+#: base URL -> (``scheme://host``, its path's segments without the last) when ``urljoin``
+#: reads it as those two parts alone (:func:`_http_base`), else None
+_HTTP_BASES: dict[str, tuple[str, list[str]] | None] = {}
+
+
+def _http_base(base: str) -> tuple[str, list[str]] | None:
+    """``(origin, directory segments)`` of a plain http(s) URL: lower-case scheme, ASCII,
+    no ``;`` (parameters) and no ``[`` (IPv6 hosts), where ``urlparse`` holds no surprise."""
+    try:
+        return _HTTP_BASES[base]
+    except KeyError:
+        pass
+    got = None
+    m = _ORIGIN_RX.match(base)
+    if (
+        m
+        and base.startswith(("http://", "https://"))
+        and base.isascii()
+        and base.isprintable()
+        and not any(c in base for c in " ;[]\\")
+    ):
+        path = base[m.end() :].split("#", 1)[0].split("?", 1)[0]
+        segments = path.split("/")
+        if segments[-1] != "":
+            del segments[-1]
+        got = (m.group(1), segments)
+    if len(_HTTP_BASES) > 256:
+        _HTTP_BASES.clear()
+    _HTTP_BASES[base] = got
+    return got
+
+
+def _dot_join(base: str, raw: str) -> str | None:
+    """``urljoin`` of a query (``?page=2``) or a path with dot segments (``../a.html``) on
+    an http(s) base (:func:`_http_base`), as Python's ``urljoin`` resolves them (empty
+    segments dropped, ``..`` above the root ignored); None for other shapes (a fragment, a
+    scheme, a host, parameters)."""
+    parts = _http_base(base)
+    if parts is None or "#" in raw or ";" in raw or raw.startswith("//") or not raw.isprintable():
+        return None
+    origin, directory = parts
+    path, _q, query = raw.partition("?")
+    if not path:
+        if not query:
+            return None  # (a lone "?" keeps the base's query)
+        return base.split("#", 1)[0].split("?", 1)[0] + raw
+    if ":" in path.split("/", 1)[0]:
+        return None  # (a scheme, or what urlparse may read as one)
+    if path[0] == "/":
+        segments = path.split("/")
+    else:
+        segments = directory + path.split("/")
+        segments[1:-1] = [x for x in segments[1:-1] if x]
+    resolved: list[str] = []
+    for seg in segments:
+        if seg == "..":
+            if resolved:
+                resolved.pop()
+        elif seg != ".":
+            resolved.append(seg)
+    if segments[-1] in (".", ".."):
+        resolved.append("")
+    joined = "/".join(resolved) or "/"
+    if joined[0] != "/":
+        joined = "/" + joined
+    return origin + joined + ("?" + query if query else "")
+
+
 def _fast_join(base: str, raw: str) -> str | None:
     """``urljoin`` for the common shapes (root-relative and plain relative paths), else None."""
     try:
         parts = _BASE_PARTS[base]
     except KeyError:
         parts = _base_parts(base)
-    if parts is None or "/." in raw or raw.startswith(".") or " " in raw or "\\" in raw:
+    if parts is None or " " in raw or "\\" in raw:
         return None
+    if "/." in raw or raw.startswith("."):
+        return _dot_join(base, raw)
     c = raw[0]
     if c == "/":
         return None if raw.startswith("//") else parts[0] + raw
     if c in "?#":
-        return None
+        return _dot_join(base, raw) if c == "?" else None
     head = raw.split("/", 1)[0].split("?", 1)[0]
     if ":" in head:
         return None  # a scheme (mailto:, http:...): let urljoin decide
@@ -388,6 +459,10 @@ class FieldReader:
         "idpath",
         "first",
         "rest",
+        "key",
+        "plain",
+        "scan",
+        "of_scan",
     )
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
@@ -400,6 +475,11 @@ class FieldReader:
         self.attr = f.attribute
         self.multiple = f.multiple
         self.optional = f.optional
+        #: what a value depends on: fields with the same key read the same value (a typed
+        #: field and its ``_raw`` twin)
+        self.key = (self.path, self.attr, self.multiple, self.type in ("url", "image"))
+        #: one text value, read as :func:`value_text` reads it (no attribute, no link)
+        self.plain = self.attr is None and not self.multiple and self.type not in ("url", "image")
         #: an id-anchored path, read through the page's id index (page fields)
         self.idpath = id_path(f.xpath) if record_xpath is None else None
         #: a guarded XPath's first branch, read first (:func:`guarded_first`)
@@ -411,6 +491,18 @@ class FieldReader:
                 self.rest = compile_xpath("/html" + parts[1])
             except etree.XPathSyntaxError:
                 self.first = self.rest = None
+        #: the guarded scan ``//T[L]R`` as (T, L, R), and ``$s[L]R`` over a scan for several
+        #: labels at once (:mod:`~scrapy_records.wrappers.scans`)
+        self.scan: tuple[str, str, str] | None = None
+        self.of_scan = None
+        if self.first is not None and parts is not None:
+            scan = scan_parts(parts[1])
+            if scan is not None:
+                try:
+                    self.of_scan = compile_xpath(f"$s[{scan[1]}]{scan[2]}")
+                    self.scan = scan
+                except etree.XPathSyntaxError:
+                    pass
         self.batch: etree.XPath | None = None
         # one evaluation over all records instead of one per record (application speed):
         # "$recs/F" selects the same nodes as F from every record, in document order;
@@ -447,6 +539,18 @@ class FieldReader:
 
     def value(self, nodes: list[Any], base: str | None, dirty: set[Any] | None = None) -> Any:
         """The value of selected nodes: the first non-empty one, or the list of them."""
+        if self.plain:  # (the common case: value_text inline, one call per node less)
+            for n in nodes:
+                if isinstance(n, str):
+                    v = strip_separators(normalize_space(n))
+                elif len(n):
+                    v = strip_separators(inline_text(n))
+                else:
+                    t = n.text
+                    v = strip_separators(normalize_space(t)) if t else ""
+                if v:
+                    return v
+            return None
         vals = []
         for n in nodes:
             if self.attr is not None:
