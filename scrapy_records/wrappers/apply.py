@@ -45,6 +45,7 @@ from scrapy_records.wrappers.reading import (
 )
 from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
 from scrapy_records.wrappers.scans import read_single
+from scrapy_records.wrappers.shared import drop_shared, drop_shared_items
 
 if TYPE_CHECKING:
     from scrapy_records.wrappers.wrapper import Wrapper
@@ -153,55 +154,6 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
             if high is not None:
                 r[name + "_max"] = high
     return errors
-
-
-def _drop_shared(fields: list[FieldReader], values: list[dict[str, Any]]) -> None:
-    """A link or image with one value in every record, or in three records or more wherever
-    present, is the template's (an icon, a placeholder image every record shows, a link all
-    share): mining calls it template text, no column (``fields.slot_names.mark_static``),
-    and the records do not hold it either, so a page reads alike mined and wrapped."""
-    n = len(values)  # (two at least)
-    for f in fields:
-        name, first, count = f.name, None, 0
-        for r in values:  # (stops at the second value: one per record, as a rule)
-            v = r.get(name)
-            if v is None:
-                continue
-            if first is None:
-                first = v
-            elif v != first:
-                break
-            count += 1
-        else:
-            if count == n or count >= 3:
-                for r in values:
-                    r.pop(name, None)
-
-
-def _drop_shared_items(fields: list[FieldReader], values: list[dict[str, Any]]) -> None:
-    """The same for lists: the item at one place of every record's list with one value
-    there ("Jobs in Leeds" second among each job's links) is the template's, as mining
-    leaves that slot out of the list (``fields.slot_names.mark_static``): in every record,
-    or, for links and images, in three lists or more wherever there is one. A list left
-    empty is no value. Tags every record shares at different places stay, as in mining."""
-    n = len(values)
-    for f in fields:
-        name = f.name
-        lists = [v for r in values if isinstance(v := r.get(name), list) and v]
-        if len(lists) < n and (len(lists) < 3 or f.type not in ("url", "image")):
-            continue
-        first = lists[0]
-        drop = {k for k in range(min(map(len, lists))) if all(v[k] == first[k] for v in lists)}
-        if not drop:
-            continue
-        for r in values:
-            v = r.get(name)
-            if isinstance(v, list) and v:
-                kept = [x for k, x in enumerate(v) if k not in drop]
-                if kept:
-                    r[name] = kept
-                else:
-                    del r[name]
 
 
 def _eval_one(
@@ -543,11 +495,11 @@ class CompiledWrapper:
         self.keyed = [KeyReader(f) for f in w.fields if f.keys]
         self.typed = [f for f in self.fields if f.type in _TYPED]
         self.required = [f for f in self.fields if not f.optional]
-        #: links and images one value in every record leaves out (:func:`_drop_shared`);
+        #: links and images one value in every record leaves out (``shared.drop_shared``);
         #: an inducer's draft reads them all (it judges template text itself)
         self.shared = [f for f in self.fields if f.type in ("url", "image") and not f.multiple]
         #: lists: an item every record's list holds at one place is left out
-        #: (:func:`_drop_shared_items`; a draft too: mining's lists never hold it)
+        #: (``shared.drop_shared_items``; a draft too: mining's lists never hold it)
         self.shared_items = [f for f in self.fields if f.multiple]
         self.order = [
             x
@@ -696,9 +648,9 @@ class CompiledWrapper:
             _eval_fields(self.fields, firsts, root, base, dirty, values, budget, self.totals)
         type_errors = _type_values(self.typed, values)
         if n_rec >= 2 and self.shared:
-            _drop_shared(self.shared, values)
+            drop_shared(self.shared, values)
         if n_rec >= 2 and self.shared_items:
-            _drop_shared_items(self.shared_items, values)
+            drop_shared_items(self.shared_items, values)
         keyed = read_keys(self.keyed, firsts, values, self.taken, budget) if self.keyed else None
         list_rows = (
             [(sub.name, sub.read_many(firsts, root, base, dirty, budget)) for sub in self.lists]
