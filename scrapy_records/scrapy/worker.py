@@ -288,7 +288,11 @@ def _label_rows(page: Page, main: Any) -> bool:
     lo, hi, leaves = page.leaf_lo, page.leaf_hi, page.leaves
     rows = 0
     for rec in main.records:
-        texts = [t for x in rec.nodes for k in range(lo[x], hi[x]) if (t := leaves[k].strip())]
+        texts: list[str] = []  # (its first two texts are all it takes: long records unread)
+        for x in rec.nodes:
+            texts += [t for k in range(lo[x], min(hi[x], lo[x] + 8)) if (t := leaves[k].strip())]
+            if len(texts) >= 2:
+                break
         rows += (
             len(texts) >= 2 and len(texts[0]) <= _ROW_LABEL_CHARS and texts[0].endswith((":", "："))
         )
