@@ -270,6 +270,30 @@ def test_a_long_text_nothing_names_is_the_description():
     assert names[blurbs[0]] == "description", names
 
 
+def test_template_words_around_the_title_are_no_field_nor_their_links():
+    """ "Compare the <model> against similar models" and "<model> Price Quote", links the
+    template writes about the car (their text is its title within template words): no
+    fields, nor their URLs; the title and the car's own values stay."""
+    models = ["2011 BMW Z4", "2010 BMW 1 Series", "2010 Audi A5", "2011 Kia Rio", "2010 Fiat 500"]
+
+    def car(i, model):
+        slug = model.lower().replace(" ", "_")
+        return Page(
+            f"<html><body><h1>{model} Overview</h1><p>Engine: {2 + i}.0L I{4 + i}</p>"
+            f"<p class='blurb'>{'Quick and fun. ' * (i + 1)}</p><div class='next'><p>"
+            f"<a href='/{slug}/compare'>Compare the {model} against similar models</a></p>"
+            f"<ul><li><a href='/{slug}/quote'>{model} Price Quote</a></li></ul></div>"
+            "</body></html>",
+            url=f"http://cars.example/{i}",
+        )
+
+    w = induce_wrapper([car(i, m) for i, m in enumerate(models)])
+    got = fields_of(w, car(9, "2011 Opel Astra").root)
+    assert not [v for v in got.values() if "Compare" in str(v) or "Quote" in str(v)], got
+    assert not [v for v in got.values() if str(v).endswith(("/compare", "/quote"))], got
+    assert "2011 Opel Astra Overview" in got.values() and got["engine"] == "11.0L I13", got
+
+
 def test_names_from_microdata_then_value_type_then_class():
     people = [("Ann", "555-123-4567", "a@x.org", "S1"), ("Bo", "555-234-5678", "b@y.com", "S2")]
     people += [("Cy", "555-345-6789", "c@z.net", "S3"), ("Di", "555-456-7890", "d@w.io", "S4")]

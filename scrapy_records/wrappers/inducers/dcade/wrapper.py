@@ -137,7 +137,57 @@ def _copies(cols: list[SchemaColumn]) -> set[int]:
         c = cols[ci]
         if c.split is not None and any(_covers(cols[k], c) for k in kept if k != ci):
             out.add(ci)
+    out |= _template_sentences(cols, [i for i in kept if i not in out])
     return out
+
+
+def _template_sentences(cols: list[SchemaColumn], kept: list[int]) -> set[int]:
+    """Texts that are template words around another field's value on every induction page
+    ("Compare the <2011 BMW Z4> against similar models", "<2011 BMW Z4> Price Quote"
+    beside the title "2011 BMW Z4 Overview"), and the links they are the text of: a link
+    or a line the template writes about the object, not a value of it."""
+    out: set[int] = set()
+    texts = [i for i in kept if cols[i].kind == "text" and cols[i].split is None]
+    for ci in texts:
+        c = cols[ci]
+        rows = [r for r, v in enumerate(c.values) if isinstance(v, str)]
+        if len(rows) < 2 or len({c.values[r] for r in rows}) < 2:
+            continue
+        words = {r: c.values[r].split() for r in rows}
+        head, tail = _common_ends(list(words.values()))
+        if head + tail < 2:
+            continue
+        rest = {r: " ".join(w[head : len(w) - tail]) for r, w in words.items()}
+        if not all(rest.values()):
+            continue
+        if not any(
+            k != ci
+            and all(
+                isinstance(v := cols[k].values[r], str) and f" {rest[r]} " in f" {v} " for r in rows
+            )
+            for k in texts
+            if k not in out
+        ):
+            continue
+        out.add(ci)
+        out.update(
+            h
+            for h in kept
+            if cols[h].kind == "href" and all(cols[h].nodes[r] == c.nodes[r] for r in rows)
+        )
+    return out
+
+
+def _common_ends(seqs: list[list[str]]) -> tuple[int, int]:
+    """How many words all ``seqs`` share at their start, and then at their end."""
+    short = min(map(len, seqs))
+    head = 0
+    while head < short and all(s[head] == seqs[0][head] for s in seqs):
+        head += 1
+    tail = 0
+    while tail < short - head and all(s[-1 - tail] == seqs[0][-1 - tail] for s in seqs):
+        tail += 1
+    return head, tail
 
 
 def _cut(c: SchemaColumn) -> bool:
