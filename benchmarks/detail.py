@@ -32,7 +32,9 @@ the test pages, best of 3 each).
 
 ``--naive``: the reference wrapper of the issue, every text node keyed by its parent's
 path, kept when its text differs between the training pages. ``--fields``: list every
-field the wrapper emits with its values on the training pages.
+field the wrapper emits with its values on the training pages. ``--drop-constant``: score
+without the fields constant on the training pages, what the literal rule "text identical on
+all sample pages is template" would emit (label/value pairs that coincide on the sample go).
 
 The dataset is read from ``../shared/datasets`` (or ``--data``); without it the script
 prints a notice and exits 0.
