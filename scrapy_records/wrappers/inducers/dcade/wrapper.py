@@ -407,7 +407,10 @@ def _list_heads(w: Wrapper, schema: Schema) -> set[str]:
     seen: dict[str, list[bool]] = {}
     values: dict[str, set[Any]] = {}
     for page in schema.pages:
-        res = w.extract(page)
+        try:
+            res = w.extract(page)
+        except RecordsError:  # (a page over the budget: no evidence, the fields stay)
+            return set()
         if not res.regions or not res.regions[0].records:
             continue
         rec = res.regions[0].records[0].fields
