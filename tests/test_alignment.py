@@ -205,6 +205,10 @@ def test_prices_in_several_formats_become_numbers():
         ("$10 - $20", (10.0, "$")),  # a range: its low end (the high end: price_range)
         ("$20 - $10", None),
         ("2010-2011", None),
+        ("List CAD 277.48", (277.48, "CAD")),  # a label written before the price
+        ("You Save: $3.00", (3.0, "$")),
+        ("Size 12", None),  # a label and a number without a currency is no price
+        ("Rs. 20", (20.0, "INR")),  # a currency, not a label
     ],
 )
 def test_parse_price(text, expected):

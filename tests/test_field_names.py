@@ -911,3 +911,50 @@ def test_a_class_names_the_value_without_the_sites_record_namespace():
     assert got == ["title", "score", "name", "date"]
     assert token_name("product") == "product"  # a word alone stays
     assert token_name("item-price") == "price"
+
+
+def _was_shop(start: int, label: str) -> str:
+    return page(
+        "".join(
+            f'<div class="p"><a href="/p/{i}">Lamp number {i}</a><p>{BLURB}</p>'
+            f'<span class="now">CAD {i}.99</span><span class="old">{label}&nbsp;CAD {i + 5}.49</span>'
+            "</div>"
+            for i in range(start, start + 6)
+        )
+    )
+
+
+def test_a_label_written_before_a_price_names_it_and_leaves_the_value_mined_and_wrapped():
+    """Target: "List CAD 277.48" beside the price was a text column ``price_2``. The word
+    before the amount is its label: ``list_price`` 277.48 with ``list_price_currency``, the
+    same whether the page was mined or read by a wrapper."""
+    main = mined(_was_shop(1, "List"))
+    rec = main.records[1].fields
+    assert (rec["price"], rec["list_price"], rec["list_price_currency"]) == (2.99, 7.49, "CAD")
+    assert {c.name: c.type for c in main.columns}["list_price"] == "price"
+    w = scrapy_records.induce(
+        [
+            ("https://shop.example/a", _was_shop(1, "List")),
+            ("https://shop.example/b", _was_shop(11, "List")),
+        ]
+    )
+    got = w.extract(_was_shop(21, "List"), url="https://shop.example/c").records[0].fields
+    assert (got["price"], got["list_price"], got["list_price_currency"]) == (21.99, 26.49, "CAD")
+    # a label that already says "price" is the name as it stands
+    assert "you_save" in {c.name for c in mined(_was_shop(1, "You Save:")).columns}
+
+
+def test_a_price_named_by_a_label_of_its_own_says_it_is_a_price():
+    """eBay: "Was:" in its own element before the old price named the column ``was``. A
+    label that does not say it names an amount gets ``_price`` ("Was:" -> ``was_price``);
+    "Postage:" stays ``postage``."""
+    html = page(
+        "".join(
+            f'<div class="p"><a href="/p/{i}">Lamp number {i}</a><p>{BLURB}</p>'
+            f'<span class="now">£{i}.99</span><span class="l">Was:</span> <span>£{i + 5}.49</span>'
+            f'<span class="l">Postage:</span> <span>£{i}.50</span></div>'
+            for i in range(1, 7)
+        )
+    )
+    rec = mined(html).records[1].fields
+    assert (rec["price"], rec["was_price"], rec["postage"]) == (2.99, 7.49, 2.5)

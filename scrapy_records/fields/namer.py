@@ -49,7 +49,7 @@ from scrapy_records.fields.slot_names import (
 )
 from scrapy_records.fields.slots import Slot, one_value
 from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
-from scrapy_records.fields.values import parse_date_iso, parse_price
+from scrapy_records.fields.values import parse_date_iso, parse_price, price_label
 from scrapy_records.page import Page
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
@@ -197,6 +197,33 @@ def _first_typed(data: list[Slot], tparent: Parents) -> dict[tuple[TemplateNode,
                 out.setdefault((p, s.type), k)
                 p = tparent.get(p)
     return out
+
+
+#: words saying a name is a price's (no ``_price`` appended to a label naming a price then)
+_PRICE_NAME_WORDS = (
+    *("price", "cost", "msrp", "rrp", "save", "saving", "fee", "total", "amount", "charge"),
+    *("shipping", "postage", "delivery", "tax", "deposit", "rent", "salary", "pay", "bid"),
+)
+
+
+def _glued_price_label(s: Slot) -> str | None:
+    """The name a label written in the price's own text gives a price column ("List CAD
+    277.48" -> ``list_price``, "You Save $3" -> ``you_save``): the same label in at least
+    80% of its values."""
+    if s.type != "price" or not s.raw:
+        return None
+    vals = [v for v in s.raw if isinstance(v, str)]
+    names = [label_name(lab) if (lab := price_label(v)) else None for v in vals]
+    name = max(set(names), key=names.count) if names else None
+    if name is None or names.count(name) < 0.8 * len(names):
+        return None
+    return _price_name(name)
+
+
+def _price_name(label: str) -> str:
+    """A price column's name from its label's: "Was:" -> ``was_price``, "Price:" -> ``price``,
+    "Shipping" -> ``shipping``."""
+    return label if any(w in label for w in _PRICE_NAME_WORDS) else f"{label}_price"
 
 
 def _is_price(v: str) -> bool:
@@ -410,7 +437,10 @@ class _Namer:
             (label.own_link and id(s) == self.main_url)  # its text ("Read more") names no field
             or (label.loose and id(s) in (self.main_url, self.main_text))  # a badge beside it
         ):
-            return label.name, "label"
+            return (_price_name(label.name) if s.type == "price" else label.name), "label"
+        glued = _glued_price_label(s)
+        if glued is not None:
+            return glued, "label"
         if self.rows:
             hdr = self.headers.name(s)
             if hdr:

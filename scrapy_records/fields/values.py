@@ -20,12 +20,14 @@ scalars (entry points :func:`infer_column` and :func:`guess_type`):
     is resolved by the style the other values of the column use (:func:`decimal_style`).
 ``price``
     an amount with a currency symbol or ISO code (``$1,299.00``, ``1.299,00 €``,
-    ``EUR 12,50``, ``12,- €``). The column value is the amount as a ``float``
-    (a plain scalar, what CSV users want) and, when any value names a currency, the region
-    gets a companion column ``<name>_currency`` holding the ISO 4217 code when the symbol
-    is unambiguous (``€`` -> ``EUR``, ``£`` -> ``GBP``, ``US$`` -> ``USD``) or the symbol as
-    written otherwise (``$``, ``¥``, ``kr``). No ``<name>_raw`` column: the raw text stays
-    in the record's ``text`` and the column's relative ``xpath`` selects it.
+    ``EUR 12,50``, ``12,- €``), maybe after a label of one or two words (``List CAD 277.48``,
+    ``Was: $12.99``: :func:`price_label`, which names the column). The column value is the
+    amount as a ``float`` (a plain scalar, what CSV users want) and, when any value names a
+    currency, the region gets a companion column ``<name>_currency`` holding the ISO 4217
+    code when the symbol is unambiguous (``€`` -> ``EUR``, ``£`` -> ``GBP``, ``US$`` ->
+    ``USD``) or the symbol as written otherwise (``$``, ``¥``, ``kr``). No ``<name>_raw``
+    column: the raw text stays in the record's ``text`` and the column's relative ``xpath``
+    selects it.
 ``date``
     ISO 8601: ``YYYY-MM-DD`` when the text has no time of day, else
     ``YYYY-MM-DDTHH:MM[:SS][+HH:MM]`` (:func:`scrapy_records.fields.dates.iso_date`). Parsing uses
@@ -57,6 +59,7 @@ __all__ = [
     "price_units",
     "price_range",
     "price_maxes",
+    "price_label",
     "parse_date_iso",
     "decimal_style",
     "infer_column",
@@ -342,6 +345,14 @@ def parse_price(text: str, decimal: str | None = None) -> tuple[float, str | Non
     """
     if not text or len(text) > 48:
         return None
+    out = _unlabelled_price(text, decimal)
+    if out is None:
+        split = _split_price_label(text, decimal)
+        out = split[1] if split is not None else None
+    return out
+
+
+def _unlabelled_price(text: str, decimal: str | None) -> tuple[float, str | None] | None:
     out = _parse_price(text, decimal)
     if out is None:
         pu = price_unit(text)
@@ -351,6 +362,43 @@ def parse_price(text: str, decimal: str | None = None) -> tuple[float, str | Non
             rng = price_range(text, decimal)
             out = (rng[0], rng[2]) if rng is not None else None
     return out
+
+
+#: a word of a label glued before a price: letters, maybe an abbreviation's dot or a colon
+_LABEL_WORD_RE = re.compile(r"^[^\W\d_]+\.?:?$")
+#: longest label glued before a price, in words and characters
+_PRICE_LABEL_WORDS, _PRICE_LABEL_CHARS = 2, 20
+
+
+def price_label(text: str, decimal: str | None = None) -> str | None:
+    """The label written before a price in one text ("List CAD 277.48", "Was: $12.99",
+    "You Save $3.00"): one or two words of letters, the rest a price with a currency
+    marker. ``None`` when ``text`` is no such labelled price (or a price as it stands:
+    "from $5" and "now $5" read as prices without a label).
+
+    >>> price_label("List CAD 277.48"), price_label("Was: $12.99"), price_label("Size 12")
+    ('List', 'Was', None)
+    """
+    if not text or len(text) > 48 or _unlabelled_price(text, decimal) is not None:
+        return None
+    split = _split_price_label(text, decimal)
+    return split[0] if split is not None else None
+
+
+def _split_price_label(
+    text: str, decimal: str | None
+) -> tuple[str, tuple[float, str | None]] | None:
+    words = text.split()
+    for k in range(1, min(_PRICE_LABEL_WORDS, len(words) - 1) + 1):
+        label = " ".join(words[:k])
+        if len(label) > _PRICE_LABEL_CHARS or not _LABEL_WORD_RE.match(words[k - 1]):
+            return None
+        if words[k - 1].rstrip(".:").lower() in _SYMBOLS_LOWER:  # "kr 50", "Rs. 20": a currency
+            return None
+        out = _unlabelled_price(" ".join(words[k:]), decimal)
+        if out is not None:
+            return (label.rstrip(":").strip(), out) if out[1] is not None else None
+    return None
 
 
 def _parse_price(text: str, decimal: str | None) -> tuple[float, str | None] | None:
