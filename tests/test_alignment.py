@@ -711,3 +711,26 @@ def test_one_text_on_a_button_in_some_records_is_template_a_badge_is_data():
 def test_a_single_values_decimal_style_is_the_style_a_column_of_it_proves(text):
     """A detail page's column is one value: its style is read without the vote, the same."""
     assert decimal_style([text]) == decimal_style([text, text])
+
+
+def test_an_optional_block_of_links_few_records_show_is_no_post_body():
+    # "Read more: <a>A</a>, <a>B</a>" in three of eight records, 1-3 links: over all records
+    # its parts are sparse only because few records show the block; over those that do,
+    # the label and the first link are in every one: links with their URLs, not one text
+    tags = {2: ["Alpha"], 4: ["Beta", "Gamma", "Delta"], 6: ["Eta", "Theta"]}
+    recs = []
+    for k in range(8):
+        links = ", ".join(f'<a href="/about/{t.lower()}">{t}</a>' for t in tags.get(k, []))
+        block = f'<div class="tags"><strong>Read more: </strong>{links}</div>' if links else ""
+        recs.append(
+            f'<div class="story"><h3><a href="/s/{k}">Story number {k}</a></h3>'
+            f"<p>Summary of story {k} in a few words.</p>{block}</div>"
+        )
+    page = Page(f"<div id='list'>{''.join(recs)}</div>", url="https://news.example/")
+    cols, vals = align(page, nodes(page, "div", "story"))
+    texts = [v for row in vals for k, v in row.items() if isinstance(v, str)]
+    assert not any(t.startswith("Read more") for t in texts)
+    urls = {v for row in vals for v in row.values() if isinstance(v, str)}
+    urls |= {x for row in vals for v in row.values() if isinstance(v, list) for x in v}
+    assert "https://news.example/about/alpha" in urls
+    assert "https://news.example/about/beta" in urls

@@ -239,7 +239,9 @@ def collapse_variable_subtrees(
     """Read as one text each sub-tree whose structure differs in most records and whose
     slots are sparse (at least 4 slots, at most one filled in >= 90 % of the records, mean
     fill < 50 %): user-generated content (post bodies with quotes, lists, code) that would
-    otherwise align into many sparse columns. Returns the new slot list."""
+    otherwise align into many sparse columns. Sparse over the records that show the
+    sub-tree too: an optional block ("Read more: <a>..</a>, <a>..</a>" in a few records)
+    is sparse over all records only because few show it. Returns the new slot list."""
     n = len(trees)
     tparent, pos, last = layout.parent, layout.pos, layout.last
     under: dict[TemplateNode, list[int]] = {}
@@ -257,8 +259,11 @@ def collapse_variable_subtrees(
         if any(pos[h] <= pos[t] <= last[h] for h in vheads):
             continue
         fl = [fills[k] for k in ks]
-        if sum(1 for f in fl if f >= 0.9) > 1 or sum(fl) >= 0.5 * len(fl):
+        if _filled(fl):
             continue
+        holders = [r for r, m in enumerate(maps) if t in m]
+        if len(holders) < n and _filled([_fill(slots[k], holders) for k in ks]):
+            continue  # an optional block whose parts fill the records showing it
         seen = [trees[r].shape(m[t]) for r, m in enumerate(maps) if t in m]
         if len(seen) >= 3 and len(set(seen)) >= max(3, 0.5 * len(seen)):
             if not _classed_parts(t):  # a post body, not a block of distinct parts
@@ -272,6 +277,17 @@ def collapse_variable_subtrees(
     slots.extend(added)
     slots.sort(key=lambda s: s.order)
     return slots
+
+
+def _filled(fills: list[float]) -> bool:
+    """Slots of these fills are no sparse content: two or more filled in >= 90 % of the
+    records, or a mean fill of 50 % or more."""
+    return sum(1 for f in fills if f >= 0.9) > 1 or sum(fills) >= 0.5 * len(fills)
+
+
+def _fill(s: Slot, records: list[int]) -> float:
+    """The share of ``records`` in which slot ``s`` holds a value."""
+    return sum(1 for r in records if s.values[r] is not None) / len(records)
 
 
 def _classed_parts(t: TemplateNode) -> bool:
