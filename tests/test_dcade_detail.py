@@ -412,6 +412,18 @@ def test_leaf_skeleton_cuts_values_at_template_words():
     assert sk is not None and sk.runs == ("by",) and sk.slots == (1,)
 
 
+def test_a_word_the_sample_values_share_inside_a_value_does_not_cut_it():
+    """carquotes: every sample car was a BMW, so "Also Available: 2010 BMW Z4" was cut at
+    "BMW" into a "year" 2010 and a "model" Z4. Only the label is template; a separator with
+    punctuation between values ("(Ends") still cuts."""
+    values = ["Also Available: 2010 BMW Z4", "Also Available: 2011 BMW 1 Series"]
+    sk = leaf_skeleton(values)
+    assert sk is not None and sk.runs == ("Also Available:",) and sk.slots == (1,)
+    assert split_value(values[1], sk.runs, 1) == "2011 BMW 1 Series"
+    sk = leaf_skeleton(["item 13 (Ends May-09 PST ) - Stamp", "item 27 (Ends Jun-11 PST ) - Coin"])
+    assert sk is not None and sk.runs == ("item", "(Ends", "PST ) -")
+
+
 @pytest.mark.parametrize(
     "values",
     [

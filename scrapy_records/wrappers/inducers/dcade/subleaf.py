@@ -8,7 +8,9 @@ a data column's values share, in the same order on every page, are template; the
 words between them are the data. It splits only where the shared words read as template
 (a label ending in ``:``, or a separator word: ``-``, ``|``, ``&``..., or a lowercase lead-in
 before a name: "by Acura"), and only short values,
-so that names sharing a word ("University of ...") and free text stay whole.
+so that names sharing a word ("University of ...") and free text stay whole; plain words
+the values share between two of their parts ("BMW" in "Also Available: 2010 BMW Z4" when
+every sample car is a BMW) stay in the value.
 
 :func:`split_value` cuts one value the way the wrapper's XPath does it
 (``substring-after``/``substring-before`` on the space-padded text), so what the schema
@@ -137,6 +139,27 @@ def leaf_skeleton(values: Sequence[str]) -> LeafSkeleton | None:
             runs[-1].append(skel[i])
         else:
             runs.append([skel[i]])
+    slots = _slots(texts, runs)
+    if slots is None:
+        return None
+    run_text = tuple(" ".join(r) for r in runs)
+    byline = _byline(runs, slots, [split_value(t, run_text, 1) for t in texts])
+    if not byline and not any(_cuts(run, i, slots) for i, run in enumerate(runs)):
+        return None
+    # a run of plain words between two values that reads as neither template nor a
+    # connective is words the sample's values share ("2010 BMW Z4", "2011 BMW 1 Series"
+    # after "Also Available:"): part of the value
+    cut = [run for i, run in enumerate(runs) if not _shared_words(run, i, slots)]
+    if len(cut) < len(runs):
+        runs, slots = cut, _slots(texts, cut)
+        if slots is None:
+            return None
+    return LeafSkeleton(tuple(" ".join(r) for r in runs), tuple(slots))
+
+
+def _slots(texts: Sequence[str], runs: Sequence[Sequence[str]]) -> list[int] | None:
+    """The gaps between ``runs`` that hold a value on some page; ``None`` when there are
+    none or too many, or when a run sits inside brackets of a value."""
     run_text = tuple(" ".join(r) for r in runs)
     slots = []
     for g in range(len(runs) + 1):
@@ -145,13 +168,19 @@ def leaf_skeleton(values: Sequence[str]) -> LeafSkeleton | None:
             return None  # the template words sit inside brackets: "(50,000 - 249,999)"
         if any(parts):
             slots.append(g)
-    if not slots or len(slots) > MAX_SLOTS:
-        return None
-    if not any(_cuts(run, i, slots) for i, run in enumerate(runs)) and not _byline(
-        runs, slots, [split_value(t, run_text, 1) for t in texts]
-    ):
-        return None
-    return LeafSkeleton(run_text, tuple(slots))
+    return slots if slots and len(slots) <= MAX_SLOTS else None
+
+
+def _shared_words(run: Sequence[str], i: int, slots: Sequence[int]) -> bool:
+    """Run ``i`` lies between two values and is words a name may hold ("BMW" in "2010 BMW
+    Z4"): no label or separator, no punctuation ("(Ends"), no lowercase connective ("12
+    of 40")."""
+    return (
+        i in slots
+        and i + 1 in slots
+        and all(w.isalnum() for w in run)
+        and not all(w.isalpha() and w.islower() for w in run)
+    )
 
 
 def _byline(runs: Sequence[Sequence[str]], slots: Sequence[int], names: Sequence[str]) -> bool:
