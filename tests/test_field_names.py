@@ -958,3 +958,11 @@ def test_a_price_named_by_a_label_of_its_own_says_it_is_a_price():
     )
     rec = mined(html).records[1].fields
     assert (rec["price"], rec["was_price"], rec["postage"]) == (2.99, 7.49, 2.5)
+
+
+def test_a_label_opening_with_a_year_names_the_thing_first():
+    """usnews: "2009 Endowment:" and "2010-2011 Tuition and Fees:" gave ``f_2009_endowment``
+    and ``f_2010_2011_tuition_and_fees``; the year goes last, as a person would write it."""
+    assert label_name("2009 Endowment:") == "endowment_2009"
+    assert label_name("2010-2011 Tuition and Fees:") == "tuition_and_fees_2010_2011"
+    assert label_name("2D barcode:") == "f_2d_barcode"  # a word that starts with a digit stays

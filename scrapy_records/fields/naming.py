@@ -61,11 +61,16 @@ _TRAILING_NUMBER_RE = re.compile(r"[-_]?\d+$")
 
 
 def slug(s: str, max_len: int = 40) -> str:
-    """``s`` as a lower-case ASCII identifier (accents folded, ``f_`` prefixed when it starts
-    with a digit; ``""`` when nothing is left, e.g. a label in a non-Latin script)."""
+    """``s`` as a lower-case ASCII identifier (accents folded; numbers opening it go last,
+    "2009 Endowment" -> ``endowment_2009``; ``f_`` prefixed when it still starts with a
+    digit; ``""`` when nothing is left, e.g. a label in a non-Latin script)."""
     s = unicodedata.normalize("NFKD", s.replace("ß", "ss")).encode("ascii", "ignore").decode()
     s = _NON_WORD_RE.sub("_", s.strip().lower()).strip("_")
     s = _UNDERSCORES_RE.sub("_", s)[:max_len].strip("_")
+    if s[:1].isdigit():
+        parts = s.split("_")
+        k = next((i for i, p in enumerate(parts) if not p.isdigit()), len(parts))
+        s = "_".join(parts[k:] + parts[:k])
     if s and s[0].isdigit():
         s = "f_" + s
     return s
