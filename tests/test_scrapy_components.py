@@ -507,6 +507,16 @@ def _pipeline(**settings):
     return RecordsPipeline.from_crawler(crawler), crawler
 
 
+def _scraped(pipe, item):
+    """``item`` through the pipeline and, as the engine does for an item every pipeline
+    passed, the ``item_scraped`` signal."""
+    from scrapy import signals
+
+    out = pipe.process_item(item)
+    pipe.crawler.signals.send_catch_log(signals.item_scraped, item=out, response=None, spider=None)
+    return out
+
+
 def _record(conf=0.9, **fields):
     return RecordItem(
         url="http://a.com/",
@@ -546,8 +556,8 @@ def test_a_resumed_crawl_writes_the_rows_an_interrupted_run_left_for_templates_i
         JOBDIR=str(tmp_path / "job"),
         RECORDS_CSV_PER_TEMPLATE=str(tmp_path / "%(site)s-%(template)s.csv"),
     )
-    first.process_item(_record(0.9, price="$1"))
-    first.process_item(_record(0.9, price="$2"))
+    _scraped(first, _record(0.9, price="$1"))
+    _scraped(first, _record(0.9, price="$2"))
     assert (tmp_path / "a.com-t.csv.rows").exists()  # (killed: close_spider never runs)
     second, _ = _pipeline(
         JOBDIR=str(tmp_path / "job"),
@@ -592,11 +602,29 @@ def test_pipeline_stores_and_emits_wrapper_once():
 def test_pipeline_csv_per_template(tmp_path):
     pattern = str(tmp_path / "%(site)s-%(template)s.csv")
     pipe, _ = _pipeline(RECORDS_CSV_PER_TEMPLATE=pattern)
-    pipe.process_item(_record(0.9, name="Lamp", price="$2"))
-    pipe.process_item(_record(0.9, name="Mug", price="$3"))
+    _scraped(pipe, _record(0.9, name="Lamp", price="$2"))
+    _scraped(pipe, _record(0.9, name="Mug", price="$3"))
     pipe.close_spider()
     lines = (tmp_path / "a.com-t.csv").read_text().splitlines()
     assert lines[0].endswith("name,price") and lines[2].endswith("Mug,$3")
+
+
+def test_pipeline_csv_rows_are_the_records_every_pipeline_passed(tmp_path):
+    """A record a later pipeline drops (a user's de-duplication) is no row of the
+    template's CSV, as it is none of the feeds'."""
+    from scrapy import signals
+
+    pattern = str(tmp_path / "%(site)s-%(template)s.csv")
+    pipe, crawler = _pipeline(RECORDS_CSV_PER_TEMPLATE=pattern)
+    _scraped(pipe, _record(0.9, name="Lamp", price="$2"))
+    dropped = pipe.process_item(_record(0.9, name="Lamp", price="$2"))
+    crawler.signals.send_catch_log(
+        signals.item_dropped, item=dropped, response=None, spider=None, exception=DropItem("dup")
+    )
+    _scraped(pipe, _record(0.9, name="Mug", price="$3"))
+    pipe.close_spider()
+    lines = (tmp_path / "a.com-t.csv").read_text().splitlines()
+    assert len(lines) == 3 and lines[1].endswith("Lamp,$2") and lines[2].endswith("Mug,$3")
 
 
 def test_pipeline_csv_per_template_keeps_fields_that_appear_later(tmp_path):
@@ -606,9 +634,9 @@ def test_pipeline_csv_per_template_keeps_fields_that_appear_later(tmp_path):
 
     pattern = str(tmp_path / "%(site)s-%(template)s.csv")
     pipe, _ = _pipeline(RECORDS_CSV_PER_TEMPLATE=pattern)
-    pipe.process_item(_record(0.9, name="Lamp", price="$2"))
-    pipe.process_item(_record(0.9, name="Mug", price="$3", old_price="$4"))
-    pipe.process_item(_record(0.9, name="Cup", price="$1"))
+    _scraped(pipe, _record(0.9, name="Lamp", price="$2"))
+    _scraped(pipe, _record(0.9, name="Mug", price="$3", old_price="$4"))
+    _scraped(pipe, _record(0.9, name="Cup", price="$1"))
     pipe.close_spider()
     with open(tmp_path / "a.com-t.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))

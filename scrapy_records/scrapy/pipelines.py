@@ -9,6 +9,7 @@ import os
 import re
 from typing import Any
 
+from scrapy import signals
 from scrapy.exceptions import DropItem
 
 from scrapy_records.errors import WrapperError
@@ -29,6 +30,14 @@ class RecordsPipeline(RecordsComponent):
         self._csv: dict[str, RowSpool] = {}
         # a crawl resumed from its JOBDIR adds to the per-template CSVs of the first run
         self._append = bool(crawler.settings.get("JOBDIR"))
+        # per-template rows wait for their item to pass every pipeline (id of the item the
+        # pipeline returned -> (CSV path, row)): a record a later pipeline drops, or one a
+        # crawl stopped at once never hands to the feeds, is no row either
+        self._pending: dict[int, tuple[str, dict[str, Any]]] = {}
+        if self.config.csv_per_template:
+            crawler.signals.connect(self._scraped, signal=signals.item_scraped)
+            crawler.signals.connect(self._not_scraped, signal=signals.item_dropped)
+            crawler.signals.connect(self._not_scraped, signal=signals.item_error)
 
     def process_item(self, item: Any) -> Any:
         if isinstance(item, RecordItem):
@@ -46,11 +55,18 @@ class RecordsPipeline(RecordsComponent):
                 log_level="DEBUG",
             )
         self.stats.inc_value("records/records_emitted")
+        out = flat_record(item, self.config.flatten_prefix) if self.config.flatten_fields else item
         if self.config.csv_per_template:
-            self._write_csv(item)
-        if self.config.flatten_fields:
-            return flat_record(item, self.config.flatten_prefix)
-        return item
+            self._pending[id(out)] = (self._csv_path(item), flat_record(item))
+        return out
+
+    def _scraped(self, item: Any) -> None:
+        pending = self._pending.pop(id(item), None)
+        if pending is not None:
+            self._write_csv(*pending)
+
+    def _not_scraped(self, item: Any) -> None:
+        self._pending.pop(id(item), None)
 
     def _wrapper(self, item: WrapperItem) -> Any:
         """Store a wrapper nobody stored yet, then emit it once.
@@ -120,26 +136,32 @@ class RecordsPipeline(RecordsComponent):
             if path not in self._csv:
                 self._csv[path] = RowSpool(path=rows)
 
-    def _write_csv(self, item: RecordItem) -> None:
-        """Add the record to its template's CSV: rows are spooled and the file is written at
-        the end with one column per field seen (:class:`RowSpool`), so a field that first
-        appears in a late record (an optional one, or one a newer wrapper adds) is kept.
+    def _csv_path(self, item: RecordItem) -> str:
+        return str(
+            self.config.csv_per_template
+            % {
+                "site": _filename(item.get("site") or "site"),
+                "template": _filename(item.get("template_name") or item.get("template") or "page"),
+            }
+        )
+
+    def _write_csv(self, path: str, row: dict[str, Any]) -> None:
+        """Add a scraped record's row to its template's CSV: rows are spooled and the file is
+        written at the end with one column per field seen (:class:`RowSpool`), so a field
+        that first appears in a late record (an optional one, or one a newer wrapper adds)
+        is kept.
 
         The spool is ``<file>.rows`` (JSON lines, flushed row by row): a crawl stopped
         without closing (Ctrl-C twice, a killed process) leaves its rows there, and a crawl
         resumed from the ``JOBDIR`` writes them to the CSV with its own (a new crawl
         starts the file and the spool afresh)."""
-        path = self.config.csv_per_template % {
-            "site": _filename(item.get("site") or "site"),
-            "template": _filename(item.get("template_name") or item.get("template") or "page"),
-        }
         spool = self._csv.get(path)
         if spool is None:
             rows = f"{path}.rows"
             if not self._append and os.path.exists(rows):
                 os.remove(rows)
             spool = self._csv[path] = RowSpool(path=rows)
-        spool.add(flat_record(item))
+        spool.add(row)
 
     def close_spider(self) -> None:
         if self._append and self.config.csv_per_template:

@@ -252,7 +252,8 @@ class RecordsConfig:
         None,
         "A path pattern with `%(site)s` and `%(template)s` (a readable template name, the URL"
         " path pattern such as `shop-page-N`): the pipeline writes one CSV per template, one row"
-        " per record and one column per field, at the end of the crawl (rows wait in"
+        " per record the feeds get (a record a later pipeline drops is no row) and one column"
+        " per field, at the end of the crawl (rows wait in"
         " `<file>.rows`, flushed row by row). A crawl resumed from a `JOBDIR` appends to it,"
         " the rows of a crawl stopped without closing (Ctrl-C twice) included.",
         "str",
