@@ -622,6 +622,37 @@ def test_a_crawl_compares_pages_whose_main_list_is_a_table_of_label_rows():
     ]
 
 
+def test_a_facts_table_ranked_after_description_paragraphs_still_hints_a_detail_page():
+    """usnews: one university's three long description paragraphs ranked above its facts
+    table; mined first, that page made the template a list template (227 rows of ``value``
+    instead of 15 records, in one crawl of four). Label rows in a region ranked right after
+    the main one send the hint too: the crawl compares the pages."""
+    from scrapy_records.scrapy.worker import PageJob, mine_page
+
+    para = "The college sits on a green campus near the river, with old halls and new labs."
+    about = "".join(f"<tr><td><p>{para} {para} Part {k}.</p></td></tr>" for k in range(3))
+    html = school(*SCHOOLS[0]).replace("</table>", f"</table><table class='about'>{about}</table>")
+    url = "http://colleges.example/s/0"
+    job = PageJob(
+        url=url,
+        body=html.encode(),
+        encoding="utf-8",
+        date=None,
+        extractor="auto",
+        options={},
+        min_records=2,
+        max_bytes=10**7,
+        max_nodes=10**5,
+        threshold=0.8,
+        use_wrappers=True,
+        fixed_template=None,
+        templates=(),
+    )
+    mined = mine_page(job)
+    assert mined.result.main.records[0].text.startswith("The college sits")
+    assert mined.detail is not None
+
+
 def test_a_set_of_links_names_its_url_column_after_its_text_column():
     """A restaurant's cuisines, one to three links: one list whose URL column is named after
     its text column ("list", "list_url"), not "field_url"."""

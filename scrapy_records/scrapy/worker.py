@@ -29,6 +29,7 @@ from scrapy_records.errors import (
     RecordsError,
     WrapperError,
 )
+from scrapy_records.extractors.explain import DEMOTIONS
 from scrapy_records.fields.dates import http_date_base, relative_to
 from scrapy_records.page import HtmlElementParser, Page, parse_html
 from scrapy_records.results import PageResult, Region
@@ -57,6 +58,10 @@ DETAIL_HINT_COVERAGE = 0.4
 #: ("Year founded: | 1906", a university's facts table): the rows of one object's
 #: attributes, which the check then compares as well
 DETAIL_HINT_LABEL_ROWS = 0.5
+#: ... in the main region or one ranked right after it (among the first three): a detail
+#: page whose description paragraphs rank above its facts table must not make its
+#: template a list template when it happens to be mined first (the check compares pages)
+DETAIL_HINT_REGIONS = 3
 #: the longest text read as a row's label
 _ROW_LABEL_CHARS = 40
 
@@ -278,7 +283,9 @@ def _mine(job: PageJob, out: MinedPage, attempt: Attempt | None = None) -> None:
     total = sum(map(len, page.leaves))
     covered = sum(len(r.text) for r in main.records) if main is not None else 0
     out.coverage = covered / total if total else 0.0
-    if out.coverage < DETAIL_HINT_COVERAGE or (main is not None and _label_rows(page, main)):
+    top = out.result.regions[:DETAIL_HINT_REGIONS] if main is not None else []
+    rows = (r for r in top if not any(k in r.meta for k in DEMOTIONS))  # (not a sort form)
+    if out.coverage < DETAIL_HINT_COVERAGE or any(_label_rows(page, r) for r in rows):
         out.detail = detail_evidence(page, out.result.regions)
 
 
