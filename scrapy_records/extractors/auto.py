@@ -33,6 +33,10 @@ Rule (quoted by the README)::
     5. rank all regions with the ranking rule (:mod:`scrapy_records.extractors.ranking`;
        the record count enters as ``sqrt(log2(1 + n))`` here, see
        :data:`AUTO_COUNT_EXPONENT`);
+    5c. skipped items: the children of a region's parent with the tag and the non-empty
+       class attribute of all its records, between them or in a run touching them, are
+       records too (:func:`scrapy_records.extractors.siblings.fill_class_siblings`: a
+       result with an extra image broke the repeat), ``meta["filled"]``;
     6. UGC routing: when MiBAT (date anchors) finds date-anchored user content that is
        not dwarfed by the best list region
        (:func:`scrapy_records.extractors.mibat.ugc.ugc_router`, rule documented there),
@@ -80,6 +84,7 @@ from scrapy_records.extractors.mdr.extractor import DEFAULTS
 from scrapy_records.extractors.mibat.extractor import DEFAULTS as MIBAT_DEFAULTS
 from scrapy_records.extractors.mibat.ugc import ugc_router
 from scrapy_records.extractors.ranking import rank
+from scrapy_records.extractors.siblings import fill_class_siblings
 from scrapy_records.extractors.stem.options import OPTION_NAMES
 from scrapy_records.page import Page
 from scrapy_records.results import Region
@@ -288,6 +293,8 @@ def _combine(page: Page, found: dict[str, list[Region]]) -> list[Region]:
     # beside the page's text, then regions without text
     regions.sort(key=lambda r: 2 if "no_text" in r.meta else any(k in r.meta for k in DEMOTIONS))
     _prefer_finer(page, regions)
+    for r in regions:  # step 5c: the list's items the extractor skipped
+        fill_class_siblings(page, r)
     return _drop_duplicates(regions)
 
 

@@ -1,0 +1,87 @@
+"""Records of a list the extractors skip (issue 15, cell recall): each rule on a small page."""
+
+from __future__ import annotations
+
+import scrapy_records
+from scrapy_records.extractors.siblings import fill_class_siblings
+from scrapy_records.page import as_page
+from scrapy_records.results import Record, Region
+
+PLAIN = (
+    '<li class="result"><h3><a href="/story/{k}">{title}</a></h3>'
+    '<p class="meta"><span class="date">Feb {k}, 2017</span></p>'
+    "<p>A short summary of the story about {title}.</p></li>"
+)
+# the same kind of item with a picture, a video badge and a related-links block
+RICH = (
+    '<li class="result"><div class="media"><a href="/story/{k}"><img src="/i/{k}.jpg"></a>'
+    '<span class="badge"><i class="icon-video"></i>Video</span></div>'
+    '<div class="body"><h3><a href="/story/{k}">{title}</a></h3>'
+    '<ul class="related"><li><a href="/r/{k}a">Related one</a></li>'
+    '<li><a href="/r/{k}b">Related two</a></li><li><a href="/r/{k}c">Related three</a></li></ul>'
+    '<p class="meta"><span class="date">Feb {k}, 2017</span></p></div></li>'
+)
+TITLES = ["Rental app", "Lunar new year", "Train tickets", "Hotel prices", "Car sharing",
+          "Bike lanes", "City budget", "School meals"]  # fmt: skip
+
+
+def _page(kinds: str, cls: str = "result") -> str:
+    items = "".join(
+        (RICH if kind == "R" else PLAIN)
+        .format(k=k + 1, title=TITLES[k])
+        .replace('class="result"', f'class="{cls}"' if cls else "")
+        for k, kind in enumerate(kinds)
+    )
+    return f"<html><body><h1>Search</h1><ul id='results'>{items}</ul></body></html>"
+
+
+def test_an_item_with_the_records_class_between_them_is_a_record():
+    """A result with a picture and related links breaks the repeat the extractors find;
+    the page marks it as one of the list's items (same tag, same class): it is a record."""
+    res = scrapy_records.extract(_page("PPRRPPPP"), url="https://news.example/search")
+    assert res.main is not None
+    titles = [r.text.split(" A short")[0] for r in res.main.records]
+    assert len(res.main.records) == 8, titles
+    assert any("Hotel prices" in r.text for r in res.main.records)
+    assert any("Train tickets" in r.text for r in res.main.records)
+
+
+def _region(page, nodes: list[int]) -> Region:
+    recs = [Record([page.xpath(n)], page.text(n), {}, 0.9, (n,)) for n in nodes]
+    return Region(
+        "stem", recs, 0.9, page.xpath(page.parent[nodes[0]]), parent=page.parent[nodes[0]]
+    )
+
+
+def _items(page) -> list[int]:
+    ul = next(i for i in range(len(page.tag)) if page.el[i].get("id") == "results")
+    return list(page.children[ul])
+
+
+def test_the_fill_adds_the_gap_and_the_run_at_the_ends():
+    page = as_page(_page("PPPPPPPP"), url="https://news.example/search")
+    kids = _items(page)
+    region = _region(page, [kids[1], kids[2], kids[4], kids[5]])
+    assert fill_class_siblings(page, region) == 4
+    assert [r.nodes[0] for r in region.records] == kids[:6] + kids[6:]
+    assert region.meta["filled"] == 4
+
+
+def test_an_item_of_another_class_is_no_record_and_ends_the_run():
+    html = _page("PPPPPPPP").replace(
+        '<li class="result"><h3><a href="/story/7">', '<li class="ad"><h3><a href="/story/7">'
+    )
+    page = as_page(html, url="https://news.example/search")
+    kids = _items(page)
+    region = _region(page, kids[2:5])
+    assert fill_class_siblings(page, region) == 3  # kids 0, 1 and 5; the ad (6) ends the run
+    assert [r.nodes[0] for r in region.records] == kids[:6]
+
+
+def test_children_without_a_class_say_nothing():
+    """Tables or list items without a class are too common to be read as the list's items."""
+    page = as_page(_page("PPPPPPPP", cls=""), url="https://news.example/search")
+    kids = _items(page)
+    region = _region(page, [kids[1], kids[2], kids[4]])
+    assert fill_class_siblings(page, region) == 0
+    assert len(region.records) == 3
