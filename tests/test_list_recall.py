@@ -85,3 +85,42 @@ def test_children_without_a_class_say_nothing():
     region = _region(page, [kids[1], kids[2], kids[4]])
     assert fill_class_siblings(page, region) == 0
     assert len(region.records) == 3
+
+
+JOB = (
+    '<div class="row result{extra}"><h2 class="jobtitle"><a href="/job/{k}">{title}</a></h2>'
+    '<span class="company">Company {k}</span> - <span class="location">Edmonton, AB</span>'
+    '<div class="summary">What the job {k} asks for.</div></div>'
+)
+
+
+def _jobs() -> str:
+    """Sponsored jobs in blocks of their own before and after the list, their items
+    marked with the list items' class names."""
+    job = [JOB.format(k=k, title=f"Job title {k}", extra="") for k in range(9)]
+    ad = [JOB.format(k=k, title=f"Sponsored job {k}", extra=" sponsored") for k in range(20, 23)]
+    return (
+        "<html><body><div id='results'><div class='top'>Jobs 1 to 6 of 120</div>"
+        f"<div class='ads'>{ad[0]}{ad[1]}</div>{''.join(job[:6])}<div></div>"
+        f"<div class='ads'>{ad[2]}</div><div class='pages'><a href='/p2'>Next</a></div>"
+        "</div></body></html>"
+    )
+
+
+def test_a_block_of_the_lists_items_beside_the_list_holds_records():
+    page = as_page(_jobs(), url="https://jobs.example/search")
+    kids = _items(page)
+    organic = [c for c in kids if page.classes(c) == ("row", "result")]
+    region = _region(page, organic)
+    assert fill_class_siblings(page, region) == 3
+    texts = [r.text for r in region.records]
+    assert texts[0].startswith("Sponsored job 20") and texts[-1].startswith("Sponsored job 22")
+    assert not any(t.startswith(("Jobs 1 to", "Next")) for t in texts)
+
+
+def test_sponsored_blocks_join_the_mined_list():
+    res = scrapy_records.extract(_jobs(), url="https://jobs.example/search")
+    assert res.main is not None
+    texts = [r.text for r in res.main.records]
+    assert len(texts) == 9, texts
+    assert sum(t.startswith("Sponsored job") for t in texts) == 3

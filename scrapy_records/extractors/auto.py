@@ -33,10 +33,12 @@ Rule (quoted by the README)::
     5. rank all regions with the ranking rule (:mod:`scrapy_records.extractors.ranking`;
        the record count enters as ``sqrt(log2(1 + n))`` here, see
        :data:`AUTO_COUNT_EXPONENT`);
-    5c. skipped items: the children of a region's parent with the tag and the non-empty
-       class attribute of all its records, between them or in a run touching them, are
-       records too (:func:`scrapy_records.extractors.siblings.fill_class_siblings`: a
-       result with an extra image broke the repeat), ``meta["filled"]``;
+    5c. skipped items: the children of a region's parent with the tag and the class
+       names all its records carry, between them or in a run touching them, and the
+       items of a block of such children, are records too
+       (:func:`scrapy_records.extractors.siblings.fill_class_siblings`: a result with an
+       extra image broke the repeat, sponsored results sit in a block of their own),
+       ``meta["filled"]``;
     6. UGC routing: when MiBAT (date anchors) finds date-anchored user content that is
        not dwarfed by the best list region
        (:func:`scrapy_records.extractors.mibat.ugc.ugc_router`, rule documented there),
