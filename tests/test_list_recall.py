@@ -124,3 +124,65 @@ def test_sponsored_blocks_join_the_mined_list():
     texts = [r.text for r in res.main.records]
     assert len(texts) == 9, texts
     assert sum(t.startswith("Sponsored job") for t in texts) == 3
+
+
+STORY = (
+    '<li class="story"><a class="title" href="/news/{k}">{title}</a>'
+    '<p class="teaser">What happened in story {k}, told in a sentence or two.</p>'
+    '<span class="date">Feb {k}, 2017</span></li>'
+)
+
+
+def _blocks(far: bool = False) -> str:
+    """Results in two blocks, an advertisement between them (``far``: the second block in
+    another section of the page, three levels up)."""
+    stories = [STORY.format(k=k + 1, title=f"Story number {k + 1}") for k in range(7)]
+    first = f"<ul class='results'>{''.join(stories[:4])}</ul>"
+    second = f"<ul class='results'>{''.join(stories[4:])}</ul>"
+    ad = "<div class='ad'><a href='https://ads.example/x'>Buy now</a></div>"
+    if far:
+        return (
+            "<html><body><div class='page'><div class='main'>"
+            f"<div class='box'>{first}</div></div><div class='side'>"
+            f"<div class='box'>{second}</div></div></div></body></html>"
+        )
+    return (
+        "<html><body><h1>Search results</h1><div class='column'>"
+        f"<section class='results-top'>{first}</section>{ad}"
+        f"<section class='results-bottom'>{second}</section></div></body></html>"
+    )
+
+
+def test_a_list_split_by_an_advertisement_is_one_list():
+    """Two blocks of the same results, in sibling sections: one list of seven records."""
+    res = scrapy_records.extract(_blocks(), url="https://news.example/search")
+    assert res.main is not None
+    texts = [r.text for r in res.main.records]
+    assert [t.split(" What")[0] for t in texts] == [f"Story number {k}" for k in range(1, 8)]
+    assert res.main.meta["blocks"] == 2
+    assert len(res.main.columns) >= 3  # the fields are aligned over both blocks
+    assert all(r.fields.get("title") for r in res.main.records)
+
+
+def test_blocks_in_other_sections_of_the_page_stay_apart():
+    res = scrapy_records.extract(_blocks(far=True), url="https://news.example/search")
+    assert res.main is not None
+    assert len(res.main.records) in (3, 4)
+    assert "blocks" not in res.main.meta
+
+
+def test_a_block_built_otherwise_stays_apart():
+    """The second block's items carry the class of the results but hold other content
+    (a topic name and three links, no teaser, no date): they are no records of the list."""
+    topics = "".join(
+        f'<li class="story"><b>Topic {k}</b> <i>see</i> <a href="/t/{k}a">{k} one</a>, '
+        f'<a href="/t/{k}b">{k} two</a>, <a href="/t/{k}c">{k} three</a></li>'
+        for k in "xyzw"
+    )
+    html = _blocks().replace(
+        "<section class='results-bottom'><ul class='results'>",
+        f"<section class='results-bottom'><ul class='results'>{topics}</ul><ul class='gone'>",
+    )
+    res = scrapy_records.extract(html, url="https://news.example/search")
+    assert res.main is not None
+    assert not any(r.text.startswith("Topic") for r in res.main.records)

@@ -39,6 +39,10 @@ Rule (quoted by the README)::
        (:func:`scrapy_records.extractors.siblings.fill_class_siblings`: a result with an
        extra image broke the repeat, sponsored results sit in a block of their own),
        ``meta["filled"]``;
+    5d. a list in blocks: the regions whose parents are twins of the first region's
+       (same tags up to a common ancestor close above), whose records sit alike under them
+       and are built alike, join the first region
+       (:func:`scrapy_records.extractors.siblings.join_blocks`, ``meta["blocks"]``);
     6. UGC routing: when MiBAT (date anchors) finds date-anchored user content that is
        not dwarfed by the best list region
        (:func:`scrapy_records.extractors.mibat.ugc.ugc_router`, rule documented there),
@@ -86,7 +90,7 @@ from scrapy_records.extractors.mdr.extractor import DEFAULTS
 from scrapy_records.extractors.mibat.extractor import DEFAULTS as MIBAT_DEFAULTS
 from scrapy_records.extractors.mibat.ugc import ugc_router
 from scrapy_records.extractors.ranking import rank
-from scrapy_records.extractors.siblings import fill_class_siblings
+from scrapy_records.extractors.siblings import fill_class_siblings, join_blocks
 from scrapy_records.extractors.stem.options import OPTION_NAMES
 from scrapy_records.page import Page
 from scrapy_records.results import Region
@@ -297,6 +301,7 @@ def _combine(page: Page, found: dict[str, list[Region]]) -> list[Region]:
     _prefer_finer(page, regions)
     for r in regions:  # step 5c: the list's items the extractor skipped
         fill_class_siblings(page, r)
+    regions = join_blocks(page, regions, DEMOTIONS)  # step 5d: a list in several blocks
     return _drop_duplicates(regions)
 
 

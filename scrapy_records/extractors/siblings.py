@@ -21,10 +21,11 @@ paragraphs) are too common to say anything. Elements without text are no records
 
 from __future__ import annotations
 
+from scrapy_records.extractors.mdr.distance import normalized_distance
 from scrapy_records.page import Page
 from scrapy_records.results import Record, Region
 
-__all__ = ["fill_class_siblings", "MIN_RECORDS"]
+__all__ = ["fill_class_siblings", "join_blocks", "MIN_RECORDS", "BLOCK_LEVELS", "BLOCK_DISTANCE"]
 
 #: Records a region needs before its class says what its items are.
 MIN_RECORDS = 3
@@ -94,3 +95,90 @@ def _kind(page: Page, region: Region) -> tuple[str, set[str]] | None:
         if not common or len(tags) > 1:
             return None
     return (tags.pop(), common) if common else None
+
+
+#: How far above the two blocks their common ancestor may be: sibling blocks, or blocks in
+#: sibling wrappers (one more level reaches the page's sections: other lists of results).
+BLOCK_LEVELS = 2
+#: Largest median normalised tag-string distance of another block's records from their
+#: nearest record of the first block: records built alike.
+BLOCK_DISTANCE = 0.5
+
+
+def join_blocks(page: Page, ranked: list[Region], skip: tuple[str, ...] = ()) -> list[Region]:
+    """A list the page shows in several blocks (results grouped under headings, a list
+    split by an advertisement): the regions of the other blocks join the first region.
+
+    A region joins when it has no ``skip`` key in its ``meta`` (demoted regions), its
+    parent and the first region's are twins (same depth, the same tag at each level up to
+    a common ancestor at most :data:`BLOCK_LEVELS` levels above, the class names may
+    differ: "results-top" / "results-bottom"), its records sit under their parent as the
+    first region's do (the same tags and class attributes on the way down), are built
+    alike (:data:`BLOCK_DISTANCE`), and no region of its block joined before it (twin
+    parents hold disjoint sub-trees: the blocks' records never overlap). Returns the
+    regions left, the first one holding every block's records in document order
+    (``meta["blocks"]``: how many blocks)."""
+    if len(ranked) < 2 or any(k in ranked[0].meta for k in skip) or not ranked[0].records:
+        return ranked
+    top = ranked[0]
+    shape = _record_shape(page, top)
+    if shape is None:
+        return ranked
+    tc, end = page.tag_chars, page.end
+    mine = [_tags(tc, end, r.nodes) for r in top.records]
+    joined: list[Region] = []
+    parents = {top.parent}
+    for r in ranked[1:]:
+        if any(k in r.meta for k in skip) or not _twins(page, top.parent, r.parent):
+            continue
+        if r.parent in parents or _record_shape(page, r) != shape:
+            continue  # (a second region of a block taken: another cut of its records)
+        theirs = [_tags(tc, end, x.nodes) for x in r.records]
+        near = sorted(min(normalized_distance(t, m, 1.0) for m in mine) for t in theirs)
+        if near[len(near) // 2] > BLOCK_DISTANCE:
+            continue
+        joined.append(r)
+        parents.add(r.parent)
+    if not joined:
+        return ranked
+    for r in joined:
+        top.records.extend(r.records)
+    top.records.sort(key=lambda rec: rec.nodes[0])
+    top.meta["blocks"] = 1 + len(joined)
+    gone = {id(r) for r in joined}
+    return [r for r in ranked if id(r) not in gone]
+
+
+def _record_shape(page: Page, region: Region) -> tuple | None:
+    """The tags and class attributes from a region's parent down to its records' first
+    roots (the most common path), ``None`` when the region has no parent."""
+    if region.parent < 0:
+        return None
+    paths: dict[tuple, int] = {}
+    for rec in region.records:
+        path = []
+        x = rec.nodes[0]
+        while x != region.parent and x >= 0:
+            path.append((page.tag[x], page.classes(x)))
+            x = page.parent[x]
+        if x < 0:
+            return None
+        key = tuple(path)
+        paths[key] = paths.get(key, 0) + 1
+    return max(paths, key=paths.__getitem__) if paths else None
+
+
+def _twins(page: Page, p: int, q: int) -> bool:
+    if p < 0 or q < 0 or p == q or page.depth[p] != page.depth[q]:
+        return False
+    for _ in range(BLOCK_LEVELS):
+        if page.tag[p] != page.tag[q]:
+            return False
+        p, q = page.parent[p], page.parent[q]
+        if p == q:
+            return True
+    return False
+
+
+def _tags(tc: str, end: list[int], nodes: tuple[int, ...]) -> str:
+    return "".join(tc[x : end[x] + 1] for x in nodes)
