@@ -12,14 +12,13 @@ PLAIN = (
     '<p class="meta"><span class="date">Feb {k}, 2017</span></p>'
     "<p>A short summary of the story about {title}.</p></li>"
 )
-# the same kind of item with a picture, a video badge and a related-links block
+# the same kind of item with a picture, a video badge and a comment count
 RICH = (
-    '<li class="result"><div class="media"><a href="/story/{k}"><img src="/i/{k}.jpg"></a>'
-    '<span class="badge"><i class="icon-video"></i>Video</span></div>'
-    '<div class="body"><h3><a href="/story/{k}">{title}</a></h3>'
-    '<ul class="related"><li><a href="/r/{k}a">Related one</a></li>'
-    '<li><a href="/r/{k}b">Related two</a></li><li><a href="/r/{k}c">Related three</a></li></ul>'
-    '<p class="meta"><span class="date">Feb {k}, 2017</span></p></div></li>'
+    '<li class="result"><a href="/story/{k}"><img src="/i/{k}.jpg"></a>'
+    '<span class="badge"><i class="icon-video"></i>Video</span>'
+    '<h3><a href="/story/{k}">{title}</a></h3>'
+    '<p class="meta"><span class="date">Feb {k}, 2017</span> <a href="/c/{k}">12 comments</a></p>'
+    "</li>"
 )
 TITLES = ["Rental app", "Lunar new year", "Train tickets", "Hotel prices", "Car sharing",
           "Bike lanes", "City budget", "School meals"]  # fmt: skip
@@ -35,15 +34,31 @@ def _page(kinds: str, cls: str = "result") -> str:
     return f"<html><body><h1>Search</h1><ul id='results'>{items}</ul></body></html>"
 
 
-def test_an_item_with_the_records_class_between_them_is_a_record():
-    """A result with a picture and related links breaks the repeat the extractors find;
+def test_an_item_with_the_records_class_before_them_is_a_record():
+    """A first result with a picture and a badge breaks the repeat the extractors find;
     the page marks it as one of the list's items (same tag, same class): it is a record."""
-    res = scrapy_records.extract(_page("PPRRPPPP"), url="https://news.example/search")
+    res = scrapy_records.extract(_page("RPPPPPPP"), url="https://news.example/search")
     assert res.main is not None
-    titles = [r.text.split(" A short")[0] for r in res.main.records]
-    assert len(res.main.records) == 8, titles
-    assert any("Hotel prices" in r.text for r in res.main.records)
-    assert any("Train tickets" in r.text for r in res.main.records)
+    assert len(res.main.records) == 8
+    assert "Rental app" in res.main.records[0].text
+    assert res.main.meta["filled"] == 1
+
+
+def test_a_panel_built_otherwise_is_no_record():
+    """A detail page's panels share one class: a box of a table is no item of a list of
+    short stories, however it is classed."""
+    panel = (
+        '<li class="result"><h3>Prices</h3><table>'
+        + "".join(f"<tr><td>Item {k}</td><td>${k}0</td><td>${k}5</td></tr>" for k in range(6))
+        + "</table></li>"
+    )
+    html = _page("PPPPPPP").replace("</ul>", panel + "</ul>")
+    page = as_page(html, url="https://news.example/search")
+    kids = _items(page)
+    region = _region(page, kids[:7])
+    assert fill_class_siblings(page, region) == 0
+    region = _region(page, kids[:6])
+    assert fill_class_siblings(page, region) == 1  # the seventh story, not the panel
 
 
 def _region(page, nodes: list[int]) -> Region:

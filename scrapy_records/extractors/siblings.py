@@ -16,7 +16,9 @@ Siblings between the first and the last record are read; before the first or aft
 last record only a run that touches the records (elements without text aside: an item
 of another kind ends the list). The rule reads class names, not their meaning, and only
 when the records have one in common: children without a class (tables, divs,
-paragraphs) are too common to say anything. Elements without text are no records.
+paragraphs) are too common to say anything. Elements without text are no records, nor
+are elements built otherwise than every record (a normalised tag-string distance above
+:data:`FILL_DISTANCE` from the nearest one: a detail page's panels share a class).
 """
 
 from __future__ import annotations
@@ -25,10 +27,22 @@ from scrapy_records.extractors.mdr.distance import normalized_distance
 from scrapy_records.page import Page
 from scrapy_records.results import Record, Region
 
-__all__ = ["fill_class_siblings", "join_blocks", "MIN_RECORDS", "BLOCK_LEVELS", "BLOCK_DISTANCE"]
+__all__ = [
+    "fill_class_siblings",
+    "join_blocks",
+    "MIN_RECORDS",
+    "FILL_DISTANCE",
+    "BLOCK_LEVELS",
+    "BLOCK_DISTANCE",
+]
 
 #: Records a region needs before its class says what its items are.
 MIN_RECORDS = 3
+#: Largest normalised tag-string distance of an added item from its nearest record: an
+#: item the extractor skipped differs from the records (an extra image, a badge), a
+#: panel of another kind that shares their class (a detail page's boxes, a "Showing 1 -
+#: 10 of 3,200 results" bar) is built otherwise.
+FILL_DISTANCE = 0.8
 
 
 def fill_class_siblings(page: Page, region: Region) -> int:
@@ -70,6 +84,10 @@ def fill_class_siblings(page: Page, region: Region) -> int:
                 break
             add.extend(got)
     add = [c for c in add if not empty(c)]
+    if add:
+        tc, end = page.tag_chars, page.end
+        mine = [tc[x : end[x] + 1] for x in have]
+        add = [c for c in add if _near(tc[c : end[c] + 1], mine, FILL_DISTANCE)]
     if not add:
         return 0
     conf = min(r.confidence for r in recs)
@@ -78,6 +96,11 @@ def fill_class_siblings(page: Page, region: Region) -> int:
     recs.sort(key=lambda r: r.nodes[0])
     region.meta["filled"] = len(add)
     return len(add)
+
+
+def _near(tags: str, mine: list[str], limit: float) -> bool:
+    """Is a tag string within ``limit`` (normalised distance) of one of ``mine``?"""
+    return any(normalized_distance(tags, m, limit) <= limit for m in mine)
 
 
 def _kind(page: Page, region: Region) -> tuple[str, set[str]] | None:
