@@ -33,8 +33,8 @@ Rule (quoted by the README)::
     5. rank all regions with the ranking rule (:mod:`scrapy_records.extractors.ranking`;
        the record count enters as ``sqrt(log2(1 + n))`` here, see
        :data:`AUTO_COUNT_EXPONENT`);
-    5c. skipped items: the children of a region's parent with the tag and the class
-       names all its records carry, between them or in a run touching them, and the
+    5c. skipped items: the children of the first region's parent with the tag and the
+       class names all its records carry, between them or in a run touching them, and the
        items of a block of such children, are records too
        (:func:`scrapy_records.extractors.siblings.fill_class_siblings`: a result with an
        extra image broke the repeat, sponsored results sit in a block of their own),
@@ -299,10 +299,10 @@ def _combine(page: Page, found: dict[str, list[Region]]) -> list[Region]:
     # beside the page's text, then regions without text
     regions.sort(key=lambda r: 2 if "no_text" in r.meta else any(k in r.meta for k in DEMOTIONS))
     _prefer_finer(page, regions)
-    for r in regions:  # step 5c: the list's items the extractor skipped
-        fill_class_siblings(page, r)
-    regions = join_blocks(page, regions, DEMOTIONS)  # step 5d: a list in several blocks
-    return _drop_duplicates(regions)
+    regions = _drop_duplicates(regions)
+    if regions and not any(k in regions[0].meta for k in DEMOTIONS):
+        fill_class_siblings(page, regions[0])  # step 5c: the list's items it skipped
+    return join_blocks(page, regions, DEMOTIONS)  # step 5d: a list in several blocks
 
 
 def _prefer_finer(page: Page, ranked: list[Region]) -> None:
