@@ -201,3 +201,25 @@ def test_a_block_built_otherwise_stays_apart():
     res = scrapy_records.extract(html, url="https://news.example/search")
     assert res.main is not None
     assert not any(r.text.startswith("Topic") for r in res.main.records)
+
+
+def test_a_wrapper_reads_every_block_of_the_list():
+    """The records of a list in two blocks lie under two parents: a wrapper induced on two
+    such pages selects the records of both blocks on a third."""
+    pages = []
+    for i in range(3):
+        n1, n2 = 4 + i % 2, 3 + i % 3
+        stories = [STORY.format(k=10 * i + k, title=f"Story {10 * i + k}") for k in range(n1 + n2)]
+        html = (
+            "<html><body><h1>Search results</h1><div class='column'><section class='top'>"
+            f"<ul class='results'>{''.join(stories[:n1])}</ul></section>"
+            "<div class='ad'><a href='https://ads.example/x'>Buy now</a></div>"
+            f"<section class='bottom'><ul class='results'>{''.join(stories[n1:])}</ul>"
+            "</section></div></body></html>"
+        )
+        pages.append((f"https://news.example/search?q={i}", html))
+    mined = scrapy_records.extract(pages[2][1], url=pages[2][0]).main
+    assert mined is not None and len(mined.records) == 9 and mined.meta["blocks"] == 2
+    wrapper = scrapy_records.induce(pages[:2])
+    wrapped = wrapper.extract(pages[2][1], url=pages[2][0])
+    assert [r.text for r in wrapped.records] == [r.text for r in mined.records]
