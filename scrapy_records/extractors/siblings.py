@@ -157,8 +157,8 @@ def join_blocks(page: Page, ranked: list[Region], skip: tuple[str, ...] = ()) ->
         if r.parent in parents or _record_shape(page, r) != shape:
             continue  # (a second region of a block taken: another cut of its records)
         theirs = [_tags(tc, end, x.nodes) for x in r.records]
-        near = sorted(min(normalized_distance(t, m, 1.0) for m in mine) for t in theirs)
-        if near[len(near) // 2] > BLOCK_DISTANCE:
+        near = sum(1 for t in theirs if _near(t, mine, BLOCK_DISTANCE))
+        if near <= len(theirs) // 2:  # (their median nearest distance is above the limit)
             continue
         joined.append(r)
         parents.add(r.parent)
@@ -179,6 +179,8 @@ def _record_shape(page: Page, region: Region) -> tuple | None:
         return None
     paths: dict[tuple, int] = {}
     for rec in region.records:
+        if not rec.nodes:
+            return None
         path = []
         x = rec.nodes[0]
         while x != region.parent and x >= 0:
