@@ -33,6 +33,16 @@ Rule (quoted by the README)::
     5. rank all regions with the ranking rule (:mod:`scrapy_records.extractors.ranking`;
        the record count enters as ``sqrt(log2(1 + n))`` here, see
        :data:`AUTO_COUNT_EXPONENT`);
+    5c. skipped items: the children of the first region's parent with the tag and the
+       class names all its records carry, between them or in a run touching them, and the
+       items of a block of such children, are records too
+       (:func:`scrapy_records.extractors.siblings.fill_class_siblings`: a result with an
+       extra image broke the repeat, sponsored results sit in a block of their own),
+       ``meta["filled"]``;
+    5d. a list in blocks: the regions whose parents are twins of the first region's
+       (same tags up to a common ancestor close above), whose records sit alike under them
+       and are built alike, join the first region
+       (:func:`scrapy_records.extractors.siblings.join_blocks`, ``meta["blocks"]``);
     6. UGC routing: when MiBAT (date anchors) finds date-anchored user content that is
        not dwarfed by the best list region
        (:func:`scrapy_records.extractors.mibat.ugc.ugc_router`, rule documented there),
@@ -80,6 +90,7 @@ from scrapy_records.extractors.mdr.extractor import DEFAULTS
 from scrapy_records.extractors.mibat.extractor import DEFAULTS as MIBAT_DEFAULTS
 from scrapy_records.extractors.mibat.ugc import ugc_router
 from scrapy_records.extractors.ranking import rank
+from scrapy_records.extractors.siblings import fill_class_siblings, join_blocks
 from scrapy_records.extractors.stem.options import OPTION_NAMES
 from scrapy_records.page import Page
 from scrapy_records.results import Region
@@ -288,7 +299,10 @@ def _combine(page: Page, found: dict[str, list[Region]]) -> list[Region]:
     # beside the page's text, then regions without text
     regions.sort(key=lambda r: 2 if "no_text" in r.meta else any(k in r.meta for k in DEMOTIONS))
     _prefer_finer(page, regions)
-    return _drop_duplicates(regions)
+    regions = _drop_duplicates(regions)
+    if regions and not any(k in regions[0].meta for k in DEMOTIONS):
+        fill_class_siblings(page, regions[0])  # step 5c: the list's items it skipped
+    return join_blocks(page, regions, DEMOTIONS)  # step 5d: a list in several blocks
 
 
 def _prefer_finer(page: Page, ranked: list[Region]) -> None:
