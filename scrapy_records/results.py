@@ -13,6 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+#: The ``meta`` keys of a region's demotion, which ranks it after the others (page chrome,
+#: links only, form controls, no text: :func:`scrapy_records.extractors.evidence.demotion`).
+DEMOTIONS = ("chrome", "links_only", "controls", "no_text")
+
 
 @dataclass
 class Column:

@@ -630,8 +630,8 @@ def test_a_facts_table_ranked_after_description_paragraphs_still_hints_a_detail_
     from scrapy_records.scrapy.worker import PageJob, mine_page
 
     para = "The college sits on a green campus near the river, with old halls and new labs."
-    about = "".join(f"<tr><td><p>{para} {para} Part {k}.</p></td></tr>" for k in range(3))
-    html = school(*SCHOOLS[0]).replace("</table>", f"</table><table class='about'>{about}</table>")
+    about = "".join(f"<div class='para'><p>{para} {para} Part {k}.</p></div>" for k in range(3))
+    html = school(*SCHOOLS[0]).replace("</table>", f"</table><div class='about'>{about}</div>")
     url = "http://colleges.example/s/0"
     job = PageJob(
         url=url,

@@ -10,12 +10,9 @@ and the HTML preview print them.
 
 from __future__ import annotations
 
-from scrapy_records.results import Region
+from scrapy_records.results import DEMOTIONS, Region
 
 __all__ = ["explain", "reasons_of", "DEMOTIONS"]
-
-#: The ``meta`` keys of a demotion (:func:`scrapy_records.extractors.evidence.demotion`).
-DEMOTIONS = ("chrome", "links_only", "controls", "no_text")
 
 
 def explain(ranked: list[Region]) -> list[Region]:

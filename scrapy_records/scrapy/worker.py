@@ -29,10 +29,9 @@ from scrapy_records.errors import (
     RecordsError,
     WrapperError,
 )
-from scrapy_records.extractors.explain import DEMOTIONS
 from scrapy_records.fields.dates import http_date_base, relative_to
 from scrapy_records.page import HtmlElementParser, Page, parse_html
-from scrapy_records.results import PageResult, Region
+from scrapy_records.results import DEMOTIONS, PageResult, Region
 from scrapy_records.wrappers.induce import (
     DetailEvidence,
     detail_evidence,

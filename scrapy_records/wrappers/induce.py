@@ -28,7 +28,7 @@ from typing import Any
 from scrapy_records.errors import OptionError, WrapperError
 from scrapy_records.fields.naming import label_name
 from scrapy_records.page import PAGE_OPTIONS, Page, as_page
-from scrapy_records.results import Region
+from scrapy_records.results import DEMOTIONS, Region
 from scrapy_records.wrappers.registry import (
     DCADE_MIN_PAGES,
     ENTRY_POINT_GROUP,
@@ -105,11 +105,8 @@ def detail_evidence(page: Page, regions: Sequence[Region]) -> DetailEvidence:
     again): the leaves of the records of the page's :data:`DETAIL_LISTS` best lists of two
     records or more that are not demoted as chrome (a search page often has two: products
     and news, web results and images)."""
-    from scrapy_records.extractors.explain import DEMOTIONS  # (mining loaded it already)
-
-    lists = [r for r in regions if len(r.records) >= 2 and not any(k in r.meta for k in DEMOTIONS)][
-        :DETAIL_LISTS
-    ]
+    kept = (r for r in regions if len(r.records) >= 2 and not any(k in r.meta for k in DEMOTIONS))
+    lists = list(kept)[:DETAIL_LISTS]
     if not lists:
         return list(page.leaves), None
     leaves, lo, hi = page.leaves, page.leaf_lo, page.leaf_hi
