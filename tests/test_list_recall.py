@@ -61,6 +61,22 @@ def test_a_panel_built_otherwise_is_no_record():
     assert fill_class_siblings(page, region) == 1  # the seventh story, not the panel
 
 
+def test_an_item_whose_title_link_sits_elsewhere_is_no_record():
+    """Indeed: sponsored jobs carry the results' tag and class, but their title is a bare
+    link where the results have ``h3 > a``: added, their values filled columns of their own
+    (``jobtitle``, ``text``, ``text_4`` = "Sponsored": 17 columns became 29). They stay out;
+    a result whose title link is where the others' is comes in."""
+    ad = (
+        '<li class="result"><a href="/ad/{k}">Sponsored story {k}</a>'
+        '<p class="meta"><span class="date">Feb {k}, 2017</span></p>'
+        "<p>A short summary of the sponsored story.</p><span>Sponsored</span></li>"
+    )
+    html = _page("PPPPPP").replace("</ul>", "".join(ad.format(k=k) for k in (7, 8)) + "</ul>")
+    page = as_page(html, url="https://news.example/search")
+    kids = _items(page)
+    assert fill_class_siblings(page, _region(page, kids[:5])) == 1  # the sixth story only
+
+
 def _region(page, nodes: list[int]) -> Region:
     recs = [Record([page.xpath(n)], page.text(n), {}, 0.9, (n,)) for n in nodes]
     return Region(

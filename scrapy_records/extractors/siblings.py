@@ -18,7 +18,10 @@ of another kind ends the list). The rule reads class names, not their meaning, a
 when the records have one in common: children without a class (tables, divs,
 paragraphs) are too common to say anything. Elements without text are no records, nor
 are elements built otherwise than every record (a normalised tag-string distance above
-:data:`FILL_DISTANCE` from the nearest one: a detail page's panels share a class).
+:data:`FILL_DISTANCE` from the nearest one: a detail page's panels share a class), nor
+items whose first link with text is not where most records hold theirs (a sponsored
+result's bare title link beside the results' ``h2 > a``: its values would fill columns
+of their own, not the table's).
 """
 
 from __future__ import annotations
@@ -88,6 +91,9 @@ def fill_class_siblings(page: Page, region: Region) -> int:
         tc, end = page.tag_chars, page.end
         mine = [tc[x : end[x] + 1] for x in have]
         add = [c for c in add if _near(tc[c : end[c] + 1], mine, FILL_DISTANCE)]
+    link = _common_link_path(page, have)
+    if add and link is not None:
+        add = [c for c in add if _link_path(page, c) == link]
     if not add:
         return 0
     conf = min(r.confidence for r in recs)
@@ -96,6 +102,32 @@ def fill_class_siblings(page: Page, region: Region) -> int:
     recs.sort(key=lambda r: r.nodes[0])
     region.meta["filled"] = len(add)
     return len(add)
+
+
+def _link_path(page: Page, root: int) -> tuple[str, ...] | None:
+    """The tags from ``root`` down to its first link with text (``None``: it has none)."""
+    tag, parent, lo, hi = page.tag, page.parent, page.leaf_lo, page.leaf_hi
+    for x in range(root + 1, page.end[root] + 1):
+        if tag[x] == "a" and hi[x] > lo[x]:
+            path = []
+            while x != root:
+                path.append(tag[x])
+                x = parent[x]
+            return tuple(reversed(path))
+    return None
+
+
+def _common_link_path(page: Page, records: set[int]) -> tuple[str, ...] | None:
+    """The :func:`_link_path` most records share, when more than half do: where a record
+    holds its title link. An item whose title link sits elsewhere (a sponsored result's
+    bare link beside the results' ``h2 > a``) has its values in columns of its own."""
+    counts: dict[tuple[str, ...], int] = {}
+    for r in records:
+        p = _link_path(page, r)
+        if p is not None:
+            counts[p] = counts.get(p, 0) + 1
+    best = max(counts, key=counts.__getitem__) if counts else None
+    return best if best is not None and counts[best] * 2 > len(records) else None
 
 
 def _near(tags: str, mine: list[str], limit: float) -> bool:
