@@ -209,6 +209,8 @@ def test_prices_in_several_formats_become_numbers():
         ("You Save: $3.00", (3.0, "$")),
         ("Size 12", None),  # a label and a number without a currency is no price
         ("Rs. 20", (20.0, "INR")),  # a currency, not a label
+        ("Free", (0.0, None)),  # an app among priced products
+        ("Free shipping", None),
     ],
 )
 def test_parse_price(text, expected):

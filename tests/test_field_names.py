@@ -966,3 +966,18 @@ def test_a_label_opening_with_a_year_names_the_thing_first():
     assert label_name("2009 Endowment:") == "endowment_2009"
     assert label_name("2010-2011 Tuition and Fees:") == "tuition_and_fees_2010_2011"
     assert label_name("2D barcode:") == "f_2d_barcode"  # a word that starts with a digit stays
+
+
+def test_a_free_item_among_priced_ones_keeps_the_price_column_a_price():
+    """Amazon: one app at "Free" among "$ 62.99"s made the whole column text; "Free" is a
+    price of 0."""
+    html = page(
+        "".join(
+            f'<div class="p"><a href="/p/{i}">Lamp number {i}</a><p>{BLURB}</p>'
+            f'<span class="cost">{"Free" if i == 3 else f"$ {i}.99"}</span></div>'
+            for i in range(1, 7)
+        )
+    )
+    main = mined(html)
+    assert {c.name: c.type for c in main.columns}["price"] == "price"
+    assert [r.fields["price"] for r in main.records[1:4]] == [2.99, 0.0, 4.99]

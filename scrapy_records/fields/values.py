@@ -21,8 +21,9 @@ scalars (entry points :func:`infer_column` and :func:`guess_type`):
 ``price``
     an amount with a currency symbol or ISO code (``$1,299.00``, ``1.299,00 €``,
     ``EUR 12,50``, ``12,- €``), maybe after a label of one or two words (``List CAD 277.48``,
-    ``Was: $12.99``: :func:`price_label`, which names the column). The column value is the
-    amount as a ``float`` (a plain scalar, what CSV users want) and, when any value names a
+    ``Was: $12.99``: :func:`price_label`, which names the column; "Free" is 0). The column
+    value is the amount as a ``float`` (a plain scalar, what CSV users want) and, when any
+    value names a
     currency, the region gets a companion column ``<name>_currency`` holding the ISO 4217
     code when the symbol is unambiguous (``€`` -> ``EUR``, ``£`` -> ``GBP``, ``US$`` ->
     ``USD``) or the symbol as written otherwise (``$``, ``¥``, ``kr``). No ``<name>_raw``
@@ -338,18 +339,24 @@ def parse_price(text: str, decimal: str | None = None) -> tuple[float, str | Non
     ``currency`` is an ISO code when the marker is unambiguous, the marker otherwise, or
     ``None`` when the text is a bare number. A unit note after the amount ("/2 pack",
     "per kg", :func:`price_unit`) is allowed: the amount is the price it states; so is a
-    range ("£2.99 to £8.99", :func:`price_range`): the amount is its low end.
+    range ("£2.99 to £8.99", :func:`price_range`): the amount is its low end; "Free" is 0.
 
     >>> parse_price("$1,299.00"), parse_price("1.299,00 €"), parse_price("12,- EUR")
     ((1299.0, '$'), (1299.0, 'EUR'), (12.0, 'EUR'))
     """
     if not text or len(text) > 48:
         return None
+    if text.strip().rstrip("!").casefold() in _FREE:
+        return 0.0, None  # (without a currency: a column of "Free" alone is no price column)
     out = _unlabelled_price(text, decimal)
     if out is None:
         split = _split_price_label(text, decimal)
         out = split[1] if split is not None else None
     return out
+
+
+#: what a shop writes for a price of nothing ("Free" among "$ 62.99"s: an app, an e-book)
+_FREE = frozenset("free gratis kostenlos gratuit gratuito gratuita darmowy zdarma".split())
 
 
 def _unlabelled_price(text: str, decimal: str | None) -> tuple[float, str | None] | None:
@@ -435,8 +442,13 @@ def _has_digit(text: str) -> bool:
 
 
 def _may_be_typed(text: str) -> bool:
-    """Short and holding a digit or a relative-date word: a value that may convert."""
-    return len(text) <= 64 and (_has_digit(text) or bool(_WORDY_RELATIVE_RE.search(text)))
+    """Short and holding a digit or a relative-date word, or "Free": a value that may
+    convert."""
+    return len(text) <= 64 and (
+        _has_digit(text)
+        or bool(_WORDY_RELATIVE_RE.search(text))
+        or text.strip().rstrip("!").casefold() in _FREE
+    )
 
 
 _TIME_ONLY_RE = re.compile(r"^\s*\d{1,2}[:h.]\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?|uhr|h)?\s*$", re.I)
