@@ -86,6 +86,11 @@ _parse_number = lru_cache(maxsize=8192)(parse_number)
 _parse_price = lru_cache(maxsize=8192)(parse_price)
 
 
+#: the decimal style one value proves (a detail page's column): a regex search per typed
+#: field and page, and the texts repeat across pages as the parses do
+_one_style = lru_cache(maxsize=8192)(lambda text: decimal_style([text]))
+
+
 @lru_cache(maxsize=8192)
 def _price_notes(text: str, style: str | None) -> tuple[str | None, float | None]:
     """A price text's unit note ("/2 pack") and a range's high end ("£2.99 to £8.99")."""
@@ -116,8 +121,12 @@ def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
         raw = [r[name] for r in rows if name in r]
         if not raw:
             continue
-        flat = [x for v in raw for x in (v if isinstance(v, list) else [v])]
-        style = decimal_style(flat) if f.type != "date" else None
+        if f.type == "date":
+            style = None
+        elif len(raw) == 1 and not isinstance(raw[0], list):
+            style = _one_style(raw[0])
+        else:
+            style = decimal_style([x for v in raw for x in (v if isinstance(v, list) else [v])])
         for r in rows:
             v = r.get(name)
             if v is None:

@@ -112,8 +112,10 @@ def read_single(fields: list[Any], ctx: Any, base: str | None, dirty: Any) -> di
     """The value of each distinct field key (``FieldReader.key``: a typed field and its
     ``_raw`` twin share it) of a single record ``ctx``, ``None`` where none: each read as
     ``FieldReader.read`` reads it, the scans of guarded paths whose first branch selects
-    nothing here together (:func:`scan_nodes`)."""
+    nothing here together (:func:`scan_nodes`); a plain path several fields read (a link's
+    text and URL) is evaluated once."""
     seen: dict[Any, Any] = {}
+    by_path: dict[str, Any] = {}  # a link's text and its URL: one path, one evaluation
     deferred = []
     for f in fields:
         if f.key in seen:
@@ -122,14 +124,16 @@ def read_single(fields: list[Any], ctx: Any, base: str | None, dirty: Any) -> di
             if f.first is not None or f.idpath is not None:
                 seen[f.key] = f.read(ctx, base, dirty)
                 continue
-            try:  # (FieldReader.read of a plain path, inline)
-                nodes = f.xp(ctx)
-            except etree.XPathEvalError:
-                seen[f.key] = None
-                continue
-            if not isinstance(nodes, list):  # a string()/count() style expression
-                nodes = [str(nodes)] if nodes not in (None, "") else []
-            seen[f.key] = f.value(nodes, base, dirty)
+            nodes = by_path.get(f.path)
+            if nodes is None:
+                try:  # (FieldReader.read of a plain path, inline)
+                    nodes = f.xp(ctx)
+                except etree.XPathEvalError:
+                    nodes = by_path[f.path] = ()
+                if not isinstance(nodes, (list, tuple)):  # a string()/count() expression
+                    nodes = [str(nodes)] if nodes not in (None, "") else []
+                by_path[f.path] = nodes
+            seen[f.key] = f.value(nodes, base, dirty) if nodes != () else None
             continue
         try:
             nodes = f.first(ctx)
