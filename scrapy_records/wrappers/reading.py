@@ -27,6 +27,7 @@ from scrapy_records.page import (
 from scrapy_records.page.decode import ASCII_SAFE
 from scrapy_records.page.parse import base_url_from
 from scrapy_records.wrappers.budget import nodes_bound
+from scrapy_records.wrappers.gaps import parse_gap
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import FieldSpec
 from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
@@ -463,6 +464,7 @@ class FieldReader:
         "plain",
         "scan",
         "of_scan",
+        "gap",
     )
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
@@ -482,6 +484,9 @@ class FieldReader:
         self.plain = self.attr is None and not self.multiple and self.type not in ("url", "image")
         #: an id-anchored path, read through the page's id index (page fields)
         self.idpath = id_path(f.xpath) if record_xpath is None else None
+        #: a value cut out of the text of a path another field reads (``(P, steps)``,
+        #: :func:`~scrapy_records.wrappers.gaps.parse_gap`)
+        self.gap = parse_gap(self.path) if self.attr is None else None
         #: a guarded XPath's first branch, read first (:func:`guarded_first`)
         self.first = self.rest = None
         parts = guarded_parts(self.path)

@@ -18,6 +18,7 @@ from typing import Any
 
 from lxml import etree
 
+from scrapy_records.wrappers.gaps import gap_text
 from scrapy_records.wrappers.safe_xpath import compile_xpath
 
 _SCAN_RX = re.compile(r"//([A-Za-z][\w-]*)\[")
@@ -113,26 +114,33 @@ def read_single(fields: list[Any], ctx: Any, base: str | None, dirty: Any) -> di
     ``_raw`` twin share it) of a single record ``ctx``, ``None`` where none: each read as
     ``FieldReader.read`` reads it, the scans of guarded paths whose first branch selects
     nothing here together (:func:`scan_nodes`); a plain path several fields read (a link's
-    text and URL) is evaluated once."""
+    text and URL) is evaluated once, and a value cut out of the text of a path another
+    field read is computed from its nodes (:mod:`~scrapy_records.wrappers.gaps`)."""
     seen: dict[Any, Any] = {}
-    by_path: dict[str, Any] = {}  # a link's text and its URL: one path, one evaluation
+    nodes_of: dict[str, Any] = {}  # the nodes of each path read here
     deferred = []
+    gaps = []
     for f in fields:
         if f.key in seen:
+            continue
+        if f.gap is not None:
+            gaps.append(f)  # (once the paths are read)
+            seen[f.key] = None
             continue
         if f.scan is None:
             if f.first is not None or f.idpath is not None:
                 seen[f.key] = f.read(ctx, base, dirty)
                 continue
-            nodes = by_path.get(f.path)
+            nodes = nodes_of.get(f.path)
             if nodes is None:
                 try:  # (FieldReader.read of a plain path, inline)
                     nodes = f.xp(ctx)
                 except etree.XPathEvalError:
-                    nodes = by_path[f.path] = ()
+                    nodes = nodes_of[f.path] = ()
                 if not isinstance(nodes, (list, tuple)):  # a string()/count() expression
-                    nodes = [str(nodes)] if nodes not in (None, "") else []
-                by_path[f.path] = nodes
+                    nodes = [str(nodes)] if nodes not in (None, "") else ()
+                else:
+                    nodes_of[f.path] = nodes
             seen[f.key] = f.value(nodes, base, dirty) if nodes != () else None
             continue
         try:
@@ -142,6 +150,7 @@ def read_single(fields: list[Any], ctx: Any, base: str | None, dirty: Any) -> di
             continue
         if isinstance(nodes, list) and nodes:
             seen[f.key] = f.value(nodes, base, dirty)
+            nodes_of[f.path] = nodes
         else:
             seen[f.key] = None
             deferred.append(f)
@@ -151,4 +160,11 @@ def read_single(fields: list[Any], ctx: Any, base: str | None, dirty: Any) -> di
             nodes = found[id(f)]
             if nodes is not None:
                 seen[f.key] = f.value(nodes, base, dirty)
+                nodes_of[f.path] = nodes
+    for f in gaps:
+        text = gap_text(f.gap[1], nodes_of.get(f.gap[0]))
+        if text is None:  # its path was not read here: the expression as written
+            seen[f.key] = f.read(ctx, base, dirty)
+        else:
+            seen[f.key] = f.value([text] if text else [], base, dirty)
     return seen
