@@ -27,6 +27,7 @@ TEXTS = [
     "no label at all",
     "MSRP:\u2003$4\u000c Invoice: $5",
     "MSRP: $6<!-- a comment --> Invoice: $7",
+    "MSRP: $8<script>var a = 1;</script> Invoice: $9<?pi x?>",
     "",
 ]
 
