@@ -443,6 +443,18 @@ def guarded_parts(xpath: str) -> tuple[str, str] | None:
     return (first, tail) if tail.startswith("/") and "|" not in tail else None
 
 
+_ROOT_STEP = re.compile(r"/html/(?=[A-Za-z*@])")
+
+
+def root_relative(xpath: str) -> str | None:
+    """``X`` of an XPath ``/html/X``: what it selects from the document's root element
+    ``html`` (where libxml2 skips the document node and its children: a tenth of an
+    absolute path's evaluation), else ``None``. The rest of the expression (a union's
+    other branches, a comparison) reads the same from there."""
+    x = xpath.strip()
+    return x[len("/html/") :] if _ROOT_STEP.match(x) else None
+
+
 class FieldReader:
     """One compiled field: its XPath per record, and batched over all records when it can."""
 
@@ -465,6 +477,7 @@ class FieldReader:
         "scan",
         "of_scan",
         "gap",
+        "rel",
     )
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
@@ -496,6 +509,16 @@ class FieldReader:
                 self.rest = compile_xpath("/html" + parts[1])
             except etree.XPathSyntaxError:
                 self.first = self.rest = None
+        #: what :func:`~scrapy_records.wrappers.scans.read_single` evaluates first (the
+        #: path, or a guarded path's first branch) from the root element ``html``, when it
+        #: starts there (:func:`root_relative`)
+        rel = root_relative(parts[0] if self.first is not None and parts else self.path)
+        self.rel = None
+        if rel is not None:
+            try:
+                self.rel = compile_xpath(rel)
+            except etree.XPathSyntaxError:
+                self.rel = None
         #: the guarded scan ``//T[L]R`` as (T, L, R), and ``$s[L]R`` over a scan for several
         #: labels at once (:mod:`~scrapy_records.wrappers.scans`)
         self.scan: tuple[str, str, str] | None = None

@@ -115,9 +115,13 @@ def read_single(fields: list[Any], ctx: Any, base: str | None, dirty: Any) -> di
     ``FieldReader.read`` reads it, the scans of guarded paths whose first branch selects
     nothing here together (:func:`scan_nodes`); a plain path several fields read (a link's
     text and URL) is evaluated once, and a value cut out of the text of a path another
-    field read is computed from its nodes (:mod:`~scrapy_records.wrappers.gaps`)."""
+    field read is computed from its nodes (:mod:`~scrapy_records.wrappers.gaps`). From
+    the document's root element, a path from ``/html`` is read relative to it
+    (``FieldReader.rel``)."""
     seen: dict[Any, Any] = {}
     nodes_of: dict[str, Any] = {}  # the nodes of each path read here
+    # the record is the document's root element html: paths from /html read from it
+    at_root = ctx.tag == "html" and ctx.getparent() is None
     deferred = []
     gaps = []
     for f in fields:
@@ -134,7 +138,7 @@ def read_single(fields: list[Any], ctx: Any, base: str | None, dirty: Any) -> di
             nodes = nodes_of.get(f.path)
             if nodes is None:
                 try:  # (FieldReader.read of a plain path, inline)
-                    nodes = f.xp(ctx)
+                    nodes = (f.rel if at_root and f.rel is not None else f.xp)(ctx)
                 except etree.XPathEvalError:
                     nodes = nodes_of[f.path] = ()
                 if not isinstance(nodes, (list, tuple)):  # a string()/count() expression
@@ -144,7 +148,7 @@ def read_single(fields: list[Any], ctx: Any, base: str | None, dirty: Any) -> di
             seen[f.key] = f.value(nodes, base, dirty) if nodes != () else None
             continue
         try:
-            nodes = f.first(ctx)
+            nodes = (f.rel if at_root and f.rel is not None else f.first)(ctx)
         except etree.XPathEvalError:
             seen[f.key] = None
             continue
