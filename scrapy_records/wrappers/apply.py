@@ -476,7 +476,13 @@ def _values_text(fields: dict[str, Any]) -> str:
                 parts.extend(y for y in x.values() if isinstance(y, str))
             elif isinstance(x, str):
                 parts.append(x)
-    return " ".join(" ".join(parts).split())
+    text = " ".join(parts)
+    # the values are mostly normalised already (one space between words, none at the
+    # ends): the text is then as split() and join() give it, without splitting a long
+    # description into its words again (a printable text holds no white space but " ")
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
 
 
 def _page_index(page: Any, el: Any) -> int:
