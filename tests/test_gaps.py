@@ -3,6 +3,8 @@ string expression reads, from the nodes the other field's path selected."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from lxml import etree
 
@@ -79,6 +81,8 @@ def test_other_string_expressions_are_not_gaps(expr):
 
 def test_xpath_normalize_collapses_xml_white_space_only():
     assert xpath_normalize(" a \t\r\n b\u00a0c\u2003d ") == "a b\u00a0c\u2003d"
+    for s in (" a b ", "a b", "", " ", "a\x0cb ", "  a", "a\u00a0 b"):
+        assert xpath_normalize(s) == " ".join(x for x in re.split("[ \t\r\n]+", s) if x)
 
 
 def _wrapper(text_path: str, expr: str, twin: bool = True) -> CompiledWrapper:

@@ -98,7 +98,9 @@ def parse_gap(expr: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
 def xpath_normalize(s: str) -> str:
     """XPath's ``normalize-space``: runs of space, tab, CR and LF as one space, none at
     the ends (other white space, a no-break space, stays)."""
-    return _XML_SPACE.sub(" ", s).strip(" ")
+    if "  " in s or "\n" in s or "\t" in s or "\r" in s:
+        return _XML_SPACE.sub(" ", s).strip(" ")
+    return s.strip(" ")  # (single spaces only: nothing to collapse)
 
 
 def gap_text(steps: tuple[tuple[str, str], ...], nodes: Any) -> str | None:
@@ -117,7 +119,7 @@ def gap_text(steps: tuple[tuple[str, str], ...], nodes: Any) -> str | None:
             text = etree.tostring(node, method="text", encoding=str, with_tail=False)
         else:
             return None  # (a comment, a processing instruction)
-    s = " " + xpath_normalize(text.replace("\u00a0", " ")) + " "
+    s = " " + xpath_normalize(text.replace("\u00a0", " ") if "\u00a0" in text else text) + " "
     for kind, lit in steps:
         k = s.find(lit)
         if kind == "after":
