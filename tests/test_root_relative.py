@@ -66,3 +66,22 @@ def test_a_detail_wrapper_reads_its_values_from_the_root():
     )
     fields = w.extract(PAGE.encode()).regions[0].records[0].fields
     assert fields == {"name": "Name", "second": "two", "phone": "555"}
+
+
+def test_the_whole_page_record_is_the_root_element_as_slash_html_selects_it():
+    """A ``/html`` record is the document's root element when it is ``html`` (from any
+    element of the page the wrapper is given), no record otherwise: what the XPath
+    selects."""
+    w = Wrapper(
+        id="w",
+        record=RecordSelector(xpath="/html"),
+        fields=[FieldSpec(name="name", xpath="/html/body/div[1]/h1")],
+    )
+    root = parse_html(PAGE, None, parser_cls=etree.HTMLParser)[0]
+    inner = root.find("body/div")
+    for source in (PAGE, root, inner):
+        recs = w.extract(source).regions[0].records
+        assert [r.fields for r in recs] == [{"name": "Name"}]
+    other = etree.fromstring("<doc><body><div><h1>x</h1></div></body></doc>")
+    assert etree.XPath("/html")(other) == []
+    assert w.extract(other).regions[0].records == []

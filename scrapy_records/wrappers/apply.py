@@ -502,6 +502,9 @@ class CompiledWrapper:
         self.record_info = check_xpath(rec.xpath) if rec else None
         self.record = compile_xpath(rec.xpath) if rec else None
         self.record_id = id_path(rec.xpath) if rec else None
+        #: the record is the document's root element (a detail page's ``/html``), read
+        #: from the tree without an XPath evaluation
+        self.record_is_root = rec is not None and rec.xpath.strip() == "/html"
         self.size = rec.size if rec else 1
         self.until_next = rec is not None and rec.span == "until_next"
         self.fields = [FieldReader(f, rec.xpath if rec else None) for f in w.fields if not f.keys]
@@ -646,7 +649,10 @@ class CompiledWrapper:
         budget.top(self.record_info, "the record selector", ids)
         try:
             found = self.record_id.nodes(ids) if ids is not None and self.record_id else None
-            if found is None:
+            if found is None and self.record_is_root:
+                top = tree.getroot()  # (what /html selects: the root element, if html)
+                found = [top] if top is not None and top.tag == "html" else []
+            elif found is None:
                 found = self.record(root)
             firsts = [e for e in found if isinstance(e, etree._Element)]
         except etree.XPathEvalError:
@@ -708,6 +714,8 @@ class CompiledWrapper:
         self, root: Any, base: str | None, budget: ApplyBudget, ids: IdIndex | None = None
     ) -> tuple[dict[str, Any], list[str], int]:
         """The page fields' values, the required ones missing, the values that did not type."""
+        if not self.page_fields:
+            return {}, [], 0
         page_vals: dict[str, Any] = {}
         labelled: dict[str, Any] = {}
         if self.labels:
