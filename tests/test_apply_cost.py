@@ -112,6 +112,11 @@ def test_nodes_are_bounded_before_they_are_counted():
         "mailto:someone@example.com",
         "http://exa\tmple.com/tab",
         "a\nb.html",
+        "https://example.com/x?q=1#f",
+        "http://example.com/no\u00a0break",
+        "http://example.com/v\x0btab",
+        "http://example.com/a..b",
+        "https:///no-host",
     ],
 )
 @pytest.mark.parametrize("base", ["http://example.com/dir/page.html", "file:///site/index.html"])

@@ -473,7 +473,9 @@ def _values_text(fields: dict[str, Any]) -> str:
             continue  # (a number)
         for x in v:
             if isinstance(x, dict):
-                parts.extend(y for y in x.values() if isinstance(y, str))
+                for y in x.values():
+                    if isinstance(y, str):
+                        parts.append(y)
             elif isinstance(x, str):
                 parts.append(x)
     text = " ".join(parts)

@@ -371,6 +371,8 @@ _WEB_SCHEMES = frozenset({"http", "https"})
 #: what no link value starts with (lower-cased), and the longest of them
 _NOT_LINKS = ("javascript:", "data:")
 _NOT_LINKS_LEN = max(map(len, _NOT_LINKS))
+#: the web schemes :func:`_plain_absolute` reads without a look at the scheme
+_HTTP = ("http://", "https://")
 
 
 def _plain_absolute(raw: str) -> bool:
@@ -392,6 +394,15 @@ def to_value(ftype: str, raw: str, base: str | None) -> Any:
     if ftype != "url" and ftype != "image":
         return raw
     raw = raw.strip()
+    if (
+        raw.startswith(_HTTP)  # (the commonest: an absolute link urljoin leaves as it is)
+        and raw.isprintable()
+        and " " not in raw
+        and ".." not in raw
+        and raw[-1] not in "#?"
+        and "?#" not in raw
+    ):
+        return raw
     # (the prefix alone is lower-cased: a page's long data: URIs are images)
     if not raw or raw[:_NOT_LINKS_LEN].lower().startswith(_NOT_LINKS):
         return None
