@@ -112,6 +112,11 @@ def test_nodes_are_bounded_before_they_are_counted():
         "mailto:someone@example.com",
         "http://exa\tmple.com/tab",
         "a\nb.html",
+        "https://example.com/x?q=1#f",
+        "http://example.com/no\u00a0break",
+        "http://example.com/v\x0btab",
+        "http://example.com/a..b",
+        "https:///no-host",
     ],
 )
 @pytest.mark.parametrize("base", ["http://example.com/dir/page.html", "file:///site/index.html"])
@@ -266,3 +271,33 @@ def test_a_detail_pages_fields_summed_once_cost_what_they_cost_one_by_one():
     with_deadline = ApplyBudget(root, max_work=None, max_seconds=60)
     with_deadline.fields(cw.fields, 1, cw.totals)  # (charged one by one)
     assert with_deadline.work == one_by_one.work
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"a": "Name", "b": "one two", "n": 3, "l": [{"x": "p q", "y": 2}, "r"]},
+        {"a": "http://x.example/a  b", "b": "c"},
+        {"a": "tab\there", "b": " lead", "c": "trail "},
+        {"a": "no\u00a0break", "b": "em\u2003space", "c": "line\u2028sep"},
+        {"a": "", "b": "after empty"},
+        {"a": "zero\u200bwidth", "b": "x"},
+        {},
+    ],
+)
+def test_a_whole_page_record_text_is_its_values_normalised(values):
+    """The text of a detail page's record: its text values joined, white space collapsed
+    as ``split()`` does it, whether the values were normalised already or not."""
+    from scrapy_records.wrappers.apply import _values_text
+
+    parts = []
+    for v in values.values():
+        if isinstance(v, str):
+            parts.append(v)
+        elif isinstance(v, list):
+            for x in v:
+                if isinstance(x, dict):
+                    parts += [y for y in x.values() if isinstance(y, str)]
+                elif isinstance(x, str):
+                    parts.append(x)
+    assert _values_text(values) == " ".join(" ".join(parts).split())

@@ -8,23 +8,12 @@ url, page=None)``; :func:`parse_source` parses what ``Wrapper.extract`` is given
 
 from __future__ import annotations
 
-import time
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from lxml import etree
 
 from scrapy_records import page as page_mod
-from scrapy_records.fields.dates import current_relative_base
 from scrapy_records.fields.text import IMAGE_ATTRS, image_source, inline_text, strip_separators
-from scrapy_records.fields.values import (
-    decimal_style,
-    parse_date_iso,
-    parse_number,
-    parse_price,
-    price_range,
-    price_unit,
-)
 from scrapy_records.results import Column, PageResult, Record, Region
 from scrapy_records.wrappers.budget import BATCH_MAX_RECORDS, ApplyBudget, FieldTotals
 from scrapy_records.wrappers.idpaths import IdIndex, id_path, ids_xpath
@@ -46,6 +35,7 @@ from scrapy_records.wrappers.reading import (
 from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
 from scrapy_records.wrappers.scans import read_single
 from scrapy_records.wrappers.shared import drop_shared, drop_shared_items
+from scrapy_records.wrappers.typed import type_values
 
 if TYPE_CHECKING:
     from scrapy_records.wrappers.wrapper import Wrapper
@@ -80,80 +70,6 @@ def _record_paths(tree: Any, groups: list[list[Any]]) -> list[list[str]]:
 _TYPED = frozenset({"number", "price", "date"})
 #: a page fits only if at least this share of the required values is there
 MIN_REQUIRED_FILL = 0.5
-
-# the parsers are the costly part of typing and values repeat across records and pages
-_parse_number = lru_cache(maxsize=8192)(parse_number)
-_parse_price = lru_cache(maxsize=8192)(parse_price)
-
-
-@lru_cache(maxsize=8192)
-def _price_notes(text: str, style: str | None) -> tuple[str | None, float | None]:
-    """A price text's unit note ("/2 pack") and a range's high end ("£2.99 to £8.99")."""
-    return (price_unit(text) or (None, None))[1], (price_range(text, style) or (None, None))[1]
-
-
-@lru_cache(maxsize=8192)
-def _parse_date(text: str, _when: Any) -> str | None:
-    """Keyed by the reference time too: relative dates ("3 hours ago") move with the clock
-    (the minute, as dates.parse_date reads it) or with the page's own base."""
-    return parse_date_iso(text)
-
-
-def _type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
-    """Convert number/price/date values in place with :mod:`scrapy_records.fields.values` (the
-    extractors' typing): numbers become int/float, prices a float plus a
-    ``<name>_currency`` value when a currency is named (``<name>_unit`` when a unit
-    note follows, "/2 pack", ``<name>_max`` the high end of a range, "£2.99 to £8.99"),
-    dates ISO 8601 strings. A value
-    that does not convert is dropped (a column never mixes strings and numbers) and
-    counted; returns that count."""
-    if not fields:
-        return 0
-    errors = 0
-    when = current_relative_base() or int(time.time() // 60)
-    for f in fields:
-        name = f.name
-        raw = [r[name] for r in rows if name in r]
-        if not raw:
-            continue
-        flat = [x for v in raw for x in (v if isinstance(v, list) else [v])]
-        style = decimal_style(flat) if f.type != "date" else None
-        for r in rows:
-            v = r.get(name)
-            if v is None:
-                continue
-            items = v if isinstance(v, list) else [v]
-            out = []
-            cur = unit = high = None
-            for x in items:
-                y: float | str | None
-                if f.type == "number":
-                    y = _parse_number(x, style)
-                elif f.type == "price":
-                    pr = _parse_price(x, style)
-                    y = pr[0] if pr else None
-                    if pr and pr[1] and cur is None:
-                        cur = pr[1]
-                    if pr and (unit is None or high is None):
-                        u, h = _price_notes(x, style)
-                        unit, high = unit or u, high if high is not None else h
-                else:
-                    y = _parse_date(x, when)
-                if y is None:
-                    errors += 1
-                else:
-                    out.append(y)
-            if not out:
-                del r[name]
-                continue
-            r[name] = out if isinstance(v, list) else out[0]
-            if cur is not None:
-                r[name + "_currency"] = cur
-            if unit is not None:
-                r[name + "_unit"] = unit
-            if high is not None:
-                r[name + "_max"] = high
-    return errors
 
 
 def _eval_one(
@@ -411,7 +327,7 @@ class _List:
                 if vals:
                     row[sub.name] = vals
         if self.typed:
-            _type_values(self.typed, rows)
+            type_values(self.typed, rows)
         out: list[list[dict[str, Any]]] = []
         at = 0
         for lst in per_parent:
@@ -464,10 +380,18 @@ def _values_text(fields: dict[str, Any]) -> str:
             continue  # (a number)
         for x in v:
             if isinstance(x, dict):
-                parts.extend(y for y in x.values() if isinstance(y, str))
+                for y in x.values():
+                    if isinstance(y, str):
+                        parts.append(y)
             elif isinstance(x, str):
                 parts.append(x)
-    return " ".join(" ".join(parts).split())
+    text = " ".join(parts)
+    # the values are mostly normalised already (one space between words, none at the
+    # ends): the text is then as split() and join() give it, without splitting a long
+    # description into its words again (a printable text holds no white space but " ")
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
 
 
 def _page_index(page: Any, el: Any) -> int:
@@ -487,6 +411,9 @@ class CompiledWrapper:
         self.record_info = check_xpath(rec.xpath) if rec else None
         self.record = compile_xpath(rec.xpath) if rec else None
         self.record_id = id_path(rec.xpath) if rec else None
+        #: the record is the document's root element (a detail page's ``/html``), read
+        #: from the tree without an XPath evaluation
+        self.record_is_root = rec is not None and rec.xpath.strip() == "/html"
         self.size = rec.size if rec else 1
         self.until_next = rec is not None and rec.span == "until_next"
         self.fields = [FieldReader(f, rec.xpath if rec else None) for f in w.fields if not f.keys]
@@ -631,7 +558,10 @@ class CompiledWrapper:
         budget.top(self.record_info, "the record selector", ids)
         try:
             found = self.record_id.nodes(ids) if ids is not None and self.record_id else None
-            if found is None:
+            if found is None and self.record_is_root:
+                top = tree.getroot()  # (what /html selects: the root element, if html)
+                found = [top] if top is not None and top.tag == "html" else []
+            elif found is None:
                 found = self.record(root)
             firsts = [e for e in found if isinstance(e, etree._Element)]
         except etree.XPathEvalError:
@@ -646,7 +576,7 @@ class CompiledWrapper:
         values: list[dict[str, Any]] = [{} for _ in range(n_rec)]
         if n_rec:
             _eval_fields(self.fields, firsts, root, base, dirty, values, budget, self.totals)
-        type_errors = _type_values(self.typed, values)
+        type_errors = type_values(self.typed, values)
         if n_rec >= 2 and self.shared:
             drop_shared(self.shared, values)
         if n_rec >= 2 and self.shared_items:
@@ -693,6 +623,8 @@ class CompiledWrapper:
         self, root: Any, base: str | None, budget: ApplyBudget, ids: IdIndex | None = None
     ) -> tuple[dict[str, Any], list[str], int]:
         """The page fields' values, the required ones missing, the values that did not type."""
+        if not self.page_fields:
+            return {}, [], 0
         page_vals: dict[str, Any] = {}
         labelled: dict[str, Any] = {}
         if self.labels:
@@ -709,7 +641,7 @@ class CompiledWrapper:
                 v = f.read(root, base, ids=ids)
             if v is not None:
                 page_vals[f.name] = v
-        type_errors = _type_values(self.page_typed, [page_vals])
+        type_errors = type_values(self.page_typed, [page_vals])
         missing = [f.name for f in self.page_fields if f.name not in page_vals and not f.optional]
         return page_vals, missing, type_errors
 

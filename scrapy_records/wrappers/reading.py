@@ -27,6 +27,7 @@ from scrapy_records.page import (
 from scrapy_records.page.decode import ASCII_SAFE
 from scrapy_records.page.parse import base_url_from
 from scrapy_records.wrappers.budget import nodes_bound
+from scrapy_records.wrappers.gaps import parse_gap
 from scrapy_records.wrappers.idpaths import IdIndex, id_path
 from scrapy_records.wrappers.model import FieldSpec
 from scrapy_records.wrappers.safe_xpath import check_xpath, compile_xpath
@@ -370,6 +371,8 @@ _WEB_SCHEMES = frozenset({"http", "https"})
 #: what no link value starts with (lower-cased), and the longest of them
 _NOT_LINKS = ("javascript:", "data:")
 _NOT_LINKS_LEN = max(map(len, _NOT_LINKS))
+#: the web schemes :func:`_plain_absolute` reads without a look at the scheme
+_HTTP = ("http://", "https://")
 
 
 def _plain_absolute(raw: str) -> bool:
@@ -391,6 +394,15 @@ def to_value(ftype: str, raw: str, base: str | None) -> Any:
     if ftype != "url" and ftype != "image":
         return raw
     raw = raw.strip()
+    if (
+        raw.startswith(_HTTP)  # (the commonest: an absolute link urljoin leaves as it is)
+        and raw.isprintable()
+        and " " not in raw
+        and ".." not in raw
+        and raw[-1] not in "#?"
+        and "?#" not in raw
+    ):
+        return raw
     # (the prefix alone is lower-cased: a page's long data: URIs are images)
     if not raw or raw[:_NOT_LINKS_LEN].lower().startswith(_NOT_LINKS):
         return None
@@ -442,6 +454,18 @@ def guarded_parts(xpath: str) -> tuple[str, str] | None:
     return (first, tail) if tail.startswith("/") and "|" not in tail else None
 
 
+_ROOT_STEP = re.compile(r"/html/(?=[A-Za-z*@])")
+
+
+def root_relative(xpath: str) -> str | None:
+    """``X`` of an XPath ``/html/X``: what it selects from the document's root element
+    ``html`` (where libxml2 skips the document node and its children: a tenth of an
+    absolute path's evaluation), else ``None``. The rest of the expression (a union's
+    other branches, a comparison) reads the same from there."""
+    x = xpath.strip()
+    return x[len("/html/") :] if _ROOT_STEP.match(x) else None
+
+
 class FieldReader:
     """One compiled field: its XPath per record, and batched over all records when it can."""
 
@@ -463,6 +487,8 @@ class FieldReader:
         "plain",
         "scan",
         "of_scan",
+        "gap",
+        "rel",
     )
 
     def __init__(self, f: FieldSpec, record_xpath: str | None = None):
@@ -482,6 +508,9 @@ class FieldReader:
         self.plain = self.attr is None and not self.multiple and self.type not in ("url", "image")
         #: an id-anchored path, read through the page's id index (page fields)
         self.idpath = id_path(f.xpath) if record_xpath is None else None
+        #: a value cut out of the text of a path another field reads (``(P, steps)``,
+        #: :func:`~scrapy_records.wrappers.gaps.parse_gap`)
+        self.gap = parse_gap(self.path) if self.attr is None else None
         #: a guarded XPath's first branch, read first (:func:`guarded_first`)
         self.first = self.rest = None
         parts = guarded_parts(self.path)
@@ -491,6 +520,16 @@ class FieldReader:
                 self.rest = compile_xpath("/html" + parts[1])
             except etree.XPathSyntaxError:
                 self.first = self.rest = None
+        #: what :func:`~scrapy_records.wrappers.scans.read_single` evaluates first (the
+        #: path, or a guarded path's first branch) from the root element ``html``, when it
+        #: starts there (:func:`root_relative`)
+        rel = root_relative(parts[0] if self.first is not None and parts else self.path)
+        self.rel = None
+        if rel is not None:
+            try:
+                self.rel = compile_xpath(rel)
+            except etree.XPathSyntaxError:
+                self.rel = None
         #: the guarded scan ``//T[L]R`` as (T, L, R), and ``$s[L]R`` over a scan for several
         #: labels at once (:mod:`~scrapy_records.wrappers.scans`)
         self.scan: tuple[str, str, str] | None = None

@@ -18,6 +18,7 @@ from typing import Any
 
 from lxml import etree
 
+from scrapy_records.wrappers.gaps import gap_text
 from scrapy_records.wrappers.safe_xpath import compile_xpath
 
 _SCAN_RX = re.compile(r"//([A-Za-z][\w-]*)\[")
@@ -112,32 +113,48 @@ def read_single(fields: list[Any], ctx: Any, base: str | None, dirty: Any) -> di
     """The value of each distinct field key (``FieldReader.key``: a typed field and its
     ``_raw`` twin share it) of a single record ``ctx``, ``None`` where none: each read as
     ``FieldReader.read`` reads it, the scans of guarded paths whose first branch selects
-    nothing here together (:func:`scan_nodes`)."""
+    nothing here together (:func:`scan_nodes`); a plain path several fields read (a link's
+    text and URL) is evaluated once, and a value cut out of the text of a path another
+    field read is computed from its nodes (:mod:`~scrapy_records.wrappers.gaps`). From
+    the document's root element, a path from ``/html`` is read relative to it
+    (``FieldReader.rel``)."""
     seen: dict[Any, Any] = {}
+    nodes_of: dict[str, Any] = {}  # the nodes of each path read here
+    # the record is the document's root element html: paths from /html read from it
+    at_root = ctx.tag == "html" and ctx.getparent() is None
     deferred = []
+    gaps = []
     for f in fields:
         if f.key in seen:
+            continue
+        if f.gap is not None:
+            gaps.append(f)  # (once the paths are read)
+            seen[f.key] = None
             continue
         if f.scan is None:
             if f.first is not None or f.idpath is not None:
                 seen[f.key] = f.read(ctx, base, dirty)
                 continue
-            try:  # (FieldReader.read of a plain path, inline)
-                nodes = f.xp(ctx)
-            except etree.XPathEvalError:
-                seen[f.key] = None
-                continue
-            if not isinstance(nodes, list):  # a string()/count() style expression
-                nodes = [str(nodes)] if nodes not in (None, "") else []
-            seen[f.key] = f.value(nodes, base, dirty)
+            nodes = nodes_of.get(f.path)
+            if nodes is None:
+                try:  # (FieldReader.read of a plain path, inline)
+                    nodes = (f.rel if at_root and f.rel is not None else f.xp)(ctx)
+                except etree.XPathEvalError:
+                    nodes = nodes_of[f.path] = ()
+                if not isinstance(nodes, (list, tuple)):  # a string()/count() expression
+                    nodes = [str(nodes)] if nodes not in (None, "") else ()
+                else:
+                    nodes_of[f.path] = nodes
+            seen[f.key] = f.value(nodes, base, dirty) if nodes != () else None
             continue
         try:
-            nodes = f.first(ctx)
+            nodes = (f.rel if at_root and f.rel is not None else f.first)(ctx)
         except etree.XPathEvalError:
             seen[f.key] = None
             continue
         if isinstance(nodes, list) and nodes:
             seen[f.key] = f.value(nodes, base, dirty)
+            nodes_of[f.path] = nodes
         else:
             seen[f.key] = None
             deferred.append(f)
@@ -147,4 +164,11 @@ def read_single(fields: list[Any], ctx: Any, base: str | None, dirty: Any) -> di
             nodes = found[id(f)]
             if nodes is not None:
                 seen[f.key] = f.value(nodes, base, dirty)
+                nodes_of[f.path] = nodes
+    for f in gaps:
+        text = gap_text(f.gap[1], nodes_of.get(f.gap[0]))
+        if text is None:  # its path was not read here: the expression as written
+            seen[f.key] = f.read(ctx, base, dirty)
+        else:
+            seen[f.key] = f.value([text] if text else [], base, dirty)
     return seen
