@@ -627,6 +627,21 @@ def test_pipeline_csv_rows_are_the_records_every_pipeline_passed(tmp_path):
     assert len(lines) == 3 and lines[1].endswith("Lamp,$2") and lines[2].endswith("Mug,$3")
 
 
+def test_pipeline_csv_rows_of_items_a_later_pipeline_copied_are_kept(tmp_path):
+    """A later pipeline that returns a copy of the item: the engine signals the copy, the
+    row waits for the end of the crawl, and is written then."""
+    from scrapy import signals
+
+    pattern = str(tmp_path / "%(site)s-%(template)s.csv")
+    pipe, crawler = _pipeline(RECORDS_CSV_PER_TEMPLATE=pattern)
+    out = pipe.process_item(_record(0.9, name="Lamp", price="$2"))
+    copy = out.copy()
+    crawler.signals.send_catch_log(signals.item_scraped, item=copy, response=None, spider=None)
+    pipe.close_spider()
+    lines = (tmp_path / "a.com-t.csv").read_text().splitlines()
+    assert len(lines) == 2 and lines[1].endswith("Lamp,$2")
+
+
 def test_pipeline_csv_per_template_keeps_fields_that_appear_later(tmp_path):
     """An optional field the first record lacks (or one a newer wrapper adds) gets a
     column: the header is rewritten at the end and earlier rows are padded."""

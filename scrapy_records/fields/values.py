@@ -23,12 +23,11 @@ scalars (entry points :func:`infer_column` and :func:`guess_type`):
     ``EUR 12,50``, ``12,- €``), maybe after a label of one or two words (``List CAD 277.48``,
     ``Was: $12.99``: :func:`price_label`, which names the column; "Free" is 0). The column
     value is the amount as a ``float`` (a plain scalar, what CSV users want) and, when any
-    value names a
-    currency, the region gets a companion column ``<name>_currency`` holding the ISO 4217
-    code when the symbol is unambiguous (``€`` -> ``EUR``, ``£`` -> ``GBP``, ``US$`` ->
-    ``USD``) or the symbol as written otherwise (``$``, ``¥``, ``kr``). No ``<name>_raw``
-    column: the raw text stays in the record's ``text`` and the column's relative ``xpath``
-    selects it.
+    value names a currency, the region gets a companion column ``<name>_currency`` holding
+    the ISO 4217 code when the symbol is unambiguous (``€`` -> ``EUR``, ``£`` -> ``GBP``,
+    ``US$`` -> ``USD``) or the symbol as written otherwise (``$``, ``¥``, ``kr``). No
+    ``<name>_raw`` column: the raw text stays in the record's ``text`` and the column's
+    relative ``xpath`` selects it.
 ``date``
     ISO 8601: ``YYYY-MM-DD`` when the text has no time of day, else
     ``YYYY-MM-DDTHH:MM[:SS][+HH:MM]`` (:func:`scrapy_records.fields.dates.iso_date`). Parsing uses

@@ -164,6 +164,11 @@ class RecordsPipeline(RecordsComponent):
         spool.add(row)
 
     def close_spider(self) -> None:
+        # the rows of items another pipeline replaced by a new object (their signal named
+        # that object): written now, not lost
+        pending, self._pending = self._pending, {}
+        for path, row in pending.values():
+            self._write_csv(path, row)
         if self._append and self.config.csv_per_template:
             self._adopt_spools()
         for path, spool in self._csv.items():
