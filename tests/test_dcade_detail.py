@@ -467,6 +467,22 @@ def test_codes_and_percentages_stay_text_numbers_are_typed():
     assert got["zip"] == "02134" and got["admitted"] == "12%" and got["students"] == 7040
 
 
+def test_an_n_a_among_amounts_leaves_the_detail_field_an_amount():
+    """usnews: "2009 Endowment: N/A" on one training page kept the field text ("$239,532,858")."""
+    rows = [("21286", "$1,200"), ("21204", "N/A"), ("20603", "$15,000"), ("20902", "$2,282")]
+    rows += [("21162", "$534")]
+
+    def college(zip_code, endowment):
+        return Page(
+            f"<html><body><dl><dt>Zip:</dt><dd>{zip_code}</dd><dt>Endowment:</dt>"
+            f"<dd>{endowment}</dd></dl></body></html>"
+        )
+
+    w = induce_wrapper([college(*r) for r in rows])
+    assert fields_of(w, college("02134", "$7,040").root)["endowment"] == 7040.0
+    assert "endowment" not in fields_of(w, college("02135", "N/A").root)
+
+
 def test_a_crawl_gives_detail_pages_one_record_each_with_the_same_columns():
     """In a crawl, a detail template's first pages wait for its DCADE wrapper (induced
     from 5 samples, on the 6th page): every page, held or later, gives one record with the

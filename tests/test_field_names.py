@@ -981,3 +981,29 @@ def test_a_free_item_among_priced_ones_keeps_the_price_column_a_price():
     main = mined(html)
     assert {c.name: c.type for c in main.columns}["price"] == "price"
     assert [r.fields["price"] for r in main.records[1:4]] == [2.99, 0.0, 4.99]
+
+
+def _na_shop(start: int, missing: int) -> str:
+    return page(
+        "".join(
+            f'<div class="p"><a href="/p/{i}">Lamp number {i}</a><p>{BLURB}</p>'
+            f'<span class="cost">{"N/A" if i == missing else f"${i}.99"}</span></div>'
+            for i in range(start, start + 6)
+        )
+    )
+
+
+def test_a_missing_value_written_n_a_leaves_the_price_column_a_price_mined_and_wrapped():
+    """usnews: one "N/A" among endowments made the column text. "N/A" says the value is
+    missing: the others type the column, that record has no price, and a wrapper reading
+    such a page counts no type error (the page still fits)."""
+    main = mined(_na_shop(1, 3))
+    assert {c.name: c.type for c in main.columns}["price"] == "price"
+    assert "price" not in main.records[2].fields and main.records[3].fields["price"] == 4.99
+    w = scrapy_records.induce(
+        [("https://shop.example/a", _na_shop(1, 0)), ("https://shop.example/b", _na_shop(11, 0))]
+    )
+    res = w.extract(_na_shop(21, 22), url="https://shop.example/c")
+    region = res.regions[0]
+    assert region.meta["health"]["fits"] and region.meta["health"]["type_errors"] == 0
+    assert "price" not in region.records[1].fields and region.records[2].fields["price"] == 23.99

@@ -7,6 +7,7 @@ import copy
 
 import pytest
 
+from scrapy_records.fields.values import is_no_value
 from scrapy_records.wrappers.model import FieldSpec
 from scrapy_records.wrappers.reading import FieldReader
 from scrapy_records.wrappers.typed import type_values
@@ -38,4 +39,5 @@ def test_one_text_types_as_each_text_of_a_column(ftype, text):
     errors = type_values([f], one)
     assert errors == type_values([f], many) / 2
     assert one[0] == many[0] == many[1]
-    assert ("v" in one[0]) == (errors == 0)
+    # a value that does not type is dropped, an error unless it says it is missing ("N/A")
+    assert ("v" in one[0]) == (errors == 0 and not is_no_value(text))

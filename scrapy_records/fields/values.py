@@ -37,7 +37,9 @@ scalars (entry points :func:`infer_column` and :func:`guess_type`):
     written (:mod:`~scrapy_records.fields.alignment`).
 
 A column gets a typed kind only when *every* value of the column converts (a price column
-with one ``"Call for price"`` stays ``text``): a column never mixes strings and numbers.
+with one ``"Call for price"`` stays ``text``): a column never mixes strings and numbers. A
+value that says it is missing ("N/A", "TBA": :func:`is_no_value`) is left out: the
+others decide the type, and the missing one is no value of the typed column.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ __all__ = [
     "parse_date_iso",
     "decimal_style",
     "infer_column",
+    "is_no_value",
     "first_srcset_url",
     "CURRENCY_SYMBOLS",
 ]
@@ -516,6 +519,21 @@ _MISS = object()
 #: per-character generator)
 
 
+#: what a page writes where a value is missing ("N/A" among endowments). Not a dash: one
+#: is as often a separator, and a count column with "-" for none stays text (typed, two
+#: such columns side by side would read as one repeated part)
+_NO_VALUE = frozenset(
+    "n/a na n.a. n.a none unknown tba tbd tbc unavailable".split()
+    + ["not available", "not applicable"]
+)
+
+
+def is_no_value(text: Any) -> bool:
+    """``text`` says a value is missing ("N/A", "TBA"): typing leaves it out, so that
+    a price or number column with one such cell stays a price or number column."""
+    return isinstance(text, str) and text.strip().casefold() in _NO_VALUE
+
+
 def infer_column(
     values: Sequence[str], languages: Sequence[str] | None = None
 ) -> tuple[str, list[Any], list[str | None] | None]:
@@ -532,6 +550,18 @@ def infer_column(
     vals = [v for v in values]
     if not vals:
         return "text", [], None
+    missing = [is_no_value(v) for v in vals]
+    if any(missing) and not all(missing):  # typed on the others; a missing value is None
+        real = [v for v, m in zip(vals, missing) if not m]
+        typ, conv, curs = infer_column(real, languages)
+        if typ == "text":
+            return "text", vals, None
+        it, ic = iter(conv), iter(curs or ())
+        return (
+            typ,
+            [None if m else next(it) for m in missing],
+            None if curs is None else [None if m else next(ic) for m in missing],
+        )
     for v in vals:  # fast path: every typed value is short, with a digit or "ago"
         if not _may_be_typed(v):
             return "text", vals, None

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy_records.fields.dates import current_relative_base
 from scrapy_records.fields.values import (
     decimal_style,
+    is_no_value,
     parse_date_iso,
     parse_number,
     parse_price,
@@ -65,8 +66,9 @@ def _type_one(row: dict[str, Any], name: str, ftype: str, when: Any) -> int:
     its value typed in place (dropped when it does not type: returns 1, else 0)."""
     y, cur, unit, high = _typed_one(ftype, row[name], when if ftype == "date" else None)
     if y is None:
+        missing = is_no_value(row[name])
         del row[name]
-        return 1
+        return 0 if missing else 1
     row[name] = y
     if cur is not None:
         row[name + "_currency"] = cur
@@ -84,7 +86,7 @@ def type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
     note follows, "/2 pack", ``<name>_max`` the high end of a range, "£2.99 to £8.99"),
     dates ISO 8601 strings. A value
     that does not convert is dropped (a column never mixes strings and numbers) and
-    counted; returns that count."""
+    counted, unless it says it is missing ("N/A"); returns that count."""
     if not fields:
         return 0
     errors = 0
@@ -125,7 +127,7 @@ def type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
                 else:
                     y = _parse_date(x, when)
                 if y is None:
-                    errors += 1
+                    errors += not is_no_value(x)  # ("N/A": no value, no misfit)
                 else:
                     out.append(y)
             if not out:

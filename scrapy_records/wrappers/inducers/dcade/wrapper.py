@@ -19,6 +19,7 @@ from collections import Counter
 from typing import Any
 
 from scrapy_records.errors import RecordsError
+from scrapy_records.fields.values import is_no_value
 from scrapy_records.wrappers.inducers.dcade.fieldnames import compact_numbering, name_object_title
 from scrapy_records.wrappers.inducers.dcade.schema import RecordSet, Schema, SchemaColumn
 from scrapy_records.wrappers.inducers.dcade.siblings import sibling_sets
@@ -61,6 +62,7 @@ def _ftype(values: list[str], kind: str) -> str:
     if kind == "src":
         return "image"
     types: Counter[str] = Counter()
+    values = [v for v in values if not is_no_value(v)]  # ("N/A" among the endowments)
     if _codes(values):
         return "text"
     for v in values:
