@@ -70,13 +70,18 @@ def _type_one(row: dict[str, Any], name: str, ftype: str, when: Any) -> int:
         del row[name]
         return 0 if missing else 1
     row[name] = y
+    _companions(row, name, cur, unit, high)
+    return 0
+
+
+def _companions(row: dict[str, Any], name: str, cur: Any, unit: Any, high: Any) -> None:
+    """A price's currency, unit note and range end beside it (those it has)."""
     if cur is not None:
         row[name + "_currency"] = cur
     if unit is not None:
         row[name + "_unit"] = unit
     if high is not None:
         row[name + "_max"] = high
-    return 0
 
 
 def type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
@@ -134,10 +139,5 @@ def type_values(fields: list[FieldReader], rows: list[dict[str, Any]]) -> int:
                 del r[name]
                 continue
             r[name] = out if isinstance(v, list) else out[0]
-            if cur is not None:
-                r[name + "_currency"] = cur
-            if unit is not None:
-                r[name + "_unit"] = unit
-            if high is not None:
-                r[name + "_max"] = high
+            _companions(r, name, cur, unit, high)
     return errors
