@@ -4,7 +4,7 @@ template whether a page was mined or extracted by a wrapper."""
 from __future__ import annotations
 
 import scrapy_records
-from scrapy_records.fields.naming import label_name, token_name
+from scrapy_records.fields.naming import glued_prefixes, label_name, token_name
 
 
 def mined(html: str, url: str = "https://shop.example/list"):
@@ -981,3 +981,31 @@ def test_a_free_item_among_priced_ones_keeps_the_price_column_a_price():
     main = mined(html)
     assert {c.name: c.type for c in main.columns}["price"] == "price"
     assert [r.fields["price"] for r in main.records[1:4]] == [2.99, 0.0, 4.99]
+
+
+def test_a_prefix_glued_to_the_records_class_names_is_no_part_of_them():
+    rows = page(
+        "<ul>"
+        + "".join(
+            f'<li class="lvresult"><h3 class="lvtitle"><a href="/i/{i}">Game {i}</a></h3>'
+            f'<div class="lvprice"><span>£{i}.95</span></div>'
+            f'<div class="lvformat"><span>{i} bids</span></div>'
+            f'<div class="lvdetails"><span>From Spain {i}</span></div></li>'
+            for i in range(1, 6)
+        )
+        + "</ul>"
+    )
+    main = mined(rows)
+    assert [c.name for c in main.columns] == [
+        "title",
+        "url",
+        "price",
+        "price_currency",
+        "format",
+        "details",
+    ]
+    assert main.records[0].fields["format"] == "1 bids"
+    # two consonants that start words are no glued prefix ("price", "product", "promo")
+    assert glued_prefixes(["lvtitle", "lvprice", "lvformat"]) == {"lv"}
+    assert glued_prefixes(["price", "product", "promo", "stock", "style", "store"]) == set()
+    assert glued_prefixes(["lvtitle", "lvprice"]) == set()  # two tokens are no namespace

@@ -26,7 +26,9 @@ from typing import Any, NamedTuple
 
 from scrapy_records.fields.naming import (
     best_token,
+    glued_prefixes,
     label_name,
+    unglue,
 )
 from scrapy_records.fields.records import page_data
 from scrapy_records.fields.slots import Slot
@@ -514,6 +516,14 @@ class Evidence:
         self._attrs: dict[tuple[TemplateNode, str, int], Any] = {}
         self._tokens: dict[TemplateNode, tuple[list[str], str | None]] = {}
         self._best: dict[TemplateNode, str | None] = {}
+        self.glued: frozenset[str] | None = None
+
+    def _glued_prefixes(self, records: int = 3) -> frozenset[str]:
+        """:func:`glued_prefixes` of the class tokens of the first records."""
+        classes = self.page.classes
+        return glued_prefixes(
+            tok for m in self.maps[:records] for i in m.values() if i >= 0 for tok in classes(i)
+        )
 
     def elems(self, t: TemplateNode) -> list[int]:
         """Up to ``sample`` elements mapped to ``t``, spread over the records."""
@@ -572,6 +582,9 @@ class Evidence:
                             order.append(tok)
                         cnt[tok] = cnt.get(tok, 0) + 1
                 toks = [tok for tok in order if els and cnt[tok] >= 0.6 * len(els)]
+                if self.glued is None:
+                    self.glued = self._glued_prefixes()
+                toks = [unglue(tok, self.glued) for tok in toks]
             sid = None
             if "id" in names:
                 pel = self.pel
