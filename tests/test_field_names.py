@@ -1009,3 +1009,39 @@ def test_a_prefix_glued_to_the_records_class_names_is_no_part_of_them():
     assert glued_prefixes(["lvtitle", "lvprice", "lvformat"]) == {"lv"}
     assert glued_prefixes(["price", "product", "promo", "stock", "style", "store"]) == set()
     assert glued_prefixes(["lvtitle", "lvprice"]) == set()  # two tokens are no namespace
+
+
+def _byline_films() -> str:
+    """Films with a year after the title in some records and "by" before a maker in
+    others: the maker a link in one record, plain text in the rest, some with no maker."""
+    years = ["2008", "May 1, 2008", "2005", "", "Jan 3, 2016", "1999"]
+
+    def by(i: int) -> str:
+        if i in (0, 2):
+            return ""
+        who = f'<a href="/maker/{i}">Maker {i}</a>' if i == 3 else f"Studio {i}"
+        return f'<div><span class="small">by </span><span class="small">{who}</span></div>'
+
+    return page(
+        "".join(
+            f'<div class="res"><div><a href="/p/{i}"><h2>Film number {i}</h2></a>'
+            + (f'<span class="small">{years[i]}</span>' if years[i] else "")
+            + "</div>"
+            + by(i)
+            + f"<p>Some description text long enough {i} to be a description of this item.</p>"
+            + "</div>"
+            for i in range(6)
+        )
+    )
+
+
+def test_by_is_a_label_of_the_value_after_it_in_every_record():
+    main = mined(_byline_films())
+    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    # "by" is no value of its own (it was a list item after the year), and it names the
+    # maker whether the maker is a link or plain text
+    assert cols["author"] == [None, "Studio 1", None, "Maker 3", "Studio 4", "Studio 5"]
+    assert cols["author_url"][3] == "https://shop.example/maker/3"
+    assert not any("by" in str(v) for vals in cols.values() for v in vals if v)
+    years = next(vals for vals in cols.values() if "1999" in vals)
+    assert years[:3] == ["2008", "May 1, 2008", "2005"]

@@ -97,7 +97,8 @@ def name_slots(
     labels = find_labels(slots, anchor, layout.parent, layout.depth, tag_names(page), classed)
     fill_eaten(data, labels)
     static = [s for s in slots if s.static]
-    data = merge_repeats(data, layout, len(trees), set(labels), static)
+    after = {k: lab.name for k, lab in labels.items() if lab.after}
+    data = merge_repeats(data, layout, len(trees), set(labels) - set(after), static, after)
     anchor, count = _anchors(data, layout.parent)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
     namer = _Namer(page, maps, layout, anchor, count, labels, rows)
