@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import scrapy_records
 from scrapy_records.fields.naming import glued_prefixes, label_name, token_name
+from scrapy_records.fields.values import infer_column, price_label
 
 
 def mined(html: str, url: str = "https://shop.example/list"):
@@ -495,7 +496,7 @@ def test_a_varying_block_of_named_parts_is_not_read_as_one_post_body():
         )
     )
     rec = mined(rows).records[0].fields
-    assert rec["price"] == 0.99 and "+ £0.50 postage" in rec.values()
+    assert rec["price"] == 0.99 and rec["postage"] == "+ £0.50 postage"
 
 
 def test_text_a_browser_does_not_draw_does_not_extend_a_visible_value():
@@ -1045,3 +1046,25 @@ def test_by_is_a_label_of_the_value_after_it_in_every_record():
     assert not any("by" in str(v) for vals in cols.values() for v in vals if v)
     years = next(vals for vals in cols.values() if "1999" in vals)
     assert years[:3] == ["2008", "May 1, 2008", "2005"]
+
+
+def test_a_charge_written_after_its_amount_names_its_column():
+    postage = ["+ £3.99 postage", "Free Postage", "+ £10.96 postage", "+ £3.00 postage"]
+    rows = page(
+        "<ul>"
+        + "".join(
+            f'<li class="item"><h3><a href="/i/{i}">Game {i}</a></h3>'
+            f'<span class="bold">£{i}.95</span><span class="fee">{p}</span></li>'
+            for i, p in enumerate(postage, 1)
+        )
+        + "</ul>"
+    )
+    main = mined(rows)
+    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    assert cols["postage"] == postage  # (the whole text: the word is the page's)
+    assert cols["price"] == [1.95, 2.95, 3.95, 4.95]
+    assert price_label("+ $3.99 shipping") == "shipping" and price_label("Free Postage")
+    assert price_label("$8.73 used & new (80 offers)") is None  # no charge's name
+    # an item's price and a charge in one column: neither names it
+    mixed = ["$37.50", "+ $3.99 shipping", "$17.00"]
+    assert infer_column(mixed)[0] == "text"

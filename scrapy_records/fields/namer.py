@@ -49,7 +49,12 @@ from scrapy_records.fields.slot_names import (
 )
 from scrapy_records.fields.slots import Slot, one_value
 from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
-from scrapy_records.fields.values import parse_date_iso, parse_price, price_label
+from scrapy_records.fields.values import (
+    has_trailing_charge,
+    parse_date_iso,
+    parse_price,
+    price_label,
+)
 from scrapy_records.page import Page
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
@@ -209,11 +214,17 @@ _PRICE_NAME_WORDS = (
 
 def _glued_price_label(s: Slot) -> str | None:
     """The name a label written in the price's own text gives a price column ("List CAD
-    277.48" -> ``list_price``, "You Save $3" -> ``you_save``): the same label in at least
-    80% of its values."""
-    if s.type != "price" or not s.raw:
+    277.48" -> ``list_price``, "You Save $3" -> ``you_save``), or a text column of charges
+    named after their amount ("+ £3.99 postage" -> ``postage``, whatever the class says:
+    ``fee``): the same label in at least 80% of its values."""
+    if s.type == "price" and s.raw:
+        vals = [v for v in s.raw if isinstance(v, str)]
+    elif s.kind == "text" and s.type == "text":  # "+ £3.99 postage", one "Postage not specified"
+        vals = [v for v in s.values if isinstance(v, str)]
+        if not _mostly(vals, has_trailing_charge):
+            return None
+    else:
         return None
-    vals = [v for v in s.raw if isinstance(v, str)]
     names = [label_name(lab) if (lab := price_label(v)) else None for v in vals]
     name = max(set(names), key=names.count) if names else None
     if name is None or names.count(name) < 0.8 * len(names):
