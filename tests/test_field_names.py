@@ -984,34 +984,6 @@ def test_a_free_item_among_priced_ones_keeps_the_price_column_a_price():
     assert [r.fields["price"] for r in main.records[1:4]] == [2.99, 0.0, 4.99]
 
 
-def test_a_prefix_glued_to_the_records_class_names_is_no_part_of_them():
-    rows = page(
-        "<ul>"
-        + "".join(
-            f'<li class="lvresult"><h3 class="lvtitle"><a href="/i/{i}">Game {i}</a></h3>'
-            f'<div class="lvprice"><span>£{i}.95</span></div>'
-            f'<div class="lvformat"><span>{i} bids</span></div>'
-            f'<div class="lvdetails"><span>From Spain {i}</span></div></li>'
-            for i in range(1, 6)
-        )
-        + "</ul>"
-    )
-    main = mined(rows)
-    assert [c.name for c in main.columns] == [
-        "title",
-        "url",
-        "price",
-        "price_currency",
-        "format",
-        "details",
-    ]
-    assert main.records[0].fields["format"] == "1 bids"
-    # two consonants that start words are no glued prefix ("price", "product", "promo")
-    assert glued_prefixes(["lvtitle", "lvprice", "lvformat"]) == {"lv"}
-    assert glued_prefixes(["price", "product", "promo", "stock", "style", "store"]) == set()
-    assert glued_prefixes(["lvtitle", "lvprice"]) == set()  # two tokens are no namespace
-
-
 def _byline_films() -> str:
     """Films with a year after the title in some records and "by" before a maker in
     others: the maker a link in one record, plain text in the rest, some with no maker."""
@@ -1048,6 +1020,34 @@ def test_by_is_a_label_of_the_value_after_it_in_every_record():
     assert years[:3] == ["2008", "May 1, 2008", "2005"]
 
 
+def test_a_prefix_glued_to_the_records_class_names_is_no_part_of_them():
+    rows = page(
+        "<ul>"
+        + "".join(
+            f'<li class="lvresult"><h3 class="lvtitle"><a href="/i/{i}">Game {i}</a></h3>'
+            f'<div class="lvprice"><span>£{i}.95</span></div>'
+            f'<div class="lvformat"><span>{i} bids</span></div>'
+            f'<div class="lvdetails"><span>From Spain {i}</span></div></li>'
+            for i in range(1, 6)
+        )
+        + "</ul>"
+    )
+    main = mined(rows)
+    assert [c.name for c in main.columns] == [
+        "title",
+        "url",
+        "price",
+        "price_currency",
+        "format",
+        "details",
+    ]
+    assert main.records[0].fields["format"] == "1 bids"
+    # two consonants that start words are no glued prefix ("price", "product", "promo")
+    assert glued_prefixes(["lvtitle", "lvprice", "lvformat"]) == {"lv"}
+    assert glued_prefixes(["price", "product", "promo", "stock", "style", "store"]) == set()
+    assert glued_prefixes(["lvtitle", "lvprice"]) == set()  # two tokens are no namespace
+
+
 def test_a_charge_written_after_its_amount_names_its_column():
     postage = ["+ £3.99 postage", "Free Postage", "+ £10.96 postage", "+ £3.00 postage"]
     rows = page(
@@ -1068,3 +1068,31 @@ def test_a_charge_written_after_its_amount_names_its_column():
     # an item's price and a charge in one column: neither names it
     mixed = ["$37.50", "+ $3.99 shipping", "$17.00"]
     assert infer_column(mixed)[0] == "text"
+
+
+def test_a_buttons_caption_is_the_action_it_offers():
+    caption = ["add to cart", "add to cart", "preorder now", "add to cart"]
+    rows = page(
+        "".join(
+            f'<div class="tile"><a href="/p/{i}">Book number {i}</a><span>${i}.50</span>'
+            '<button class="btn btn-primary btn-sm flip-active clearfix flip-plp-cart-btn">'
+            f"{c}</button></div>"
+            for i, c in enumerate(caption, 1)
+        )
+    )
+    main = mined(rows)
+    assert [r.fields.get("action") for r in main.records] == caption
+    assert "flip" not in [c.name for c in main.columns]
+
+
+def test_a_swatchs_caption_is_no_action():
+    colours = [("black", "gold"), ("white", "gold"), ("black", "blue")]
+    rows = page(
+        "".join(
+            f'<div class="tile"><a href="/p/{i}">Tablet number {i}</a>'
+            + "".join(f'<button class="customizations-option">{c}</button>' for c in cs)
+            + "</div>"
+            for i, cs in enumerate(colours, 1)
+        )
+    )
+    assert "action" not in [c.name for c in mined(rows).columns]

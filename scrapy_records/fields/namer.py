@@ -10,7 +10,8 @@
    attribute text;
 3. ``link``: the record's main link (in a heading, or the longest link text) is ``title``
    and ``url``; another link's URL takes its text's name (``author`` -> ``author_url``);
-4. ``type``: ``price`` (with ``price_currency``), ``date``, ``rating``, ``image``;
+4. ``type``: ``price`` (with ``price_currency``), ``date``, ``rating``, ``image``; a
+   button's caption opening with a verb is the ``action`` it offers ("add to cart");
 5. ``class`` / ``id``: meaningful tokens (:func:`~scrapy_records.fields.naming.token_name`);
 6. ``tag``: ``h1``-``h6`` -> ``title``, ``time`` -> ``date``, ``cite`` -> ``source``...;
 7. ``generic``: ``description`` (a long text), ``text``, ``link``, ``image``.
@@ -243,6 +244,19 @@ def _is_price(v: str) -> bool:
     return p is not None and p[1] is not None
 
 
+#: verbs a button's caption opens with ("Add to cart", "Preorder now", "Book a table")
+_ACTION_VERBS = frozenset(
+    """add buy order preorder pre-order reserve book shop get apply subscribe download
+    notify request contact call compare save view see select choose start try join
+    register sign bid watch rent""".split()
+)
+
+
+def _is_action(v: str) -> bool:
+    words = v.split()
+    return len(words) >= 2 and words[0].casefold() in _ACTION_VERBS
+
+
 def _is_date(v: str) -> bool:
     return parse_date_iso(v) is not None
 
@@ -392,6 +406,7 @@ class _Namer:
             or self._by_main_link(s)
             or self._by_link(s, a)
             or self._by_type(s, chain)
+            or self._by_control(s, chain)
             or self._by_class(chain, a)
             or self._by_tag(chain, kind)
         )
@@ -525,6 +540,17 @@ class _Namer:
         if own is not None and any(w in own[0] for w in words or ()):
             return own
         return typ, "type"
+
+    def _by_control(self, s: Slot, chain: list[TemplateNode]) -> tuple[str, str] | None:
+        """Rule 4b: a button's caption that opens with a verb ("add to cart", "preorder
+        now") is the action it offers, whatever the button's styling classes say
+        (``flip-active``); a swatch's caption ("black") is not."""
+        if s.kind != "text" or not any(tag_of(t, self.tagnames) == "button" for t in chain[:2]):
+            return None
+        vals = [v for v in s.values if isinstance(v, str)]
+        if vals and _mostly(vals, _is_action):
+            return "action", "tag"
+        return None
 
     def _typed_ancestor_class(self, t: TemplateNode, typ: str, at: int) -> tuple[str, str] | None:
         """The nearest class above ``t`` when it wraps no value of type ``typ`` before the
