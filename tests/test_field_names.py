@@ -4,7 +4,7 @@ template whether a page was mined or extracted by a wrapper."""
 from __future__ import annotations
 
 import scrapy_records
-from scrapy_records.fields.naming import glued_prefixes, label_name, token_name
+from scrapy_records.fields.naming import fragment_name, glued_prefixes, label_name, token_name
 from scrapy_records.fields.values import infer_column, price_label
 
 
@@ -1096,3 +1096,22 @@ def test_a_swatchs_caption_is_no_action():
         )
     )
     assert "action" not in [c.name for c in mined(rows).columns]
+
+
+def test_a_count_on_links_to_one_fragment_is_named_by_it():
+    rows = page(
+        "".join(
+            f'<div class="r"><h2><a href="/dp/{i}">Player model {i}</a></h2>'
+            f'<span class="a-size-small">{i}.5 out of 5 stars</span>'
+            f'<a class="a-size-small a-link-normal" href="/dp/{i}?ref=sr_{i}#customerReviews">'
+            f"{i * 17}</a>"
+            f'<a class="a-size-small" href="/dp/{i}#top-nav-bar">{BLURB} {i}</a></div>'
+            for i in range(1, 5)
+        )
+    )
+    main = mined(rows)
+    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    assert cols["customer_reviews"] == [17, 34, 51, 68]
+    assert cols["customer_reviews_url"][0] == "https://shop.example/dp/1?ref=sr_1#customerReviews"
+    assert not any(name.startswith("top_nav") for name in cols)  # no field word: no name
+    assert fragment_name("#comments") == "comments" and fragment_name("#top-nav-bar") is None

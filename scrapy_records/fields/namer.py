@@ -13,6 +13,7 @@
 4. ``type``: ``price`` (with ``price_currency``), ``date``, ``rating``, ``image``; a
    button's caption opening with a verb is the ``action`` it offers ("add to cart");
 5. ``class`` / ``id``: meaningful tokens (:func:`~scrapy_records.fields.naming.token_name`);
+   ``href``: the fragment of the links the text is on (``#customerReviews``);
 6. ``tag``: ``h1``-``h6`` -> ``title``, ``time`` -> ``date``, ``cite`` -> ``source``...;
 7. ``generic``: ``description`` (a long text), ``text``, ``link``, ``image``.
 
@@ -29,6 +30,7 @@ from collections.abc import Callable
 from scrapy_records.fields.naming import (
     IMAGE_WORDS,
     URL_WORDS,
+    fragment_name,
     generic_name,
     label_name,
     property_name,
@@ -82,6 +84,7 @@ EVIDENCE_RANK = {
     "type": 3,
     "class": 4,
     "id": 4,
+    "href": 4,
     "tag": 5,
     "generic": 6,
 }
@@ -408,6 +411,7 @@ class _Namer:
             or self._by_type(s, chain)
             or self._by_control(s, chain)
             or self._by_class(chain, a)
+            or self._by_fragment(s, chain)
             or self._by_tag(chain, kind)
         )
         if found is None:
@@ -594,6 +598,22 @@ class _Namer:
             if v:
                 return v, "class"
             p = tparent.get(p)
+        return None
+
+    def _by_fragment(self, s: Slot, chain: list[TemplateNode]) -> tuple[str, str] | None:
+        """Rule 5b: a text on links to one fragment of different pages ("155" on
+        ``.../dp/B003VX56MK#customerReviews``) is named by that fragment."""
+        if s.kind != "text":
+            return None
+        ev = self.evidence
+        for t in chain[:2]:
+            if tag_of(t, self.tagnames) != "a":
+                continue
+            hrefs = [ev.pel[i].get("href") or "" for i in ev.elems(t)]
+            frags = {h.rpartition("#")[2] for h in hrefs}
+            if len(hrefs) >= 2 and len(frags) == 1 and all("#" in h for h in hrefs):
+                name = fragment_name(frags.pop())
+                return (name, "href") if name else None
         return None
 
     def _by_tag(self, chain: list[TemplateNode], kind: str) -> tuple[str, str] | None:

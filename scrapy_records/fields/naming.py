@@ -5,6 +5,7 @@ schemas, and wrapper fields are named with these functions.
 * :func:`token_name` / :func:`best_token`: a name from class or id tokens, or ``None`` for
   presentational tokens (``pl6``, ``col-xs-4``, ``secondary-link-color``), framework noise
   and generated hashes;
+* :func:`fragment_name`: a name from the fragment of the links a column's texts are on;
 * :func:`label_name`: a name from a label text ("Price:" -> ``price``, "By" -> ``author``);
 * :func:`generic_name`: the name of a value nothing else names (``description``, ``text``,
   ``link``, ``image``);
@@ -225,6 +226,14 @@ def unglue(token: str, prefixes: frozenset[str]) -> str:
 
 def _has_field_word(token: str) -> bool:
     return any(w in token for w in _FIELD_WORDS)
+
+
+def fragment_name(fragment: str) -> str | None:
+    """A name from the fragment links of a column share (``#customerReviews`` ->
+    ``customer_reviews``, ``#comments``) when it holds a field word: the part of the page
+    the link leads to says what its text counts (``#top-nav-bar`` names nothing)."""
+    name = token_name(fragment.lstrip("#"))
+    return name if name and _has_field_word(name) else None
 
 
 def best_token(tokens: Sequence[str]) -> str | None:
