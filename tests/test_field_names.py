@@ -1115,3 +1115,23 @@ def test_a_count_on_links_to_one_fragment_is_named_by_it():
     assert cols["customer_reviews_url"][0] == "https://shop.example/dp/1?ref=sr_1#customerReviews"
     assert not any(name.startswith("top_nav") for name in cols)  # no field word: no name
     assert fragment_name("#comments") == "comments" and fragment_name("#top-nav-bar") is None
+
+
+def test_a_price_colours_class_does_not_name_texts_without_a_currency():
+    stock = ["Only 1 left in stock", "In stock on May 2", "Only 3 left in stock", "Sold out"]
+    rows = page(
+        "".join(
+            f'<div class="r"><h2><a href="/p/{i}">Lamp model {i}</a></h2>'
+            f'<span class="a-color-price">${i}.99</span>'
+            f'<p><span class="a-color-price">{s}</span></p>'
+            f'<p><span class="a-color-price">US ${i}-{i + 4} / Piece</span></p></div>'
+            for i, s in enumerate(stock, 1)
+        )
+    )
+    main = mined(rows)
+    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    assert cols["price"] == [1.99, 2.99, 3.99, 4.99]
+    named = [n for n, vals in cols.items() if vals == stock]
+    assert named and "price" not in named[0]  # (no "price_2" of stock notes)
+    ranges = [n for n, vals in cols.items() if vals[0] == "US $1-5 / Piece"]
+    assert ranges and "price" in ranges[0]  # a price range with a unit keeps the name

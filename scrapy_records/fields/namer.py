@@ -260,6 +260,14 @@ def _is_action(v: str) -> bool:
     return len(words) >= 2 and words[0].casefold() in _ACTION_VERBS
 
 
+#: a currency symbol or an ISO code's form
+_CURRENCY_MARK_RE = re.compile(r"[$€£¥₹₩₽¢]|\b[A-Z]{3}\b")
+
+
+def _no_currency(v: str) -> bool:
+    return not _CURRENCY_MARK_RE.search(v)
+
+
 def _is_date(v: str) -> bool:
     return parse_date_iso(v) is not None
 
@@ -410,7 +418,7 @@ class _Namer:
             or self._by_link(s, a)
             or self._by_type(s, chain)
             or self._by_control(s, chain)
-            or self._by_class(chain, a)
+            or self._unless_mistyped(s, self._by_class(chain, a))
             or self._by_fragment(s, chain)
             or self._by_tag(chain, kind)
         )
@@ -428,7 +436,7 @@ class _Namer:
     def class_name(self, s: Slot) -> str | None:
         """The name ``s``'s class or id tokens give, if any."""
         a = self.anchor[id(s)]
-        found = self._by_class(self._chain(a, s.kind), a)
+        found = self._unless_mistyped(s, self._by_class(self._chain(a, s.kind), a))
         return found[0] if found else None
 
     def _chain(self, a: TemplateNode, kind: str) -> list[TemplateNode]:
@@ -599,6 +607,16 @@ class _Namer:
                 return v, "class"
             p = tparent.get(p)
         return None
+
+    @staticmethod
+    def _unless_mistyped(s: Slot, found: tuple[str, str] | None) -> tuple[str, str] | None:
+        """A class that names a price (``a-color-price``: the colour prices are drawn in)
+        does not name a text column whose texts mostly show no currency ("Only 1 left in
+        stock", "See more like this"); "US $36-40 / Piece" keeps it."""
+        if found is None or s.kind != "text" or s.type == "price" or "price" not in found[0]:
+            return found
+        vals = [v for v in s.values if isinstance(v, str)]
+        return None if vals and _mostly(vals, _no_currency) else found
 
     def _by_fragment(self, s: Slot, chain: list[TemplateNode]) -> tuple[str, str] | None:
         """Rule 5b: a text on links to one fragment of different pages ("155" on
