@@ -4,7 +4,8 @@ template whether a page was mined or extracted by a wrapper."""
 from __future__ import annotations
 
 import scrapy_records
-from scrapy_records.fields.naming import label_name, token_name
+from scrapy_records.fields.naming import fragment_name, glued_prefixes, label_name, token_name
+from scrapy_records.fields.values import infer_column, price_label
 
 
 def mined(html: str, url: str = "https://shop.example/list"):
@@ -495,7 +496,7 @@ def test_a_varying_block_of_named_parts_is_not_read_as_one_post_body():
         )
     )
     rec = mined(rows).records[0].fields
-    assert rec["price"] == 0.99 and "+ £0.50 postage" in rec.values()
+    assert rec["price"] == 0.99 and rec["postage"] == "+ £0.50 postage"
 
 
 def test_text_a_browser_does_not_draw_does_not_extend_a_visible_value():
@@ -993,6 +994,30 @@ def _na_shop(start: int, missing: int) -> str:
     )
 
 
+def _byline_films() -> str:
+    """Films with a year after the title in some records and "by" before a maker in
+    others: the maker a link in one record, plain text in the rest, some with no maker."""
+    years = ["2008", "May 1, 2008", "2005", "", "Jan 3, 2016", "1999"]
+
+    def by(i: int) -> str:
+        if i in (0, 2):
+            return ""
+        who = f'<a href="/maker/{i}">Maker {i}</a>' if i == 3 else f"Studio {i}"
+        return f'<div><span class="small">by </span><span class="small">{who}</span></div>'
+
+    return page(
+        "".join(
+            f'<div class="res"><div><a href="/p/{i}"><h2>Film number {i}</h2></a>'
+            + (f'<span class="small">{years[i]}</span>' if years[i] else "")
+            + "</div>"
+            + by(i)
+            + f"<p>Some description text long enough {i} to be a description of this item.</p>"
+            + "</div>"
+            for i in range(6)
+        )
+    )
+
+
 def test_a_missing_value_written_n_a_leaves_the_price_column_a_price_mined_and_wrapped():
     """usnews: one "N/A" among endowments made the column text. "N/A" says the value is
     missing: the others type the column, that record has no price, and a wrapper reading
@@ -1007,3 +1032,132 @@ def test_a_missing_value_written_n_a_leaves_the_price_column_a_price_mined_and_w
     region = res.regions[0]
     assert region.meta["health"]["fits"] and region.meta["health"]["type_errors"] == 0
     assert "price" not in region.records[1].fields and region.records[2].fields["price"] == 23.99
+
+
+def test_by_is_a_label_of_the_value_after_it_in_every_record():
+    main = mined(_byline_films())
+    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    # "by" is no value of its own (it was a list item after the year), and it names the
+    # maker whether the maker is a link or plain text
+    assert cols["author"] == [None, "Studio 1", None, "Maker 3", "Studio 4", "Studio 5"]
+    assert cols["author_url"][3] == "https://shop.example/maker/3"
+    assert not any("by" in str(v) for vals in cols.values() for v in vals if v)
+    years = next(vals for vals in cols.values() if "1999" in vals)
+    assert years[:3] == ["2008", "May 1, 2008", "2005"]
+
+
+def test_a_prefix_glued_to_the_records_class_names_is_no_part_of_them():
+    rows = page(
+        "<ul>"
+        + "".join(
+            f'<li class="lvresult"><h3 class="lvtitle"><a href="/i/{i}">Game {i}</a></h3>'
+            f'<div class="lvprice"><span>£{i}.95</span></div>'
+            f'<div class="lvformat"><span>{i} bids</span></div>'
+            f'<div class="lvdetails"><span>From Spain {i}</span></div></li>'
+            for i in range(1, 6)
+        )
+        + "</ul>"
+    )
+    main = mined(rows)
+    assert [c.name for c in main.columns] == [
+        "title",
+        "url",
+        "price",
+        "price_currency",
+        "format",
+        "details",
+    ]
+    assert main.records[0].fields["format"] == "1 bids"
+    # two consonants that start words are no glued prefix ("price", "product", "promo")
+    assert glued_prefixes(["lvtitle", "lvprice", "lvformat"]) == {"lv"}
+    assert glued_prefixes(["price", "product", "promo", "stock", "style", "store"]) == set()
+    assert glued_prefixes(["lvtitle", "lvprice"]) == set()  # two tokens are no namespace
+
+
+def test_a_charge_written_after_its_amount_names_its_column():
+    postage = ["+ £3.99 postage", "Free Postage", "+ £10.96 postage", "+ £3.00 postage"]
+    rows = page(
+        "<ul>"
+        + "".join(
+            f'<li class="item"><h3><a href="/i/{i}">Game {i}</a></h3>'
+            f'<span class="bold">£{i}.95</span><span class="fee">{p}</span></li>'
+            for i, p in enumerate(postage, 1)
+        )
+        + "</ul>"
+    )
+    main = mined(rows)
+    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    assert cols["postage"] == postage  # (the whole text: the word is the page's)
+    assert cols["price"] == [1.95, 2.95, 3.95, 4.95]
+    assert price_label("+ $3.99 shipping") == "shipping" and price_label("Free Postage")
+    assert price_label("$8.73 used & new (80 offers)") is None  # no charge's name
+    # an item's price and a charge in one column: neither names it
+    mixed = ["$37.50", "+ $3.99 shipping", "$17.00"]
+    assert infer_column(mixed)[0] == "text"
+
+
+def test_a_buttons_caption_is_the_action_it_offers():
+    caption = ["add to cart", "add to cart", "preorder now", "add to cart"]
+    rows = page(
+        "".join(
+            f'<div class="tile"><a href="/p/{i}">Book number {i}</a><span>${i}.50</span>'
+            '<button class="btn btn-primary btn-sm flip-active clearfix flip-plp-cart-btn">'
+            f"{c}</button></div>"
+            for i, c in enumerate(caption, 1)
+        )
+    )
+    main = mined(rows)
+    assert [r.fields.get("action") for r in main.records] == caption
+    assert "flip" not in [c.name for c in main.columns]
+
+
+def test_a_swatchs_caption_is_no_action():
+    colours = [("black", "gold"), ("white", "gold"), ("black", "blue")]
+    rows = page(
+        "".join(
+            f'<div class="tile"><a href="/p/{i}">Tablet number {i}</a>'
+            + "".join(f'<button class="customizations-option">{c}</button>' for c in cs)
+            + "</div>"
+            for i, cs in enumerate(colours, 1)
+        )
+    )
+    assert "action" not in [c.name for c in mined(rows).columns]
+
+
+def test_a_count_on_links_to_one_fragment_is_named_by_it():
+    rows = page(
+        "".join(
+            f'<div class="r"><h2><a href="/dp/{i}">Player model {i}</a></h2>'
+            f'<span class="a-size-small">{i}.5 out of 5 stars</span>'
+            f'<a class="a-size-small a-link-normal" href="/dp/{i}?ref=sr_{i}#customerReviews">'
+            f"{i * 17}</a>"
+            f'<a class="a-size-small" href="/dp/{i}#top-nav-bar">{BLURB} {i}</a></div>'
+            for i in range(1, 5)
+        )
+    )
+    main = mined(rows)
+    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    assert cols["customer_reviews"] == [17, 34, 51, 68]
+    assert cols["customer_reviews_url"][0] == "https://shop.example/dp/1?ref=sr_1#customerReviews"
+    assert not any(name.startswith("top_nav") for name in cols)  # no field word: no name
+    assert fragment_name("#comments") == "comments" and fragment_name("#top-nav-bar") is None
+
+
+def test_a_price_colours_class_does_not_name_texts_without_a_currency():
+    stock = ["Only 1 left in stock", "In stock on May 2", "Only 3 left in stock", "Sold out"]
+    rows = page(
+        "".join(
+            f'<div class="r"><h2><a href="/p/{i}">Lamp model {i}</a></h2>'
+            f'<span class="a-color-price">${i}.99</span>'
+            f'<p><span class="a-color-price">{s}</span></p>'
+            f'<p><span class="a-color-price">US ${i}-{i + 4} / Piece</span></p></div>'
+            for i, s in enumerate(stock, 1)
+        )
+    )
+    main = mined(rows)
+    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    assert cols["price"] == [1.99, 2.99, 3.99, 4.99]
+    named = [n for n, vals in cols.items() if vals == stock]
+    assert named and "price" not in named[0]  # (no "price_2" of stock notes)
+    ranges = [n for n, vals in cols.items() if vals[0] == "US $1-5 / Piece"]
+    assert ranges and "price" in ranges[0]  # a price range with a unit keeps the name

@@ -10,8 +10,10 @@
    attribute text;
 3. ``link``: the record's main link (in a heading, or the longest link text) is ``title``
    and ``url``; another link's URL takes its text's name (``author`` -> ``author_url``);
-4. ``type``: ``price`` (with ``price_currency``), ``date``, ``rating``, ``image``;
+4. ``type``: ``price`` (with ``price_currency``), ``date``, ``rating``, ``image``; a
+   button's caption opening with a verb is the ``action`` it offers ("add to cart");
 5. ``class`` / ``id``: meaningful tokens (:func:`~scrapy_records.fields.naming.token_name`);
+   ``href``: the fragment of the links the text is on (``#customerReviews``);
 6. ``tag``: ``h1``-``h6`` -> ``title``, ``time`` -> ``date``, ``cite`` -> ``source``...;
 7. ``generic``: ``description`` (a long text), ``text``, ``link``, ``image``.
 
@@ -28,6 +30,7 @@ from collections.abc import Callable
 from scrapy_records.fields.naming import (
     IMAGE_WORDS,
     URL_WORDS,
+    fragment_name,
     generic_name,
     label_name,
     property_name,
@@ -49,7 +52,12 @@ from scrapy_records.fields.slot_names import (
 )
 from scrapy_records.fields.slots import Slot, one_value
 from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
-from scrapy_records.fields.values import parse_date_iso, parse_price, price_label
+from scrapy_records.fields.values import (
+    has_trailing_charge,
+    parse_date_iso,
+    parse_price,
+    price_label,
+)
 from scrapy_records.page import Page
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
@@ -76,6 +84,7 @@ EVIDENCE_RANK = {
     "type": 3,
     "class": 4,
     "id": 4,
+    "href": 4,
     "tag": 5,
     "generic": 6,
 }
@@ -97,7 +106,8 @@ def name_slots(
     labels = find_labels(slots, anchor, layout.parent, layout.depth, tag_names(page), classed)
     fill_eaten(data, labels)
     static = [s for s in slots if s.static]
-    data = merge_repeats(data, layout, len(trees), set(labels), static)
+    after = {k: lab.name for k, lab in labels.items() if lab.after}
+    data = merge_repeats(data, layout, len(trees), set(labels) - set(after), static, after)
     anchor, count = _anchors(data, layout.parent)
     rows = all(page.tag[r] == "tr" for rec in trees[:5] for r in rec.roots)
     namer = _Namer(page, maps, layout, anchor, count, labels, rows)
@@ -208,11 +218,17 @@ _PRICE_NAME_WORDS = (
 
 def _glued_price_label(s: Slot) -> str | None:
     """The name a label written in the price's own text gives a price column ("List CAD
-    277.48" -> ``list_price``, "You Save $3" -> ``you_save``): the same label in at least
-    80% of its values."""
-    if s.type != "price" or not s.raw:
+    277.48" -> ``list_price``, "You Save $3" -> ``you_save``), or a text column of charges
+    named after their amount ("+ £3.99 postage" -> ``postage``, whatever the class says:
+    ``fee``): the same label in at least 80% of its values."""
+    if s.type == "price" and s.raw:
+        vals = [v for v in s.raw if isinstance(v, str)]
+    elif s.kind == "text" and s.type == "text":  # "+ £3.99 postage", one "Postage not specified"
+        vals = [v for v in s.values if isinstance(v, str)]
+        if not _mostly(vals, has_trailing_charge):
+            return None
+    else:
         return None
-    vals = [v for v in s.raw if isinstance(v, str)]
     names = [label_name(lab) if (lab := price_label(v)) else None for v in vals]
     name = max(set(names), key=names.count) if names else None
     if name is None or names.count(name) < 0.8 * len(names):
@@ -229,6 +245,27 @@ def _price_name(label: str) -> str:
 def _is_price(v: str) -> bool:
     p = parse_price(v)
     return p is not None and p[1] is not None
+
+
+#: verbs a button's caption opens with ("Add to cart", "Preorder now", "Book a table")
+_ACTION_VERBS = frozenset(
+    """add buy order preorder pre-order reserve book shop get apply subscribe download
+    notify request contact call compare save view see select choose start try join
+    register sign bid watch rent""".split()
+)
+
+
+def _is_action(v: str) -> bool:
+    words = v.split()
+    return len(words) >= 2 and words[0].casefold() in _ACTION_VERBS
+
+
+#: a currency symbol or an ISO code's form
+_CURRENCY_MARK_RE = re.compile(r"[$€£¥₹₩₽¢]|\b[A-Z]{3}\b")
+
+
+def _no_currency(v: str) -> bool:
+    return not _CURRENCY_MARK_RE.search(v)
 
 
 def _is_date(v: str) -> bool:
@@ -380,7 +417,9 @@ class _Namer:
             or self._by_main_link(s)
             or self._by_link(s, a)
             or self._by_type(s, chain)
-            or self._by_class(chain, a)
+            or self._by_control(s, chain)
+            or self._unless_mistyped(s, self._by_class(chain, a))
+            or self._by_fragment(s, chain)
             or self._by_tag(chain, kind)
         )
         if found is None:
@@ -397,7 +436,7 @@ class _Namer:
     def class_name(self, s: Slot) -> str | None:
         """The name ``s``'s class or id tokens give, if any."""
         a = self.anchor[id(s)]
-        found = self._by_class(self._chain(a, s.kind), a)
+        found = self._unless_mistyped(s, self._by_class(self._chain(a, s.kind), a))
         return found[0] if found else None
 
     def _chain(self, a: TemplateNode, kind: str) -> list[TemplateNode]:
@@ -514,6 +553,17 @@ class _Namer:
             return own
         return typ, "type"
 
+    def _by_control(self, s: Slot, chain: list[TemplateNode]) -> tuple[str, str] | None:
+        """Rule 4b: a button's caption that opens with a verb ("add to cart", "preorder
+        now") is the action it offers, whatever the button's styling classes say
+        (``flip-active``); a swatch's caption ("black") is not."""
+        if s.kind != "text" or not any(tag_of(t, self.tagnames) == "button" for t in chain[:2]):
+            return None
+        vals = [v for v in s.values if isinstance(v, str)]
+        if vals and _mostly(vals, _is_action):
+            return "action", "tag"
+        return None
+
     def _typed_ancestor_class(self, t: TemplateNode, typ: str, at: int) -> tuple[str, str] | None:
         """The nearest class above ``t`` when it wraps no value of type ``typ`` before the
         column at document position ``at``: a ``lvprice`` block holding the price and a unit
@@ -556,6 +606,32 @@ class _Namer:
             if v:
                 return v, "class"
             p = tparent.get(p)
+        return None
+
+    @staticmethod
+    def _unless_mistyped(s: Slot, found: tuple[str, str] | None) -> tuple[str, str] | None:
+        """A class that names a price (``a-color-price``: the colour prices are drawn in)
+        does not name a text column whose texts mostly show no currency ("Only 1 left in
+        stock", "See more like this"); "US $36-40 / Piece" keeps it."""
+        if found is None or s.kind != "text" or s.type == "price" or "price" not in found[0]:
+            return found
+        vals = [v for v in s.values if isinstance(v, str)]
+        return None if vals and _mostly(vals, _no_currency) else found
+
+    def _by_fragment(self, s: Slot, chain: list[TemplateNode]) -> tuple[str, str] | None:
+        """Rule 5b: a text on links to one fragment of different pages ("155" on
+        ``.../dp/B003VX56MK#customerReviews``) is named by that fragment."""
+        if s.kind != "text":
+            return None
+        ev = self.evidence
+        for t in chain[:2]:
+            if tag_of(t, self.tagnames) != "a":
+                continue
+            hrefs = [ev.pel[i].get("href") or "" for i in ev.elems(t)]
+            frags = {h.rpartition("#")[2] for h in hrefs}
+            if len(hrefs) >= 2 and len(frags) == 1 and all("#" in h for h in hrefs):
+                name = fragment_name(frags.pop())
+                return (name, "href") if name else None
         return None
 
     def _by_tag(self, chain: list[TemplateNode], kind: str) -> tuple[str, str] | None:

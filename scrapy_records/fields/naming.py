@@ -5,6 +5,7 @@ schemas, and wrapper fields are named with these functions.
 * :func:`token_name` / :func:`best_token`: a name from class or id tokens, or ``None`` for
   presentational tokens (``pl6``, ``col-xs-4``, ``secondary-link-color``), framework noise
   and generated hashes;
+* :func:`fragment_name`: a name from the fragment of the links a column's texts are on;
 * :func:`label_name`: a name from a label text ("Price:" -> ``price``, "By" -> ``author``);
 * :func:`generic_name`: the name of a value nothing else names (``description``, ``text``,
   ``link``, ``image``);
@@ -194,8 +195,45 @@ def _token_name_uncached(tok: str) -> str | None:
     return name
 
 
+#: two consonants that start words (``price``, ``thumb``, ``stock``): never a glued prefix
+_ONSETS = frozenset(
+    "bl br ch cl cr dr dw fl fr gh gl gn gr kl kn kr ph pl pn pr ps sc sh sk sl sm sn sp st "
+    "sv sw th tr ts tw tz wh wr".split()
+)
+_GLUED_RE = re.compile(r"^([b-df-hj-np-tv-xz]{2})([a-z]{3,})$")
+#: distinct class tokens of a record that must share a glued prefix for it to be one
+GLUED_PREFIX_TOKENS = 3
+
+
+def glued_prefixes(tokens: Iterable[str]) -> frozenset[str]:
+    """Two-consonant prefixes no word starts with, glued to at least
+    :data:`GLUED_PREFIX_TOKENS` distinct class tokens of one record (``lvtitle``,
+    ``lvprice``, ``lvformat``): the site's namespace for the record's parts, not a word of
+    their names."""
+    seen: dict[str, set[str]] = {}
+    for tok in tokens:
+        m = _GLUED_RE.match(tok)
+        if m and m.group(1) not in _ONSETS and _VOWEL_RE.search(m.group(2)):
+            seen.setdefault(m.group(1), set()).add(tok)
+    return frozenset(p for p, toks in seen.items() if len(toks) >= GLUED_PREFIX_TOKENS)
+
+
+def unglue(token: str, prefixes: frozenset[str]) -> str:
+    """``token`` without a glued prefix of :func:`glued_prefixes` (``lvprice`` -> ``price``)."""
+    m = _GLUED_RE.match(token) if prefixes else None
+    return m.group(2) if m and m.group(1) in prefixes and _VOWEL_RE.search(m.group(2)) else token
+
+
 def _has_field_word(token: str) -> bool:
     return any(w in token for w in _FIELD_WORDS)
+
+
+def fragment_name(fragment: str) -> str | None:
+    """A name from the fragment links of a column share (``#customerReviews`` ->
+    ``customer_reviews``, ``#comments``) when it holds a field word: the part of the page
+    the link leads to says what its text counts (``#top-nav-bar`` names nothing)."""
+    name = token_name(fragment.lstrip("#"))
+    return name if name and _has_field_word(name) else None
 
 
 def best_token(tokens: Sequence[str]) -> str | None:

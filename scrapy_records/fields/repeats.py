@@ -67,10 +67,12 @@ def merge_repeats(
     n: int,
     labelled: set[int],
     static: list[Slot] | None = None,
+    members: dict[int, str] | None = None,
 ) -> list[Slot]:
     """Merge the slots of repeated template siblings into list slots (module docstring);
     ``labelled``: ``id()`` of the slots a label names; ``static``: the template's text
-    slots (captions)."""
+    slots (captions); ``members``: names by ``id()`` of slots a label names that may be
+    items of a list, which that name then names ("by" before the names of a list)."""
     by_node = _under(data, layout)
     captions = _under(static or [], layout)
     merged: dict[int, Slot] = {}  # id(member) -> its list slot
@@ -90,6 +92,9 @@ def merge_repeats(
                 if lst is not None:
                     for s in group:
                         merged[id(s)] = lst
+                    names = {members[id(s)] for s in group if id(s) in members} if members else ()
+                    if len(names) == 1 and not lst.name:
+                        lst.name, lst.evidence = next(iter(names)), "label"
     out: list[Slot] = []
     emitted: set[int] = set()
     for s in data:

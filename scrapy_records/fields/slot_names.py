@@ -26,12 +26,14 @@ from typing import Any, NamedTuple
 
 from scrapy_records.fields.naming import (
     best_token,
+    glued_prefixes,
     label_name,
+    unglue,
 )
 from scrapy_records.fields.records import page_data
 from scrapy_records.fields.slots import Slot
 from scrapy_records.fields.template import NodeMap, TemplateNode
-from scrapy_records.fields.text import LABEL_TAGS, is_byline_label
+from scrapy_records.fields.text import LABEL_TAGS, is_byline_label, is_label_text
 from scrapy_records.page import Page
 
 Parents = dict[TemplateNode, TemplateNode | None]
@@ -49,6 +51,7 @@ class Label(NamedTuple):
     own_link: bool  # the label is the constant text of the slot's own link ("Read more")
     loose: bool  # only a short text beside the value: a badge ("web", "New") reads alike
     eaten: list[Any] | None = None  # per record, the value the label's own text holds
+    after: bool = False  # names the value after nearer ones its records lack ("by" ... name)
 
 
 def fill_eaten(data: list[Slot], labels: dict[int, Label]) -> None:
@@ -125,8 +128,8 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
                 same_presence = nxt is not None and all(
                     (a is None) == (b is None) for a, b in zip(s.values, nxt.values)
                 )
-                if v.rstrip().endswith((":", "：")) or (same_presence and label_name(v)):
-                    s.static = True
+                if is_label_text(v) or (same_presence and label_name(v)):
+                    s.static = True  # ("by" names whichever value follows it)
 
 
 _BUTTON_CLASS_RE = re.compile(r"(?:^|[-_\s])(?:btn|button)(?:$|[-_\s])|Button", re.I)
@@ -337,6 +340,42 @@ def find_labels(
         loose = lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3 and _beside(lab, target)
         if strong or loose:
             out[id(target)] = Label(ln, a is lab_el, not strong, lab.raw if lab.static else None)
+            if cands[0][1] == k + 1 and is_byline_label(lv):
+                for j in byline_targets(slots, k):
+                    b = anchor.get(id(slots[j]))
+                    if (
+                        b is not None
+                        and id(slots[j]) not in out
+                        and _near(lab_el, b, tparent, tdepth)
+                    ):
+                        out[id(slots[j])] = Label(ln, False, False, after=True)
+    return out
+
+
+def byline_targets(slots: list[Slot], k: int, reach: int = 6) -> list[int]:
+    """The text slots after label slot ``k`` other than the next one that the label
+    precedes in every record holding them, the nearer data slots being absent there: "by"
+    before a linked author in some records and a plain name in others names both."""
+    lab, out = slots[k], []
+    between: list[Slot] = []
+    for j in range(k + 1, min(len(slots), k + 1 + reach)):
+        s = slots[j]
+        if s.static:
+            if s.kind == "text":
+                break  # another label or template text: the values after it are its
+            continue
+        rows = [r for r, v in enumerate(s.values) if v is not None]
+        if (
+            between
+            and s.kind == "text"
+            and rows
+            and all(
+                lab.values[r] is not None and all(o.values[r] is None for o in between)
+                for r in rows
+            )
+        ):
+            out.append(j)
+        between.append(s)
     return out
 
 
@@ -514,6 +553,14 @@ class Evidence:
         self._attrs: dict[tuple[TemplateNode, str, int], Any] = {}
         self._tokens: dict[TemplateNode, tuple[list[str], str | None]] = {}
         self._best: dict[TemplateNode, str | None] = {}
+        self.glued: frozenset[str] | None = None
+
+    def _glued_prefixes(self, records: int = 3) -> frozenset[str]:
+        """:func:`glued_prefixes` of the class tokens of the first records."""
+        classes = self.page.classes
+        return glued_prefixes(
+            tok for m in self.maps[:records] for i in m.values() if i >= 0 for tok in classes(i)
+        )
 
     def elems(self, t: TemplateNode) -> list[int]:
         """Up to ``sample`` elements mapped to ``t``, spread over the records."""
@@ -572,6 +619,9 @@ class Evidence:
                             order.append(tok)
                         cnt[tok] = cnt.get(tok, 0) + 1
                 toks = [tok for tok in order if els and cnt[tok] >= 0.6 * len(els)]
+                if self.glued is None:
+                    self.glued = self._glued_prefixes()
+                toks = [unglue(tok, self.glued) for tok in toks]
             sid = None
             if "id" in names:
                 pel = self.pel

@@ -62,6 +62,7 @@ __all__ = [
     "price_range",
     "price_maxes",
     "price_label",
+    "has_trailing_charge",
     "parse_date_iso",
     "decimal_style",
     "infer_column",
@@ -382,15 +383,16 @@ _PRICE_LABEL_WORDS, _PRICE_LABEL_CHARS = 2, 20
 def price_label(text: str, decimal: str | None = None) -> str | None:
     """The label written before a price in one text ("List CAD 277.48", "Was: $12.99",
     "You Save $3.00"): one or two words of letters, the rest a price with a currency
-    marker. ``None`` when ``text`` is no such labelled price (or a price as it stands:
-    "from $5" and "now $5" read as prices without a label).
+    marker; or the charge named after one ("+ £3.99 postage", "Free Postage":
+    :func:`has_trailing_charge`). ``None`` when ``text`` is no such labelled price (or a
+    price as it stands: "from $5" and "now $5" read as prices without a label).
 
     >>> price_label("List CAD 277.48"), price_label("Was: $12.99"), price_label("Size 12")
     ('List', 'Was', None)
     """
     if not text or len(text) > 48 or _unlabelled_price(text, decimal) is not None:
         return None
-    split = _split_price_label(text, decimal)
+    split = _split_price_label(text, decimal) or _trailing_charge(text.split(), decimal)
     return split[0] if split is not None else None
 
 
@@ -408,6 +410,34 @@ def _split_price_label(
         if out is not None:
             return (label.rstrip(":").strip(), out) if out[1] is not None else None
     return None
+
+
+#: charges a shop names after their amount ("+ £3.99 postage", "$5.00 shipping")
+_CHARGE_WORDS = frozenset(
+    "postage shipping delivery freight handling tax taxes vat fee fees".split()
+)
+
+
+def _trailing_charge(
+    words: list[str], decimal: str | None
+) -> tuple[str, tuple[float, str | None]] | None:
+    """``(charge, price)`` when the words are a price (maybe after a "+") or "Free" and
+    then a word naming a charge: "+ £3.99 postage" -> ``("postage", (3.99, "GBP"))``,
+    "Free Postage" -> ``("Postage", (0.0, None))``."""
+    if len(words) < 2 or words[-1].rstrip(".").casefold() not in _CHARGE_WORDS:
+        return None
+    head = " ".join(words[:-1]).lstrip("+").strip()
+    if head.casefold() in _FREE:
+        return words[-1], (0.0, None)
+    out = _unlabelled_price(head, decimal) if head else None
+    return (words[-1], out) if out is not None and out[1] is not None else None
+
+
+def has_trailing_charge(text: str) -> bool:
+    """``text`` is a price followed by the charge it is ("+ £3.99 postage", "Free
+    shipping"): :func:`price_label` reads the charge's name. (The text stays a text: the
+    charge's word is part of the value as the page writes it.)"""
+    return len(text) <= 48 and _trailing_charge(text.split(), None) is not None
 
 
 def _parse_price(text: str, decimal: str | None) -> tuple[float, str | None] | None:
