@@ -22,6 +22,7 @@ first; any other expression is evaluated as written.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from lxml import etree
@@ -34,27 +35,39 @@ _BASE_HEAD = "concat(' ', normalize-space(translate("
 _BASE_TAIL = ", '\u00a0', ' ')), ' ')"
 
 
-def _args(s: str) -> list[str] | None:
-    """The top-level comma-separated arguments of ``s`` (quotes, brackets and parentheses
-    respected), or ``None`` when they do not balance."""
-    out, depth, quote, start = [], 0, "", 0
-    for k, c in enumerate(s):
+def nesting(s: str, start: int = 0) -> Iterator[tuple[int, str, int | None]]:
+    """The characters of XPath text ``s`` from ``start`` that lie outside its string
+    literals, each with the bracket depth after it (``[`` and ``(`` open, ``]`` and ``)``
+    close, the depth counted from 0 at ``start``); last ``(len(s), "", depth)``, the depth
+    ``None`` when a literal is left open."""
+    depth, quote = 0, ""
+    for k in range(start, len(s)):
+        c = s[k]
         if quote:
             if c == quote:
                 quote = ""
-        elif c in "'\"":
+            continue
+        if c in "'\"":
             quote = c
-        elif c in "[(":
+            continue
+        if c in "[(":
             depth += 1
         elif c in "])":
             depth -= 1
-            if depth < 0:
-                return None
-        elif c == "," and depth == 0:
+        yield k, c, depth
+    yield len(s), "", None if quote else depth
+
+
+def _args(s: str) -> list[str] | None:
+    """The top-level comma-separated arguments of ``s`` (quotes, brackets and parentheses
+    respected), or ``None`` when they do not balance."""
+    out, start = [], 0
+    for k, c, depth in nesting(s):
+        if depth is None or depth < 0 or (not c and depth):
+            return None
+        if c == "," and depth == 0:
             out.append(s[start:k].strip())
             start = k + 1
-    if depth or quote:
-        return None
     out.append(s[start:].strip())
     return out
 

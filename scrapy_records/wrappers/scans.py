@@ -18,7 +18,7 @@ from typing import Any
 
 from lxml import etree
 
-from scrapy_records.wrappers.gaps import gap_text
+from scrapy_records.wrappers.gaps import gap_text, nesting
 from scrapy_records.wrappers.safe_xpath import compile_xpath
 
 _SCAN_RX = re.compile(r"//([A-Za-z][\w-]*)\[")
@@ -29,21 +29,9 @@ _TEST_RX = re.compile(r"""(?:=|!=|<=|>=)\s*(?:'[^']*'|"[^"]*")\s*$""")
 
 def _closing(s: str, start: int) -> int:
     """The position of the ``]`` that closes the ``[`` at ``start - 1``, or -1."""
-    depth = 1
-    quote = ""
-    for k in range(start, len(s)):
-        c = s[k]
-        if quote:
-            if c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c in "[(":
-            depth += 1
-        elif c in "])":
-            depth -= 1
-            if depth == 0:
-                return k if c == "]" else -1
+    for k, c, depth in nesting(s, start):
+        if depth == -1:
+            return k if c == "]" else -1
     return -1
 
 
