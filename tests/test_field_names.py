@@ -1052,7 +1052,7 @@ def test_a_prefix_glued_to_the_records_class_names_is_no_part_of_them():
         + "".join(
             f'<li class="lvresult"><h3 class="lvtitle"><a href="/i/{i}">Game {i}</a></h3>'
             f'<div class="lvprice"><span>£{i}.95</span></div>'
-            f'<div class="lvformat"><span>{i} bids</span></div>'
+            f'<div class="lvformat"><span>{f"{i} bids" if i % 2 else "Buy it now"}</span></div>'
             f'<div class="lvdetails"><span>From Spain {i}</span></div></li>'
             for i in range(1, 6)
         )
@@ -1161,3 +1161,31 @@ def test_a_price_colours_class_does_not_name_texts_without_a_currency():
     assert named and "price" not in named[0]  # (no "price_2" of stock notes)
     ranges = [n for n, vals in cols.items() if vals[0] == "US $1-5 / Piece"]
     assert ranges and "price" in ranges[0]  # a price range with a unit keeps the name
+
+
+def test_a_count_is_named_by_the_noun_it_counts():
+    counts = ["71 reviews", "459 reviews", "1 review", "93 reviews"]
+    tags = ["1 tag", "2 tags", "1 tag", "5 tags"]
+    rows = page(
+        "".join(
+            f'<div class="row"><h2><a href="/job/{i}">Receptionist number {i}</a></h2>'
+            f"<span>{c}</span><em>{t}</em>"
+            f'<span>{i}12 KB</span><span class="comments">{i}3 comments</span></div>'
+            for i, (c, t) in enumerate(zip(counts, tags), 1)
+        )
+    )
+    main = mined(rows)
+    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    assert cols["reviews"] == counts and cols["tags"] == tags  # whole values
+    assert cols["comments"] == ["13 comments", "23 comments", "33 comments", "43 comments"]
+    assert not {"kb", "kbs"} & set(cols)  # kilobytes measure, they count nothing
+
+
+def test_counted_noun_reads_counts_not_sizes_or_kinds():
+    from scrapy_records.fields.namer import counted_noun
+
+    assert counted_noun(["1 reply", "3 replies"]) == "replies"
+    assert counted_noun(["1,145 points", "(3) points"]) == "points"
+    assert counted_noun(["3 days", "4 days"]) is None
+    assert counted_noun(["4 Stroke", "6 Stroke"]) is None
+    assert counted_noun(["0 bids", "Buy it now", "Buy it now"]) is None
