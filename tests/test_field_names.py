@@ -1189,3 +1189,22 @@ def test_counted_noun_reads_counts_not_sizes_or_kinds():
     assert counted_noun(["3 days", "4 days"]) is None
     assert counted_noun(["4 Stroke", "6 Stroke"]) is None
     assert counted_noun(["0 bids", "Buy it now", "Buy it now"]) is None
+
+
+def test_an_icon_header_names_its_column_by_the_icons_text():
+    head = (
+        "<tr><th>Title</th><th>Author</th>"
+        '<th><a href="?sort=c"><img src="/i/comments.gif" alt="Comments"></a></th>'
+        '<th><span class="icon-star" title="Recommends"></span></th></tr>'
+    )
+    rows = "".join(
+        f'<tr><td><a href="/story/{i}">A diary of day {i}</a></td>'
+        f'<td class="mid"><a href="/user/u{i}">user{i}</a></td>'
+        f'<td class="mid">{3 * i}</td><td class="mid">{i + 1}</td></tr>'
+        for i in range(1, 6)
+    )
+    main = mined(page(f"<table class='styled'>{head}{rows}</table>"))
+    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    assert cols["comments"] == [3, 6, 9, 12, 15]
+    assert cols["recommends"] == [2, 3, 4, 5, 6]
+    assert "mid" not in cols

@@ -488,7 +488,7 @@ class TableHeaders:
         for c in cells:
             w = self._span(c)
             if k <= col < k + w:
-                return label_name(page.text(c))
+                return label_name(page.text(c) or _drawn_caption(page, c))
             k += w
         return None
 
@@ -518,6 +518,18 @@ class TableHeaders:
                     break
             self.head_rows[table] = head
         return head
+
+
+def _drawn_caption(page: Page, cell: int) -> str:
+    """The caption of a header cell that shows an icon instead of a word: the ``alt``,
+    ``aria-label`` or ``title`` of its first element that has one (a "Comments" bubble)."""
+    el, end = page.el, page.end
+    for i in range(cell, end[cell] + 1):
+        for attr in ("alt", "aria-label", "title"):
+            v = el[i].get(attr)
+            if v and v.strip():
+                return v
+    return ""
 
 
 # ======================================================== evidence in the attributes
