@@ -1208,3 +1208,18 @@ def test_an_icon_header_names_its_column_by_the_icons_text():
     assert cols["comments"] == [3, 6, 9, 12, 15]
     assert cols["recommends"] == [2, 3, 4, 5, 6]
     assert "mid" not in cols
+
+
+def test_an_address_written_out_under_a_result_is_display_url_whatever_its_class():
+    hosts = ["www.wikihow.com/Start-a-Business", "webbusiness.com", "www.web.com/default2.aspx"]
+    rows = page(
+        "".join(
+            f'<div class="algo"><h3><a href="https://r.search.example/{i}">Result number {i}</a>'
+            f'</h3><span class="comp title">{h}</span><p>{BLURB}</p></div>'
+            for i, h in enumerate(hosts * 2)
+        )
+    )
+    main = mined(rows)
+    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    assert cols["display_url"] == hosts * 2
+    assert not any(n.startswith("comp") for n in cols)

@@ -269,6 +269,22 @@ def _no_currency(v: str) -> bool:
     return not _CURRENCY_MARK_RE.search(v)
 
 
+#: a web address as a results page writes it out: a host name with a dot and a top-level
+#: domain, then a path or breadcrumbs ("www.example.com/a/b", "example.org › docs")
+_ADDRESS_RE = re.compile(
+    r"^(?:https?://)?(?:[\w-]+\.)+[a-z]{2,}(?::\d+)?(?:[/?#]\S*|\s*[›»>].*)?$", re.I
+)
+_ADDRESS_HINT_RE = re.compile(r"^(?:https?://|www\.)|[/›»]", re.I)
+
+
+def is_written_address(vals: list[str]) -> bool:
+    """All but one in five values read as web addresses, and at least half of them show it
+    beyond doubt (a scheme, ``www.`` or a path): "Node.js" alone is no address."""
+    if not _mostly(vals, lambda v: bool(_ADDRESS_RE.match(v.strip()))):
+        return False
+    return sum(1 for v in vals if _ADDRESS_HINT_RE.search(v.strip())) >= 0.5 * len(vals)
+
+
 def _is_date(v: str) -> bool:
     return parse_date_iso(v) is not None
 
@@ -593,6 +609,8 @@ class _Namer:
                 typ = "price"  # a range ("£3 to £9") keeps the column text, not its name
             elif vals and _mostly(vals, _is_date):
                 typ = "date"
+            elif vals and is_written_address(vals) and not self._is_link_text(s):
+                return "display_url", "type"  # (a link's address text: the link's column)
         if typ is None:
             return None
         words = _TYPE_WORDS.get(typ)
@@ -603,6 +621,9 @@ class _Namer:
         if own is not None and any(w in own[0] for w in words or ()):
             return own
         return typ, "type"
+
+    def _is_link_text(self, s: Slot) -> bool:
+        return any(t is s for t in self.link_text.values())
 
     def _by_control(self, s: Slot, chain: list[TemplateNode]) -> tuple[str, str] | None:
         """Rule 4b: a button's caption that opens with a verb ("add to cart", "preorder
