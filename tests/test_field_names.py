@@ -1223,3 +1223,21 @@ def test_an_address_written_out_under_a_result_is_display_url_whatever_its_class
     cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
     assert cols["display_url"] == hosts * 2
     assert not any(n.startswith("comp") for n in cols)
+
+
+def test_share_links_are_the_pages_widget_not_fields():
+    rows = page(
+        "".join(
+            f'<article class="card"><h3><a href="/story/{i}">Story number {i}</a></h3>'
+            f"<p>{BLURB}</p>"
+            f'<a class="button" href="mailto:?subject=Story%20{i}&amp;body=/story/{i}">Mail</a>'
+            f'<a href="https://www.facebook.com/sharer/sharer.php?u=/story/{i}">Share</a>'
+            f'<a href="/author/a{i}">Author {i}</a></article>'
+            for i in range(1, 5)
+        )
+    )
+    main = mined(rows)
+    values = [str(v) for r in main.records for v in r.fields.values()]
+    assert not any("mailto:" in v or "sharer" in v for v in values)
+    assert [r.fields.get("title") for r in main.records][:2] == ["Story number 1", "Story number 2"]
+    assert any(v.endswith("/author/a1") for v in values)

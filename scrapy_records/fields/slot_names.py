@@ -101,10 +101,15 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
     says button: "Buy online", "Save to list", "more") is static too, and so is one text in
     :data:`CAPTION_SHARE` of the records (three at least) that is the whole text of links
     to different places ("View image", not an item of a list: :func:`_link_caption`); a
-    text the page annotates as a property (``itemprop`` on its element) never is."""
+    text the page annotates as a property (``itemprop`` on its element) never is. Links
+    that share the page (``mailto:?subject=...``, a network's share endpoint) are static
+    whatever their values."""
     present = [sum(1 for v in s.values if v is not None) for s in slots]
     for k, s in enumerate(slots):
         vals = {v for v in s.values if v is not None}
+        if s.kind == "url" and vals and all(_SHARE_RE.search(str(v)) for v in vals):
+            s.static = True  # "share by e-mail / on Facebook": the page's widget, no data
+            continue
         if len(vals) > 1 and s.kind == "text":
             eaten = _label_variants(s.values)
             if eaten is not None:  # "Written by" / "By:": one label written two ways
@@ -130,6 +135,17 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
                 )
                 if is_label_text(v) or (same_presence and label_name(v)):
                     s.static = True  # ("by" names whichever value follows it)
+
+
+#: links that share the page rather than point at data: an e-mail with no recipient and the
+#: share endpoints of the common networks
+_SHARE_RE = re.compile(
+    r"^mailto:\?|//(?:www\.)?(?:facebook\.com/(?:sharer|share\.php|dialog/share)"
+    r"|(?:twitter|x)\.com/(?:intent/|share)|linkedin\.com/(?:sharing/|shareArticle|cws/share)"
+    r"|pinterest\.\w+/pin/create|reddit\.com/submit|api\.whatsapp\.com/send"
+    r"|wa\.me/\?|t\.me/share|(?:www\.)?tumblr\.com/(?:share|widgets/share))",
+    re.I,
+)
 
 
 _BUTTON_CLASS_RE = re.compile(r"(?:^|[-_\s])(?:btn|button)(?:$|[-_\s])|Button", re.I)
