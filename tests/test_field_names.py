@@ -1182,7 +1182,7 @@ def test_a_count_is_named_by_the_noun_it_counts():
 
 
 def test_counted_noun_reads_counts_not_sizes_or_kinds():
-    from scrapy_records.fields.namer import counted_noun
+    from scrapy_records.fields.naming import counted_noun
 
     assert counted_noun(["1 reply", "3 replies"]) == "replies"
     assert counted_noun(["1,145 points", "(3) points"]) == "points"
@@ -1241,3 +1241,26 @@ def test_share_links_are_the_pages_widget_not_fields():
     assert not any("mailto:" in v or "sharer" in v for v in values)
     assert [r.fields.get("title") for r in main.records][:2] == ["Story number 1", "Story number 2"]
     assert any(v.endswith("/author/a1") for v in values)
+
+
+def test_unnamed_columns_are_named_by_what_their_values_are():
+    from scrapy_records.fields.naming import shape_name
+
+    sizes = ["19.8KB", "4.1KB", "288K", "3282 bytes"]
+    scores = ["97%", "95%", "94%", "91%"]
+    rows = page(
+        "".join(
+            f"<table><tr><td>{i}.</td><td><a href='/doc/{i}'>Admission guide part {i}</a>"
+            f"<br>{BLURB} {i}<br><font>www.uni.example/admission/{i}/ -</font>"
+            f"<font>{s}</font><font>{p}</font></td></tr></table>"
+            for i, (s, p) in enumerate(zip(sizes, scores), 1)
+        )
+    )
+    main = mined(rows)
+    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    assert cols["rank"] == ["1.", "2.", "3.", "4."]
+    assert cols["size"] == sizes and cols["percent"] == scores
+    assert cols["display_url"][0].startswith("www.uni.example/admission/1/")
+    assert shape_name(["15:50", "9:09 pm", "08:55"]) == "time"
+    assert shape_name(["1.", "1.", "2."]) is None  # no count up: no rank
+    assert shape_name(["Paperback", "Hardcover"]) is None

@@ -25,7 +25,6 @@ unless the name already says so.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable
 
 from scrapy_records.fields.naming import (
@@ -33,8 +32,10 @@ from scrapy_records.fields.naming import (
     URL_WORDS,
     fragment_name,
     generic_name,
+    is_written_address,
     label_name,
     property_name,
+    shape_name,
     token_name,
 )
 from scrapy_records.fields.records import RecordTree
@@ -269,22 +270,6 @@ def _no_currency(v: str) -> bool:
     return not _CURRENCY_MARK_RE.search(v)
 
 
-#: a web address as a results page writes it out: a host name with a dot and a top-level
-#: domain, then a path or breadcrumbs ("www.example.com/a/b", "example.org › docs")
-_ADDRESS_RE = re.compile(
-    r"^(?:https?://)?(?:[\w-]+\.)+[a-z]{2,}(?::\d+)?(?:[/?#]\S*|\s*[›»>].*)?$", re.I
-)
-_ADDRESS_HINT_RE = re.compile(r"^(?:https?://|www\.)|[/›»]", re.I)
-
-
-def is_written_address(vals: list[str]) -> bool:
-    """All but one in five values read as web addresses, and at least half of them show it
-    beyond doubt (a scheme, ``www.`` or a path): "Node.js" alone is no address."""
-    if not _mostly(vals, lambda v: bool(_ADDRESS_RE.match(v.strip()))):
-        return False
-    return sum(1 for v in vals if _ADDRESS_HINT_RE.search(v.strip())) >= 0.5 * len(vals)
-
-
 def _is_date(v: str) -> bool:
     return parse_date_iso(v) is not None
 
@@ -301,53 +286,13 @@ def _mostly(vals: list[str], test: Callable[[str], bool], share: float = 0.8) ->
     return True
 
 
-#: "71 reviews", "(23) comments", "1.2k views": a count and the noun it counts
-_COUNT_RE = re.compile(r"^\(?\s*\d[\d,.]*\s*[kKmM]?\s*\)?\s+([^\W\d_]{3,})$")
-#: nouns of measure and of time: "112 KB", "2 pack", "3 days" say how much, not what is counted
-_NOT_COUNTED = frozenset(
-    "kb mb gb tb kib mib gib bytes px pt cm mm km kg lbs lb oz ml pack packs pcs pieces"
-    " sec secs second seconds min mins minute minutes hr hrs hour hours day days week weeks"
-    " month months year years yrs ago left".split()
-)
-
-
-def _noun_stem(word: str) -> str:
-    """``replies`` -> ``reply``, ``tags`` -> ``tag``: the singular and plural as one noun."""
-    w = word.casefold()
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
-
-
-def counted_noun(vals: list[str]) -> str | None:
-    """The noun every value (all but one in five) counts, as the values write it where the
-    count is not one ("1 tag", "2 tags" -> ``tags``); ``None`` when the values are not
-    counts of one noun, count a measure or a time ("112 KB", "3 days"), or keep the noun
-    singular after other counts than one ("4 Stroke")."""
-    nouns = []
-    for v in vals:
-        m = _COUNT_RE.match(v.strip())
-        nouns.append((m.group(1).casefold(), v.lstrip("( ").startswith("1 ")) if m else None)
-    found = [n for n in nouns if n is not None]
-    stems = Counter(_noun_stem(w) for w, _one in found)
-    if not stems:
-        return None
-    stem, k = stems.most_common(1)[0]
-    if k < 0.8 * len(vals) or stem in _NOT_COUNTED or _noun_stem(stem) in _NOT_COUNTED:
-        return None
-    forms = Counter(w for w, one in found if _noun_stem(w) == stem and not one)
-    if stem in forms:
-        return None  # "4 Stroke", "2 pack": a kind or a size, not a count of strokes
-    return forms.most_common(1)[0][0] if forms else stem
-
-
-def _by_count(s: Slot) -> tuple[str, str] | None:
-    """Rule 5b: a column of counts no class names is named by the noun it counts
-    ("71 reviews" -> ``reviews``); a class, meaningful or not, is the slot's own name and
-    stays the same on pages whose few values are no counts."""
+def _by_shape(s: Slot) -> tuple[str, str] | None:
+    """Rule 5b: a text column no class names, named by what its values are (``reviews``
+    for "71 reviews", ``rank``, ``size``, ``percent``, ``time``); a class, meaningful or
+    not, is the slot's own name and stays the same on pages whose few values differ."""
     vals = [v for v in s.values if isinstance(v, str)]
-    noun = counted_noun(vals) if s.kind == "text" and len(vals) >= 2 else None
-    return (noun, "type") if noun else None
+    name = shape_name(vals) if s.kind == "text" and len(vals) >= 2 else None
+    return (name, "type") if name else None
 
 
 def _fill(s: Slot) -> float:
@@ -486,7 +431,7 @@ class _Namer:
             or self._by_control(s, chain)
             or self._unless_mistyped(s, self._by_class(chain, a))
             or self._by_fragment(s, chain)
-            or _by_count(s)
+            or _by_shape(s)
             or self._by_tag(chain, kind)
         )
         if found is None:

@@ -9,14 +9,17 @@ schemas, and wrapper fields are named with these functions.
 * :func:`label_name`: a name from a label text ("Price:" -> ``price``, "By" -> ``author``);
 * :func:`generic_name`: the name of a value nothing else names (``description``, ``text``,
   ``link``, ``image``);
-* :func:`unique_names`: ``_2``, ``_3``... for repeated names, in the order given.
+* :func:`unique_names`: ``_2``, ``_3``... for repeated names, in the order given;
+* :func:`shape_name`: a name from what a column's values are (``reviews``, ``rank``,
+  ``size``, ``percent``, ``time``, ``display_url``) where nothing else names it.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 
 _NOISE_WORDS = frozenset(
     """clearfix cf row col cols column columns container wrapper wrap inner outer item items
@@ -320,3 +323,112 @@ def unique_names(names: Iterable[str], taken: Iterable[str] = ()) -> list[str]:
         used.add(name)
         out.append(name)
     return out
+
+
+# ----------------------------------------------------------------- what values are
+def _most(vals: Sequence[str], test: Callable[[str], bool], share: float = 0.8) -> bool:
+    """At least ``share`` of ``vals`` (one at least) pass ``test``."""
+    return bool(vals) and sum(1 for v in vals if test(v)) >= share * len(vals) - 1e-9
+
+
+def _strip_edges(v: str) -> str:
+    """A value without the separators a layout puts around it ("www.x.com/a -")."""
+    return v.strip().strip(" -|·•\u2013\u2014").strip()
+
+
+#: a web address as a results page writes it out: a host name with a dot and a top-level
+#: domain, then a path or breadcrumbs ("www.example.com/a/b", "example.org › docs")
+_ADDRESS_RE = re.compile(
+    r"^(?:https?://)?(?:[\w-]+\.)+[a-z]{2,}(?::\d+)?(?:[/?#]\S*|\s*[›»>].*)?$", re.I
+)
+_ADDRESS_HINT_RE = re.compile(r"^(?:https?://|www\.)|[/›»]", re.I)
+
+
+def is_written_address(vals: Sequence[str]) -> bool:
+    """All but one in five values read as web addresses, and at least half of them show it
+    beyond doubt (a scheme, ``www.`` or a path): "Node.js" alone is no address."""
+    if not _most(vals, lambda v: bool(_ADDRESS_RE.match(_strip_edges(v)))):
+        return False
+    return sum(1 for v in vals if _ADDRESS_HINT_RE.search(v.strip())) >= 0.5 * len(vals)
+
+
+#: "71 reviews", "(23) comments", "1.2k views": a count and the noun it counts
+_COUNT_RE = re.compile(r"^\(?\s*\d[\d,.]*\s*[kKmM]?\s*\)?\s+([^\W\d_]{3,})$")
+#: nouns of measure and of time: "112 KB", "2 pack", "3 days" say how much, not what is counted
+_NOT_COUNTED = frozenset(
+    "kb mb gb tb kib mib gib bytes px pt cm mm km kg lbs lb oz ml pack packs pcs pieces"
+    " sec secs second seconds min mins minute minutes hr hrs hour hours day days week weeks"
+    " month months year years yrs ago left".split()
+)
+
+
+def _noun_stem(word: str) -> str:
+    """``replies`` -> ``reply``, ``tags`` -> ``tag``: the singular and plural as one noun."""
+    w = word.casefold()
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
+
+
+def counted_noun(vals: Sequence[str]) -> str | None:
+    """The noun every value (all but one in five) counts, as the values write it where the
+    count is not one ("1 tag", "2 tags" -> ``tags``); ``None`` when the values are not
+    counts of one noun, count a measure or a time ("112 KB", "3 days"), or keep the noun
+    singular after other counts than one ("4 Stroke")."""
+    nouns = []
+    for v in vals:
+        m = _COUNT_RE.match(v.strip())
+        nouns.append((m.group(1).casefold(), v.lstrip("( ").startswith("1 ")) if m else None)
+    found = [n for n in nouns if n is not None]
+    stems = Counter(_noun_stem(w) for w, _one in found)
+    if not stems:
+        return None
+    stem, k = stems.most_common(1)[0]
+    if k < 0.8 * len(vals) or stem in _NOT_COUNTED or _noun_stem(stem) in _NOT_COUNTED:
+        return None
+    forms = Counter(w for w, one in found if _noun_stem(w) == stem and not one)
+    if stem in forms:
+        return None  # "4 Stroke", "2 pack": a kind or a size, not a count of strokes
+    return forms.most_common(1)[0][0] if forms else stem
+
+
+#: "1.", "[ 2 ]", "#3", "4)": a result's position in the list
+_RANK_RE = re.compile(r"^[\[(#]?\s*(\d{1,4})\s*[.):\]]?$")
+#: "19.8KB", "4k", "288K", "3282 bytes": the size of a document
+_SIZE_RE = re.compile(r"^\d[\d,]*(?:\.\d+)?\s*(?:[kmgt]i?b?|bytes?)$", re.I)
+_PERCENT_RE = re.compile(r"^\d{1,3}(?:[.,]\d+)?\s*%$")
+_TIME_RE = re.compile(r"^(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s*[ap]\.?m\.?)?$", re.I)
+
+
+def _ranks(vals: Sequence[str]) -> bool:
+    """Numbers that count the records up: each one more than the one before (all but one
+    in five steps)."""
+    nums = []
+    for v in vals:
+        m = _RANK_RE.match(v.strip())
+        if not m:
+            return False
+        nums.append(int(m.group(1)))
+    steps = sum(1 for a, b in zip(nums, nums[1:]) if b == a + 1)
+    return len(nums) >= 3 and steps >= 0.8 * (len(nums) - 1)
+
+
+def shape_name(vals: Sequence[str]) -> str | None:
+    """The name of a text column by what its values are, when nothing else names it:
+    counts of one noun (``reviews``, :func:`counted_noun`), a position in the list
+    (``rank``), a document size (``size``), a percentage (``percent``), a time of day
+    (``time``), a web address written out (``display_url``); ``None`` for anything else."""
+    vals = [v for v in vals if v.strip()]
+    if not vals:
+        return None
+    if _ranks(vals):
+        return "rank"
+    if _most(vals, lambda v: bool(_SIZE_RE.match(_strip_edges(v)))):
+        return "size"
+    if _most(vals, lambda v: bool(_PERCENT_RE.match(_strip_edges(v)))):
+        return "percent"
+    if _most(vals, lambda v: bool(_TIME_RE.match(_strip_edges(v)))):
+        return "time"
+    if is_written_address(vals):
+        return "display_url"
+    return counted_noun(vals)
