@@ -1264,3 +1264,11 @@ def test_unnamed_columns_are_named_by_what_their_values_are():
     assert shape_name(["15:50", "9:09 pm", "08:55"]) == "time"
     assert shape_name(["1.", "1.", "2."]) is None  # no count up: no rank
     assert shape_name(["Paperback", "Hardcover"]) is None
+    # Google's address and size, an address cut short: still the address written out
+    assert shape_name(["www.cmu.edu/admission/ - 14k", "www.cmu.edu/grad.html - 16k"]) == (
+        "display_url"
+    )
+    assert shape_name(["www.omnis.com...", "order.1and1.com...", "www.dnbuy.com..."]) == (
+        "display_url"
+    )
+    assert shape_name(["Node.js", "Vue.js"]) is None

@@ -338,16 +338,23 @@ def _strip_edges(v: str) -> str:
 
 #: a web address as a results page writes it out: a host name with a dot and a top-level
 #: domain, then a path or breadcrumbs ("www.example.com/a/b", "example.org › docs")
-_ADDRESS_RE = re.compile(
-    r"^(?:https?://)?(?:[\w-]+\.)+[a-z]{2,}(?::\d+)?(?:[/?#]\S*|\s*[›»>].*)?$", re.I
-)
+_ADDRESS_RE = re.compile(r"^(?:https?://)?(?:[\w-]+\.)+[a-z]{2,}(?::\d+)?(?:[/?#]\S*)?$", re.I)
 _ADDRESS_HINT_RE = re.compile(r"^(?:https?://|www\.)|[/›»]", re.I)
+#: what may follow an address in its text: breadcrumbs, or a short note ("- 14k", "...")
+_AFTER_ADDRESS_RE = re.compile(r"^(?:[›»>].*|.{0,16})$")
+
+
+def _reads_as_address(v: str) -> bool:
+    head, _, rest = _strip_edges(v).partition(" ")
+    head = head.rstrip(".\u2026")  # a cut address ("www.omnis.com...")
+    return bool(_ADDRESS_RE.match(head)) and bool(_AFTER_ADDRESS_RE.match(rest.strip()))
 
 
 def is_written_address(vals: Sequence[str]) -> bool:
-    """All but one in five values read as web addresses, and at least half of them show it
+    """All but one in five values read as web addresses (breadcrumbs or a short note such as
+    the page's size may follow: "www.x.edu/a/ - 14k"), and at least half of them show it
     beyond doubt (a scheme, ``www.`` or a path): "Node.js" alone is no address."""
-    if not _most(vals, lambda v: bool(_ADDRESS_RE.match(_strip_edges(v)))):
+    if not _most(vals, _reads_as_address):
         return False
     return sum(1 for v in vals if _ADDRESS_HINT_RE.search(v.strip())) >= 0.5 * len(vals)
 
