@@ -46,9 +46,13 @@ _NO_DIGITS = str.maketrans("", "", "0123456789")
 _COLOURS = frozenset("red blue green black white gray grey yellow orange purple pink".split())
 
 
+#: the characters a label ends with
+_COLONS = frozenset(":\uff1a")
+
+
 def _is_label(text: str) -> bool:
     """A short text ending with a colon ("Salary Search:")."""
-    return len(text) <= 40 and text.endswith((":", "\uff1a"))
+    return len(text) <= 40 and text[-1:] in _COLONS
 
 
 class PageData:
@@ -166,6 +170,8 @@ class PageData:
         shape_at = shape.__getitem__
         intern, ids_get = self.shapes.intern, self.shapes.ids.get
         text_shape = self.text_shape_of
+        ts1 = (self.text_shape,)
+        leaves = self.leaves
         data_tags, raw_sigs = self.data_tags, self.raw_sigs
         inline, run_tags, merge_runs = self.inline, self.run_tags, self.merge_runs
         for i in range(self.end[root], root - 1, -1):
@@ -196,7 +202,7 @@ class PageData:
                     kt = tuple([shape[c] if c >= 0 else text_shape(c) for c in its])
                 elif len(lv) == 1:  # the usual text holder: one leaf, no child
                     its = [-lv[0] - 1]
-                    kt = (text_shape(its[0]),)
+                    kt = (text_shape(its[0]),) if leaves[lv[0]][-1:] in _COLONS else ts1
                 else:
                     its = [-k - 1 for k in lv]
                     kt = tuple([text_shape(c) for c in its])
