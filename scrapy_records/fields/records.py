@@ -4,7 +4,9 @@
 run on it): each element's items (children and own text in document order), its interned
 shape, its class signature and whether it holds data, plus the STM matcher and its memo.
 :func:`page_data` returns it from a weak cache keyed by the page. :class:`RecordTree` is one
-record: its root elements under a virtual root.
+record: its root elements under a virtual root. A label text ("Salary Search:") has a
+shape of its own whose ``sig`` is its text (:meth:`PageData.text_shape_of`): the matching
+prefers pairing items labelled alike, as it prefers alike classes.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from scrapy_records.fields.text import inline_part_text, inline_text, is_cents, 
 from scrapy_records.page import Page
 from scrapy_records.treematch import STM, Shapes
 
-TEXT = -1  #: label of text nodes; they match each other whatever their content
+#: label of text nodes; they match each other whatever their content (a label's sig only
+#: breaks ties)
+TEXT = -1
 ROOT = -2  #: label of the virtual record root
 
 #: node id of a record's virtual root (elements are ids >= 0, text leaf ``k`` is ``-k-1``)
@@ -40,6 +44,15 @@ INLINE_TAGS = frozenset(
 _NO_DIGITS = str.maketrans("", "", "0123456789")
 #: colour modifiers: ``hotness-signal red`` and ``hotness-signal black`` are one element kind
 _COLOURS = frozenset("red blue green black white gray grey yellow orange purple pink".split())
+
+
+#: the characters a label ends with
+_COLONS = frozenset(":\uff1a")
+
+
+def _is_label(text: str) -> bool:
+    """A short text ending with a colon ("Salary Search:")."""
+    return len(text) <= 40 and text[-1:] in _COLONS
 
 
 class PageData:
@@ -78,6 +91,7 @@ class PageData:
         "tag_id",
         "end",
         "urls",
+        "label_shapes",
         "__weakref__",
     )
 
@@ -98,6 +112,8 @@ class PageData:
         self.sigs: dict[str, int] = {"": 0}
         self.raw_sigs: dict[str, int] = {}  # class attribute as written -> sig
         self.text_shape = self.shapes.intern(TEXT, ())
+        #: leaf -> the shape of a label text ("Salary Search:"), ``sig`` naming the label
+        self.label_shapes: dict[int, int] = {}
         tid = page.tag_names
         self.data_tags = frozenset(tid[t] for t in ("a", "img") if t in tid)
         self.matcher = STM(
@@ -153,8 +169,9 @@ class PageData:
         items, shape, data, sig = self.items, self.shape, self.data, self.sig
         shape_at = shape.__getitem__
         intern, ids_get = self.shapes.intern, self.shapes.ids.get
-        ts = self.text_shape
-        ts1 = (ts,)
+        text_shape = self.text_shape_of
+        ts1 = (self.text_shape,)
+        leaves = self.leaves
         data_tags, raw_sigs = self.data_tags, self.raw_sigs
         inline, run_tags, merge_runs = self.inline, self.run_tags, self.merge_runs
         for i in range(self.end[root], root - 1, -1):
@@ -182,17 +199,17 @@ class PageData:
                             a += 1
                     if merge_runs:
                         its = self._runs(i, its)
-                    kt = tuple([shape[c] if c >= 0 else ts for c in its])
+                    kt = tuple([shape[c] if c >= 0 else text_shape(c) for c in its])
                 elif len(lv) == 1:  # the usual text holder: one leaf, no child
                     its = [-lv[0] - 1]
-                    kt = ts1
+                    kt = (text_shape(its[0]),) if leaves[lv[0]][-1:] in _COLONS else ts1
                 else:
                     its = [-k - 1 for k in lv]
-                    kt = ts1 * len(lv)
+                    kt = tuple([text_shape(c) for c in its])
             elif merge_runs and 1 < len(ch) < 5 and ptag[ch[-1]] == "sup" and self._prices(ch):
                 data[i] = True
                 its = self._runs(i, ch)
-                kt = tuple([shape[c] if c >= 0 else ts for c in its])
+                kt = tuple([shape[c] if c >= 0 else text_shape(c) for c in its])
             else:
                 its = ch
                 if ch:
@@ -218,6 +235,60 @@ class PageData:
                 else:
                     if e.get("itemprop") is None:
                         inline[i] = True
+
+    def text_shape_of(self, x: int) -> int:
+        """The shape of text node ``x``: a label ("Salary Search:", a short text ending
+        with a colon) carries its text as ``sig``, so that among equally good matchings
+        tree matching pairs the items two records label alike (an optional item before it
+        shifts positions); any other text, and a key of a list of keys and values (the
+        alignment pairs those by position: :mod:`~scrapy_records.fields.repeats` reads
+        them), has the one text shape."""
+        k = -x - 1
+        if k >= self.nleaves:
+            return self.text_shape
+        got = self.label_shapes.get(k)
+        if got is not None:
+            return got
+        t = self.leaves[k]
+        if not _is_label(t) or t in self._keys():
+            return self.text_shape
+        sg = self.sigs.get("\0" + t)
+        if sg is None:
+            sg = self.sigs["\0" + t] = len(self.sigs)
+        got = self.label_shapes[k] = self.shapes.intern(TEXT, (), sg)
+        return got
+
+    def _keys(self) -> frozenset[str]:
+        """The labels the page writes as keys of a list somewhere: a sibling of the same
+        tag as the label's element, or as its parent, holds another label (once per
+        page)."""
+        got = self.attrs.get("#keys")
+        if got is None:
+            page, tag_id = self.page, self.tag_id
+            leaves, lo, hi = self.leaves, self.leaf_lo, self.leaf_hi
+            keys: set[str] = set()
+            seen: set[tuple[int, int, str]] = set()  # (parent, tag, label) checked already
+            for k, t in enumerate(leaves):
+                if not _is_label(t) or t in keys:
+                    continue
+                a = self.leaf_owner[k]
+                for _ in range(2):
+                    p = page.parent[a]
+                    if p < 0:
+                        break
+                    if (p, tag_id[a], t) in seen:
+                        break  # (another item of that list, checked: the same siblings)
+                    sibs = [c for c in page.children[p] if c != a and tag_id[c] == tag_id[a]]
+                    if sibs:
+                        seen.add((p, tag_id[a], t))
+                        if any(
+                            _is_label(u) and u != t for c in sibs for u in leaves[lo[c] : hi[c]]
+                        ):
+                            keys.add(t)
+                        break
+                    a = p
+            got = self.attrs["#keys"] = frozenset(keys)
+        return got
 
     def _own_leaves(self, root: int) -> dict[int, list[int]]:
         """The text leaves below ``root``, grouped by the element directly holding them."""
@@ -471,7 +542,7 @@ class RecordTree:
     def shape(self, x: int) -> int:
         if x >= 0:
             return self.pd.shape[x]
-        return self.vshape if x == VROOT else self.pd.text_shape
+        return self.vshape if x == VROOT else self.pd.text_shape_of(x)
 
     def label(self, x: int) -> int:
         if x >= 0:
@@ -479,7 +550,9 @@ class RecordTree:
         return ROOT if x == VROOT else TEXT
 
     def sig(self, x: int) -> int:
-        return self.pd.sig[x] if x >= 0 else 0
+        if x >= 0:
+            return self.pd.sig[x]
+        return 0 if x == VROOT else self.pd.shapes.sig[self.pd.text_shape_of(x)]
 
     def has_data(self, x: int) -> bool:
         return self.pd.data[x] if x >= 0 else x != VROOT

@@ -366,7 +366,7 @@ def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:
     drop: set[int] = set()
     for s in kept:
         f = fill[id(s)]
-        if f < (1 if s.kind != "text" else 2):
+        if f < (1 if s.kind != "text" else 2) or _completes(s, kept):
             continue
         vals = [(r, v) for r, v in enumerate(s.values) if v is not None]
         for o in fuller:
@@ -380,6 +380,18 @@ def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:
                     o.name, o.evidence = s.name, s.evidence  # (the name a fuller page gives)
                 break
     return [s for s in kept if id(s) not in drop]
+
+
+def _completes(s: Slot, slots: list[Slot]) -> bool:
+    """Whether ``s`` completes a column of its name: another slot of that name holds a
+    value in every record ``s`` lacks one, and in none where ``s`` has one (the company a
+    link in some records, text in the others: :func:`merge_complementary` makes them one
+    column, which a repeat of its linked companies elsewhere does not stand for)."""
+    for o in slots:
+        if o is not s and o.name == s.name and o.type == s.type:
+            if all((a is None) != (b is None) for a, b in zip(s.values, o.values)):
+                return True
+    return False
 
 
 #: names that say nothing about the value: two such slots are not one field for sharing one

@@ -62,7 +62,7 @@ def template_from(rec: RecordTree, x: int) -> TemplateNode:
                 if items[c]:
                     stack.append((c, tc))
             else:
-                kids.append(TemplateNode(TEXT, 0, t))
+                kids.append(TemplateNode(TEXT, rec.sig(c), t))
     return top
 
 

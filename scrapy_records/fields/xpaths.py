@@ -4,12 +4,15 @@
 record (``None`` when no single path does). A step carries a position only where some
 checked record has several same-tag siblings there; a record with several roots reaches a
 later root with ``following-sibling::tag[k]``. Where the records' paths differ, steps of
-tag and class, verified. A text that is only part of its element's text ("Then the
-<b>Lord</b> God" before a block of links) is read as that element's string between its
-neighbouring elements' (``substring-before(string(div[2]), string(div[2]/div))``),
-verified too. An image some records keep in ``src`` and others in a lazy loader's
-``data-src`` is read by ``@src``: a wrapper reads an image field's URL from any of those
-attributes, as mining does (:func:`~scrapy_records.fields.text.image_source`).
+tag and class, verified; where those find an alike item before the value's (an optional
+item shifts positions), one step anchored on a text every record writes before the value
+in it (``li/span[.//text()[normalize-space(.)='Salary Search:']]/a``), verified. A text
+that is only part of its element's text ("Then the <b>Lord</b> God" before a block of
+links) is read as that element's string between its neighbouring elements'
+(``substring-before(string(div[2]), string(div[2]/div))``), verified too. An image some
+records keep in ``src`` and others in a lazy loader's ``data-src`` is read by ``@src``: a
+wrapper reads an image field's URL from any of those attributes, as mining does
+(:func:`~scrapy_records.fields.text.image_source`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from lxml import etree
 
 from scrapy_records.fields.records import RecordTree
 from scrapy_records.fields.slots import Slot
-from scrapy_records.fields.text import IMAGE_ATTRS, strip_separators
+from scrapy_records.fields.text import IMAGE_ATTRS, strip_separators, xpath_literal
 from scrapy_records.page import Page
 from scrapy_records.selectors import class_predicate, stable_token, tag_step
 
@@ -246,7 +249,53 @@ def _class_xpath(page: Page, checked: list[tuple[int, int]], suffix: str) -> str
         cls = next((t for t in page.classes(chains[0][k]) if t in common and stable_token(t)), None)
         parts.append(f"{tag}[{class_predicate(cls)}]" if cls else tag)
     element_xp = "/".join(parts) or "."
-    return _compose(element_xp, suffix) if _first_is(page, element_xp, checked) else None
+    if _first_is(page, element_xp, checked):
+        return _compose(element_xp, suffix)
+    anchored = _label_anchored(page, chains, checked, parts)
+    return _compose(anchored, suffix) if anchored is not None else None
+
+
+def _label_anchored(
+    page: Page, chains: list[list[int]], checked: list[tuple[int, int]], parts: list[str]
+) -> str | None:
+    """The steps ``parts`` with one step anchored on a text every checked record writes
+    inside it, before the value (a label, "Salary Search:", in the one of several alike
+    items that holds the salaries; "Learn more about working at" before a company's
+    link): ``li/span[.//text()[normalize-space(.)='Salary Search:']]/a``, verified (an
+    optional item before it shifts positions, the classes are alike). The deepest step
+    that tells the value's item apart; ``None`` when none does."""
+    leaves, lo, hi = page.leaves, page.leaf_lo, page.leaf_hi
+    for k in range(len(parts) - 1, -1, -1):
+        common: set[str] | None = None
+        first: list[str] = []
+        for (_root, node), chain in zip(checked, chains):
+            el = chain[k]
+            # the short texts written inside the step's element before the value's (the
+            # value's element: all of its texts, the value's too where it is one text)
+            texts = [
+                t
+                for t in leaves[lo[el] : hi[el] if node == el else lo[node]]
+                if len(t) <= _ANCHOR_CHARS and any(ch.isalpha() for ch in t)
+            ]
+            if common is None:
+                first, common = texts, set(texts)
+            else:
+                common &= set(texts)
+            if not common:
+                break
+        label = next((t for t in first if common and t in common), None)
+        lit = xpath_literal(label) if label is not None else None
+        if lit is None:
+            continue
+        anchored = [*parts[:k], f"{parts[k]}[.//text()[normalize-space(.)={lit}]]", *parts[k + 1 :]]
+        xp = "/".join(anchored)
+        if _first_is(page, xp, checked):
+            return xp
+    return None
+
+
+#: a text that anchors a step is at most this long (a label, a caption)
+_ANCHOR_CHARS = 40
 
 
 def _first_is(page: Page, element_xp: str, checked: list[tuple[int, int]]) -> bool:
