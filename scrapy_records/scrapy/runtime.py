@@ -366,6 +366,8 @@ class RecordsRuntime(StoreSync):
             use_wrappers=use_wrappers,
             fixed_template=fixed,
             templates=self._templates(out.site, fixed, out) if use_wrappers else (),
+            regions="all" if cfg.regions == "all" or cfg.preview_dir else "main",
+            pack=use_wrappers,
         )
 
     def _absorb(self, job: PageJob, mined: MinedPage, response: Any, out: Outcome) -> None:
@@ -409,7 +411,7 @@ class RecordsRuntime(StoreSync):
             st.detail = mined.detail is not None  # (low coverage, or label rows)
         if not st.detail and result.main is None:
             return  # no records to learn a wrapper from (nor their serialisation to pay)
-        sample = Sample.keep(job, result.regions, mined.detail)
+        sample = Sample.keep(job, mined.packed or result.regions, mined.detail)
         if st.detail:
             # a detail template: its pages' records wait for its wrapper (DCADE's one
             # record per page), so that all its pages give the same columns
