@@ -478,6 +478,41 @@ def test_a_mined_page_comes_back_with_the_regions_its_items_read():
     assert mine_page(unsupervised).packed == b""
 
 
+def test_pages_mined_in_worker_processes_give_what_mining_here_gives():
+    """The same pages (a sample, the page that starts the induction, pages the wrapper takes,
+    a page of another template) mined in two worker processes and in this process: the same
+    outcomes, record for record."""
+    pages = [
+        ("http://a.com/list0", LIST_PAGE),
+        ("http://a.com/list1", LIST_PAGE),
+        ("http://a.com/list2", LIST_PAGE.replace("Lamp", "Desk")),
+        ("http://a.com/news", NEWS_PAGE),
+        ("http://a.com/both", TWO_LISTS),
+    ]
+
+    def mine_all(workers):
+        cfg = RecordsConfig(
+            workers=workers, worker_min_bytes=0, wrapper_store="memory:", induction_samples=1
+        )
+        rt = RecordsRuntime(cfg)
+        try:
+            assert rt.executor.ready(120)
+            outs = [rt.mine(html_response(url, body)) for url, body in pages]
+        finally:
+            rt.close()
+        in_workers = sum(o.stats.pop("records/pages_in_workers", 0) for o in outs)
+        return in_workers, [
+            (o.source, o.template, o.stats, [(r.text, r.fields) for r in o.result.records])
+            for o in outs
+        ]
+
+    here, mined_here = mine_all(0)
+    there, mined_there = mine_all(2)
+    assert (here, there) == (0, len(pages))
+    assert mined_there == mined_here
+    assert [m[0] for m in mined_here][1:3] == ["auto", "wrapper"]
+
+
 def test_runtime_reports_bad_pages_without_raising():
     rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:", max_nodes=50))
     out = rt.mine(html_response("http://a.com/", "<ul>" + "<li>x</li>" * 200 + "</ul>"))

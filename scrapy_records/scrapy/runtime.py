@@ -323,7 +323,9 @@ class RecordsRuntime(StoreSync):
                 mined = mine_page(job, attempt)
             else:
                 mined = self.executor.run(mine_page, job, here=here)
-            worker_seconds = mined.seconds if mined.pid != os.getpid() else 0.0
+            if mined.pid != os.getpid():
+                worker_seconds = mined.seconds
+                out.inc("records/pages_in_workers")
             self._absorb(job, mined, response, out)
         except WorkerError as exc:
             logger.warning("scrapy_records: mining %s failed: %s", response.url, exc)
