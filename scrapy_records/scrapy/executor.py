@@ -130,7 +130,11 @@ class Executor:
         self.workers = max(0, int(workers))
         self.timeout = float(timeout)
         self._pool: ProcessPoolExecutor | None = None
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # the pool and the start-up state
+        # submits, which may start worker processes (the first waits for the forkserver's
+        # imports, half a second): under their own lock, so that calling threads do not
+        # queue up behind the start-up instead of mining here meanwhile
+        self._submitting = threading.Lock()
         self._ready = threading.Event()  # the workers are up: jobs go to them
         self._starting = False
         self._here = threading.Semaphore(1)  # jobs run in a calling thread while starting
@@ -158,7 +162,7 @@ class Executor:
     def _warm_up(self) -> None:
         try:
             pool = self._get_pool()
-            with self._lock, _main_not_imported():
+            with self._submitting, _main_not_imported():
                 ups = [pool.submit(_up) for _ in range(self.workers)]
             for f in ups:
                 # starting processes on a loaded machine may take longer than a page may
@@ -208,7 +212,7 @@ class Executor:
                     return fn(job)  # the workers did not start: this thread mines
         pool = self._get_pool()
         try:
-            with self._lock, _main_not_imported():  # submit may start a worker process
+            with self._submitting, _main_not_imported():  # it may start a worker process
                 future: Future[R] = pool.submit(_call, fn, job, self.timeout)
         except (BrokenProcessPool, RuntimeError):
             self._replace(pool, "the worker pool was broken")
