@@ -229,8 +229,9 @@ class Executor:
 
     def _replace(self, pool: ProcessPoolExecutor, why: str) -> None:
         """Drop a broken or stuck pool (its processes are killed); the next call starts a
-        new one."""
-        with self._lock:
+        new one. (After any submit under way: a process it starts meanwhile would find the
+        pool's queues gone.)"""
+        with self._submitting, self._lock:
             if self._pool is not pool:
                 return  # another thread replaced it already
             self._pool = None
@@ -245,7 +246,7 @@ class Executor:
         pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
-        with self._lock:
+        with self._submitting, self._lock:  # (after the workers' start, when under way)
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
