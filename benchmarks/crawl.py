@@ -258,6 +258,7 @@ def mining_cost(repeat: int = 3) -> dict[str, float]:
                 sources[o.source] = sources.get(o.source, 0) + 1
         out[name] = statistics.median(best) * 1000
         out[name + "_sources"] = sources
+        rt.close()  # (its induction started worker processes: stop them before exiting)
     return out
 
 
