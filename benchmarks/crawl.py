@@ -258,6 +258,7 @@ def mining_cost(repeat: int = 3) -> dict[str, float]:
                 sources[o.source] = sources.get(o.source, 0) + 1
         out[name] = statistics.median(best) * 1000
         out[name + "_sources"] = sources
+        rt.close()  # (its induction started worker processes: stop them before exiting)
     return out
 
 
@@ -402,7 +403,7 @@ def saved_pages(args: argparse.Namespace) -> None:
     print(
         f"{'mode':<14}{'pages':>7}{'seconds':>9}{'pages/s':>9}{'vs plain':>10}"
         f"{'max lag ms':>12}{'crawl cpu s':>12}{'records':>9}{'induced':>9}{'by wrapper':>11}"
-        f"{'errors':>8}"
+        f"{'errors':>8}{'in workers':>11}"
     )
     base = res.get("plain")
     for m, r in res.items():
@@ -414,6 +415,7 @@ def saved_pages(args: argparse.Namespace) -> None:
             f"{r['max_lag'] * 1000:>12.1f}{r['cpu']:>12.2f}{s.get('records/records', 0):>9}"
             f"{s.get('records/wrapper/induced', 0):>9}"
             f"{s.get('records/extractor/wrapper/pages', 0):>11}{s.get('records/errors', 0):>8}"
+            f"{s.get('records/pages_in_workers', 0):>11}"
         )
 
 

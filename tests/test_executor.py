@@ -54,6 +54,55 @@ def test_jobs_run_here_until_the_workers_are_up_then_in_them(executor, monkeypat
     assert os.getpid() not in pids and 1 <= len(pids) <= 2
 
 
+def test_jobs_go_on_running_here_while_the_workers_start(executor, monkeypatch):
+    """The workers' start waits in a submit for the forkserver (its imports take half a
+    second): meanwhile one job after another runs here, none queues up behind the start."""
+    gate = threading.Event()
+    pool = executor._get_pool()
+    submit = pool.submit
+
+    def slow_submit(*args, **kwargs):
+        gate.wait(60)  # the forkserver starting
+        return submit(*args, **kwargs)
+
+    monkeypatch.setattr(pool, "submit", slow_submit)
+    ran: list[int] = []
+    jobs = threading.Thread(target=lambda: ran.extend(executor.run(pid, None) for _ in range(3)))
+    jobs.start()
+    jobs.join(30)
+    started = not jobs.is_alive()
+    gate.set()
+    jobs.join()
+    assert started and ran == [os.getpid()] * 3
+    assert executor.ready(timeout=60)
+    assert os.getpid() not in {executor.run(pid, None) for _ in range(4)}
+
+
+def test_closing_while_the_workers_start_waits_for_the_start(executor, monkeypatch):
+    """A crawl may end while its workers start (a short crawl whose induction started them):
+    the pool closes once the start's submits are through (a process launched after its
+    queues are gone fails in the forkserver, with a traceback on the crawl's stderr)."""
+    gate, submitting = threading.Event(), threading.Event()
+    pool = executor._get_pool()
+    submit = pool.submit
+
+    def slow_submit(*args, **kwargs):
+        submitting.set()
+        gate.wait(60)  # the forkserver starting
+        return submit(*args, **kwargs)
+
+    monkeypatch.setattr(pool, "submit", slow_submit)
+    executor.start()
+    assert submitting.wait(60)
+    closing = threading.Thread(target=executor.close)
+    closing.start()
+    closing.join(0.5)
+    waited = closing.is_alive()
+    gate.set()
+    closing.join(60)
+    assert waited and not closing.is_alive()
+
+
 def test_without_workers_everything_runs_here():
     ex = Executor(0)
     assert ex.ready() and ex.run(pid, None) == os.getpid()

@@ -452,6 +452,67 @@ def test_runtime_wrapper_path_builds_no_page_model():
     assert again.result.records[0].fields["url"] == "http://a.com/p/1"
 
 
+TWO_LISTS = LIST_PAGE.replace("</body>", NEWS_PAGE.split("<body>")[1])
+
+
+def test_a_mined_page_comes_back_with_the_regions_its_items_read():
+    """With ``RECORDS_REGIONS = "main"`` a mined page comes back from its worker with its
+    main region only, the one its items read (the others are most of the bytes a worker
+    sends and the crawl's process reads back); the regions an induction sample keeps are
+    every region, serialised in the worker; without wrappers there is no sample to keep."""
+    from scrapy_records.scrapy.worker import PageJob, Sample, mine_page
+
+    page = html_response("http://a.com/list", TWO_LISTS)
+    cfg = dict(workers=0, wrapper_store="memory:")
+    full = RecordsRuntime(RecordsConfig(regions="all", **cfg)).mine(page)
+    assert len(full.result.regions) >= 2
+    main = RecordsRuntime(RecordsConfig(**cfg)).mine(page)
+    assert len(main.result.regions) == 1 and main.source == full.source
+    assert main.result.main.records == full.result.main.records
+    job = PageJob(page.url, page.body, "utf-8", None, "auto", {}, regions="main", pack=True)
+    mined = mine_page(job)
+    assert len(mined.result.regions) == 1
+    kept = Sample.keep(job, mined.packed, mined.detail).regions
+    assert [r.records for r in kept] == [r.records for r in full.result.regions]
+    unsupervised = PageJob(page.url, page.body, "utf-8", None, "auto", {}, use_wrappers=False)
+    assert mine_page(unsupervised).packed == b""
+
+
+def test_pages_mined_in_worker_processes_give_what_mining_here_gives():
+    """The same pages (a sample, the page that starts the induction, pages the wrapper takes,
+    a page of another template) mined in two worker processes and in this process: the same
+    outcomes, record for record."""
+    pages = [
+        ("http://a.com/list0", LIST_PAGE),
+        ("http://a.com/list1", LIST_PAGE),
+        ("http://a.com/list2", LIST_PAGE.replace("Lamp", "Desk")),
+        ("http://a.com/news", NEWS_PAGE),
+        ("http://a.com/both", TWO_LISTS),
+    ]
+
+    def mine_all(workers):
+        cfg = RecordsConfig(
+            workers=workers, worker_min_bytes=0, wrapper_store="memory:", induction_samples=1
+        )
+        rt = RecordsRuntime(cfg)
+        try:
+            assert rt.executor.ready(120)
+            outs = [rt.mine(html_response(url, body)) for url, body in pages]
+        finally:
+            rt.close()
+        in_workers = sum(o.stats.pop("records/pages_in_workers", 0) for o in outs)
+        return in_workers, [
+            (o.source, o.template, o.stats, [(r.text, r.fields) for r in o.result.records])
+            for o in outs
+        ]
+
+    here, mined_here = mine_all(0)
+    there, mined_there = mine_all(2)
+    assert (here, there) == (0, len(pages))
+    assert mined_there == mined_here
+    assert [m[0] for m in mined_here][1:3] == ["auto", "wrapper"]
+
+
 def test_runtime_reports_bad_pages_without_raising():
     rt = RecordsRuntime(RecordsConfig(workers=0, wrapper_store="memory:", max_nodes=50))
     out = rt.mine(html_response("http://a.com/", "<ul>" + "<li>x</li>" * 200 + "</ul>"))

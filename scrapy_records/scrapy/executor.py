@@ -130,7 +130,11 @@ class Executor:
         self.workers = max(0, int(workers))
         self.timeout = float(timeout)
         self._pool: ProcessPoolExecutor | None = None
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # the pool and the start-up state
+        # submits, which may start worker processes (the first waits for the forkserver's
+        # imports, half a second): under their own lock, so that calling threads do not
+        # queue up behind the start-up instead of mining here meanwhile
+        self._submitting = threading.Lock()
         self._ready = threading.Event()  # the workers are up: jobs go to them
         self._starting = False
         self._here = threading.Semaphore(1)  # jobs run in a calling thread while starting
@@ -158,7 +162,7 @@ class Executor:
     def _warm_up(self) -> None:
         try:
             pool = self._get_pool()
-            with self._lock, _main_not_imported():
+            with self._submitting, _main_not_imported():
                 ups = [pool.submit(_up) for _ in range(self.workers)]
             for f in ups:
                 # starting processes on a loaded machine may take longer than a page may
@@ -208,7 +212,7 @@ class Executor:
                     return fn(job)  # the workers did not start: this thread mines
         pool = self._get_pool()
         try:
-            with self._lock, _main_not_imported():  # submit may start a worker process
+            with self._submitting, _main_not_imported():  # it may start a worker process
                 future: Future[R] = pool.submit(_call, fn, job, self.timeout)
         except (BrokenProcessPool, RuntimeError):
             self._replace(pool, "the worker pool was broken")
@@ -225,8 +229,9 @@ class Executor:
 
     def _replace(self, pool: ProcessPoolExecutor, why: str) -> None:
         """Drop a broken or stuck pool (its processes are killed); the next call starts a
-        new one."""
-        with self._lock:
+        new one. (After any submit under way: a process it starts meanwhile would find the
+        pool's queues gone.)"""
+        with self._submitting, self._lock:
             if self._pool is not pool:
                 return  # another thread replaced it already
             self._pool = None
@@ -241,7 +246,7 @@ class Executor:
         pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
-        with self._lock:
+        with self._submitting, self._lock:  # (after the workers' start, when under way)
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -31,9 +31,10 @@ from twisted.internet.threads import deferToThread
 
 from scrapy_records.scrapy.component import RecordsComponent
 from scrapy_records.scrapy.items import RecordItem, WrapperItem
+from scrapy_records.scrapy.outcome import Outcome, Released, site_of
 from scrapy_records.scrapy.pagination import next_page_urls
 from scrapy_records.scrapy.preview import preview_filename, render_preview
-from scrapy_records.scrapy.runtime import Outcome, RecordsRuntime, Released, site_of
+from scrapy_records.scrapy.runtime import RecordsRuntime
 
 logger = logging.getLogger(__name__)
 

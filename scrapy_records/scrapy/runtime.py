@@ -28,20 +28,17 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from scrapy_records.errors import RecordsError, WrapperError
 from scrapy_records.extractors import registered_here
-from scrapy_records.results import PageResult
 from scrapy_records.scrapy.executor import Executor, WorkerError, default_workers
 from scrapy_records.scrapy.leases import LEASE_TEMPLATE, LeaseKeeper
+from scrapy_records.scrapy.outcome import Outcome, Released, site_of, url_pattern
 from scrapy_records.scrapy.settings import RecordsConfig
 from scrapy_records.scrapy.store import WrapperStore, open_store, redact_uri
 from scrapy_records.scrapy.store.memory import MemoryStore
@@ -75,70 +72,6 @@ MAX_FAILED_INDUCTIONS = 3
 #: ... and this many of its pages compared decide it (a list template's page where ranking
 #: found no list looks like a detail page on its own; the median of three does not)
 DETAIL_CHECK_PAGES = 3
-
-
-def site_of(url: str | None) -> str:
-    """The site key of a URL: its lower-cased host name without a leading ``www.``."""
-    host = (urlsplit(url or "").hostname or "").lower()
-    return host[4:] if host.startswith("www.") else host or "local"
-
-
-_DIGITS = re.compile(r"\d+")
-
-
-def url_pattern(url: str) -> str:
-    """The path of ``url`` as a name pattern: percent-escapes decoded, digit runs become
-    ``N``, other characters than letters and digits ``_``, the file extension goes
-    (``/shop/product/12.html`` -> ``shop-product-N``; the site root is ``home``); a long
-    path keeps its last segments (``.../N_Target_com-N_materials_business``)."""
-    path = unquote(urlsplit(url).path)
-    parts = [p for p in path.split("/") if p]
-    if parts and "." in parts[-1]:  # (a file's extension; a folder's dot is a word break)
-        parts[-1] = parts[-1].rsplit(".", 1)[0]
-    words = [re.sub(r"\W+", "_", _DIGITS.sub("N", p)).strip("_") for p in parts]
-    name = "-".join(w for w in words if w)
-    if len(name) > 60:
-        tail = name[-60:]
-        name = tail.split("-", 1)[1] if "-" in tail else tail
-    return name or "home"
-
-
-@dataclass
-class Released:
-    """The records of a page emitted later than the page itself (a detail template's first
-    pages wait for its wrapper, so that all its pages give the same columns)."""
-
-    url: str
-    template: str | None
-    template_name: str | None
-    result: PageResult | None
-    source: str
-    wrapper_id: str | None = None
-    wrapper_version: int | None = None
-
-
-@dataclass
-class Outcome:
-    """The result of mining one response (produced in a pool thread, consumed in the reactor)."""
-
-    url: str
-    site: str = ""
-    template: str | None = None
-    template_name: str | None = None  # readable: the URL path pattern of its first page
-    result: PageResult | None = None
-    source: str = ""  # "wrapper" or the extractor name
-    wrapper_id: str | None = None
-    wrapper_version: int | None = None
-    skipped: str | None = None  # reason when the page was not mined
-    error: str | None = None
-    built_page: bool = False  # the page model was built (unsupervised mining)
-    stats: dict[str, int] = field(default_factory=dict)
-    new_wrappers: list[dict[str, Any]] = field(default_factory=list)
-    released: list[Released] = field(default_factory=list)  # held pages emitted now
-    seconds: float = 0.0  # CPU seconds spent mining (in the worker, or this thread)
-
-    def inc(self, key: str, n: int = 1) -> None:
-        self.stats[key] = self.stats.get(key, 0) + n
 
 
 class RecordsRuntime(StoreSync):
@@ -390,7 +323,9 @@ class RecordsRuntime(StoreSync):
                 mined = mine_page(job, attempt)
             else:
                 mined = self.executor.run(mine_page, job, here=here)
-            worker_seconds = mined.seconds if mined.pid != os.getpid() else 0.0
+            if mined.pid != os.getpid():
+                worker_seconds = mined.seconds
+                out.inc("records/pages_in_workers")
             self._absorb(job, mined, response, out)
         except WorkerError as exc:
             logger.warning("scrapy_records: mining %s failed: %s", response.url, exc)
@@ -433,6 +368,8 @@ class RecordsRuntime(StoreSync):
             use_wrappers=use_wrappers,
             fixed_template=fixed,
             templates=self._templates(out.site, fixed, out) if use_wrappers else (),
+            regions="all" if cfg.regions == "all" or cfg.preview_dir else "main",
+            pack=use_wrappers,
         )
 
     def _absorb(self, job: PageJob, mined: MinedPage, response: Any, out: Outcome) -> None:
@@ -476,7 +413,7 @@ class RecordsRuntime(StoreSync):
             st.detail = mined.detail is not None  # (low coverage, or label rows)
         if not st.detail and result.main is None:
             return  # no records to learn a wrapper from (nor their serialisation to pay)
-        sample = Sample.keep(job, result.regions, mined.detail)
+        sample = Sample.keep(job, mined.packed or result.regions, mined.detail)
         if st.detail:
             # a detail template: its pages' records wait for its wrapper (DCADE's one
             # record per page), so that all its pages give the same columns

@@ -19,7 +19,7 @@ import os
 import pickle
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from scrapy_records.errors import (
@@ -101,6 +101,13 @@ class PageJob:
     use_wrappers: bool = True
     fixed_template: str | None = None  # ``meta["records_template"]``
     templates: tuple[TemplateRef, ...] = ()
+    #: the regions of a mined page sent back: ``"all"``, or ``"main"``, the first-ranked
+    #: one only (what the items of ``RECORDS_REGIONS = "main"`` read; the others are most of
+    #: the result's bytes and of the time the crawl's process takes to read them back)
+    regions: str = "all"
+    #: a mined page's regions serialised as well (:attr:`MinedPage.packed`), for the
+    #: template's induction samples: every region, whatever ``regions`` sends
+    pack: bool = False
 
 
 @dataclass
@@ -118,6 +125,8 @@ class MinedPage:
     coverage: float | None = None  # share of the page's text in its main region's records
     #: on a page of low coverage (a detail page?), what the detail check compares
     detail: DetailEvidence | None = None
+    #: with ``PageJob.pack``, every region mining found, serialised (:meth:`Sample.keep`)
+    packed: bytes = b""
     seconds: float = 0.0  # CPU seconds
     pid: int = 0  # the process that mined it (a worker's, or the crawl's own)
 
@@ -286,6 +295,10 @@ def _mine(job: PageJob, out: MinedPage, attempt: Attempt | None = None) -> None:
     rows = (r for r in top if not any(k in r.meta for k in DEMOTIONS))  # (not a sort form)
     if out.coverage < DETAIL_HINT_COVERAGE or any(_label_rows(page, r) for r in rows):
         out.detail = detail_evidence(page, out.result.regions)
+    if job.pack:
+        out.packed = pack_regions(out.result.regions)
+    if job.regions == "main" and len(out.result.regions) > 1:
+        out.result = replace(out.result, regions=out.result.regions[:1])
 
 
 def _label_rows(page: Page, main: Any) -> bool:
@@ -344,15 +357,23 @@ class Sample:
     detail: DetailEvidence | None = None  # (from mining; None: parse the page again)
 
     @classmethod
-    def keep(cls, job: PageJob, regions: list[Region], detail: DetailEvidence | None) -> Sample:
-        """The sample of a mined page (its job), its regions serialised."""
-        packed = pickle.dumps(regions, pickle.HIGHEST_PROTOCOL)
+    def keep(
+        cls, job: PageJob, regions: list[Region] | bytes, detail: DetailEvidence | None
+    ) -> Sample:
+        """The sample of a mined page (its job), its regions serialised (``regions``: as
+        :func:`pack_regions` serialised them already, or the regions)."""
+        packed = regions if isinstance(regions, bytes) else pack_regions(regions)
         return cls(job.url, job.body, job.encoding, job.date, packed, detail)
 
     @property
     def regions(self) -> list[Region]:
         """The regions mining found on the page (read back from :attr:`packed`)."""
         return pickle.loads(self.packed) if self.packed else []
+
+
+def pack_regions(regions: list[Region]) -> bytes:
+    """Regions serialised as :attr:`Sample.packed` keeps them."""
+    return pickle.dumps(regions, pickle.HIGHEST_PROTOCOL)
 
 
 @dataclass
