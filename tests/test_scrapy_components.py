@@ -1200,9 +1200,17 @@ def test_template_names_read_like_the_url_path():
     assert url_pattern("https://shop.example/shop/product/12.html") == "shop-product-N"
     assert url_pattern("https://shop.example/") == "home"
     assert url_pattern("https://shop.example/caf%C3%A9/menu?page=2") == "café-menu"
-    # a saved page: escapes decoded, no "_N" left of "%20"; a long path keeps its end
+    # a saved page: escapes decoded, no "_N" left of "%20", the query's slug gone; a long
+    # path keeps its end
     saved = "file:///tmp/est/2-%20Business/9-%20Target.com/1-%20materials%20business/p.htm"
-    assert url_pattern(saved) == "tmp-est-N_Business-N_Target_com-N_materials_business-p"
+    assert url_pattern(saved) == "tmp-est-N_Business-N_Target_com-p"
+    # one product's slug and identifier name no template: its pages share one name
+    for slug, asin in (("Plains-Regional-Report", "161091435X"), ("Kettle-Blue-2", "B00GJ7Y7MU")):
+        assert url_pattern(f"https://shop.example/{slug}/dp/{asin}/ref=sr_1_1") == "dp-N"
+    assert url_pattern("https://forum.example/r/news/comments/4fhse2/a_long_title/") == (
+        "r-news-comments-N"
+    )
+    assert url_pattern("https://shop.example/blue-kettle-2000") == "blue_kettle_N"
     deep = "https://x.example/" + "/".join(f"section{k}" for k in range(20)) + "/item"
     name = url_pattern(deep)
     assert len(name) <= 60 and name.endswith("sectionN-item") and not name.startswith("-")

@@ -20,18 +20,37 @@ def site_of(url: str | None) -> str:
 
 
 _DIGITS = re.compile(r"\d+")
+#: an identifier in a path: letters and digits, two digit runs or three digits at least
+#: ("161091435X", "B00GJ7Y7MU", "4fhse2"; not "section10" or "mp3")
+_ID_RE = re.compile(r"^(?=.*[A-Za-z])(?=(?:\D*\d){3}|.*\d\D+\d)[A-Za-z0-9]{5,}$")
+_WORD_SEP = re.compile(r"[-_+\s]+")
+
+
+def _segment_name(part: str) -> str | None:
+    """One path segment as a part of a template's name; ``None`` for a slug, three words
+    or more ("blue-kettle-2000", "new_york_primaries"): it names one page, not the
+    template."""
+    if _ID_RE.match(part):
+        return "N"
+    if len([w for w in _WORD_SEP.split(part) if w]) >= 3:
+        return None
+    return re.sub(r"\W+", "_", _DIGITS.sub("N", part)).strip("_")
 
 
 def url_pattern(url: str) -> str:
-    """The path of ``url`` as a name pattern: percent-escapes decoded, digit runs become
-    ``N``, other characters than letters and digits ``_``, the file extension goes
-    (``/shop/product/12.html`` -> ``shop-product-N``; the site root is ``home``); a long
-    path keeps its last segments (``.../N_Target_com-N_materials_business``)."""
+    """The path of ``url`` as a name pattern: percent-escapes decoded, digit runs and
+    identifiers become ``N``, slugs go, other characters than letters and digits ``_``, the
+    file extension goes (``/shop/product/12.html`` -> ``shop-product-N``,
+    ``/Blue-Kettle-2000/dp/B00GJ7Y7MU`` -> ``dp-N``; the site root is ``home``); a path of
+    slugs only keeps them; a long path keeps its last segments. The pages of one template
+    mostly give one name, whichever of them is crawled first."""
     path = unquote(urlsplit(url).path)
     parts = [p for p in path.split("/") if p]
     if parts and "." in parts[-1]:  # (a file's extension; a folder's dot is a word break)
         parts[-1] = parts[-1].rsplit(".", 1)[0]
-    words = [re.sub(r"\W+", "_", _DIGITS.sub("N", p)).strip("_") for p in parts]
+    words = [_segment_name(p) for p in parts]
+    if parts and not any(words):  # slugs only: the page's own words (a shop's root items)
+        words = [re.sub(r"\W+", "_", _DIGITS.sub("N", p)).strip("_") for p in parts]
     name = "-".join(w for w in words if w)
     if len(name) > 60:
         tail = name[-60:]
