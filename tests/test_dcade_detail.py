@@ -946,3 +946,28 @@ def test_a_link_whose_text_is_the_same_on_every_page_is_no_coinciding_value():
     by_text = {next(v for v in c.values if v is not None): c for c in schema.columns}
     assert by_text["Write a review!"].template
     assert by_text["Ann Archer"].data and by_text["Pinewood"].data
+
+
+def test_a_value_inside_a_sentence_is_named_by_the_words_leading_up_to_it():
+    from scrapy_records.fields.naming import phrase_name
+
+    jobs = [
+        ("Java Developer", "10-01617"),
+        ("Firewall Engineer", "CRR-SW7"),
+        ("Business Analyst", "10-06563"),
+        ("Web Designer", "10-04296"),
+        ("DBA", "10-01712"),
+    ]
+    pages = [
+        (
+            f"http://jobs.example/job/{i}",
+            f"<html><body><h1>{t}</h1><p>We are hiring a {t.lower()} for a {i + 2} month"
+            f" project in a growing team of {i + 5} people.</p><p>Please refer to job code"
+            f" <b>{code}</b> when responding to this ad.</p></body></html>",
+        )
+        for i, (t, code) in enumerate(jobs)
+    ]
+    rec = induce(pages).extract(pages[1][1], url=pages[1][0]).records[0].fields
+    assert rec["job_code"] == "CRR-SW7"
+    assert phrase_name("Call us at") == "call_us" and phrase_name("Sold by") is None
+    assert phrase_name("Read the full story here.") is None

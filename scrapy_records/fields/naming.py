@@ -294,6 +294,30 @@ def label_name(text: str) -> str | None:
     return n if len(n) >= 2 else None
 
 
+#: words a sentence leading up to a value may end with before its noun ("refer to job code")
+_LEAD_WORDS = frozenset(
+    "a an the to at by for of in on is are was be as with from our your its this that".split()
+)
+
+
+def phrase_name(text: str) -> str | None:
+    """A name from the end of a phrase that leads up to a value ("Please refer to job code
+    <b>10-01617</b>" -> ``job_code``): its last two words, the words that lead into the
+    value ("at", "to", "is") left out; ``None`` after a whole sentence ("... here.") or
+    without two such words."""
+    t = text.strip()
+    if not t or t[-1] in ".!?;)":
+        return None
+    words = re.findall(r"[^\W\d_]+", t.lower())
+    while words and words[-1] in _LEAD_WORDS:
+        words.pop()
+    tail = [w for w in words[-2:] if w not in _LEAD_WORDS]
+    if len(tail) < 2 or t.lower() in _STOP_LABELS:
+        return None
+    n = slug(" ".join(tail))
+    return n if len(n) >= 4 else None
+
+
 #: mean words per value from which a text nothing names is a ``description``
 DESCRIPTION_WORDS = 8
 

@@ -33,6 +33,7 @@ from scrapy_records.fields.naming import (
     best_token,
     generic_name,
     label_name,
+    phrase_name,
     property_name,
     slug,
     token_name,
@@ -285,7 +286,30 @@ class ColumnNamer:
                 return n, evidence
         # (a text of several sentences no evidence names is a description, as on list pages)
         generic = generic_name("text", _values(c))
-        return ("description" if generic == "description" else "field"), "position"
+        if generic == "description":
+            return "description", "position"
+        lead = self._lead_text(ci)
+        n = phrase_name(lead) if lead else None  # "Please refer to job code <b>X</b>"
+        return (n, "label") if n else ("field", "position")
+
+    def _lead_text(self, ci: int) -> str | None:
+        """The template text right before column ``ci``'s value in the same block (the
+        value's element's parent holds it) on most of its rows."""
+        c = self.cols[ci]
+        texts: list[str | None] = []
+        for i, ks in enumerate(c.leaves):
+            if not ks:
+                continue
+            r, k = self.rows[i], ks[0]
+            pl, page = self.leaves[r], self.pages[r]
+            cj = self.where.column(r, k - 1) if k and pl.kind[k - 1] == "text" else None
+            if cj is None or not self.cols[cj].template:
+                texts.append(None)
+            elif pl.node[k - 1] in (page.parent[pl.node[k]], pl.node[k]):
+                texts.append(pl.content[k - 1])  # (the same block)
+            else:
+                texts.append(None)
+        return _majority(texts)
 
     def link_name(self, ci: int, names: list[str]) -> str:
         """A link target column: the name of the text before it, plus ``_url`` (a text on
