@@ -1099,6 +1099,7 @@ def test_records_csv_exporter_writes_one_flat_table():
     assert len(rows) == 4  # no wrapper row
     assert rows[2]["tags"] == "red | tea" and rows[2]["price"] == "19.97"
     assert rows[3]["stock"] == "In stock" and rows[0]["author"] == "ann"
+    assert rows[3]["price"] == "5"  # a whole price as a person writes it, not "5.0"
     assert not any(c.startswith("{") for r in table for c in r)
     nested = io.BytesIO()
     exporter = RecordsCsvItemExporter(nested, flat=False, fields_to_export=["url", "fields"])

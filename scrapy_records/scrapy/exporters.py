@@ -42,11 +42,20 @@ def json_cell(value: Any) -> Any:
     return value
 
 
+def _cell_text(v: Any) -> Any:
+    """A whole number read as a float (a price of "$40") written as a person writes it:
+    ``40``, not ``40.0``."""
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return int(v)
+    return v
+
+
 def flat_value(value: Any) -> Any:
-    """A field value as a cell: a list of plain values joined, anything else as JSON."""
+    """A field value as a cell: a list of plain values joined, anything else as JSON;
+    whole numbers without ``.0``."""
     if isinstance(value, (list, tuple)) and all(not isinstance(v, (dict, list)) for v in value):
-        return LIST_SEPARATOR.join("" if v is None else str(v) for v in value)
-    return json_cell(value)
+        return LIST_SEPARATOR.join("" if v is None else str(_cell_text(v)) for v in value)
+    return json_cell(_cell_text(value))
 
 
 def _is_plain(value: Any) -> bool:
