@@ -736,3 +736,39 @@ def test_an_optional_block_of_links_few_records_show_is_no_post_body():
     urls |= {x for row in vals for v in row.values() if isinstance(v, list) for x in v}
     assert "https://news.example/about/alpha" in urls
     assert "https://news.example/about/beta" in urls
+
+
+def jobs(lead: set[int], badge: set[int]) -> Page:
+    """Job ads; ``lead`` ones end with "Learn more about working at <a>Firm k</a>", the
+    ``badge`` ones write "Easily apply" before the date every ad has, in its element."""
+    recs = []
+    for k in range(6):
+        more = (
+            f'<span class="more">Learn more about working at <a href="/cmp/{k}">Firm {k}</a></span>'
+            if k in lead
+            else ""
+        )
+        flag = "Easily apply " if k in badge else ""
+        recs.append(
+            f'<div class="job"><h2><a href="/job/{k}">Job opening {k}</a></h2>'
+            f"<p>Duties of job {k} in a few words.</p>"
+            f'<div class="meta">{flag}<div class="age">{k + 1} days ago</div></div>{more}</div>'
+        )
+    return Page(f"<div id='list'>{''.join(recs)}</div>", url="https://jobs.example/")
+
+
+def test_a_lead_in_before_a_link_some_records_have_is_template_text():
+    # "Learn more about working at <a>Firm</a>": no label by its form (it names nothing in
+    # a few words), but it comes exactly with the firm's link, inside its element
+    page = jobs(lead={1, 2, 4}, badge=set())
+    columns, values = align(page, nodes(page, "div", "job"))
+    held = {v for rec in values for v in rec.values()}
+    assert not any(str(v).startswith("Learn more") for v in held)
+    assert column_of(columns, values, [None, "Firm 1", "Firm 2", None, "Firm 4", None])
+
+
+def test_a_badge_before_a_value_every_record_has_stays_a_column():
+    # "Easily apply" before the age every ad shows comes and goes on its own: a flag
+    page = jobs(lead=set(), badge={0, 3})
+    columns, values = align(page, nodes(page, "div", "job"))
+    assert column_of(columns, values, ["Easily apply", None, None, "Easily apply", None, None])
