@@ -102,11 +102,12 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
     :data:`CAPTION_SHARE` of the records (three at least) that is the whole text of links
     to different places ("View image", not an item of a list: :func:`_link_caption`), and
     so is one short text in some records that always comes with the value after it in its
-    element, a value other records lack ("Learn more about working at <a>Acme</a>",
-    :func:`_heads`); a text the page annotates as a property (``itemprop`` on its
-    element) never is. Links
-    that share the page (``mailto:?subject=...``, a network's share endpoint) are static
-    whatever their values."""
+    block (its element, or up to two levels up), a value other records lack ("Learn more
+    about working at <a>Acme</a>", "More Buying Choices" above the offers: a heading that
+    names the value, :func:`_heads`); a text the page annotates as a property
+    (``itemprop`` on its element) never is. Links that share the page
+    (``mailto:?subject=...``, a network's share endpoint) are static whatever their
+    values."""
     present = [sum(1 for v in s.values if v is not None) for s in slots]
     for k, s in enumerate(slots):
         vals = {v for v in s.values if v is not None}
@@ -139,18 +140,20 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
                 if is_label_text(v) or (same_presence and label_name(v)):
                     s.static = True  # ("by" names whichever value follows it)
                 elif page is not None and nxt is not None and _heads(page, s, nxt, v):
-                    s.static = True  # "Learn more about working at <a>Acme</a>"
+                    # "More Buying Choices" above the offers it shows: it names them all
+                    s.static, s.evidence = True, "heading"
 
 
-#: the most words a lead-in of an optional value has ("Learn more about working at")
+#: the most words a heading of an optional value has ("Learn more about working at")
 HEADING_WORDS = 6
 
 
-def _heads(page: Page, s: Slot, value: Slot, text: str, levels: int = 0) -> bool:
-    """Constant text ``s`` (``text``, in some records only) leads in the next text slot
+def _heads(page: Page, s: Slot, value: Slot, text: str, levels: int = 2) -> bool:
+    """Constant text ``s`` (``text``, in some records only) heads the next text slot
     ``value``: the value is in every record that shows the text and missing from some
     others, and follows the text inside the text's element or an ancestor at most
-    ``levels`` up ("Learn more about working at <a>Acme</a>"). The text comes with the
+    ``levels`` up ("Learn more about working at <a>Acme</a>"; "<div><span>More Buying
+    Choices</span></div><div><a>$8.73 used & new</a></div>"). The text comes with the
     value and names it. A badge ("New listing", "Sponsored") comes and goes on its own
     beside a value every record has, and a link's text is an action: both stay data."""
     if len(text.split()) > HEADING_WORDS:
@@ -411,7 +414,9 @@ def find_labels(
             strong = strong or tag_of(a, tagnames) not in _NOT_CLASS_LABELLED
         loose = lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3 and _beside(lab, target)
         if strong or loose:
-            out[id(target)] = Label(ln, a is lab_el, not strong, lab.raw if lab.static else None)
+            eaten = lab.raw if lab.static else None
+            heading = lab.evidence == "heading"  # names the list of values it heads
+            out[id(target)] = Label(ln, a is lab_el, not strong, eaten, heading)
             if cands[0][1] == k + 1 and is_byline_label(lv):
                 for j in byline_targets(slots, k):
                     b = anchor.get(id(slots[j]))
