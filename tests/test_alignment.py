@@ -736,3 +736,94 @@ def test_an_optional_block_of_links_few_records_show_is_no_post_body():
     urls |= {x for row in vals for v in row.values() if isinstance(v, list) for x in v}
     assert "https://news.example/about/alpha" in urls
     assert "https://news.example/about/beta" in urls
+
+
+def shop_with_offers(heading: set[int], offers: set[int], flag: set[int] = frozenset()) -> Page:
+    """Products; ``offers`` ones show a block of other offers, headed "More Buying Choices"
+    in the ``heading`` ones; ``flag`` ones a "New listing" badge before the title."""
+    items = []
+    for i in range(6):
+        head = (
+            '<div class="h"><span class="s">More Buying Choices</span></div>'
+            if i in heading
+            else ""
+        )
+        row = (
+            f'<div class="r"><a href="/offers/{i}">${10 + i}.50 used ({i + 2} offers)</a></div>'
+            if i in offers
+            else ""
+        )
+        block = f'<div class="o">{head}{row}</div>' if head or row else ""
+        badge = '<span class="newly">New listing</span> ' if i in flag else ""
+        items.append(
+            f'<li class="p"><h3><a href="/p/{i}">{badge}Lamp model {i}</a></h3>'
+            f'<span class="price">${20 + i}.00</span>{block}</li>'
+        )
+    return Page(f"<html><body><ul>{''.join(items)}</ul></body></html>", url="https://s.example/")
+
+
+def test_a_text_some_records_show_above_a_value_only_they_have_heads_it():
+    # "More Buying Choices" is never shown without the offers below it, and some records
+    # show offers without it: it heads them, it says nothing about the record on its own
+    page = shop_with_offers(heading={0, 2, 3}, offers={0, 1, 2, 3})
+    columns, values = align(page, nodes(page, "li"))
+    held = {v for rec in values for v in rec.values()}
+    assert "More Buying Choices" not in held
+    offers = by_name(columns)["more_buying_choices"]  # its text names the offers' column
+    assert [v.get(offers.name) for v in values][:4] == [
+        "$10.50 used (2 offers)",
+        "$11.50 used (3 offers)",
+        "$12.50 used (4 offers)",
+        "$13.50 used (5 offers)",
+    ]
+
+
+def test_a_badge_beside_a_value_every_record_has_stays_a_column():
+    # "New listing" before a title every record has comes and goes on its own: a flag
+    page = shop_with_offers(heading=set(), offers=set(), flag={1, 4})
+    columns, values = align(page, nodes(page, "li"))
+    assert column_of(columns, values, [None, "New listing", None, None, "New listing", None])
+
+
+def test_a_text_shown_without_the_value_after_it_is_no_heading():
+    # the text alone in record 5 (no offers there): it tells something of its own
+    page = shop_with_offers(heading={0, 2, 5}, offers={0, 1, 2})
+    columns, values = align(page, nodes(page, "li"))
+    held = {v for rec in values for v in rec.values()}
+    assert "More Buying Choices" in held
+
+
+def jobs(lead: set[int], badge: set[int]) -> Page:
+    """Job ads; ``lead`` ones end with "Learn more about working at <a>Firm k</a>", the
+    ``badge`` ones write "Easily apply" before the date every ad has, in its element."""
+    recs = []
+    for k in range(6):
+        more = (
+            f'<span class="more">Learn more about working at <a href="/cmp/{k}">Firm {k}</a></span>'
+            if k in lead
+            else ""
+        )
+        flag = "Easily apply " if k in badge else ""
+        recs.append(
+            f'<div class="job"><h2><a href="/job/{k}">Job opening {k}</a></h2>'
+            f"<p>Duties of job {k} in a few words.</p>"
+            f'<div class="meta">{flag}<div class="age">{k + 1} days ago</div></div>{more}</div>'
+        )
+    return Page(f"<div id='list'>{''.join(recs)}</div>", url="https://jobs.example/")
+
+
+def test_a_lead_in_before_a_link_some_records_have_is_template_text():
+    # "Learn more about working at <a>Firm</a>": no label by its form (it names nothing in
+    # a few words), but it comes exactly with the firm's link, inside its element
+    page = jobs(lead={1, 2, 4}, badge=set())
+    columns, values = align(page, nodes(page, "div", "job"))
+    held = {v for rec in values for v in rec.values()}
+    assert not any(str(v).startswith("Learn more") for v in held)
+    assert column_of(columns, values, [None, "Firm 1", "Firm 2", None, "Firm 4", None])
+
+
+def test_a_badge_before_a_value_every_record_has_stays_a_column():
+    # "Easily apply" before the age every ad shows comes and goes on its own: a flag
+    page = jobs(lead=set(), badge={0, 3})
+    columns, values = align(page, nodes(page, "div", "job"))
+    assert column_of(columns, values, ["Easily apply", None, None, "Easily apply", None, None])

@@ -79,3 +79,20 @@ def test_a_company_linked_in_some_records_stays_one_full_column_beside_a_repeat_
     assert main is not None
     companies = [r.fields.get("company") for r in main.records]
     assert companies == [f"Firm {i}" for i in range(1, 9)]
+
+
+def test_items_each_led_in_by_a_text_of_their_own_are_columns_not_one_list():
+    # "View all <a>" and "Learn more about working at <a>" are both template text: each
+    # item is a part of its own, its link a column of its own, not an item of one list
+    page = jobs(1, more=set(range(1, 99, 2)), learn={2, 3, 6})
+    main = scrapy_records.extract(page, url=URL).main
+    assert main is not None
+    view = [r.fields.get("view_all_url") for r in main.records[:4]]
+    assert view == [
+        "https://jobs.example/q/1",
+        None,
+        "https://jobs.example/q/3",
+        None,
+    ]
+    salaries = [r.fields.get("salary_search_url") for r in main.records[:2]]
+    assert salaries == ["https://jobs.example/salaries/1", "https://jobs.example/salaries/2"]

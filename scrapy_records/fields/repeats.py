@@ -129,19 +129,36 @@ def _captioned(
     Transaction", "82 Transactions"): the nodes are distinct parts of the record, each a
     column, not items of one list. (Links whose texts are the template's, "Product
     manuals", stay a list: their data is the link, :func:`label_value_columns`; so do
-    items whose texts are a few captions in any order.)"""
+    items whose texts are a few captions in any order.) So are two nodes that each hold
+    a caption of their own at one place beside a text of their own ("View all <a>..</a>",
+    "Learn more about working at <a>..</a>")."""
     keyed = [{_relative_key(s, h, layout): s for s in by_node.get(h, ())} for h in run]
-    for h, own in zip(run, keyed):
-        fixed = {_relative_key(c, h, layout): c for c in captions.get(h, ()) if c.kind == "text"}
-        if not any(s.kind == "text" and k not in fixed for k, s in own.items()):
+    capts = [
+        {_relative_key(c, h, layout): c for c in captions.get(h, ()) if c.kind == "text"}
+        for h in run
+    ]
+    data = [
+        any(s.kind == "text" and k not in f for k, s in o.items()) for o, f in zip(keyed, capts)
+    ]
+    for own, fixed, has in zip(keyed, capts, data):
+        if not has:
             continue
         for key, cap in fixed.items():
-            text = next((v for v in cap.values if v is not None), None)
-            for other in keyed:
-                slot = other.get(key) if other is not own else None
+            text = _first(cap)
+            for other, ofixed, ohas in zip(keyed, capts, data):
+                if other is own:
+                    continue
+                slot = other.get(key)
                 if slot is not None and _varied(slot, text):
                     return True
+                oc = ofixed.get(key)
+                if ohas and oc is not None and _first(oc) != text:
+                    return True
     return False
+
+
+def _first(s: Slot) -> Any:
+    return next((v for v in s.values if v is not None), None)
 
 
 def _varied(s: Slot, caption: Any) -> bool:

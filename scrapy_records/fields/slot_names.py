@@ -100,10 +100,14 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
     records on a control (a button, a link to ``#`` or a script, an element whose class
     says button: "Buy online", "Save to list", "more") is static too, and so is one text in
     :data:`CAPTION_SHARE` of the records (three at least) that is the whole text of links
-    to different places ("View image", not an item of a list: :func:`_link_caption`); a
-    text the page annotates as a property (``itemprop`` on its element) never is. Links
-    that share the page (``mailto:?subject=...``, a network's share endpoint) are static
-    whatever their values."""
+    to different places ("View image", not an item of a list: :func:`_link_caption`), and
+    so is one short text in some records that always comes with the value after it in its
+    block (its element, or up to two levels up), a value other records lack ("Learn more
+    about working at <a>Acme</a>", "More Buying Choices" above the offers: a heading that
+    names the value, :func:`_heads`); a text the page annotates as a property
+    (``itemprop`` on its element) never is. Links that share the page
+    (``mailto:?subject=...``, a network's share endpoint) are static whatever their
+    values."""
     present = [sum(1 for v in s.values if v is not None) for s in slots]
     for k, s in enumerate(slots):
         vals = {v for v in s.values if v is not None}
@@ -135,6 +139,61 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
                 )
                 if is_label_text(v) or (same_presence and label_name(v)):
                     s.static = True  # ("by" names whichever value follows it)
+                elif page is not None and nxt is not None and _heads(page, s, nxt, v):
+                    # "More Buying Choices" above the offers it shows: it names them all
+                    s.static, s.evidence = True, "heading"
+
+
+#: the most words a heading of an optional value has ("Learn more about working at")
+HEADING_WORDS = 6
+
+
+def _heads(page: Page, s: Slot, value: Slot, text: str, levels: int = 2) -> bool:
+    """Constant text ``s`` (``text``, in some records only) heads the next text slot
+    ``value``: the value is in every record that shows the text and missing from some
+    others, and follows the text inside the text's element or an ancestor at most
+    ``levels`` up ("Learn more about working at <a>Acme</a>"; "<div><span>More Buying
+    Choices</span></div><div><a>$8.73 used & new</a></div>"). The text comes with the
+    value and names it. A badge ("New listing", "Sponsored") comes and goes on its own
+    beside a value every record has, and a link's text is an action: both stay data."""
+    if len(text.split()) > HEADING_WORDS:
+        return False
+    both = []
+    for r, (a, b) in enumerate(zip(s.refs, value.refs)):
+        if a is None:
+            continue
+        if b is None:
+            return False  # the text without the value: it says something on its own
+        both.append(r)
+    if all(b is not None for b in value.refs):
+        return False  # a value every record has: the text beside it tells records apart
+    pd = page_data(page)
+    for r in both[:3]:
+        t, x = s.refs[r], value.refs[r]
+        if t is None or x is None:
+            return False
+        el = pd.element(t)
+        if page.tag[el] in _ACTION_TAGS or _first_leaf(pd, x) <= _first_leaf(pd, t):
+            return False
+        ve = pd.element(x)
+        for _ in range(levels + 1):
+            if el < 0 or el <= ve <= page.end[el]:
+                break
+            el = page.parent[el]
+        if el < 0 or not el <= ve <= page.end[el]:
+            return False
+    return True
+
+
+def _first_leaf(pd: Any, x: int) -> int:
+    """Document position of node ``x``'s first text leaf."""
+    if x >= 0:
+        return int(pd.leaf_lo[x])
+    k = -x - 1
+    if k < pd.nleaves:
+        return k
+    items = pd.runs[k - pd.nleaves][1]
+    return _first_leaf(pd, items[0]) if items else -1
 
 
 #: links that share the page rather than point at data: an e-mail with no recipient and the
@@ -355,7 +414,9 @@ def find_labels(
             strong = strong or tag_of(a, tagnames) not in _NOT_CLASS_LABELLED
         loose = lab_tag != tag_of(a, tagnames) and len(lv.split()) <= 3 and _beside(lab, target)
         if strong or loose:
-            out[id(target)] = Label(ln, a is lab_el, not strong, lab.raw if lab.static else None)
+            eaten = lab.raw if lab.static else None
+            heading = lab.evidence == "heading"  # names the list of values it heads
+            out[id(target)] = Label(ln, a is lab_el, not strong, eaten, heading)
             if cands[0][1] == k + 1 and is_byline_label(lv):
                 for j in byline_targets(slots, k):
                     b = anchor.get(id(slots[j]))
