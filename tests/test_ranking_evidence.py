@@ -154,6 +154,36 @@ def test_a_row_of_cards_is_split_into_the_cards():
     assert any("row of cards" in why for why in cards.meta["rank_reasons"])
 
 
+def test_card_rows_are_worked_out_once_per_record_and_page():
+    def rows_page(n_rows: int) -> Page:
+        rows = "".join(
+            "<ul class='row'>" + "".join(card(4 * r + k) for k in range(4)) + "</ul>"
+            for r in range(n_rows)
+        )
+        return Page(wrap("<div class='grid'>" + rows + "</div>"))
+
+    page = rows_page(3)
+    grid = [i for i, t in enumerate(page.tag) if page.attr(i, "class") == "grid"][0]
+    groups = [(r,) for r in page.children[grid]]
+    text = PageText(page)
+    # two extractors cut the same records: the second region reads the first one's rows
+    first = split_card_rows(page, build_region(page, "mdr", grid, groups, 0.8), text)
+    assert len(text.card_rows) == 3
+    second = split_card_rows(page, build_region(page, "stem", grid, groups, 0.9), text)
+    fresh = split_card_rows(page, build_region(page, "stem", grid, groups, 0.9), PageText(page))
+    assert first is not None and second is not None and fresh is not None
+    assert [r.nodes for r in second.records] == [r.nodes for r in fresh.records]
+    assert len(second.records) == 12 and second.extractor == "stem"
+    # another page (the same node numbers) has its own rows: two rows of cards, not three
+    other = rows_page(2)
+    other_text = PageText(other)
+    grid2 = [i for i, t in enumerate(other.tag) if other.attr(i, "class") == "grid"][0]
+    groups2 = [(r,) for r in other.children[grid2]]
+    split = split_card_rows(other, build_region(other, "stem", grid2, groups2, 0.9), other_text)
+    assert split is not None and len(split.records) == 8
+    assert set(other_text.card_rows) == set(groups2)
+
+
 def test_a_table_row_of_field_cells_is_not_split():
     rows = "".join(
         f"<tr><td><img src='/i/{i}.jpg'></td><td><a href='/p/{i}'>Book title {i}</a> by Author</td>"

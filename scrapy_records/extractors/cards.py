@@ -60,8 +60,10 @@ def split_card_rows(page: Page, region: Region, text: PageText) -> Region | None
     allowed = len(recs) - CARD_ROW_SHARE * len(recs)  # records that may be no row
     rows: list[list[int] | None] = []
     misses = 0
+    memo = text.card_rows  # (regions of several extractors share records: read only)
     for rec in recs:
-        row = _row_of(page, rec.nodes, text)
+        g = tuple(rec.nodes)
+        row = memo[g] if g in memo else memo.setdefault(g, _row_of(page, g, text))
         rows.append(row)
         if row is None:
             misses += 1

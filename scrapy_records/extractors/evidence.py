@@ -68,7 +68,16 @@ class PageText:
     Built once per page from the page arrays: one prefix sum over the text leaves, and one
     over the leaves inside links (link ranges marked by slices, no per-leaf Python loop)."""
 
-    __slots__ = ("page", "chars", "linked", "_controls", "_free", "_unmarked", "landmarks")
+    __slots__ = (
+        "page",
+        "chars",
+        "linked",
+        "_controls",
+        "_free",
+        "_unmarked",
+        "landmarks",
+        "card_rows",
+    )
 
     def __init__(self, page: Page) -> None:
         self.page = page
@@ -87,6 +96,9 @@ class PageText:
         self._unmarked: int | None = None
         #: :func:`landmark_of` per node, memoised (regions share their parents).
         self.landmarks: dict[int, str | None] = {}
+        #: the would-be cards of a record, by its root group, memoised (MDR and STEM
+        #: often cut the same records: :func:`~scrapy_records.extractors.cards.split_card_rows`)
+        self.card_rows: dict[tuple[int, ...], list[int] | None] = {}
 
     @property
     def total(self) -> int:

@@ -87,7 +87,11 @@ def reshape(root: TemplateNode, shapes: Shapes) -> None:
 
 
 def map_record(
-    root: TemplateNode, rec: RecordTree, matcher: STM, progs: Programs | None = None
+    root: TemplateNode,
+    rec: RecordTree,
+    matcher: STM,
+    progs: Programs | None = None,
+    whole: set[TemplateNode] | None = None,
 ) -> NodeMap:
     """Matched pairs template node -> record node (STM traceback, top-down, iterative).
 
@@ -95,7 +99,18 @@ def map_record(
     cache owned by one alignment, keyed ``(template shape, record shape)``) it is recorded
     once as a program (for each matched template node: the index of its parent's pair and
     the child position) and replayed for every further record of the same shape, without
-    the traceback lookups."""
+    the traceback lookups.
+
+    With ``whole`` (a set, filled here), a pair of identical sub-trees is mapped at its
+    root only, its template node added to ``whole``: the rest of it pairs off node by node
+    with nothing left over, which is all an insertion pass needs to know (a post body of a
+    thousand nodes is not walked again on every pass). Such a partial mapping is not
+    recorded in ``progs`` (no tree matching is skipped: identical sub-trees need none)."""
+    if whole is not None:
+        progs = None
+        if root.shape == rec.vshape:
+            whole.add(root)
+            return {root: VROOT}
     key = (root.shape, rec.vshape)
     if progs is not None:
         prog = progs.get(key)
@@ -134,6 +149,9 @@ def map_record(
             continue
         sx = shape[x]
         if t.shape == sx:
+            if whole is not None:
+                whole.add(t)
+                continue
             for i in range(len(xc) if len(xc) < len(tc) else len(tc)):
                 push((tc[i], xc[i], me, i))
         else:
@@ -157,8 +175,14 @@ def _replay(root: TemplateNode, rec: RecordTree, prog: Any) -> NodeMap:
     return out
 
 
-def insert_runs(rec: RecordTree, m: NodeMap, force: bool) -> tuple[bool, bool]:
+def insert_runs(
+    rec: RecordTree, m: NodeMap, force: bool, whole: set[TemplateNode] | None = None
+) -> tuple[bool, bool]:
     """Insert the record's unmatched sibling runs where their template position is unique.
+
+    ``whole``: the template nodes of ``m`` whose sub-trees the record matches identically
+    (:func:`map_record`'s partial mapping: their children are not in ``m``, and none of
+    them is unmatched).
 
     Returns ``(inserted, deferred)``; ``deferred`` is True when a run holding data had no
     unique position (with ``force``, such runs go right after their left matched neighbour).
@@ -167,6 +191,8 @@ def insert_runs(rec: RecordTree, m: NodeMap, force: bool) -> tuple[bool, bool]:
     inserted = deferred = False
     items, roots = rec.pd.items, rec.roots
     for t, x in m.items():  # (insertions change the template, never m)
+        if whole and t in whole:
+            continue
         if x >= 0:  # rec.kids(x), inlined
             xk = items[x]
         elif x == VROOT:
@@ -256,8 +282,9 @@ class _Builder:
         deferred = self.idle.get(key)
         if deferred is not None:
             return False, deferred
-        m = map_record(template, rt, self.matcher, self.progs)
-        ins, deferred = insert_runs(rt, m, force=force)
+        whole: set[TemplateNode] = set()
+        m = map_record(template, rt, self.matcher, whole=whole)
+        ins, deferred = insert_runs(rt, m, force, whole)
         if ins:
             reshape(template, self.shapes)
         else:
