@@ -14,6 +14,12 @@ def mined(html: str, url: str = "https://shop.example/list"):
     return main
 
 
+def mined_columns(html: str) -> dict[str, list]:
+    """Each column of the main region's records: its name -> the records' values."""
+    main = mined(html)
+    return {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+
+
 BLURB = "A short description of the item, long enough to read as text of its own."
 
 
@@ -1085,8 +1091,7 @@ def test_a_charge_written_after_its_amount_names_its_column():
         )
         + "</ul>"
     )
-    main = mined(rows)
-    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    cols = mined_columns(rows)
     assert cols["postage"] == postage  # (the whole text: the word is the page's)
     assert cols["price"] == [1.95, 2.95, 3.95, 4.95]
     assert price_label("+ $3.99 shipping") == "shipping" and price_label("Free Postage")
@@ -1135,8 +1140,7 @@ def test_a_count_on_links_to_one_fragment_is_named_by_it():
             for i in range(1, 5)
         )
     )
-    main = mined(rows)
-    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    cols = mined_columns(rows)
     assert cols["customer_reviews"] == [17, 34, 51, 68]
     assert cols["customer_reviews_url"][0] == "https://shop.example/dp/1?ref=sr_1#customerReviews"
     assert not any(name.startswith("top_nav") for name in cols)  # no field word: no name
@@ -1154,8 +1158,7 @@ def test_a_price_colours_class_does_not_name_texts_without_a_currency():
             for i, s in enumerate(stock, 1)
         )
     )
-    main = mined(rows)
-    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    cols = mined_columns(rows)
     assert cols["price"] == [1.99, 2.99, 3.99, 4.99]
     named = [n for n, vals in cols.items() if vals == stock]
     assert named and "price" not in named[0]  # (no "price_2" of stock notes)
@@ -1174,8 +1177,7 @@ def test_a_count_is_named_by_the_noun_it_counts():
             for i, (c, t) in enumerate(zip(counts, tags), 1)
         )
     )
-    main = mined(rows)
-    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    cols = mined_columns(rows)
     assert cols["reviews"] == counts and cols["tags"] == tags  # whole values
     assert cols["comments"] == ["13 comments", "23 comments", "33 comments", "43 comments"]
     assert not {"kb", "kbs"} & set(cols)  # kilobytes measure, they count nothing
@@ -1219,8 +1221,7 @@ def test_an_address_written_out_under_a_result_is_display_url_whatever_its_class
             for i, h in enumerate(hosts * 2)
         )
     )
-    main = mined(rows)
-    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    cols = mined_columns(rows)
     assert cols["display_url"] == hosts * 2
     assert not any(n.startswith("comp") for n in cols)
 
@@ -1256,8 +1257,7 @@ def test_unnamed_columns_are_named_by_what_their_values_are():
             for i, (s, p) in enumerate(zip(sizes, scores), 1)
         )
     )
-    main = mined(rows)
-    cols = {c.name: [r.fields.get(c.name) for r in main.records] for c in main.columns}
+    cols = mined_columns(rows)
     assert cols["rank"] == ["1.", "2.", "3.", "4."]
     assert cols["size"] == sizes and cols["percent"] == scores
     assert cols["display_url"][0].startswith("www.uni.example/admission/1/")
