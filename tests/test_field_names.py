@@ -1272,3 +1272,21 @@ def test_unnamed_columns_are_named_by_what_their_values_are():
         "display_url"
     )
     assert shape_name(["Node.js", "Vue.js"]) is None
+
+
+def test_an_action_some_records_offer_is_a_caption_not_a_column():
+    rows = page(
+        "".join(
+            '<li class="it">'
+            + (f'<p><a class="src" href="/home/{i}">Home from Zillow</a></p>' if i < 4 else "")
+            + f'<h3><a href="/i/{i}">Board game number {i}</a></h3><span>£{i}.95</span>'
+            + (f'<a class="more" href="/similar?i={i}">See more like this</a>' if i % 2 else "")
+            + "</li>"
+            for i in range(1, 7)
+        )
+    )
+    cols = mined_columns(f"<ul>{rows}</ul>")
+    assert not any(v == "See more like this" for vals in cols.values() for v in vals)
+    assert cols["see_more_like_this_url"][0] == "https://shop.example/similar?i=1"
+    # a caption that names no action tells the records that show it apart: a column
+    assert any(v == "Home from Zillow" for vals in cols.values() for v in vals)

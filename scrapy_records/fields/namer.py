@@ -32,6 +32,7 @@ from scrapy_records.fields.naming import (
     URL_WORDS,
     fragment_name,
     generic_name,
+    is_action,
     is_written_address,
     label_name,
     property_name,
@@ -247,19 +248,6 @@ def _price_name(label: str) -> str:
 def _is_price(v: str) -> bool:
     p = parse_price(v)
     return p is not None and p[1] is not None
-
-
-#: verbs a button's caption opens with ("Add to cart", "Preorder now", "Book a table")
-_ACTION_VERBS = frozenset(
-    """add buy order preorder pre-order reserve book shop get apply subscribe download
-    notify request contact call compare save view see select choose start try join
-    register sign bid watch rent""".split()
-)
-
-
-def _is_action(v: str) -> bool:
-    words = v.split()
-    return len(words) >= 2 and words[0].casefold() in _ACTION_VERBS
 
 
 #: a currency symbol or an ISO code's form
@@ -577,7 +565,7 @@ class _Namer:
         if s.kind != "text" or not any(tag_of(t, self.tagnames) == "button" for t in chain[:2]):
             return None
         vals = [v for v in s.values if isinstance(v, str)]
-        if vals and _mostly(vals, _is_action):
+        if vals and _mostly(vals, is_action):
             return "action", "tag"
         return None
 

@@ -294,6 +294,20 @@ def label_name(text: str) -> str | None:
     return n if len(n) >= 2 else None
 
 
+#: verbs an action's caption opens with ("Add to cart", "Preorder now", "See more like this")
+ACTION_VERBS = frozenset(
+    """add buy order preorder pre-order reserve book shop get apply subscribe download
+    notify request contact call compare save view see select choose start try join
+    register sign bid watch rent""".split()
+)
+
+
+def is_action(v: str) -> bool:
+    """A caption of two words or more that opens with a verb of :data:`ACTION_VERBS`."""
+    words = v.split()
+    return len(words) >= 2 and words[0].casefold() in ACTION_VERBS
+
+
 #: words a sentence leading up to a value may end with before its noun ("refer to job code")
 _LEAD_WORDS = frozenset(
     "a an the to at by for of in on is are was be as with from our your its this that".split()

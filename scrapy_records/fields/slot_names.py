@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 from scrapy_records.fields.naming import (
     best_token,
     glued_prefixes,
+    is_action,
     label_name,
     unglue,
 )
@@ -129,7 +130,10 @@ def mark_static(slots: list[Slot], n: int, page: Page | None = None) -> None:
                 s.static = True
             elif s.kind == "text":
                 v = next(iter(vals))
-                caption = _most(present[k], n) and page is not None and _link_caption(page, s, v)
+                # the caption of links to different places: in most records, or in three
+                # at least when it says what the link does ("See more like this")
+                often = _most(present[k], n) or (present[k] >= 3 and is_action(v))
+                caption = often and page is not None and _link_caption(page, s, v)
                 if not _WORD_RE.search(v) or caption or (page is not None and _on_control(page, s)):
                     s.static = True
                     continue
