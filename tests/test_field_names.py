@@ -1245,7 +1245,7 @@ def test_share_links_are_the_pages_widget_not_fields():
 
 
 def test_unnamed_columns_are_named_by_what_their_values_are():
-    from scrapy_records.fields.naming import shape_name
+    from scrapy_records.fields.naming import is_written_address, shape_name
 
     sizes = ["19.8KB", "4.1KB", "288K", "3282 bytes"]
     scores = ["97%", "95%", "94%", "91%"]
@@ -1265,13 +1265,9 @@ def test_unnamed_columns_are_named_by_what_their_values_are():
     assert shape_name(["1.", "1.", "2."]) is None  # no count up: no rank
     assert shape_name(["Paperback", "Hardcover"]) is None
     # Google's address and size, an address cut short: still the address written out
-    assert shape_name(["www.cmu.edu/admission/ - 14k", "www.cmu.edu/grad.html - 16k"]) == (
-        "display_url"
-    )
-    assert shape_name(["www.omnis.com...", "order.1and1.com...", "www.dnbuy.com..."]) == (
-        "display_url"
-    )
-    assert shape_name(["Node.js", "Vue.js"]) is None
+    assert is_written_address(["www.cmu.edu/admission/ - 14k", "www.cmu.edu/grad.html - 16k"])
+    assert is_written_address(["www.omnis.com...", "order.1and1.com...", "www.dnbuy.com..."])
+    assert not is_written_address(["Node.js", "Vue.js"])
 
 
 def test_an_action_some_records_offer_is_a_caption_not_a_column():

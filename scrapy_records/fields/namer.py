@@ -25,7 +25,6 @@ unless the name already says so.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from scrapy_records.fields.naming import (
     IMAGE_WORDS,
@@ -35,6 +34,7 @@ from scrapy_records.fields.naming import (
     is_action,
     is_written_address,
     label_name,
+    mostly,
     property_name,
     shape_name,
     token_name,
@@ -228,7 +228,7 @@ def _glued_price_label(s: Slot) -> str | None:
         vals = [v for v in s.raw if isinstance(v, str)]
     elif s.kind == "text" and s.type == "text":  # "+ £3.99 postage", one "Postage not specified"
         vals = [v for v in s.values if isinstance(v, str)]
-        if not _mostly(vals, has_trailing_charge):
+        if not mostly(vals, has_trailing_charge):
             return None
     else:
         return None
@@ -260,18 +260,6 @@ def _no_currency(v: str) -> bool:
 
 def _is_date(v: str) -> bool:
     return parse_date_iso(v) is not None
-
-
-def _mostly(vals: list[str], test: Callable[[str], bool], share: float = 0.8) -> bool:
-    """At least ``share`` of the values pass ``test``: a price or date column whose type one
-    "£3 to £9" or a sponsored item's byline kept text, and that is named like one."""
-    misses, limit = 0, round((1 - share) * len(vals), 6)  # 0.2 * 5 is 1, not 0.999...
-    for v in vals:
-        if not test(v):
-            misses += 1
-            if misses > limit:
-                return False
-    return True
 
 
 def _by_shape(s: Slot) -> tuple[str, str] | None:
@@ -538,9 +526,9 @@ class _Namer:
             vals = [v for v in s.values if isinstance(v, str)]
             if vals and sum(1 for v in vals if _RATING_RE.match(v)) >= 0.8 * len(vals):
                 typ = "rating"
-            elif vals and _mostly(vals, _is_price):
+            elif vals and mostly(vals, _is_price):
                 typ = "price"  # a range ("£3 to £9") keeps the column text, not its name
-            elif vals and _mostly(vals, _is_date):
+            elif vals and mostly(vals, _is_date):
                 typ = "date"
             elif vals and is_written_address(vals) and not self._is_link_text(s):
                 return "display_url", "type"  # (a link's address text: the link's column)
@@ -565,7 +553,7 @@ class _Namer:
         if s.kind != "text" or not any(tag_of(t, self.tagnames) == "button" for t in chain[:2]):
             return None
         vals = [v for v in s.values if isinstance(v, str)]
-        if vals and _mostly(vals, is_action):
+        if vals and mostly(vals, is_action):
             return "action", "tag"
         return None
 
@@ -621,7 +609,7 @@ class _Namer:
         if found is None or s.kind != "text" or s.type == "price" or "price" not in found[0]:
             return found
         vals = [v for v in s.values if isinstance(v, str)]
-        return None if vals and _mostly(vals, _no_currency) else found
+        return None if vals and mostly(vals, _no_currency) else found
 
     def _by_fragment(self, s: Slot, chain: list[TemplateNode]) -> tuple[str, str] | None:
         """Rule 5b: a text on links to one fragment of different pages ("155" on
