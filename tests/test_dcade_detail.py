@@ -243,7 +243,7 @@ def test_a_field_repeating_the_first_item_of_a_list_on_every_page_is_left_to_the
 
     w = induce_wrapper([job(i, n) for i, n in enumerate([5, 4, 6, 5, 3])])
     got = fields_of(w, job(9, 4).root)
-    assert sorted(got) == ["desc", "pay", "similar", "title"], got
+    assert sorted(got) == ["description", "pay", "similar", "title"], got
     assert [x["similar"] for x in got["similar"]] == [cities[(45 + k) % 11] for k in range(4)]
 
 
@@ -707,7 +707,7 @@ def test_sibling_paragraphs_of_different_classes_are_fields_not_a_set():
     assert not any(f.multiple for f in w.fields)
     got = w.extract(shop_product(9), "http://shop.example/shop/product/9").records[0].fields
     assert (got["price"], got["stock"]) == (153.17, "In stock")
-    assert got["desc"].startswith("Fox a while box")
+    assert got["description"].startswith("Fox a while box")
     [reviews] = [v for v in got.values() if isinstance(v, list)]
     assert [r["author"] for r in reviews] == ["dave", "erin", "frank"]
 

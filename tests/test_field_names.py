@@ -1286,3 +1286,25 @@ def test_an_action_some_records_offer_is_a_caption_not_a_column():
     assert cols["see_more_like_this_url"][0] == "https://shop.example/similar?i=1"
     # a caption that names no action tells the records that show it apart: a column
     assert any(v == "Home from Zillow" for vals in cols.values() for v in vals)
+
+
+def test_abbreviated_class_and_rdfa_words_are_written_out():
+    assert token_name("article-desc") == "article_description"
+    assert token_name("prev-price") == "previous_price"
+    assert token_name("new_img") == "new_image"  # no "new_img_image"
+    from scrapy_records.fields.naming import property_name
+
+    assert property_name("f:durl") == "display_url"
+    assert property_name("catalogNumber") == "catalog_number"  # whole words only
+    html = page(
+        "".join(
+            f'<div class="res"><h3><a href="/doc/{i}">Regional housing office {i}</a></h3>'
+            f'<p class="desc">Office {i} helps with applications, a text long enough here.</p>'
+            f'<span class="qty">{i + 2} left</span></div>'
+            for i in range(1, 6)
+        )
+    )
+    cols = mined_columns(html)
+    assert cols["description"][0].startswith("Office 1 helps")
+    assert cols["quantity"] == [f"{i + 2} left" for i in range(1, 6)]
+    assert not {"desc", "qty"} & set(cols)

@@ -86,15 +86,57 @@ def slug(s: str, max_len: int = 40) -> str:
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
+#: short forms of field words in class names and vocabularies, as a person writes them out
+#: (whole words only: ``desc`` -> ``description``, ``prev_price`` -> ``previous_price``)
+ABBREVIATIONS = {
+    "desc": "description",
+    "descr": "description",
+    "durl": "display_url",
+    "snip": "snippet",
+    "snipp": "snippet",
+    "img": "image",
+    "pic": "image",
+    "addr": "address",
+    "qty": "quantity",
+    "amt": "amount",
+    "loc": "location",
+    "cat": "category",
+    "auth": "author",
+    "msg": "message",
+    "txt": "text",
+    "ttl": "title",
+    "hdr": "header",
+    "lnk": "link",
+    "cmt": "comment",
+    "cmnt": "comment",
+    "usr": "user",
+    "prev": "previous",
+    "avail": "availability",
+    "tel": "phone",
+}
+
+
+def expand_words(name: str) -> str:
+    """``name`` with its abbreviated words written out (:data:`ABBREVIATIONS`) and a word
+    that the expansion repeats next to itself said once (``img_image`` -> ``image``)."""
+    words = [ABBREVIATIONS.get(w, w) for w in name.split("_")]
+    out: list[str] = []
+    for w in "_".join(words).split("_"):
+        if not out or out[-1] != w:
+            out.append(w)
+    return "_".join(out)
+
+
 def property_name(value: str) -> str:
     """A column name from a microdata/RDFa property: its first token's last part, camel
     humps as word breaks (``addressLocality`` -> ``address_locality``, ``schema:name``,
-    ``og:title``, ``http://schema.org/price`` -> ``price``); ``""`` when nothing is left."""
+    ``og:title``, ``http://schema.org/price`` -> ``price``; abbreviations written out,
+    ``f:durl`` -> ``display_url``); ``""`` when nothing is left."""
     toks = value.split()
     if not toks:
         return ""
     last = re.split(r"[:/#]", toks[0])[-1]
-    return slug(_CAMEL_RE.sub("_", last) if len(last) <= 40 else last)
+    return expand_words(slug(_CAMEL_RE.sub("_", last) if len(last) <= 40 else last))
 
 
 def _is_hash(tok: str) -> bool:
@@ -195,7 +237,7 @@ def _token_name_uncached(tok: str) -> str | None:
         content = content[1:]  # "search-result-title" -> title, "prodPrice" -> price
     if not content:
         return None
-    name = slug("_".join(content))
+    name = expand_words(slug("_".join(content)))
     if len(name) < 2 or name in _NOISE_WORDS:
         return None
     return name
