@@ -286,7 +286,7 @@ def test_name_from_itemprop_and_link_suffix(naming):
     c = column_of(cols, vals, ["Ann's post", "Bob's post"])
     assert (c.name, c.evidence) == ("name", "itemprop")
     u = column_of(cols, vals, ["https://blog.example/a", "https://blog.example/b"])
-    assert u.name == "name_url"
+    assert u.name == "url"  # the record's main link, whatever names its text
 
 
 def test_name_from_label_text_and_label_is_not_a_column(naming):
@@ -338,10 +338,11 @@ def test_multi_root_records_two_sibling_rows():
     rows = nodes(page, "tr")[1:]
     groups = [(rows[k], rows[k + 1]) for k in range(0, len(rows), 2)]
     cols, vals = align_records(page, groups)
-    assert [c.name for c in cols] == ["name", "name_url", "score", "updated", "text"]
-    assert [c.evidence for c in cols][:4] == ["header"] * 4
+    # the record's main link is `url` whatever its header says
+    assert [c.name for c in cols] == ["name", "url", "score", "updated", "text"]
+    assert [c.evidence for c in cols][:4] == ["header", "link", "header", "header"]
     assert [v["name"] for v in vals] == ["Ann", "Bob", "Cid"]
-    assert [v["name_url"] for v in vals] == [
+    assert [v["url"] for v in vals] == [
         "https://ex.com/u/1",
         "https://ex.com/u/2",
         "https://ex.com/u/3",

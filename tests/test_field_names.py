@@ -1308,3 +1308,27 @@ def test_abbreviated_class_and_rdfa_words_are_written_out():
     assert cols["description"][0].startswith("Office 1 helps")
     assert cols["quantity"] == [f"{i + 2} left" for i in range(1, 6)]
     assert not {"desc", "qty"} & set(cols)
+
+
+def test_rdfa_url_on_other_links_names_neither_their_captions_nor_the_main_url():
+    """A result whose title link and sitelinks all carry ``property="f:url"``-style RDFa:
+    the record's link is ``url``, the sitelinks are named by their block, their captions
+    are no "display_url" (they are no addresses)."""
+    html = page(
+        "".join(
+            f'<li class="result"><h3><a property="f:title" href="https://org{i}.example/">'
+            f"Regional housing office {i}</a></h3>"
+            f'<p property="f:desc">Office {i} helps with applications, a text long enough.</p>'
+            f'<div class="sitelinks"><a property="f:url" href="https://org{i}.example/apply">'
+            f'Apply at office {i}</a> <a property="f:url" href="https://org{i}.example/units">'
+            f"Find a unit {i}</a></div></li>"
+            for i in range(1, 6)
+        )
+    )
+    cols = mined_columns(html)
+    assert cols["url"] == [f"https://org{i}.example/" for i in range(1, 6)]
+    assert cols["description"][0].startswith("Office 1 helps")
+    assert "display_url" not in cols
+    assert (cols["sitelinks"][0], cols["sitelinks_2"][0]) == ("Apply at office 1", "Find a unit 1")
+    assert cols["sitelinks_url"][0] == "https://org1.example/apply"  # not "sitelinks"
+    assert cols["sitelinks_url_2"][0] == "https://org1.example/units"

@@ -28,7 +28,6 @@ import re
 
 from scrapy_records.fields.naming import (
     IMAGE_WORDS,
-    URL_WORDS,
     fragment_name,
     generic_name,
     is_action,
@@ -36,6 +35,7 @@ from scrapy_records.fields.naming import (
     label_name,
     mostly,
     property_name,
+    says_url,
     shape_name,
     token_name,
 )
@@ -154,6 +154,17 @@ def _label_class(page: Page, s: Slot) -> bool:
 
 #: names of a link's address: a text column so named is the address as the page writes it
 _ADDRESS_NAMES = frozenset({"url", "link", "href", "permalink"})
+
+
+def _writes_addresses(s: Slot) -> bool:
+    """Text slot ``s``'s values are web addresses written out."""
+    vals = [
+        x
+        for v in s.values
+        for x in (v if isinstance(v, list) else [v])
+        if isinstance(x, str) and x.strip()
+    ]
+    return bool(vals) and is_written_address(vals, paths=True)
 
 
 def _qualify_repeats(data: list[Slot], namer: _Namer) -> None:
@@ -398,24 +409,39 @@ class _Namer:
         kind = s.kind
         a = self.anchor[id(s)]
         chain = self._chain(a, kind)
-        found = (
-            self._by_schema(chain)
-            or self._by_context(s, chain)
-            or self._by_main_link(s)
-            or self._by_link(s, a)
-            or self._by_type(s, chain)
-            or self._by_control(s, chain)
-            or self._unless_mistyped(s, self._by_class(chain, a))
-            or self._by_fragment(s, chain)
-            or _by_shape(s)
-            or self._by_tag(chain, kind)
+        rules = (
+            lambda: self._by_main_link(s) if id(s) == self.main_url else None,
+            lambda: self._by_schema(chain),
+            lambda: self._by_context(s, chain),
+            lambda: self._by_main_link(s),
+            lambda: self._by_link(s, a),
+            lambda: self._by_type(s, chain),
+            lambda: self._by_control(s, chain),
+            lambda: self._unless_mistyped(s, self._by_class(chain, a)),
+            lambda: self._by_fragment(s, chain),
+            lambda: _by_shape(s),
+            lambda: self._by_tag(chain, kind),
         )
+        found = None
+        for rule in rules:
+            found = rule()
+            # an address word over a link's caption ("Find a Unit" under property="url" or
+            # class "link") names the link's href: the caption is named by what comes next
+            # and `url` is the record's main link's: another link's address is named by its text
+            if (
+                found is None
+                or (kind == "text" and found[0] in _ADDRESS_NAMES and not _writes_addresses(s))
+                or (kind == "url" and found[0] == "url" and id(s) != self.main_url)
+            ):
+                found = None
+                continue
+            break
         if found is None:
             found = generic_name(kind, s.values), "generic"
         name, evidence = found
         if kind in ("url", "image") and evidence != "link":
-            words = URL_WORDS if kind == "url" else IMAGE_WORDS
-            if not any(w in name for w in words):
+            named = says_url(name) if kind == "url" else any(w in name for w in IMAGE_WORDS)
+            if not named:
                 name = f"{name}_{'url' if kind == 'url' else 'image'}"
         if kind == "text" and evidence != "generic":
             self.link_names.setdefault(a, (name, evidence))
@@ -511,7 +537,7 @@ class _Namer:
             return None
         if evidence == "link":
             return None
-        return (name if any(w in name for w in URL_WORDS) else f"{name}_url"), evidence
+        return (name if says_url(name) else f"{name}_url"), evidence
 
     def _by_type(self, s: Slot, chain: list[TemplateNode]) -> tuple[str, str] | None:
         """Rule 4: the value's type; a class of the value's own that says the type

@@ -59,6 +59,15 @@ _STOP_LABELS = frozenset(
 )
 #: words saying a name is a link's / an image's (no ``_url`` / ``_image`` appended then)
 URL_WORDS = ("url", "link", "href", "permalink")
+
+
+def says_url(name: str) -> bool:
+    """``name``'s last word says it is a link's address (``author_url``, ``permalink``;
+    not ``sitelinks``, which are the links themselves: their address is ``sitelinks_url``)."""
+    last = name.rsplit("_", 1)[-1]
+    return last in URL_WORDS or last.endswith("url")
+
+
 IMAGE_WORDS = ("img", "image", "photo", "thumb", "pic", "logo", "avatar", "icon", "picture")
 
 _NON_WORD_RE = re.compile(r"[^\w]+", re.UNICODE)
@@ -432,13 +441,23 @@ _AFTER_ADDRESS_RE = re.compile(r"^(?:[›»>].*|.{0,16})$")
 def _reads_as_address(v: str) -> bool:
     head, _, rest = strip_separators(v).partition(" ")
     head = head.rstrip(".\u2026")  # a cut address ("www.omnis.com...")
-    return bool(_ADDRESS_RE.match(head)) and bool(_AFTER_ADDRESS_RE.match(rest.strip()))
+    rest = rest.strip()
+    if head.endswith("/") and rest and " " not in rest:  # wrapped: "x.edu/Courses/ Art.html"
+        rest = ""
+    return bool(_ADDRESS_RE.match(head)) and bool(_AFTER_ADDRESS_RE.match(rest))
 
 
-def is_written_address(vals: Sequence[str]) -> bool:
+#: an address written from the site's root: "/health-information/diabetes/overview"
+_PATH_RE = re.compile(r"^/[\w.~%-]+(?:/[\w.~%-]*)+(?:[?#]\S*)?$")
+
+
+def is_written_address(vals: Sequence[str], paths: bool = False) -> bool:
     """All but one in five values read as web addresses (breadcrumbs or a short note such as
     the page's size may follow: "www.x.edu/a/ - 14k"), and at least half of them show it
-    beyond doubt (a scheme, ``www.`` or a path): "Node.js" alone is no address."""
+    beyond doubt (a scheme, ``www.`` or a path): "Node.js" alone is no address. With
+    ``paths`` (a class already says "url"), paths from the site's root count too."""
+    if paths and mostly(vals, lambda v: bool(_PATH_RE.match(v.strip()))):
+        return True
     if not mostly(vals, _reads_as_address):
         return False
     return sum(1 for v in vals if _ADDRESS_HINT_RE.search(v.strip())) >= 0.5 * len(vals)
