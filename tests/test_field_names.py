@@ -1332,3 +1332,66 @@ def test_rdfa_url_on_other_links_names_neither_their_captions_nor_the_main_url()
     assert (cols["sitelinks"][0], cols["sitelinks_2"][0]) == ("Apply at office 1", "Find a unit 1")
     assert cols["sitelinks_url"][0] == "https://org1.example/apply"  # not "sitelinks"
     assert cols["sitelinks_url_2"][0] == "https://org1.example/units"
+
+
+def json_ld_shop(n: int = 5) -> str:
+    import json
+
+    items = [
+        {
+            "@type": "ListItem",
+            "position": i,
+            "item": {
+                "@type": "Product",
+                "name": f"Kettle model {i}",
+                "url": f"/p/{i}",
+                "brand": {"@type": "Brand", "name": f"Acme {i % 2}"},
+                "offers": {"@type": "Offer", "price": f"{10 + i}.97", "priceCurrency": "USD"},
+                "aggregateRating": {"@type": "AggregateRating", "ratingValue": 3 + i / 10},
+            },
+        }
+        for i in range(1, n + 1)
+    ]
+    doc = {"@context": "https://schema.org", "@type": "ItemList", "itemListElement": items}
+    cards = "".join(
+        f'<div class="c7 x1"><a class="k2" href="/p/{i}">Kettle model {i}</a>'
+        f'<span class="q9">Acme {i % 2}</span><span class="q3">${10 + i}.97</span>'
+        f'<span class="q4">{3 + i / 10}</span></div>'
+        for i in range(1, n + 1)
+    )
+    return (
+        f'<html><head><script type="application/ld+json">{json.dumps(doc)}</script></head>'
+        f"<body><div id='main'>{cards}</div></body></html>"
+    )
+
+
+def test_json_ld_items_name_the_columns_their_values_fill():
+    main = mined(json_ld_shop())
+    cols = {c.name: c for c in main.columns}
+    assert {"name", "url", "brand", "price", "rating"} <= set(cols), list(cols)
+    assert cols["brand"].evidence == "json-ld" and cols["rating"].evidence == "json-ld"
+    assert [r.fields["brand"] for r in main.records][:2] == ["Acme 1", "Acme 0"]
+    assert [r.fields["price"] for r in main.records][:2] == [11.97, 12.97]
+    assert main.records[0].fields["url"] == "https://shop.example/p/1"
+    # a wrapper from two such pages gives a third the names mining gives it
+    pages = [(f"https://shop.example/list?p={k}", json_ld_shop(4 + k)) for k in range(3)]
+    w = scrapy_records.induce(pages[:2])
+    got = w.extract(pages[2][1], url=pages[2][0])
+    assert [c.name for c in got.regions[0].columns] == [c.name for c in mined(pages[2][1]).columns]
+    assert [r.fields for r in got.records] == [r.fields for r in mined(pages[2][1]).records]
+
+
+def test_json_ld_that_describes_only_the_page_names_nothing():
+    import json
+
+    page_doc = json.dumps({"@context": "https://schema.org", "@type": "WebPage", "name": "Kettles"})
+    head, body = json_ld_shop().split("</head>", 1)
+    lists, _ = head.split("</script>", 1)
+    scripts = (
+        f'<script type="application/ld+json">{page_doc}</script>'
+        '<script type="application/ld+json">{"@type": "Product", not json</script>'
+    )
+    both = mined(f"{lists}</script>{scripts}</head>{body}")  # the list still names
+    assert {"brand", "rating"} <= {c.name for c in both.columns}
+    only_page = mined(f"<html><head>{scripts}</head>{body}")
+    assert not {"brand", "rating"} & {c.name for c in only_page.columns}

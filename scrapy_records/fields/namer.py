@@ -62,6 +62,7 @@ from scrapy_records.fields.values import (
     price_label,
 )
 from scrapy_records.page import Page
+from scrapy_records.page.jsonld import path_name
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _RATING_RE = re.compile(
@@ -78,6 +79,7 @@ _TYPE_WORDS = {
 #: the order in which duplicate columns keep the better-named one
 EVIDENCE_RANK = {
     "itemprop": 0,
+    "json-ld": 0,
     "property": 0,
     "link": 1,
     "label": 2,
@@ -308,6 +310,7 @@ class _Namer:
         self.tdepth: Depths = layout.depth
         self.anchor, self.count, self.labels = anchor, count, labels
         self.evidence = Evidence(page, maps)
+        self.items = page.items  # the schema.org items the page lists in JSON-LD
         self.tagnames = tag_names(page)
         self.headers = TableHeaders(page, maps, layout.parent, layout.depth)
         self.rows = rows  # the records are table rows: table headers may name columns
@@ -412,6 +415,7 @@ class _Namer:
         rules = (
             lambda: self._by_main_link(s) if id(s) == self.main_url else None,
             lambda: self._by_schema(chain),
+            lambda: self._by_json_ld(s),
             lambda: self._by_context(s, chain),
             lambda: self._by_main_link(s),
             lambda: self._by_link(s, a),
@@ -481,6 +485,12 @@ class _Namer:
                         return name, attr
                     break
         return None
+
+    def _by_json_ld(self, s: Slot) -> tuple[str, str] | None:
+        """Rule 1: the property of the page's JSON-LD items whose values the column's are
+        (``offers.price`` -> ``price``, ``brand.name`` -> ``brand``)."""
+        path = self.items.path_of(s.values) if self.items else None
+        return (path_name(path), "json-ld") if path else None
 
     def _by_context(self, s: Slot, chain: list[TemplateNode]) -> tuple[str, str] | None:
         """Rule 2: a label next to the value, a table header above it, a stable

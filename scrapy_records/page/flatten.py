@@ -172,6 +172,7 @@ class Flattener:
         "inline",
         "gapped",
         "base_el",
+        "json_ld",
     )
 
     def __init__(self, max_nodes: int | None, max_depth: int) -> None:
@@ -211,6 +212,8 @@ class Flattener:
         #: order, as ``root.find(".//head/base[@href]")`` finds it in a tree libxml2's HTML
         #: parser built (a ``<head>`` is never inside a dropped or folded element there)
         self.base_el: Any = None
+        #: the texts of the ``<script type="application/ld+json">`` elements, in order
+        self.json_ld: list[str] = []
 
     def run(self, root: Any) -> None:
         """Fill the arrays (:meth:`walk`), then check the node budget once more: the nodes
@@ -348,6 +351,8 @@ class Flattener:
             return info
         if t == "noscript" and holds_content(node):
             return tag_info(t, self.tag_names)  # (not cached: the next may be dropped)
+        if t == "script" and (node.get("type") or "").strip().lower() == "application/ld+json":
+            self.json_ld.append(node.text or "")
         # dropped with its sub-tree; its tail belongs to the open parent
         self._hide(1 + (skip_descendants(self.nodes, node) if len(node) else 0))
         if stack:

@@ -18,6 +18,7 @@ from scrapy_records.page.flatten import (
     EMPTY_DROPPED_TAGS,
     Flattener,
 )
+from scrapy_records.page.jsonld import ItemValues, parse
 from scrapy_records.page.parse import (
     DEFAULT_MAX_BYTES,
     HtmlElementParser,
@@ -68,6 +69,8 @@ class Page:
         *ARRAYS,
         "body",
         "truncated",
+        "json_ld_texts",
+        "_items",
         "gapped",
         "_index",
         "_xpaths",
@@ -142,6 +145,8 @@ class Page:
         self.tag_names = f.tag_names
         self.path_keys = f.path_keys
         self.truncated = f.truncated
+        self.json_ld_texts: list[str] = f.json_ld
+        self._items: ItemValues | None = None
         #: nodes that lost an empty inline child (``<b></b>``) to the arrays: among their
         #: children, positions and sibling counts are the document's, not the arrays'
         #: (:meth:`sibling_position`)
@@ -150,6 +155,14 @@ class Page:
         # the real (libxml2) tree, for XPaths: differs only where a nesting was repaired
         self._rparent, self._rchildren = f.real_tree()
         return f.base_el
+
+    @property
+    def items(self) -> ItemValues:
+        """The values of the schema.org items the page lists in JSON-LD (parsed on first
+        use, once)."""
+        if self._items is None:
+            self._items = ItemValues(parse(self.json_ld_texts), self.absolute)
+        return self._items
 
     # ------------------------------------------------------------------ access
     def __len__(self) -> int:
