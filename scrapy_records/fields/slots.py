@@ -79,16 +79,12 @@ def find_slots(
     a_id, img_id = tid.get("a", -99), tid.get("img", -99)
     heads: set[TemplateNode] = set()  # collapsed inline sub-trees (one text slot each)
     inside: set[TemplateNode] = set()  # their descendants
-    linked: set[TemplateNode] = set()  # links inside value cells: their URLs are columns
     if collapse_inline:
         cells = _value_cells(page, layout, trees, maps)
         heads, inside = _inline_heads(page, layout, trees, maps, cells)
-        linked = {x for c in cells for x in layout.order[pos[c] + 1 : last[c] + 1]}
     slots: list[Slot] = []
     for t in layout.order:
         if t in inside:
-            if t.label == a_id and t in linked:
-                slots.append(Slot(t, "url", (last[t], 1), n))
             continue
         if t in heads:
             slots.append(Slot(t, "text", (pos[t], 0), n, collapsed=True))
@@ -155,8 +151,9 @@ def _value_cells(
     """The value cells of key/value rows read as one text: a ``td`` (``dd``) right after a
     cell whose text is a label in every record ("Residence:" | "<a>1935</a> - <a>Essex</a>,
     Ontario"), holding text of its own beside links and inline markup. The value is the
-    cell as a person reads it, one column, as a wrapper reads the cell beside its key; its
-    links' URLs stay columns of their own (:func:`find_slots`)."""
+    cell as a person reads it, one column, as a wrapper's list of keys reads the cell
+    beside its key. (Its links' URLs are no columns: they would be read by the row's
+    position, another key's in a record whose rows differ.)"""
     tid = page.tag_names
     names = {v: k for k, v in tid.items()}
     allowed = frozenset(tid[t] for t in (*INLINE_TAGS, "a") if t in tid)
