@@ -191,3 +191,91 @@ def test_a_list_of_prices_beside_a_list_of_names_is_no_list_of_keys():
     assert main is not None and len(main.records) == 4
     prices = [c for c in main.columns if c.type == "price" and c.multiple]
     assert prices and main.records[1].fields[prices[0].name] == [41.99, 42.99, 43.99]
+
+
+def linked_registry(rows: list[list[tuple[str, str]]]) -> str:
+    """Rows of labels and values, a value cell holding links among its text ("<a>1935</a>
+    - <a>Essex</a>, Ontario")."""
+    recs = []
+    for i, kv in enumerate(rows):
+        cells = "".join(f"<tr><td><span>{k}</span></td><td>{v}</td></tr>" for k, v in kv)
+        recs.append(
+            f"<tr class='rec'><td class='title'><a href='/r/{i}'>Society record number {i}</a>"
+            f"</td><td class='data'><table>{cells}</table></td></tr>"
+        )
+    return "<html><body><div id='main'><table>" + "".join(recs) + "</table></div></body></html>"
+
+
+def place(year: str, town: str, rest: str) -> str:
+    return f"<a href='/y/{year}'>{year}</a> - <a href='/t/{town}'>{town}</a>, {rest}"
+
+
+def test_a_value_cell_with_links_beside_a_label_cell_is_one_value():
+    # the value a person reads beside "Residence:" is the whole cell, not its links and the
+    # text between them in three columns
+    rows = [
+        [("Name:", "Ann Smith"), ("Residence:", place("1935", "Essex", "Ontario, Canada"))],
+        [("Name:", "Bob Jones"), ("Civil:", place("1949", "Laval", "Quebec, Canada"))],
+        [("Name:", "Cy Brown"), ("Residence:", place("1935", "Regina", "Saskatchewan"))],
+        [("Name:", "Di Green"), ("Residence:", place("1940", "Hull", "Quebec"))],
+    ]
+    main = scrapy_records.extract(linked_registry(rows), url=URL).main
+    assert main is not None and len(main.records) == 4
+    fields = [r.fields for r in main.records]
+    assert fields[0]["residence"] == "1935 - Essex, Ontario, Canada"
+    assert fields[1]["civil"] == "1949 - Laval, Quebec, Canada"
+    assert fields[3]["name"] == "Di Green" and "residence" not in fields[1]
+    assert sorted(fields[0]) == ["name", "residence", "title", "url"]
+
+
+def test_a_key_only_one_record_shows_is_read_by_its_label_not_its_row():
+    # one record shows "Photo:" / "Category:" / "Description:" rows: mining reads its
+    # description by the label, so a wrapper reads it on a page whose record of that kind
+    # lacks the category row, and never reads the next key's value as the description
+    photo = [("Photo:", "Old church"), ("Category:", "Other"), ("Description:", "A church")]
+    one = [
+        [("Name:", "Ann Smith"), ("Residence:", place("1935", "Essex", "Ontario"))],
+        photo,
+        [("Name:", "Bob Jones"), ("Civil:", place("1949", "Laval", "Quebec"))],
+        [("Name:", "Cy Brown"), ("Residence:", place("1935", "Regina", "Canada"))],
+    ]
+    main = scrapy_records.extract(linked_registry(one), url=URL).main
+    assert main is not None
+    desc = next(c for c in main.columns if c.name == "description")
+    assert desc.keys is not None and "Description:" in (desc.xpath or "")
+    two = [one[3], one[0], one[2]]
+    w = scrapy_records.induce([(URL, linked_registry(one)), (URL + "?p=2", linked_registry(two))])
+    assert not [f.name for f in w.fields if f.name == "description"]  # a key of the list
+    three = [one[0], [("Photo:", "Old mill"), ("Description:", "A mill")], one[2]]
+    rows = [r.fields for r in w.extract(linked_registry(three), url=URL).records]
+    assert rows[1]["description"] == "A mill" and rows[1]["photo"] == "Old mill"
+    assert "category" not in rows[1]
+
+
+def test_a_key_every_page_reads_from_the_list_is_left_to_the_list_whatever_its_selector():
+    # the inducer chose class steps and the row's position for "Description:" (the one
+    # record showing it); every sample page mined it as a key of the list: the list reads
+    # it by its key, not a row that holds another key in a record without "Category:"
+    from scrapy_records.results import Column, Region
+    from scrapy_records.wrappers.inducers.columns import key_list_fields
+    from scrapy_records.wrappers.model import FieldSpec
+
+    paths = ("td[2]/table/tr", "td[1]/span", "td[2]")
+    keyed = "td[2]/table/tr[starts-with(normalize-space(.), 'Description:')]/td[2]"
+    page = Region(
+        "auto", [], 1.0, "/html/body/table", [Column("description", xpath=keyed, keys=paths)]
+    )
+    chosen = {
+        "description": FieldSpec("description", xpath="td[@class='data']/table/tr[3]/td[2]"),
+        "title": FieldSpec("title", xpath="td[1]/a"),
+    }
+    fields, _fill = key_list_fields([page, page], chosen)
+    assert list(chosen) == ["title"]
+    assert [(f.xpath, f.keys.key, f.keys.value) for f in fields if f.keys] == [
+        ("td[2]/table/tr", "td[1]/span", "td[2]")
+    ]
+    # a name another page reads outside the list stays a field of its own
+    chosen["description"] = FieldSpec("description", xpath="td[@class='data']/p")
+    other = Region("auto", [], 1.0, "/html/body/table", [Column("description", xpath="td[2]/p")])
+    key_list_fields([page, other], chosen)
+    assert "description" in chosen

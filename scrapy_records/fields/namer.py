@@ -40,7 +40,7 @@ from scrapy_records.fields.naming import (
     token_name,
 )
 from scrapy_records.fields.records import RecordTree
-from scrapy_records.fields.repeats import label_value_columns, merge_repeats
+from scrapy_records.fields.repeats import key_rows, label_value_columns, merge_repeats
 from scrapy_records.fields.slot_names import (
     TAG_NAMES,
     Depths,
@@ -126,7 +126,9 @@ def name_slots(
         if s.kind == "text" and s.name in _ADDRESS_NAMES:
             s.name = "display_url"  # the address a result writes out; `url` is the link's
     _qualify_repeats(data, namer)
-    return label_value_columns(data, len(trees))
+    data = label_value_columns(data, len(trees))
+    key_rows(page, data)
+    return data
 
 
 #: class words of an element that holds a label ("lab", "field-label", "spec_caption")

@@ -18,9 +18,11 @@ from collections import Counter
 from typing import Any
 
 from scrapy_records.fields.naming import label_name, slug
+from scrapy_records.fields.records import page_data
 from scrapy_records.fields.slots import Slot
 from scrapy_records.fields.template import Layout, TemplateNode
-from scrapy_records.fields.text import is_label_text, xpath_literal, xpath_string
+from scrapy_records.fields.text import inline_text, is_label_text, xpath_literal, xpath_string
+from scrapy_records.page import Page
 
 _POSITION = re.compile(r"\[\d+\]")
 
@@ -527,3 +529,51 @@ def key_paths(key_xpath: str | None, value_xpath: str | None) -> tuple[str, str,
         return None
     items = "/".join([*vs[: k - 1], re.sub(r"\[\d+\]$", "", vs[k - 1])])
     return items, "/".join(ks[k:]) or ".", "/".join(vs[k:]) or "."
+
+
+def key_rows(page: Page, data: list[Slot]) -> None:
+    """A value a constant label names in a row of a list of keys ("Description:" in the
+    third row of the one record that shows it) is read as the list's other keys are: by
+    its label, not by the row's position (a record showing that key in another row reads
+    it all the same), and a wrapper's list of keys reads it (the slot's ``keys``)."""
+    lists = dict.fromkeys(s.keys for s in data if s.keys is not None)
+    for paths in lists:
+        items, key, value = paths
+        if any(x.startswith(("@", "text()")) or "(" in x for x in value.split("/")):
+            continue
+        row = re.compile(rf"{re.escape(items)}\[\d+\]/{re.escape(value)}")
+        up = 0 if value == "." else value.count("/") + 1
+        for s in data:
+            if s.keys is not None or s.evidence != "label" or s.kind != "text" or s.multiple:
+                continue
+            if not s.xpath or not row.fullmatch(s.xpath):
+                continue
+            label = _row_key(page, s, key, up)
+            lit = xpath_literal(label) if label else None
+            if label is None or lit is None or key_name(label) != s.name:
+                continue
+            s.xpath = f"{items}[starts-with(normalize-space(.), {lit})]/{value}"
+            s.keys = paths
+
+
+def _row_key(page: Page, s: Slot, key: str, up: int) -> str | None:
+    """The key text of the rows holding ``s``'s values (the same in every record), the
+    row being ``up`` levels above each value's element."""
+    found: set[str] = set()
+    pd = page_data(page)
+    for ref in s.refs:
+        if ref is None:
+            continue
+        el = page.el[ref if ref >= 0 else pd.owner(ref)]  # (a text: the element holding it)
+        for _ in range(up):
+            el = el.getparent()
+            if el is None:
+                return None
+        got = el.xpath(key)
+        if not got or not isinstance(getattr(got[0], "tag", None), str):
+            return None
+        found.add(inline_text(got[0]).strip())
+    if len(found) != 1:
+        return None
+    label = found.pop()
+    return label if is_label_text(label) else None

@@ -14,7 +14,7 @@ from typing import Any
 
 from scrapy_records.fields.records import INLINE_TAGS, ROOT, TEXT, RecordTree, page_data
 from scrapy_records.fields.template import Layout, NodeMap, TemplateNode
-from scrapy_records.fields.text import inline_text, strip_separators
+from scrapy_records.fields.text import inline_text, is_label_text, strip_separators
 from scrapy_records.fields.urls import image_url, url_resolver
 from scrapy_records.fields.values import infer_column, price_maxes, price_units
 from scrapy_records.page import Page
@@ -80,7 +80,8 @@ def find_slots(
     heads: set[TemplateNode] = set()  # collapsed inline sub-trees (one text slot each)
     inside: set[TemplateNode] = set()  # their descendants
     if collapse_inline:
-        heads, inside = _inline_heads(page, layout, trees, maps)
+        cells = _value_cells(page, layout, trees, maps)
+        heads, inside = _inline_heads(page, layout, trees, maps, cells)
     slots: list[Slot] = []
     for t in layout.order:
         if t in inside:
@@ -100,12 +101,17 @@ def find_slots(
 
 
 def _inline_heads(
-    page: Page, layout: Layout, trees: list[RecordTree], maps: list[NodeMap]
+    page: Page,
+    layout: Layout,
+    trees: list[RecordTree],
+    maps: list[NodeMap],
+    cells: set[TemplateNode],
 ) -> tuple[set[TemplateNode], set[TemplateNode]]:
     """The template nodes read as one text (and their descendants): text flowing around
     inline children ("Lorem <i>ipsum</i> dolor"), or mixed content whose inline structure
-    differs between records (highlighted search terms). Not when the inline elements carry
-    several distinct classes: those are sub-fields (span.price, span.old), aligned one by one.
+    differs between records (highlighted search terms), and the value ``cells`` of key/value
+    rows (:func:`_value_cells`). Not when the inline elements carry several distinct
+    classes: those are sub-fields (span.price, span.old), aligned one by one.
     """
     order, tparent, pos, last = layout.order, layout.parent, layout.pos, layout.last
     tid = page.tag_names
@@ -119,6 +125,9 @@ def _inline_heads(
         if par is not None and (par in heads or par in inside):
             inside.add(t)
             continue
+        if t in cells:
+            heads.add(t)
+            continue
         if t.label in (ROOT, TEXT) or not t.children:
             continue
         if not sub_text[t] or sub_block[t]:
@@ -130,6 +139,59 @@ def _inline_heads(
         if own >= 2 or (_varies(t, trees, maps) and not _badge_beside(t, trees, maps)):
             heads.add(t)
     return heads, inside
+
+
+#: a cell that holds a label ("Residence:"), and the cell beside it that holds its value
+_KEY_CELLS, _VALUE_CELLS = frozenset({"td", "th", "dt"}), frozenset({"td", "dd"})
+
+
+def _value_cells(
+    page: Page, layout: Layout, trees: list[RecordTree], maps: list[NodeMap]
+) -> set[TemplateNode]:
+    """The value cells of key/value rows read as one text: a ``td`` (``dd``) right after a
+    cell whose text is a label in every record ("Residence:" | "<a>1935</a> - <a>Essex</a>,
+    Ontario"), holding text of its own beside links and inline markup. The value is the
+    cell as a person reads it, one column, as a wrapper's list of keys reads the cell
+    beside its key. (Its links' URLs are no columns: they would be read by the row's
+    position, another key's in a record whose rows differ.)"""
+    tid = page.tag_names
+    names = {v: k for k, v in tid.items()}
+    allowed = frozenset(tid[t] for t in (*INLINE_TAGS, "a") if t in tid)
+    a_id = tid.get("a", -99)
+    out: set[TemplateNode] = set()
+    for t in layout.order:
+        if names.get(t.label) not in _VALUE_CELLS or not t.children:
+            continue
+        par = layout.parent.get(t)
+        if par is None:
+            continue
+        sibs = [c for c in par.children[: par.children.index(t)] if c.label >= 0]
+        if not sibs or names.get(sibs[-1].label) not in _KEY_CELLS:
+            continue
+        sub = layout.order[layout.pos[t] + 1 : layout.last[t] + 1]
+        if not any(c.label == TEXT for c in t.children) or not any(x.label == a_id for x in sub):
+            continue
+        if any(x.label not in allowed for x in sub if x.label != TEXT):
+            continue
+        if _label_cell(page, sibs[-1], t, maps):
+            out.add(t)
+    return out
+
+
+def _label_cell(page: Page, key: TemplateNode, value: TemplateNode, maps: list[NodeMap]) -> bool:
+    """In every record holding ``value``, the cell ``key`` before it holds a label."""
+    seen = False
+    for m in maps:
+        if value not in m:
+            continue
+        x = m.get(key)
+        if x is None or x < 0:
+            return False
+        text = inline_text(page.el[x])
+        if len(text) > 40 or not is_label_text(text):
+            return False
+        seen = True
+    return seen
 
 
 def _badge_beside(t: TemplateNode, trees: list[RecordTree], maps: list[NodeMap]) -> bool:

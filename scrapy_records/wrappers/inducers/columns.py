@@ -499,9 +499,12 @@ def key_list_fields(
     as the first page read it."""
     lists: dict[tuple[str, str], list[Column]] = {}
     values: dict[tuple[str, str], str] = {}
+    of_name: dict[str, set[tuple[str, str] | None]] = {}  # the lists a name's columns are of
     for region in regions:
         for col in schema_columns(region) if region is not None else []:
-            if col.keys is not None and all(allowed_xpath(x) for x in col.keys):
+            keyed = col.keys is not None and all(allowed_xpath(x) for x in col.keys)
+            of_name.setdefault(col.name, set()).add(col.keys[:2] if col.keys and keyed else None)
+            if col.keys is not None and keyed:
                 lists.setdefault(col.keys[:2], []).append(col)
                 values.setdefault(col.keys[:2], col.keys[2])
     out: list[FieldSpec] = []
@@ -510,8 +513,10 @@ def key_list_fields(
         value = values[items, key]
         for col in cols:  # (a field of that name read elsewhere is another column's)
             got = chosen.get(col.name)
-            if got is not None and got.xpath.startswith(f"{items}["):
-                del chosen[col.name]
+            if got is not None and (
+                got.xpath.startswith(f"{items}[") or of_name[col.name] == {(items, key)}
+            ):
+                del chosen[col.name]  # (a key of the list on every page: the list reads it)
         f = FieldSpec("keys", "text", items, None, None, True, False, keys=KeyList(key, value))
         fill[id(f)] = max(c.fill for c in cols)
         out.append(f)
