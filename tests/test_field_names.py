@@ -1395,3 +1395,12 @@ def test_json_ld_that_describes_only_the_page_names_nothing():
     assert {"brand", "rating"} <= {c.name for c in both.columns}
     only_page = mined(f"<html><head>{scripts}</head>{body}")
     assert not {"brand", "rating"} & {c.name for c in only_page.columns}
+
+
+def test_hostile_json_ld_is_skipped_and_the_page_still_mines():
+    deep = "[" * 200_000 + "]" * 200_000  # past the JSON parser's stack
+    head, body = json_ld_shop().split("</head>", 1)
+    html = f'<html><head><script type="application/ld+json">{deep}</script></head>{body}'
+    main = mined(html)
+    assert len(main.records) == 5
+    assert "brand" not in {c.name for c in main.columns}

@@ -65,7 +65,7 @@ def parse(texts: list[str]) -> list[Any]:
         budget -= len(t)
         try:
             out.append(json.loads(t))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON; nested past the parser's stack
             continue
     return out
 
