@@ -1404,3 +1404,34 @@ def test_hostile_json_ld_is_skipped_and_the_page_still_mines():
     main = mined(html)
     assert len(main.records) == 5
     assert "brand" not in {c.name for c in main.columns}
+
+
+def test_a_part_repeating_a_field_in_two_variants_is_no_column_of_its_own():
+    """The company is a link in some records and plain text in others (one column); a
+    hidden menu repeats it ("Learn more about working at Acme") in the linked ones, once
+    in other capitals: no second column."""
+
+    def job(i: int) -> str:
+        linked = i in (2, 3, 6, 7, 8)
+        name = f'<a href="/cmp/{i}">Company {i} Ltd</a>' if linked else f"Company {i} Ltd"
+        learn = (
+            f'<li><span class="mat">Learn more about working at <a href="/cmp/{i}">'
+            f"Company {i} {'LTD' if i == 3 else 'Ltd'}</a></span></li>"
+            if linked
+            else ""
+        )
+        return (
+            f'<div class="job"><h2><a href="/j/{i}">Accountant number {i}</a></h2>'
+            f'<div class="sjcl"><span class="company">{name}</span></div>'
+            f'<span class="location">Town {i}</span><table><tr><td class="snip">'
+            f'<span class="summary">Job {i} keeps the books of a company, long enough.</span>'
+            f'</td></tr></table><div class="tabs"><div style="display:none"><ul>'
+            f'<li><span class="mat">View all <a href="/q/{i}">Company {i} Ltd jobs</a></span>'
+            f'</li><li><span class="mat">Salary Search: <a href="/s/{i}">Accountant {i}'
+            f" salaries</a></span></li>{learn}</ul></div></div></div>"
+        )
+
+    cols = mined_columns(page("".join(job(i) for i in range(1, 10))))
+    assert cols["company"] == [f"Company {i} Ltd" for i in range(1, 10)]
+    dup = [n for n, v in cols.items() if n != "company" and "Company 2 Ltd" in v]
+    assert not dup, dup

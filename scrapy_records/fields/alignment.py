@@ -124,6 +124,8 @@ def align_records(
     data = name_slots(page, slots, data, trees, maps, layout)
     data = drop_duplicates(data, EVIDENCE_RANK)
     data = merge_complementary(data, companions)
+    # once a field's variants are one column, a part that repeats it where present goes too
+    data = drop_duplicates(data, EVIDENCE_RANK)
     return _assemble(data, companions, n)
 
 

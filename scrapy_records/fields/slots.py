@@ -436,12 +436,28 @@ def drop_duplicates(data: list[Slot], rank: dict[str, int]) -> list[Slot]:
                 break
             if s.xpath and not o.xpath:  # a column a wrapper can read stays
                 continue
-            if o.type == s.type and id(o) not in drop and all(o.values[r] == v for r, v in vals):
+            if (
+                o.type == s.type
+                and id(o) not in drop
+                and all(_same(o.values[r], v) for r, v in vals)
+            ):
                 drop.add(id(s))
                 if rank.get(s.evidence, 9) < rank.get(o.evidence, 9):
                     o.name, o.evidence = s.name, s.evidence  # (the name a fuller page gives)
                 break
     return [s for s in kept if id(s) not in drop]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """One value: equal, or texts that differ only in case and spacing ("Acme C-S" and a
+    menu's "Acme C-s")."""
+    if a == b:
+        return True
+    return (
+        isinstance(a, str)
+        and isinstance(b, str)
+        and " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+    )
 
 
 def _completes(s: Slot, slots: list[Slot]) -> bool:
