@@ -971,3 +971,33 @@ def test_a_value_inside_a_sentence_is_named_by_the_words_leading_up_to_it():
     assert rec["job_code"] == "CRR-SW7"
     assert phrase_name("Call us at") == "call_us" and phrase_name("Sold by") is None
     assert phrase_name("Read the full story here.") is None
+
+
+def test_json_ld_of_the_object_a_detail_page_is_about_names_its_fields():
+    import json
+
+    def product(i: int) -> str:
+        doc = {
+            "@context": "https://schema.org",
+            "@type": "Product",
+            "name": f"Kettle model {i}",
+            "sku": f"KT-{1000 + 7 * i}",
+            "brand": {"@type": "Brand", "name": ["Acme", "Brewster", "Calor"][i % 3]},
+            "offers": {"@type": "Offer", "price": f"{20 + i}.50", "priceCurrency": "EUR"},
+        }
+        site = {"@context": "https://schema.org", "@type": "WebSite", "name": "Kettle Shop"}
+        return (
+            f'<html><head><script type="application/ld+json">{json.dumps(site)}</script>'
+            f'<script type="application/ld+json">{json.dumps(doc)}</script></head><body>'
+            f"<div class='nav'><a href='/'>Home</a> <a href='/k'>Kettles</a></div>"
+            f"<h1>Kettle model {i}</h1><div class='x9'><span class='q1'>"
+            f"{['Acme', 'Brewster', 'Calor'][i % 3]}</span></div><div class='x8'>"
+            f"<span class='q2'>KT-{1000 + 7 * i}</span></div><div class='x7'><span class='q3'>"
+            f"{20 + i}.50 EUR</span></div><p>Kettle {i} boils water quickly, a text long "
+            f"enough to read as a description of its own.</p></body></html>"
+        )
+
+    pages = [(f"https://shop.example/p/{i}", product(i)) for i in range(1, 6)]
+    w = induce(pages, extractor="dcade")
+    got = w.extract(product(8), "https://shop.example/p/8").records[0].fields
+    assert got["brand"] == "Calor" and got["sku"] == "KT-1056", got

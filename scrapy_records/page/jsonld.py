@@ -3,11 +3,13 @@ as the values of each property: the evidence that names a column whose values ar
 of one property of the listed items (``offers.price`` -> ``price``), first in the naming
 order beside microdata and RDFa.
 
-Only lists count: objects of a ``@type`` the page holds at least twice (the products of an
-``ItemList``, its ``ListItem``\\ s' ``item``, a ``@graph`` of articles). The page's own
-description (one ``WebPage``, one ``Organization``) names no column. Bounded: at most
-:data:`MAX_BYTES` of JSON-LD text and :data:`MAX_ITEMS` objects per page; a script that is
-no valid JSON is skipped.
+For a list page only lists count: objects of a ``@type`` the page holds at least twice (the
+products of an ``ItemList``, its ``ListItem``\\ s' ``item``, a ``@graph`` of articles); the
+page's own description (one ``WebPage``) names no column. For a detail page
+(``min_count=1``) the object the page is about counts too (one ``Product``, one
+``JobPosting``), never the site's chrome (``WebSite``, ``WebPage``, ``BreadcrumbList``).
+Bounded: at most :data:`MAX_BYTES` of JSON-LD text and :data:`MAX_ITEMS` objects per page;
+a script that is no valid JSON is skipped.
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ MAX_DEPTH = 3
 
 _NUMBER_RE = re.compile(r"^[^\w\s]{0,3}\s*(\d[\d,]*(?:\.\d+)?)\s*[^\w\s]{0,3}$")
 _SKIP_KEYS = frozenset({"@context", "@type", "@id"})
+#: types that describe the page or the site, not what it lists or is about
+_CHROME_TYPES = frozenset(
+    "WebSite WebPage SearchResultsPage CollectionPage ItemPage BreadcrumbList ListItem "
+    "SiteNavigationElement SearchAction ReadAction EntryPoint ImageObject".split()
+)
 
 
 def normal_text(value: Any) -> str:
@@ -97,10 +104,10 @@ def _typed_objects(doc: Any) -> list[tuple[dict, int]]:
     return out
 
 
-def _listed(docs: list[Any]) -> list[dict]:
-    """The listed items: objects of a type the page holds at least twice that are not
-    parts of another listed item (an ``Offer`` of a listed ``Product`` is read through
-    its path, ``offers.price``)."""
+def _listed(docs: list[Any], min_count: int = 2) -> list[dict]:
+    """The items: objects of a type the page holds at least ``min_count`` times, not of the
+    page's chrome, and not parts of another item (an ``Offer`` of a listed ``Product`` is
+    read through its path, ``offers.price``)."""
     found = [_typed_objects(doc) for doc in docs]
     count: dict[str, int] = defaultdict(int)
     for objs in found:
@@ -110,8 +117,9 @@ def _listed(docs: list[Any]) -> list[dict]:
     for objs in found:
         listed = [False] * len(objs)
         for k, (obj, around) in enumerate(objs):
+            t = _type_key(obj)
             inside = _inside_listed(objs, listed, around)
-            listed[k] = count[_type_key(obj)] >= 2 and not inside
+            listed[k] = count[t] >= min_count and t not in _CHROME_TYPES and not inside
             if listed[k]:
                 items.append(obj)
     return items
@@ -149,10 +157,12 @@ class ItemValues:
     """The values of each property path of the page's listed items, normalised for
     comparison (:meth:`path_of` finds the path a column's values come from)."""
 
-    def __init__(self, docs: list[Any], absolute: Callable[[str], str | None]) -> None:
-        #: path -> the normalised values the listed items give it
+    def __init__(
+        self, docs: list[Any], absolute: Callable[[str], str | None], min_count: int = 2
+    ) -> None:
+        #: path -> the normalised values the items give it
         self.values: dict[tuple[str, ...], set[str]] = defaultdict(set)
-        for obj in _listed(docs):
+        for obj in _listed(docs, min_count):
             for path, v in _scalars(obj):
                 vals = self.values[path]
                 vals.add(normal_text(v))
@@ -170,29 +180,43 @@ class ItemValues:
     def path_of(self, column: list[Any], share: float = 0.6) -> tuple[str, ...] | None:
         """The property path whose values most of the column's values are (at least two,
         and ``share`` of the non-empty ones); ``None`` when none is."""
-        keys: list[set[str]] = []
-        for v in column:
-            for x in v if isinstance(v, list) else [v]:
-                if x is None or x == "":
-                    continue
-                k = {normal_text(x)}
-                n = normal_number(x)
-                if n is not None:
-                    k.add(n)
-                if isinstance(x, str) and x.startswith("http"):
-                    k.add(normal_url(x))
-                keys.append(k)
-        if len(keys) < 2:
-            return None
-        best: tuple[str, ...] | None = None
-        best_n = 0
-        for path, vals in self.values.items():
-            hits = sum(1 for k in keys if k & vals)
-            if hits > best_n or (hits == best_n and best is not None and len(path) < len(best)):
-                best, best_n = path, hits
-        if best is None or best_n < 2 or best_n < share * len(keys):
-            return None
-        return best
+        return best_path([(v, self) for v in column], share)
+
+
+def _keys(x: Any) -> set[str]:
+    k = {normal_text(x)}
+    n = normal_number(x)
+    if n is not None:
+        k.add(n)
+    if isinstance(x, str) and x.startswith("http"):
+        k.add(normal_url(x))
+    return k
+
+
+def best_path(rows: list[tuple[Any, ItemValues]], share: float = 0.6) -> tuple[str, ...] | None:
+    """The property path whose values most values are, each looked up in its own page's
+    items (``rows``: a value, or a list of them, and the items of the page it is on): at
+    least two hits and ``share`` of the non-empty values; ``None`` when none is."""
+    looked: list[tuple[set[str], ItemValues]] = []
+    for v, items in rows:
+        for x in v if isinstance(v, list) else [v]:
+            if x is not None and x != "":
+                looked.append((_keys(x), items))
+    if len(looked) < 2:
+        return None
+    hits: dict[tuple[str, ...], int] = defaultdict(int)
+    for keys, items in looked:
+        for path, vals in items.values.items():
+            if keys & vals:
+                hits[path] += 1
+    best: tuple[str, ...] | None = None
+    best_n = 0
+    for path, n in hits.items():
+        if n > best_n or (n == best_n and best is not None and len(path) < len(best)):
+            best, best_n = path, n
+    if best is None or best_n < 2 or best_n < share * len(looked):
+        return None
+    return best
 
 
 def path_name(path: tuple[str, ...]) -> str:

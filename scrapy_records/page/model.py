@@ -71,6 +71,7 @@ class Page:
         "truncated",
         "json_ld_texts",
         "_items",
+        "_objects",
         "gapped",
         "_index",
         "_xpaths",
@@ -147,6 +148,7 @@ class Page:
         self.truncated = f.truncated
         self.json_ld_texts: list[str] = f.json_ld
         self._items: ItemValues | None = None
+        self._objects: ItemValues | None = None
         #: nodes that lost an empty inline child (``<b></b>``) to the arrays: among their
         #: children, positions and sibling counts are the document's, not the arrays'
         #: (:meth:`sibling_position`)
@@ -163,6 +165,14 @@ class Page:
         if self._items is None:
             self._items = ItemValues(parse(self.json_ld_texts), self.absolute)
         return self._items
+
+    @property
+    def objects(self) -> ItemValues:
+        """Like :attr:`items`, and the one object a detail page is about (a ``Product``, a
+        ``JobPosting``) counts too."""
+        if self._objects is None:
+            self._objects = ItemValues(parse(self.json_ld_texts), self.absolute, min_count=1)
+        return self._objects
 
     # ------------------------------------------------------------------ access
     def __len__(self) -> int:

@@ -7,7 +7,10 @@ A data column is named by the first rule that applies (the column's ``evidence``
    by :func:`~scrapy_records.wrappers.inducers.dcade.roles.label_before`, or the label
    glued before it in its own leaf ("MSRP: $61,550" -> ``msrp``);
 2. ``itemprop``: schema.org microdata (``itemprop``) on the value's element or an ancestor
-   close to it, or a microformat class (``tel``, ``fn``, ``adr``...);
+   close to it, or a microformat class (``tel``, ``fn``, ``adr``...); ``json-ld``: the
+   property of the JSON-LD object the page is about whose values the column's are on most
+   pages (``offers.price`` -> ``price``, ``hiringOrganization.name`` ->
+   ``hiring_organization``);
 3. ``type``: what every value is (``email``, ``website``, ``phone``, ``price``, ``address``
    for a street address, ``date``);
 4. ``class``: a meaningful class or id word of the element
@@ -39,6 +42,7 @@ from scrapy_records.fields.naming import (
     token_name,
 )
 from scrapy_records.page import Page
+from scrapy_records.page.jsonld import best_path, path_name
 from scrapy_records.wrappers.inducers.dcade.leaves import PageLeaves
 from scrapy_records.wrappers.inducers.dcade.roles import LeafColumns, column_label
 from scrapy_records.wrappers.inducers.dcade.schema import SchemaColumn
@@ -272,6 +276,11 @@ class ColumnNamer:
         got = _majority([_attr_name(p, x) for p, x in nodes])
         if got:
             return got
+        path = best_path(
+            [(v, self.pages[self.rows[i]].objects) for i, v in enumerate(c.values) if v]
+        )
+        if path:  # the JSON-LD of the object the page is about ("offers.price" -> price)
+            return path_name(path), "json-ld"
         n = type_name(_values(c)) if c.kind == "text" else None
         if n:
             return n, "type"

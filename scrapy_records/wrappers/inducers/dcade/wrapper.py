@@ -102,6 +102,7 @@ def _worth_a_field(c: SchemaColumn, rows: list[int]) -> bool:
 #: label, a microformat class, a value type, a heading tag, the page title, a class word
 _EVIDENCE_RANK = {
     "itemprop": 0,
+    "json-ld": 0,
     "label": 1,
     "microformat": 2,
     "type": 3,
