@@ -16,6 +16,9 @@ from rapidfuzz.distance import LCSseq
 
 from scrapy_records.treematch.shapes import Shapes
 
+#: :meth:`STM._expand` finds a child's partners by label beyond this many children
+_BY_LABEL = 6
+
 
 def diagonal_first_traceback(
     W: Sequence[Sequence[Any]], m: Sequence[Sequence[Any]], k: int, n: int
@@ -72,6 +75,18 @@ def stm_rows(W: list[list[Any]], n: int) -> list[list[Any]]:
         rows.append(cur)
         prev = cur
     return rows
+
+
+def _by_label(kb: Sequence[int], lab: Sequence[int]) -> dict[int, list[int]]:
+    """The positions of the shapes ``kb`` by label."""
+    at: dict[int, list[int]] = {}
+    for j, y in enumerate(kb):
+        js = at.get(lab[y])
+        if js is None:
+            at[lab[y]] = [j]
+        else:
+            js.append(j)
+    return at
 
 
 class STM:
@@ -239,12 +254,18 @@ class STM:
                         for i, j in cand
                         if ka[i] != kb[j] and (ka[i], kb[j]) not in memo
                     ]
-                else:  # (and the children score matrix, when nothing is missing)
-                    need, W = self._expand(ka, kb)
+                else:  # (and the children score matrix, its holes the pairs missing)
+                    need, W, holes = self._expand(ka, kb)
                 if need:
-                    stack[-1] = (a, b, cand if cand is not None else True)
+                    stack[-1] = (a, b, cand if cand is not None else (W, holes))
                     stack.extend(need)
                     continue
+            elif cand is None and seen.__class__ is tuple:
+                # back after the missing child pairs: the first visit's matrix, its holes
+                # filled from the memo (what _weights would read again cell by cell)
+                W, holes = seen
+                for row, j, key in holes:
+                    row[j] = memo[key]
             stack.pop()
             base = unit + bonus if bonus and sig[a] == sig[b] else unit
             if cand is not None:
@@ -290,18 +311,25 @@ class STM:
 
     def _expand(
         self, ka: tuple[int, ...], kb: tuple[int, ...]
-    ) -> tuple[list[tuple[int, int, None]], list[list[int]] | None]:
+    ) -> tuple[list[tuple[int, int, None]], list[list[int]], list[tuple[list[int], int, Any]]]:
         """A pair's first visit: the child pairs not solved yet, in the order the stack
         takes them (a repeated child asks again: the order of evaluation is part of the
-        budgeted result), and, when none is missing, the children score matrix of
-        :meth:`_weights` from the same scan (else ``None``)."""
+        budgeted result), the children score matrix of :meth:`_weights` from the same
+        scan, and its holes ``(row, column, memo key)``: the cells of the pairs missing
+        (0 until they are solved).
+
+        A child meets only the other's children of its label (its row's other cells are
+        0): with more than a few of them, those are found by label, not cell by cell."""
         lab, size, memo, sym = self.shapes.label, self.shapes.size, self.memo, self.symmetric
         one = self.unit + self.sig_bonus
         get = memo.get
         need: list[tuple[int, int, None]] = []
         W = []
+        holes: list[tuple[list[int], int, Any]] = []
         done: dict[int, list[int]] = {}
         missing: dict[int, list[tuple[int, int, None]]] = {}
+        n = len(kb)
+        at = _by_label(kb, lab) if n > _BY_LABEL else None
         for x in ka:
             row = done.get(x)
             if row is not None:
@@ -309,38 +337,69 @@ class STM:
                 W.append(row)
                 continue
             lx = lab[x]
-            row = done[x] = []
             miss = missing[x] = []
-            for y in kb:
-                if lab[y] != lx:
-                    row.append(0)
-                elif x == y:
-                    row.append(size[x] * one)
-                else:
-                    key = (y, x) if sym and y < x else (x, y)
-                    v = get(key)
-                    if v is None:
-                        miss.append((key[0], key[1], None))
-                        row.append(0)
+            if at is not None:
+                row = done[x] = [0] * n
+                for j in at.get(lx, ()):
+                    y = kb[j]
+                    if x == y:
+                        row[j] = size[x] * one
                     else:
-                        row.append(v)
+                        key = (y, x) if sym and y < x else (x, y)
+                        v = get(key)
+                        if v is None:
+                            miss.append((key[0], key[1], None))
+                            holes.append((row, j, key))
+                        else:
+                            row[j] = v
+            else:
+                row = done[x] = []
+                for y in kb:
+                    if lab[y] != lx:
+                        row.append(0)
+                    elif x == y:
+                        row.append(size[x] * one)
+                    else:
+                        key = (y, x) if sym and y < x else (x, y)
+                        v = get(key)
+                        if v is None:
+                            miss.append((key[0], key[1], None))
+                            holes.append((row, len(row), key))
+                            row.append(0)
+                        else:
+                            row.append(v)
             need.extend(miss)
             W.append(row)
-        return need, (None if need else W)
+        return need, W, holes
 
     def _weights(self, ka: tuple[int, ...], kb: tuple[int, ...]) -> list[list[int]]:
         """The children score matrix W (equal children share one row; a child pair not
-        solved yet is solved now)."""
+        solved yet is solved now; partners by label as in :meth:`_expand`)."""
         lab, size = self.shapes.label, self.shapes.size
         memo = self.memo
         sym = self.symmetric
         one = self.unit + self.sig_bonus
         W = []
         done: dict[int, list[int]] = {}
+        n = len(kb)
+        at = _by_label(kb, lab) if n > _BY_LABEL else None
         for x in ka:
             row = done.get(x)
             if row is None:
                 lx = lab[x]
+                if at is not None:
+                    row = done[x] = [0] * n
+                    for j in at.get(lx, ()):
+                        y = kb[j]
+                        if x == y:
+                            row[j] = size[x] * one
+                        else:
+                            try:
+                                row[j] = memo[(y, x) if sym and y < x else (x, y)]
+                            except KeyError:  # (only for a traceback asked before its pair)
+                                row[j] = self.score(x, y)
+                    W.append(row)
+                    continue
                 row = done[x] = []
                 for y in kb:
                     if lab[y] != lx:
