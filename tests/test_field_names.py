@@ -1435,3 +1435,28 @@ def test_a_part_repeating_a_field_in_two_variants_is_no_column_of_its_own():
     assert cols["company"] == [f"Company {i} Ltd" for i in range(1, 10)]
     dup = [n for n, v in cols.items() if n != "company" and "Company 2 Ltd" in v]
     assert not dup, dup
+
+
+def test_a_label_written_at_the_start_of_the_values_names_them():
+    def book(i: int) -> str:
+        return (
+            f'<li><h3><a href="/b/{i}">A novel of the sea, part {i}</a></h3>'
+            f'<span class="s1">By: Author Number{i}</span><span class="s2">Depth: {i % 3}</span>'
+            "</li>"
+        )
+
+    cols = mined_columns(page("<ul>" + "".join(book(i) for i in range(1, 7)) + "</ul>"))
+    assert cols["author"][0] == "By: Author Number1"  # named by it; the text stays whole
+    assert cols["depth"][1] == "Depth: 2"
+    titles = page(
+        "<ul>"
+        + "".join(
+            f'<li><h3><a href="/d/{i}">MIT Admissions: class of 20{i:02d}</a></h3>'
+            f"<p>https://mit.example/{i} is a page of the admissions office, text {i}.</p></li>"
+            for i in range(1, 7)
+        )
+        + "</ul>"
+    )
+    cols = mined_columns(titles)
+    assert "title" in cols and "mit_admissions" not in cols  # the main link is the title
+    assert "https" not in cols  # a scheme is no label

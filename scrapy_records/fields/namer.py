@@ -30,6 +30,7 @@ from scrapy_records.fields.naming import (
     IMAGE_WORDS,
     fragment_name,
     generic_name,
+    glued_label,
     is_action,
     is_written_address,
     label_name,
@@ -506,6 +507,10 @@ class _Namer:
         glued = _glued_price_label(s)
         if glued is not None:
             return glued, "label"
+        if s.kind == "text" and s.type == "text" and not s.multiple and id(s) != self.main_text:
+            name = glued_label([v for v in s.values if isinstance(v, str) and v])
+            if name:  # "Depth: 2", "By: Ann" in the value's own text
+                return name, "label"
         if self.rows:
             hdr = self.headers.name(s)
             if hdr:
