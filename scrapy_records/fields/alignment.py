@@ -123,9 +123,11 @@ def align_records(
     set_xpaths(page, data, trees, roots)
     data = name_slots(page, slots, data, trees, maps, layout)
     data = drop_duplicates(data, EVIDENCE_RANK)
-    data = merge_complementary(data, companions)
-    # once a field's variants are one column, a part that repeats it where present goes too
-    data = drop_duplicates(data, EVIDENCE_RANK)
+    merged = merge_complementary(data, companions)
+    if len(merged) < len(data):
+        # once a field's variants are one column, a part that repeats it where present goes
+        merged = drop_duplicates(merged, EVIDENCE_RANK)
+    data = merged
     return _assemble(data, companions, n)
 
 
