@@ -7,10 +7,13 @@ the web. A page's site is its folder, or its folder's parent when every folder h
 single page (``site/query/page.htm``). Modes there: ``plain`` (the callback does nothing),
 ``unsupervised`` (``RECORDS_WRAPPERS = False``), ``defaults`` (the add-on as installed),
 ``workers1``/``workers2``/... (defaults with N worker processes), ``inthread``
-(``RECORDS_WORKERS = 0``) and ``recrawl`` (the next crawl of the same sites: defaults on a
-wrapper store that an untimed crawl before it filled, inducing from 2 samples so that 3-page
-sites get a wrapper; the stored wrappers extract the pages that fit them); each ratio is to
-``plain`` in the same run.
+(``RECORDS_WORKERS = 0``), ``idle`` (defaults with ``RECORDS_INDUCE_WHEN_IDLE``: the
+templates that got their samples and no further page are induced and stored at the end;
+``RECORDS_MAX_SAMPLES`` raised to the number of pages, so that no template's samples are
+cut by the cap of 100 held pages) and
+``recrawl`` (the next crawl of the same sites: the same settings on the store an untimed
+``idle`` crawl filled; the stored wrappers extract the pages that fit them); each ratio is
+to ``plain`` in the same run.
 
 On the demo site:
 
@@ -383,9 +386,11 @@ def saved_pages(args: argparse.Namespace) -> None:
             for m in modes:
                 store = work / f"{m}-{rnd}.sqlite"  # a fresh store each time: induction included
                 conf: dict = dict(ADDON, RECORDS_WRAPPER_STORE=f"sqlite:///{store}")
+                if m in ("idle", "recrawl"):  # (and every page may wait as a sample)
+                    conf["RECORDS_INDUCE_WHEN_IDLE"] = True
+                    conf["RECORDS_MAX_SAMPLES"] = max(100, len(site.urls))
                 if m == "recrawl":  # an untimed first crawl fills the store
-                    prime = dict(conf, RECORDS_INDUCTION_SAMPLES=2)
-                    run_mode(None, work, "prime", prime, 1, site.urls, site.proxy)
+                    run_mode(None, work, "prime", conf, 1, site.urls, site.proxy)
                 if m == "plain":
                     conf = {}
                 elif m == "unsupervised":
@@ -394,7 +399,7 @@ def saved_pages(args: argparse.Namespace) -> None:
                     conf["RECORDS_WORKERS"] = int(m[len("workers") :])
                 elif m == "inthread":
                     conf["RECORDS_WORKERS"] = 0
-                elif m not in ("defaults", "recrawl"):
+                elif m not in ("defaults", "idle", "recrawl"):
                     raise SystemExit(f"unknown mode {m!r}")
                 r = run_mode(None, work, m, conf, args.repeat, site.urls, site.proxy)
                 if m not in res or r["seconds"] < res[m]["seconds"]:

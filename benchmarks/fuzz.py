@@ -159,6 +159,25 @@ def content_pages(rng: random.Random) -> Iterator[tuple[str, Any]]:
             "<html><body><p>&e;</p></body></html>"
         ),
     )
+    ld = '<script type="application/ld+json">{}</script>'
+    items = [
+        {"@type": "Product", "name": f"Product {i}", "offers": {"price": i}} for i in range(20_000)
+    ]
+    yield (
+        "JSON-LD: 20,000 listed items",
+        shop(40).replace(
+            "<body>",
+            "<body>" + ld.format(json.dumps({"@type": "ItemList", "itemListElement": items})),
+        ),
+    )
+    yield (
+        "JSON-LD: nested 100,000 deep",
+        shop(40).replace("<body>", "<body>" + ld.format("[" * 100_000 + "]" * 100_000)),
+    )
+    yield (
+        "JSON-LD: 2,000 broken scripts",
+        shop(40).replace("<body>", "<body>" + ld.format('{"@type": "Product", "name": ') * 2000),
+    )
     yield (
         "billion laughs",
         (

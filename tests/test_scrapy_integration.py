@@ -79,6 +79,28 @@ def test_second_crawl_reuses_stored_wrapper(tmp_path, site):
     assert "induced wrapper" not in log
 
 
+def test_a_small_sites_template_is_induced_when_idle_for_the_next_crawl(tmp_path, site):
+    """Three pages of one template and nothing after them: by default no wrapper (its
+    induction would not pay off in this crawl); with RECORDS_INDUCE_WHEN_IDLE the idle
+    crawl induces and stores it, and the next crawl extracts the three pages by it."""
+    pages = ["shop/page/1", "shop/page/2", "shop/page/3"]
+    store = f"sqlite:///{tmp_path / 'idle.sqlite'}"
+    plain = {"RECORDS_WRAPPER_STORE": f"sqlite:///{tmp_path / 'plain.sqlite'}"}
+    _items, stats, _log = crawl(tmp_path, site, "plain", start=pages, follow=False, settings=plain)
+    assert stats.get("records/wrapper/induced", 0) == 0
+    idle = {"RECORDS_WRAPPER_STORE": store, "RECORDS_INDUCE_WHEN_IDLE": True}
+    items, stats, log = crawl(tmp_path, site, "first", start=pages, follow=False, settings=idle)
+    assert stats["records/wrapper/induced"] == 1
+    assert stats["records/extractor/auto/pages"] == 3
+    wrappers = [i for i in items if i["__class__"] == "WrapperItem"]
+    assert len(wrappers) == 1 and wrappers[0]["stored"] and len(wrappers[0]["sample_urls"]) == 3
+    assert "wrappers induced for the next crawl" in log
+    items, stats, _log = crawl(tmp_path, site, "next", start=pages, follow=False, settings=idle)
+    assert stats.get("records/wrapper/induced", 0) == 0
+    assert stats["records/wrapper/reused"] == 3
+    assert len(records(items)) == 3 * PER_PAGE
+
+
 def test_corrupt_store_entry_is_reinduced(tmp_path, site):
     settings = store_setting(tmp_path)
     crawl(tmp_path, site, "first", settings=settings)

@@ -331,6 +331,8 @@ class RecordsSpiderMiddleware(RecordsComponent):
         self._emitting = {d for d in self._emitting if not d.called}
         if self._flushing is None and self.runtime.has_held():
             self._flushing = deferred_from_coro(self._flush())
+        elif self._flushing is None and self.runtime.has_pending():
+            self._flushing = deferred_from_coro(self._induce_pending())
         if self._flushing is not None or self._emitting:
             raise DontCloseSpider
 
@@ -349,6 +351,32 @@ class RecordsSpiderMiddleware(RecordsComponent):
                 await scraper.start_itemproc_async(item, response=None)
         except Exception:  # never let the idle crawl hang on a failed flush
             logger.exception("scrapy_records: emitting held records failed")
+        finally:
+            self._flushing = None
+            self._wake_engine()
+
+    async def _induce_pending(self) -> None:
+        """``RECORDS_INDUCE_WHEN_IDLE``: the wrappers of the templates that got their samples
+        and no further page, induced and stored for the next crawl (off the reactor thread)."""
+        try:
+            outcome = await maybe_deferred_to_future(deferToThread(self.runtime.induce_pending))
+            for key, n in outcome.stats.items():
+                self.stats.inc_value(key, n)
+            items = [
+                WrapperItem(**w)
+                for w in outcome.new_wrappers
+                if self.config.emit_wrappers
+                and self.runtime.first_emission(w["site"], w["template"], w["version"])
+            ]
+            logger.info(
+                "scrapy_records: %d wrappers induced for the next crawl (the crawl is idle)",
+                len(outcome.new_wrappers),
+            )
+            scraper = self.crawler.engine.scraper
+            for item in items:
+                await scraper.start_itemproc_async(item, response=None)
+        except Exception:  # never let the idle crawl hang on a failed induction
+            logger.exception("scrapy_records: inducing the waiting templates failed")
         finally:
             self._flushing = None
             self._wake_engine()

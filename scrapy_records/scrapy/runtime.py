@@ -500,7 +500,7 @@ class RecordsRuntime(StoreSync):
             out.released.extend(self._release(st))
 
     def _induce_and_store(
-        self, st: TemplateState, samples: list[Sample], job: PageJob, out: Outcome
+        self, st: TemplateState, samples: list[Sample], job: PageJob | None, out: Outcome
     ) -> None:
         store = self.store
         # one induction per site at a time across processes: two workers that met the same
@@ -558,11 +558,18 @@ class RecordsRuntime(StoreSync):
             st.inducing = True
             return list(st.samples)
 
-    def _induce(self, st: TemplateState, samples: list[Sample], job: PageJob) -> Wrapper | None:
-        """The wrapper induced from the samples (in a worker), or ``None``."""
-        inducer = self.config.inducer or job.extractor
+    def _induce(
+        self, st: TemplateState, samples: list[Sample], job: PageJob | None
+    ) -> Wrapper | None:
+        """The wrapper induced from the samples (in a worker), or ``None``; ``job``: the page
+        that started it (``None``: the crawl's settings, as for a page)."""
+        cfg = self.config
+        extractor = job.extractor if job is not None else cfg.extractor
+        max_bytes = job.max_bytes if job is not None else cfg.max_page_bytes
+        max_nodes = job.max_nodes if job is not None else cfg.max_nodes
+        inducer = cfg.inducer or extractor
         previous = st.previous.to_json() if st.previous is not None else None
-        ijob = InductionJob(samples, job.extractor, inducer, job.max_bytes, job.max_nodes, previous)
+        ijob = InductionJob(samples, extractor, inducer, max_bytes, max_nodes, previous)
         try:
             return Wrapper.from_json(self.executor.run(induce_template, ijob))
         except (RecordsError, WorkerError, ValueError) as exc:
@@ -660,6 +667,50 @@ class RecordsRuntime(StoreSync):
             return mined
         wid = f"{st.site}/{st.template}"
         return Released(url, st.template, mined.template_name, result, "wrapper", wid, version)
+
+    def _pending(self) -> list[TemplateState]:
+        """List templates with all their samples and no wrapper, none inducing (call under
+        the lock)."""
+        need = self.config.induction_samples
+        return [
+            st
+            for st in self._states.values()
+            if not st.detail
+            and st.wrapper is None
+            and not st.inducing
+            and st.failed_inductions < MAX_FAILED_INDUCTIONS
+            and len(st.samples) >= need
+        ]
+
+    def has_pending(self) -> bool:
+        """``RECORDS_INDUCE_WHEN_IDLE`` is on and some template waits for its induction."""
+        if not (self.config.induce_when_idle and self.config.wrappers):
+            return False
+        with self._lock:
+            return bool(self._pending())
+
+    def induce_pending(self) -> Outcome:
+        """Induce and store the wrappers of the templates :meth:`has_pending` found, now
+        that the crawl is idle, side by side in the worker processes; the outcome carries
+        their stats and new wrappers. Blocking: call it off the reactor thread."""
+        out = Outcome(url="")
+        with self._lock:
+            todo = [(st, list(st.samples)) for st in self._pending()]
+            for st, _samples in todo:
+                st.inducing = True
+
+        def one(item: tuple[TemplateState, list[Sample]]) -> Outcome:
+            part = Outcome(url="")
+            self._induce_and_store(item[0], item[1], None, part)
+            return part
+
+        workers = max(1, self.executor.workers)
+        with ThreadPoolExecutor(workers) as pool:
+            for part in pool.map(one, todo):
+                for key, n in part.stats.items():
+                    out.inc(key, n)
+                out.new_wrappers.extend(part.new_wrappers)
+        return out
 
     def has_held(self) -> bool:
         """Some pages' records wait for their template's wrapper."""

@@ -130,6 +130,15 @@ class RecordsConfig:
         3,
         "Pages of one template mined unsupervised before a wrapper is induced from them.",
     )
+    induce_when_idle: bool = setting(
+        "RECORDS_INDUCE_WHEN_IDLE",
+        False,
+        "When the crawl is idle, induce and store the wrappers of the templates that have their"
+        " `RECORDS_INDUCTION_SAMPLES` pages but met no page after them (a small site's three"
+        " result pages): the next crawl of the site extracts those pages by wrapper. Costs one"
+        " induction per such template at the end of this crawl, which is why it is off: a"
+        " template otherwise pays for its induction only once a further page comes.",
+    )
     lease_seconds: float = setting(
         "RECORDS_LEASE_SECONDS",
         60.0,
