@@ -19,7 +19,7 @@ import inspect
 import logging
 import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from scrapy import Request, signals
@@ -330,56 +330,57 @@ class RecordsSpiderMiddleware(RecordsComponent):
         spider stays open until they are through the item pipelines."""
         self._emitting = {d for d in self._emitting if not d.called}
         if self._flushing is None and self.runtime.has_held():
-            self._flushing = deferred_from_coro(self._flush())
+            self._flushing = deferred_from_coro(
+                self._idle(self._held_records, "emitting held records")
+            )
         elif self._flushing is None and self.runtime.has_pending():
-            self._flushing = deferred_from_coro(self._induce_pending())
+            self._flushing = deferred_from_coro(
+                self._idle(self._pending_wrappers, "inducing the waiting templates")
+            )
         if self._flushing is not None or self._emitting:
             raise DontCloseSpider
 
-    async def _flush(self) -> None:
+    async def _idle(self, produce: Callable[[], Awaitable[list[Any]]], what: str) -> None:
+        """Work done while the crawl is idle (``produce``, off the reactor thread): its
+        items go through the item pipelines, then the engine looks at the spider again."""
         try:
-            released = await maybe_deferred_to_future(deferToThread(self.runtime.flush_held))
-            items = [i for held in released for i in self.record_items(held, site_of(held.url))]
-            logger.info(
-                "scrapy_records: %d records of %d pages that waited for a wrapper of their"
-                " template (the crawl is idle)",
-                len(items),
-                len(released),
-            )
             scraper = self.crawler.engine.scraper
-            for item in items:
+            for item in await produce():
                 await scraper.start_itemproc_async(item, response=None)
-        except Exception:  # never let the idle crawl hang on a failed flush
-            logger.exception("scrapy_records: emitting held records failed")
+        except Exception:  # never let the idle crawl hang on failed work
+            logger.exception("scrapy_records: %s failed", what)
         finally:
             self._flushing = None
             self._wake_engine()
 
-    async def _induce_pending(self) -> None:
+    async def _held_records(self) -> list[Any]:
+        """The records of the pages that waited for their template's wrapper."""
+        released = await maybe_deferred_to_future(deferToThread(self.runtime.flush_held))
+        items = [i for held in released for i in self.record_items(held, site_of(held.url))]
+        logger.info(
+            "scrapy_records: %d records of %d pages that waited for a wrapper of their"
+            " template (the crawl is idle)",
+            len(items),
+            len(released),
+        )
+        return items
+
+    async def _pending_wrappers(self) -> list[Any]:
         """``RECORDS_INDUCE_WHEN_IDLE``: the wrappers of the templates that got their samples
-        and no further page, induced and stored for the next crawl (off the reactor thread)."""
-        try:
-            outcome = await maybe_deferred_to_future(deferToThread(self.runtime.induce_pending))
-            for key, n in outcome.stats.items():
-                self.stats.inc_value(key, n)
-            items = [
-                WrapperItem(**w)
-                for w in outcome.new_wrappers
-                if self.config.emit_wrappers
-                and self.runtime.first_emission(w["site"], w["template"], w["version"])
-            ]
-            logger.info(
-                "scrapy_records: %d wrappers induced for the next crawl (the crawl is idle)",
-                len(outcome.new_wrappers),
-            )
-            scraper = self.crawler.engine.scraper
-            for item in items:
-                await scraper.start_itemproc_async(item, response=None)
-        except Exception:  # never let the idle crawl hang on a failed induction
-            logger.exception("scrapy_records: inducing the waiting templates failed")
-        finally:
-            self._flushing = None
-            self._wake_engine()
+        and no further page, induced and stored for the next crawl."""
+        outcome = await maybe_deferred_to_future(deferToThread(self.runtime.induce_pending))
+        for key, n in outcome.stats.items():
+            self.stats.inc_value(key, n)
+        logger.info(
+            "scrapy_records: %d wrappers induced for the next crawl (the crawl is idle)",
+            len(outcome.new_wrappers),
+        )
+        return [
+            WrapperItem(**w)
+            for w in outcome.new_wrappers
+            if self.config.emit_wrappers
+            and self.runtime.first_emission(w["site"], w["template"], w["version"])
+        ]
 
     def _wake_engine(self) -> None:
         """Have the engine look at the spider again now rather than at its next heartbeat
