@@ -85,6 +85,7 @@ class RecordsRuntime(StoreSync):
         self._lock = threading.RLock()
         self._groupers: dict[str, TemplateGrouper] = {}
         self._names: dict[tuple[str, str], str] = {}  # (site, template) -> readable name
+        self._idle_tried: set[tuple[str, str]] = set()  # templates induce_pending tried
         self._sig_dicts: dict[tuple[str, str], tuple[Signature, dict[str, Any]]] = {}
         self._states: dict[tuple[str, str], TemplateState] = {}
         self._emitted: set[tuple[str, str, int]] = set()
@@ -675,7 +676,8 @@ class RecordsRuntime(StoreSync):
         return [
             st
             for st in self._states.values()
-            if not st.detail
+            if (st.site, st.template) not in self._idle_tried
+            and not st.detail
             and st.wrapper is None
             and not st.inducing
             and st.failed_inductions < MAX_FAILED_INDUCTIONS
@@ -696,8 +698,9 @@ class RecordsRuntime(StoreSync):
         out = Outcome(url="")
         with self._lock:
             todo = [(st, list(st.samples)) for st in self._pending()]
-            for st, _samples in todo:
-                st.inducing = True
+            for st, _samples in todo:  # (once: a site whose lease another process holds
+                st.inducing = True  # would keep the idle crawl open)
+                self._idle_tried.add((st.site, st.template))
 
         def one(item: tuple[TemplateState, list[Sample]]) -> Outcome:
             part = Outcome(url="")
