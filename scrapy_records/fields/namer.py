@@ -35,6 +35,7 @@ from scrapy_records.fields.naming import (
     is_written_address,
     label_name,
     mostly,
+    path_name,
     property_name,
     says_url,
     shape_name,
@@ -63,7 +64,6 @@ from scrapy_records.fields.values import (
     price_label,
 )
 from scrapy_records.page import Page
-from scrapy_records.page.jsonld import path_name
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _RATING_RE = re.compile(

@@ -148,6 +148,18 @@ def property_name(value: str) -> str:
     return expand_words(slug(_CAMEL_RE.sub("_", last) if len(last) <= 40 else last))
 
 
+def path_name(path: Sequence[str]) -> str:
+    """The column name a JSON-LD property path gives: its last part as a property name
+    (:func:`property_name`), the object's when that part only says "name" or "value"
+    (``offers.price`` -> ``price``, ``brand.name`` -> ``brand``,
+    ``aggregateRating.ratingValue`` -> ``rating``)."""
+    last = path[-1]
+    if last in ("name", "value", "text", "@value") and len(path) > 1:
+        last = path[-2]
+    name = property_name(last)
+    return name.removesuffix("_value") if "_" in name else name
+
+
 def _is_hash(tok: str) -> bool:
     """A generated token (CSS modules, styled components): many digits or camel humps."""
     core = tok.strip("_-")

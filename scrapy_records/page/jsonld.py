@@ -1,14 +1,15 @@
 """The schema.org items a page lists in JSON-LD (``<script type="application/ld+json">``),
 as the values of each property: the evidence that names a column whose values are those
-of one property of the listed items (``offers.price`` -> ``price``), first in the naming
-order beside microdata and RDFa.
+of one property of the listed items (the path ``offers.price``; its name,
+:func:`scrapy_records.fields.naming.path_name`, is ``price``), first in the naming order
+beside microdata and RDFa.
 
 For a list page only lists count: objects of a ``@type`` the page holds at least twice (the
 products of an ``ItemList``, its ``ListItem``\\ s' ``item``, a ``@graph`` of articles); the
 page's own description (one ``WebPage``) names no column. For a detail page
 (``min_count=1``) the object the page is about counts too (one ``Product``, one
 ``JobPosting``), never the site's chrome (``WebSite``, ``WebPage``, ``BreadcrumbList``).
-Bounded: at most :data:`MAX_BYTES` of JSON-LD text and :data:`MAX_ITEMS` objects per page;
+Bounded: at most :data:`MAX_BYTES` of JSON-LD text and :data:`MAX_ITEMS` objects per script;
 a script that is no valid JSON is skipped.
 """
 
@@ -22,7 +23,7 @@ from typing import Any
 
 #: JSON-LD text read per page (a larger script is skipped)
 MAX_BYTES = 2_000_000
-#: objects looked at per page
+#: objects looked at per script (MAX_BYTES bounds the scripts of a page)
 MAX_ITEMS = 2000
 #: nesting followed below an item (``offers.priceSpecification.price``)
 MAX_DEPTH = 3
@@ -217,15 +218,3 @@ def best_path(rows: list[tuple[Any, ItemValues]], share: float = 0.6) -> tuple[s
     if best is None or best_n < 2 or best_n < share * len(looked):
         return None
     return best
-
-
-def path_name(path: tuple[str, ...]) -> str:
-    """The column name a property path gives (``offers.price`` -> ``price``,
-    ``brand.name`` -> ``brand``, ``aggregateRating.ratingValue`` -> ``rating``)."""
-    last = path[-1]
-    if last in ("name", "value", "text", "@value") and len(path) > 1:
-        last = path[-2]
-    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", last).lower().split("_")
-    if len(words) > 1 and words[-1] == "value":
-        words = words[:-1]
-    return "_".join(w for w in words if w)

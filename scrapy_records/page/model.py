@@ -70,6 +70,7 @@ class Page:
         "body",
         "truncated",
         "json_ld_texts",
+        "_json_ld",
         "_items",
         "_objects",
         "gapped",
@@ -147,6 +148,7 @@ class Page:
         self.path_keys = f.path_keys
         self.truncated = f.truncated
         self.json_ld_texts: list[str] = f.json_ld
+        self._json_ld: list[Any] | None = None  # the texts parsed, on first use
         self._items: ItemValues | None = None
         self._objects: ItemValues | None = None
         #: nodes that lost an empty inline child (``<b></b>``) to the arrays: among their
@@ -163,7 +165,7 @@ class Page:
         """The values of the schema.org items the page lists in JSON-LD (parsed on first
         use, once)."""
         if self._items is None:
-            self._items = ItemValues(parse(self.json_ld_texts), self.absolute)
+            self._items = ItemValues(self._json_ld_docs(), self.absolute)
         return self._items
 
     @property
@@ -171,8 +173,13 @@ class Page:
         """Like :attr:`items`, and the one object a detail page is about (a ``Product``, a
         ``JobPosting``) counts too."""
         if self._objects is None:
-            self._objects = ItemValues(parse(self.json_ld_texts), self.absolute, min_count=1)
+            self._objects = ItemValues(self._json_ld_docs(), self.absolute, min_count=1)
         return self._objects
+
+    def _json_ld_docs(self) -> list[Any]:
+        if self._json_ld is None:
+            self._json_ld = parse(self.json_ld_texts)
+        return self._json_ld
 
     # ------------------------------------------------------------------ access
     def __len__(self) -> int:

@@ -36,13 +36,14 @@ from scrapy_records.fields.naming import (
     best_token,
     generic_name,
     label_name,
+    path_name,
     phrase_name,
     property_name,
     slug,
     token_name,
 )
 from scrapy_records.page import Page
-from scrapy_records.page.jsonld import best_path, path_name
+from scrapy_records.page.jsonld import best_path
 from scrapy_records.wrappers.inducers.dcade.leaves import PageLeaves
 from scrapy_records.wrappers.inducers.dcade.roles import LeafColumns, column_label
 from scrapy_records.wrappers.inducers.dcade.schema import SchemaColumn
