@@ -539,11 +539,7 @@ class RecordsRuntime(StoreSync):
         samples, such as a small site's, is never induced: it would not pay off.)"""
         cfg = self.config
         with self._lock:
-            if (
-                st.inducing
-                or st.wrapper is not None
-                or st.failed_inductions >= MAX_FAILED_INDUCTIONS
-            ):
+            if not _inducible(st):
                 return None
             needed = (
                 max(cfg.induction_samples, DCADE_MIN_PAGES)
@@ -678,9 +674,7 @@ class RecordsRuntime(StoreSync):
             for st in self._states.values()
             if (st.site, st.template) not in self._idle_tried
             and not st.detail
-            and st.wrapper is None
-            and not st.inducing
-            and st.failed_inductions < MAX_FAILED_INDUCTIONS
+            and _inducible(st)
             and len(st.samples) >= need
         ]
 
@@ -788,3 +782,8 @@ class RecordsRuntime(StoreSync):
                 return False
             seen.add(key)
             return True
+
+
+def _inducible(st: TemplateState) -> bool:
+    """Whether ``st`` may start an induction: no wrapper, none under way, not given up."""
+    return not st.inducing and st.wrapper is None and st.failed_inductions < MAX_FAILED_INDUCTIONS
